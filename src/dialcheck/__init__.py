@@ -1,0 +1,6 @@
+"""dialcheck: find where a chatbot contradicts itself, with the evidence turns."""
+
+from .schema import Dialogue, Example, KnowledgeBase, Pair, Turn, Verdict
+
+__version__ = "0.1.0"
+__all__ = ["Dialogue", "Example", "KnowledgeBase", "Pair", "Turn", "Verdict", "__version__"]

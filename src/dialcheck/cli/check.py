@@ -1,0 +1,68 @@
+"""``dialcheck check FILE|-``: does the last turn of each dialogue contradict the conversation?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from typing import Any
+
+from ..io import read_dialogues
+from ..schema import Dialogue, Verdict
+from .common import add_model_options, load_for
+
+HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("check", help=HELP, description=HELP)
+    p.add_argument("input", help="JSON (one dialogue or a list), JSONL (one per line), or - for stdin")
+    p.add_argument("--json", action="store_true", help="one JSON object per dialogue and line, in input order")
+    add_model_options(p)
+    p.set_defaults(func=run)
+
+
+def _quote(text: str, width: int = 90) -> str:
+    return textwrap.shorten(text, width=width, placeholder=" ...")
+
+
+def render(i: int, d: Dialogue, v: Verdict) -> str:
+    """Human-readable verdict for one dialogue."""
+    name = d.meta.get("id") or f"dialogue {i + 1}"
+    last = len(d.turns) - 1
+    lines = []
+    if len(d.turns) == 1:
+        lines.append(f"{name}: no contradiction: a single turn has nothing earlier to contradict")
+        return "\n".join(lines)
+    verdict = "CONTRADICTION" if v.contradiction else "no contradiction"
+    lines.append(f"{name}: {verdict} (score {v.score:.2f})")
+    lines.append(f'  last turn [{last}] {d.turns[last].speaker}: "{_quote(d.turns[last].text)}"')
+    if v.contradiction and v.category:
+        lines.append(f"  category: {v.category}")
+    for e in v.evidence:
+        s = v.pair_scores.get(e)
+        score = f" ({s:.2f})" if s is not None else ""
+        lines.append(f'  contradicts [{e}] {d.turns[e].speaker}: "{_quote(d.turns[e].text)}"{score}')
+    if not v.contradiction and not v.pair_scores and len(d.turns) > 1 and v.score == 0.0:
+        lines.append("  (the last speaker said nothing earlier to compare with)")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    records = list(read_dialogues(args.input))
+    for r in records:  # all-or-nothing: one bad record stops before any model work
+        if r.error is not None:
+            raise r.error
+    dialogues = [r.dialogue for r in records if r.dialogue is not None]
+    det = load_for(args)
+    verdicts = det.predict(dialogues, batch_size=args.batch_size)
+    out = sys.stdout
+    for i, (d, v) in enumerate(zip(dialogues, verdicts, strict=True)):
+        if args.json:
+            rec = {"id": d.meta.get("id"), **v.to_dict()}
+            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        else:
+            out.write(render(i, d, v) + "\n")
+    out.flush()
+    return 0

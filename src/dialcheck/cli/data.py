@@ -1,0 +1,54 @@
+"""``dialcheck data list|verify``: which corpora dialcheck reads, and whether the local copies are intact."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+HELP = "list the corpora and verify the local copies (presence, checksums, record counts)"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("data", help=HELP, description=HELP)
+    p.add_argument("action", choices=("list", "verify"))
+    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..datasets import data_dir, dataset_names, get_dataset_info
+    from ..datasets.base import sha256_file
+
+    if args.action == "list":
+        for name in dataset_names():
+            info = get_dataset_info(name)
+            count = f"{info.count:,}" if info.count else "?"
+            print(f"{name:32s} {count:>8s}  {info.description}")
+        return 0
+    root = data_dir(args.data_dir)
+    print(f"data directory: {root}")
+    bad = 0
+    for name in dataset_names():
+        info = get_dataset_info(name)
+        problems = []
+        for i, f in enumerate(info.files):
+            path = root / f
+            if not path.exists():
+                problems.append(f"missing {f}")
+                continue
+            want = info.sha256[i] if i < len(info.sha256) else None
+            if want and sha256_file(path) != want:
+                problems.append(f"checksum differs for {f}")
+        if not problems:
+            try:
+                n = len(info.loader(root))
+                if info.count is not None and n != info.count:
+                    problems.append(f"{n} records, expected {info.count}")
+            except Exception as e:  # report every dataset, do not stop at the first
+                problems.append(str(e))
+        bad += bool(problems)
+        print(f"{'ok ' if not problems else 'BAD'} {name}" + ("" if not problems else ": " + "; ".join(problems)))
+    if bad:
+        print(f"dialcheck: {bad} dataset(s) failed verification", file=sys.stderr)
+    return 1 if bad else 0

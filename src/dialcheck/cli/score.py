@@ -1,0 +1,150 @@
+"""``dialcheck score IN.jsonl OUT.jsonl``: batch scoring of chat logs, resumable.
+
+Every output line is one input line's verdict (``"line"`` is the 1-based input line number), written in
+input order and flushed chunk by chunk. Bad input lines are reported on stderr (and, with
+``--errors``, as JSON lines) and skipped. ``--resume`` keeps the finished lines of an interrupted run,
+drops a half-written tail, and scores only what is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..io import ParsedRecord, read_dialogues
+from ..schema import Dialogue
+from .common import add_model_options, load_for
+
+HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("score", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", help="JSONL file, one dialogue per line (or - for stdin)")
+    p.add_argument("output", help="JSONL file of verdicts")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run into the same OUTPUT")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT")
+    p.add_argument("--every-turn", action="store_true", help="check every turn against the turns before it")
+    p.add_argument("--errors", default=None, help="also write bad input lines to this JSONL file")
+    p.add_argument("--chunk-size", type=int, default=256, help="dialogues per scoring chunk (default 256)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_model_options(p)
+    p.set_defaults(func=run)
+
+
+def prepare_resume(path: Path) -> set[int]:
+    """Input lines already finished in ``path``; cuts off a torn last line and the last input line's
+    records (which may be incomplete), so they are scored again."""
+    if not path.exists():
+        return set()
+    raw = path.read_bytes()
+    keep_upto = 0
+    offsets: list[tuple[int, int]] = []  # (start offset, input line)
+    pos = 0
+    for chunk in raw.splitlines(keepends=True):
+        end = pos + len(chunk)
+        if not chunk.endswith(b"\n"):
+            break  # torn tail
+        try:
+            line_no = int(json.loads(chunk)["line"])
+        except (ValueError, KeyError, TypeError):
+            raise InputError("cannot resume: not a dialcheck score output line", str(path), len(offsets) + 1) from None
+        offsets.append((pos, line_no))
+        keep_upto = end
+        pos = end
+    if offsets:
+        last_line = offsets[-1][1]
+        first_of_last = next(start for start, ln in offsets if ln == last_line)
+        keep_upto = first_of_last
+        offsets = [(s, ln) for s, ln in offsets if ln != last_line]
+    with path.open("r+b") as f:
+        f.truncate(keep_upto)
+    return {ln for _, ln in offsets}
+
+
+def _units(r: ParsedRecord, every_turn: bool) -> list[tuple[int | None, Dialogue]]:
+    d = r.dialogue
+    assert d is not None
+    if not every_turn:
+        return [(None, d)]
+    return [(i, Dialogue(d.turns[: i + 1], d.knowledge, d.meta)) for i in range(1, len(d.turns))]
+
+
+def _count_lines(path: str) -> int | None:
+    if path == "-":
+        return None
+    with open(path, "rb") as f:
+        return sum(1 for line in f if line.strip())
+
+
+def run(args: argparse.Namespace) -> int:
+    out_path = Path(args.output)
+    if args.input != "-" and not Path(args.input).is_file():
+        raise InputError("no such file", args.input)
+    if out_path.exists() and not (args.resume or args.overwrite):
+        raise InputError("output exists: pass --resume to continue it or --overwrite to replace it", str(out_path))
+    if args.chunk_size < 1:
+        raise InputError(f"--chunk-size must be at least 1, got {args.chunk_size}")
+    done = prepare_resume(out_path) if args.resume else set()
+    det = load_for(args)
+    records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True)
+    bar = None
+    if not args.no_progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=_count_lines(args.input), initial=len(done), desc="scoring", unit="dialogue")
+    errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
+    n_ok = n_bad = 0
+    mode = "a" if args.resume else "w"
+    with out_path.open(mode, encoding="utf-8") as out:
+        chunk: list[ParsedRecord] = []
+
+        def flush() -> None:
+            nonlocal n_ok
+            units = [(r, turn, d) for r in chunk for turn, d in _units(r, args.every_turn)]
+            verdicts = det.predict([d for _, _, d in units], batch_size=args.batch_size)
+            lines = []
+            for (r, turn, _d), v in zip(units, verdicts, strict=True):
+                rec: dict[str, Any] = {"line": r.line, "id": r.raw_id}
+                if turn is not None:
+                    rec["turn"] = turn
+                rec.update(v.to_dict())
+                lines.append(json.dumps(rec, ensure_ascii=False) + "\n")
+            out.write("".join(lines))
+            out.flush()
+            n_ok += len(chunk)
+            if bar is not None:
+                bar.update(len(chunk))
+            chunk.clear()
+
+        for r in records:
+            if r.line in done:
+                continue
+            if r.error is not None:
+                n_bad += 1
+                print(f"dialcheck: skipped {r.error}", file=sys.stderr)
+                if errors_f:
+                    errors_f.write(json.dumps({"line": r.line, "error": str(r.error)}) + "\n")
+                if bar is not None:
+                    bar.update(1)
+                continue
+            chunk.append(r)
+            if len(chunk) >= args.chunk_size:
+                flush()
+        if chunk:
+            flush()
+    if bar is not None:
+        bar.close()
+    if errors_f:
+        errors_f.close()
+    resumed = f" ({len(done)} already done)" if done else ""
+    print(
+        f"dialcheck: scored {n_ok} dialogues{resumed}, skipped {n_bad} bad lines -> {out_path}",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,99 @@
+"""``dialcheck train``: train a DECODE detector and save it with its config and model card."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+HELP = "train a DECODE detector (utterance-based or unstructured)"
+DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("train", help=HELP, description=HELP)
+    p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
+    p.add_argument("--detector", choices=sorted(DETECTOR_TYPES), default="utterance")
+    p.add_argument(
+        "--base", default="all-MiniLM-L6-v2", help="all-MiniLM-L6-v2, all-mpnet-base-v2 or a local HF folder"
+    )
+    p.add_argument("--lora", type=int, default=16, metavar="R", help="LoRA rank (default 16); 0 = full fine-tuning")
+    p.add_argument("--full", action="store_true", help="full fine-tuning (same as --lora 0)")
+    p.add_argument(
+        "--augment",
+        default="random_premise",
+        help="comma-separated extra data: random_premise, anli, nli_samples, swap ('' = none)",
+    )
+    p.add_argument("--epochs", type=float, default=2.0)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
+    p.add_argument("--max-length", type=int, default=128)
+    p.add_argument("--patience", type=int, default=3, help="validations without improvement before stopping")
+    p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")
+    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=run)
+
+
+def torch_version() -> str:
+    import torch
+
+    return str(torch.__version__)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..detectors import UnstructuredDetector, UtteranceDetector
+    from ..training import TrainConfig, build_decode_training_data, train_detector
+    from ..training.card import write_model_card
+
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        raise InputError("output folder exists and is not empty", str(out))
+    augment = tuple(a for a in args.augment.split(",") if a)
+    kind = DETECTOR_TYPES[args.detector]
+    try:
+        data = build_decode_training_data(args.data_dir, kind, augment, args.validation_fraction, args.seed, args.limit)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
+    rank = 0 if args.full else args.lora
+    adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
+    cls = UnstructuredDetector if args.detector == "unstructured" else UtteranceDetector
+    det = cls(base=args.base, adapter=adapter, max_length=args.max_length)
+    cfg = TrainConfig(
+        epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed, patience=args.patience
+    )
+    info = {
+        "command": "dialcheck " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+        if sys.argv[1:2] == ["train"]
+        else "dialcheck train " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+        "augment": list(augment),
+        "counts": data.counts,
+        "data": "DECODE train utterance pairs (decode.train_pairs.v1)" + "".join(f" + {a}" for a in augment),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch_version()}",
+        "date": dt.date.today().isoformat(),
+    }
+    validation_dialogues = data.validation_dialogues if cls is UtteranceDetector else None
+    train_detector(
+        det,
+        data.train,
+        data.validation,
+        validation_dialogues,
+        cfg,
+        data_info=info,
+        show_progress_bar=not args.no_progress,
+    )
+    det.save(out)
+    write_model_card(out, det.config)
+    print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
+    return 0

@@ -1,0 +1,130 @@
+"""Data directory resolution, a versioned dataset registry and JSONL reading with located errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["DatasetInfo", "data_dir", "dataset_names", "get_dataset_info", "load_dataset", "read_jsonl"]
+
+ENV_VAR = "DIALCHECK_DATA_DIR"
+
+
+def data_dir(path: str | Path | None = None) -> Path:
+    """The corpus folder: the argument, else ``$DIALCHECK_DATA_DIR``, else ``../shared/data``.
+
+    ``../shared/data`` is looked up beside the current directory and beside the repository that holds
+    this package (for editable installs), so commands work from the repository root.
+    """
+    if path is not None:
+        p = Path(path).expanduser()
+        if not p.is_dir():
+            raise InputError(f"data directory {p} does not exist")
+        return p
+    if os.environ.get(ENV_VAR):
+        p = Path(os.environ[ENV_VAR]).expanduser()
+        if not p.is_dir():
+            raise InputError(f"${ENV_VAR}={p} is not a directory")
+        return p
+    candidates = [Path.cwd() / ".." / "shared" / "data", Path.cwd() / "shared" / "data"]
+    candidates.append(Path(__file__).resolve().parents[4] / "shared" / "data")
+    for c in candidates:
+        if c.is_dir():
+            return c.resolve()
+    raise InputError(
+        f"no data directory found: pass --data-dir, set ${ENV_VAR}, or place the corpora in ../shared/data"
+    )
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (1-based line number, object); a bad line raises an error naming file and line."""
+    if not path.exists():
+        raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
+    with path.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"invalid JSON ({e.msg})", str(path), n) from None
+            if not isinstance(obj, dict):
+                raise InputError("expected a JSON object", str(path), n)
+            yield n, obj
+
+
+def require(obj: dict[str, Any], key: str, typ: type | tuple[type, ...], path: Path, line: int) -> Any:
+    """``obj[key]`` checked for type, with a located error."""
+    if key not in obj:
+        raise InputError(f"{key}: missing", str(path), line)
+    v = obj[key]
+    if not isinstance(v, typ):
+        raise InputError(f"{key}: expected {typ}, got {type(v).__name__}", str(path), line)
+    return v
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A registered dataset: what it is, which files it reads and how to load it."""
+
+    name: str
+    description: str
+    files: tuple[str, ...]
+    loader: Callable[[Path], list[Any]]
+    count: int | None = None
+    sha256: tuple[str | None, ...] = ()
+
+
+_REGISTRY: dict[str, DatasetInfo] = {}
+
+
+def register_dataset(
+    name: str,
+    description: str,
+    files: tuple[str, ...],
+    count: int | None = None,
+    sha256: tuple[str | None, ...] = (),
+) -> Callable[[Callable[[Path], list[Any]]], Callable[[Path], list[Any]]]:
+    """Decorator registering a loader ``f(data_dir) -> list`` under a versioned name."""
+
+    def deco(fn: Callable[[Path], list[Any]]) -> Callable[[Path], list[Any]]:
+        if name in _REGISTRY:
+            raise ValueError(f"dataset {name!r} registered twice")
+        _REGISTRY[name] = DatasetInfo(name, description, files, fn, count, sha256)
+        return fn
+
+    return deco
+
+
+def dataset_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_dataset_info(name: str) -> DatasetInfo:
+    if name not in _REGISTRY:
+        raise InputError(f"unknown dataset {name!r}; known: {', '.join(dataset_names())}")
+    return _REGISTRY[name]
+
+
+def load_dataset(name: str, data_dir_: str | Path | None = None) -> list[Any]:
+    """Load a registered dataset from the data directory.
+
+    >>> len(load_dataset("decode.human_bot.v1"))  # doctest: +SKIP
+    764
+    """
+    return get_dataset_info(name).loader(data_dir(data_dir_))
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

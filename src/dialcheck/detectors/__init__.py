@@ -1,0 +1,31 @@
+"""Contradiction detectors on one pair-classification core, registered under versioned names."""
+
+from pathlib import Path
+
+from .base import DETECTORS, Detector, RankedCandidate, load_detector, register_detector
+from .core import PairClassifier
+from .modeling import DetectorConfig
+from .unstructured import UnstructuredDetector
+from .utterance import UtteranceDetector
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "DETECTORS",
+    "Detector",
+    "DetectorConfig",
+    "PairClassifier",
+    "RankedCandidate",
+    "UnstructuredDetector",
+    "UtteranceDetector",
+    "default_model_path",
+    "load_detector",
+    "register_detector",
+]
+
+_MODELS = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODELS = {"en": "decode-utterance-minilm-v1"}
+
+
+def default_model_path(language: str = "en") -> Path:
+    """Folder of the shipped default detector for ``language``."""
+    return _MODELS / DEFAULT_MODELS[language]

@@ -1,0 +1,206 @@
+"""The detector surface shared by every detector, and the versioned registry of detector types."""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from ..errors import ModelError
+from ..schema import Dialogue, Turn, Verdict
+from .core import CONTRADICTION, PairClassifier
+from .modeling import CONFIG_NAME, DetectorConfig, labels_from_hf_config, load_model
+
+__all__ = ["DETECTORS", "Detector", "RankedCandidate", "register_detector"]
+
+log = logging.getLogger(__name__)
+
+DETECTORS: dict[str, type[Detector]] = {}
+D = TypeVar("D", bound="type[Detector]")
+
+
+def register_detector(name: str) -> Callable[[D], D]:
+    """Class decorator: register a detector type under a versioned name such as ``decode.utterance.v1``."""
+
+    def deco(cls: D) -> D:
+        if name in DETECTORS:
+            raise ValueError(f"detector {name!r} registered twice")
+        cls.registry_name = name
+        DETECTORS[name] = cls
+        return cls
+
+    return deco
+
+
+@dataclass(frozen=True)
+class RankedCandidate:
+    """A candidate reply with its position in the input list and the detector's verdict."""
+
+    index: int
+    text: str
+    verdict: Verdict
+
+
+class Detector(ABC):
+    """Base class: constructors store configuration; :meth:`load` or :meth:`fit` bring the weights."""
+
+    registry_name: ClassVar[str] = ""
+    truncation_side: ClassVar[str] = "right"
+
+    def __init__(
+        self,
+        base: str = "all-MiniLM-L6-v2",
+        tau: float = 0.5,
+        eta_e: float = 0.5,
+        max_length: int = 128,
+        adapter: dict[str, Any] | None = None,
+        **options: Any,
+    ) -> None:
+        self.config = DetectorConfig(
+            detector=self.registry_name,
+            base=base,
+            thresholds={"tau": float(tau), "eta_e": float(eta_e)},
+            max_length=max_length,
+            adapter=adapter,
+            options=dict(options),
+        )
+        self.path: Path | None = None
+        self._clf: PairClassifier | None = None
+
+    # -- thresholds -------------------------------------------------------------------------------
+    @property
+    def tau(self) -> float:
+        """Decision threshold on the dialogue score."""
+        return float(self.config.thresholds.get("tau", 0.5))
+
+    @tau.setter
+    def tau(self, value: float) -> None:
+        self.config.thresholds["tau"] = float(value)
+
+    @property
+    def eta_e(self) -> float:
+        """Threshold above which an earlier turn is reported as evidence."""
+        return float(self.config.thresholds.get("eta_e", self.tau))
+
+    @eta_e.setter
+    def eta_e(self, value: float) -> None:
+        self.config.thresholds["eta_e"] = float(value)
+
+    # -- weights ----------------------------------------------------------------------------------
+    @property
+    def classifier(self) -> PairClassifier:
+        if self._clf is None:
+            raise ModelError(f"{type(self).__name__} has no weights yet: call load() or fit() first")
+        return self._clf
+
+    def attach(self, model: Any, tokenizer: Any) -> Detector:
+        """Use an in-memory (model, tokenizer), e.g. right after training."""
+        self._clf = PairClassifier(model, tokenizer, self.config.labels, self.config.max_length, self.truncation_side)
+        return self
+
+    @classmethod
+    def from_config(cls, config: DetectorConfig) -> Detector:
+        det = cls.__new__(cls)
+        Detector.__init__(det)
+        det.config = config
+        return det
+
+    @classmethod
+    def load(cls, path: str | Path) -> Detector:
+        """Load a saved detector folder (any registered type) or a plain HF classifier folder."""
+        return load_detector(path) if cls is Detector else _load_as(cls, Path(path))
+
+    def save(self, path: str | Path) -> Path:
+        """Write the config and weights to ``path`` (see :mod:`dialcheck.detectors.modeling`)."""
+        from .modeling import save_model
+
+        clf = self.classifier
+        folder = Path(path)
+        save_model(clf.model, clf.tokenizer, folder, self.config)
+        self.path = folder
+        return folder
+
+    def fit(self, pairs: Sequence[Any] | None = None, **training: Any) -> Detector:
+        """Train on pairs (see :func:`dialcheck.training.train_detector`); returns ``self``."""
+        from ..training import train_detector
+
+        return train_detector(self, pairs=pairs, **training)
+
+    # -- prediction -------------------------------------------------------------------------------
+    @abstractmethod
+    def predict(
+        self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> list[Verdict]:
+        """One verdict per dialogue about its last turn, in input order."""
+
+    def __call__(self, dialogue: Dialogue) -> Verdict:
+        return self.predict([dialogue])[0]
+
+    def rank(
+        self,
+        context: Dialogue | Sequence[Turn | str],
+        candidates: Sequence[str],
+        speaker: str | None = None,
+        batch_size: int = 64,
+    ) -> list[RankedCandidate]:
+        """Candidate replies from least to most contradictory (stable for ties).
+
+        ``speaker`` is who says the reply; by default the speaker of the second-to-last context turn
+        (alternating turns), else ``"B"``.
+        """
+        ctx = (
+            context if isinstance(context, Dialogue) else Dialogue(tuple(_as_turn(t, i) for i, t in enumerate(context)))
+        )
+        if speaker is None:
+            speaker = (
+                ctx.turns[-2].speaker
+                if len(ctx.turns) >= 2
+                else ("A" if ctx.turns and ctx.turns[-1].speaker == "B" else "B")
+            )
+        dialogues = [Dialogue((*ctx.turns, Turn(speaker, c)), ctx.knowledge, ctx.meta) for c in candidates]
+        verdicts = self.predict(dialogues, batch_size=batch_size)
+        ranked = [RankedCandidate(i, c, v) for i, (c, v) in enumerate(zip(candidates, verdicts, strict=True))]
+        return sorted(ranked, key=lambda r: (r.verdict.contradiction, r.verdict.score))
+
+
+def _as_turn(t: Turn | str, i: int) -> Turn:
+    return t if isinstance(t, Turn) else Turn("AB"[i % 2], t)
+
+
+def _load_as(cls: type[Detector], folder: Path) -> Detector:
+    if not folder.exists():
+        raise ModelError(f"model folder {folder} does not exist")
+    cfg_path = folder / CONFIG_NAME
+    if cfg_path.exists():
+        config = DetectorConfig.from_file(cfg_path)
+    elif (folder / "config.json").exists():
+        labels = labels_from_hf_config(folder)
+        if CONTRADICTION not in labels:
+            raise ModelError(
+                f"{folder} is a Hugging Face classifier whose labels {labels} do not include 'contradiction'; "
+                "set id2label in its config.json"
+            )
+        config = DetectorConfig(detector=cls.registry_name or "decode.utterance.v1", base=".", labels=labels)
+    else:
+        raise ModelError(f"{folder} holds neither {CONFIG_NAME} nor a Hugging Face config.json")
+    det = cls.from_config(config)
+    model, tok = load_model(folder, config)
+    det.attach(model, tok)
+    det.path = folder
+    log.info("loaded %s from %s", config.detector, folder)
+    return det
+
+
+def load_detector(path: str | Path) -> Detector:
+    """A detector from a folder; its registered type is read from ``dialcheck.json``."""
+    folder = Path(path)
+    cfg_path = folder / CONFIG_NAME
+    if cfg_path.exists():
+        name = DetectorConfig.from_file(cfg_path).detector
+        if name not in DETECTORS:
+            raise ModelError(f"{cfg_path}: unknown detector type {name!r}; known: {', '.join(sorted(DETECTORS))}")
+        return _load_as(DETECTORS[name], folder)
+    return _load_as(DETECTORS["decode.utterance.v1"], folder)

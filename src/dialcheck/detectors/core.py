@@ -1,0 +1,122 @@
+"""The pair-classification core: a Hugging Face sequence classifier that scores (first, second) pairs.
+
+Every detector reduces its input to text pairs and asks this core for P(contradiction). The label map
+travels with the weights; the index of the contradiction label is looked up, never assumed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ["CONTRADICTION", "PairClassifier"]
+
+log = logging.getLogger(__name__)
+
+CONTRADICTION = "contradiction"
+_MIN_FIRST_TOKENS = 16
+
+
+class PairClassifier:
+    """Scores text pairs with a sequence classifier.
+
+    ``truncation_side`` says which end of the first segment is cut when a pair is too long: ``"right"``
+    keeps the start of an utterance, ``"left"`` keeps the most recent part of a history. The second
+    segment (the turn being checked) is never cut unless it alone exceeds the window, which is logged.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        labels: Sequence[str],
+        max_length: int = 128,
+        truncation_side: str = "right",
+    ) -> None:
+        if CONTRADICTION not in labels:
+            raise ModelError(f"the label map {list(labels)} has no {CONTRADICTION!r} label")
+        self.model = model
+        self.tokenizer = tokenizer
+        self.labels = list(labels)
+        self.contradiction_index = self.labels.index(CONTRADICTION)
+        self.max_length = int(max_length)
+        self.truncation_side = truncation_side
+        self._len_cache: dict[str, int] = {}
+
+    def _token_len(self, text: str) -> int:
+        n = self._len_cache.get(text)
+        if n is None:
+            n = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            if len(self._len_cache) > 200_000:
+                self._len_cache.clear()
+            self._len_cache[text] = n
+        return n
+
+    def fit_second(self, text: str) -> str:
+        """``text`` cut (with a warning) so that it leaves room for the first segment in the window."""
+        budget = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True) - _MIN_FIRST_TOKENS
+        if self._token_len(text) <= budget:
+            return text
+        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        cut = enc["offset_mapping"][budget - 1][1]
+        log.warning(
+            "the checked turn has %d tokens, more than the %d-token window allows: only its first %d tokens are used",
+            self._token_len(text),
+            self.max_length,
+            budget,
+        )
+        return text[:cut]
+
+    def encode(self, pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        """Tokenize a batch of pairs into padded tensors."""
+        firsts = [p[0] if p[0].strip() else "." for p in pairs]
+        seconds = [self.fit_second(p[1]) for p in pairs]
+        self.tokenizer.truncation_side = self.truncation_side
+        return self.tokenizer(
+            firsts,
+            seconds,
+            truncation="only_first",
+            max_length=self.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> Any:
+        import torch
+
+        enc = self.encode(pairs)
+        with torch.inference_mode():
+            return self.model(**enc).logits.float()
+
+    def score(
+        self, pairs: Sequence[tuple[str, str]], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> np.ndarray:
+        """P(contradiction) for each pair, in input order. Identical pairs are scored once."""
+        import torch
+
+        if not pairs:
+            return np.zeros(0, dtype=np.float32)
+        unique: dict[tuple[str, str], int] = {}
+        for p in pairs:
+            unique.setdefault((p[0], p[1]), len(unique))
+        keys = list(unique)
+        # Sort by length so that each batch pads little; restore order afterwards.
+        order = sorted(range(len(keys)), key=lambda i: len(keys[i][0]) + len(keys[i][1]))
+        probs = np.zeros(len(keys), dtype=np.float32)
+        self.model.eval()
+        batches = range(0, len(order), batch_size)
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            batches = tqdm(batches, desc="scoring pairs", unit="batch")
+        for start in batches:
+            idx = order[start : start + batch_size]
+            logits = self.logits([keys[i] for i in idx])
+            p = torch.softmax(logits, dim=-1)[:, self.contradiction_index]
+            probs[idx] = p.numpy()
+        return np.array([probs[unique[(p[0], p[1])]] for p in pairs], dtype=np.float32)

@@ -1,0 +1,176 @@
+"""Building, saving and loading the sequence classifier behind a detector (full weights or LoRA adapters).
+
+A detector folder holds ``dialcheck.json`` (the :class:`DetectorConfig`) and ``weights.safetensors``.
+With an adapter, the weights file holds only the LoRA matrices and the classification head; the base
+encoder is resolved by name from an installed package (see :mod:`dialcheck.backbones`). Without one,
+the folder is a complete Hugging Face model. Nothing is ever unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..backbones import resolve_base
+from ..errors import ModelError
+
+__all__ = ["CONFIG_NAME", "WEIGHTS_NAME", "DetectorConfig", "build_model", "load_model", "save_model"]
+
+log = logging.getLogger(__name__)
+
+CONFIG_NAME = "dialcheck.json"
+WEIGHTS_NAME = "weights.safetensors"
+FORMAT_VERSION = 1
+DEFAULT_LABELS = ("non_contradiction", "contradiction")
+
+_LORA_TARGETS = (
+    r".*(encoder|layers|layer)\..*\.(query|key|value|q|k|v|o|q_proj|k_proj|v_proj|o_proj|dense|"
+    r"gate_proj|up_proj|down_proj)$"
+)
+_HEAD_NAMES = ("classifier", "pooler", "score")
+
+
+@dataclass
+class DetectorConfig:
+    """Everything needed to rebuild a detector: its type, base, labels, thresholds and provenance."""
+
+    detector: str
+    base: str = "all-MiniLM-L6-v2"
+    labels: list[str] = field(default_factory=lambda: list(DEFAULT_LABELS))
+    thresholds: dict[str, float] = field(default_factory=lambda: {"tau": 0.5, "eta_e": 0.5})
+    max_length: int = 128
+    adapter: dict[str, Any] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    training: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=False) + "\n"
+
+    @classmethod
+    def from_file(cls, path: Path) -> DetectorConfig:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise ModelError(f"{path}: cannot read the detector config ({e})") from None
+        if data.get("format_version", 0) > FORMAT_VERSION:
+            raise ModelError(f"{path}: format_version {data['format_version']} is newer than this dialcheck")
+        known = set(cls.__dataclass_fields__)
+        unknown = set(data) - known
+        if unknown:
+            log.warning("%s: ignoring unknown config keys %s", path, sorted(unknown))
+        if "detector" not in data:
+            raise ModelError(f"{path}: 'detector' (the registered detector type) is missing")
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def _quiet_transformers() -> Any:
+    import transformers
+
+    level = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()
+    return level
+
+
+def lora_config(model: Any, adapter: dict[str, Any]) -> Any:
+    from peft import LoraConfig, TaskType
+
+    heads = [n for n in _HEAD_NAMES if any(m.split(".")[-1] == n or f".{n}" in m for m, _ in model.named_modules())]
+    return LoraConfig(
+        task_type=TaskType.SEQ_CLS,
+        r=int(adapter.get("r", 16)),
+        lora_alpha=int(adapter.get("alpha", 32)),
+        lora_dropout=float(adapter.get("dropout", 0.1)),
+        target_modules=adapter.get("target_modules", _LORA_TARGETS),
+        modules_to_save=adapter.get("modules_to_save", heads),
+    )
+
+
+def build_model(config: DetectorConfig, base_dir: Path | None = None) -> tuple[Any, Any]:
+    """A fresh trainable (model, tokenizer) for ``config``: the base with a new head (+ LoRA if asked)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    base_dir = base_dir or resolve_base(config.base)
+    labels = config.labels
+    level = _quiet_transformers()
+    try:
+        tok = AutoTokenizer.from_pretrained(base_dir)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            base_dir,
+            num_labels=len(labels),
+            id2label=dict(enumerate(labels)),
+            label2id={lab: i for i, lab in enumerate(labels)},
+        )
+    finally:
+        import transformers
+
+        transformers.logging.set_verbosity(level)
+    if model.config.pad_token_id is None and tok.pad_token_id is not None:
+        model.config.pad_token_id = tok.pad_token_id
+    if config.adapter and config.adapter.get("type") == "lora":
+        from peft import get_peft_model
+
+        model = get_peft_model(model, lora_config(model, config.adapter))
+    return model, tok
+
+
+def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig) -> None:
+    """Write ``config`` and the weights (adapter + head, or a full HF folder) into ``folder``."""
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    if config.adapter and config.adapter.get("type") == "lora":
+        from peft import get_peft_model_state_dict
+
+        state = {k: v.detach().cpu().contiguous() for k, v in get_peft_model_state_dict(model).items()}
+        save_file(state, str(folder / WEIGHTS_NAME), metadata={"format": "pt", "dialcheck": "lora"})
+    else:
+        plain = model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
+        plain.save_pretrained(folder, safe_serialization=True)
+        tokenizer.save_pretrained(folder)
+        config.base = "."
+    (folder / CONFIG_NAME).write_text(config.to_json(), encoding="utf-8")
+
+
+def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
+    """An inference-ready (model, tokenizer): adapters merged into the base, eval mode."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    if config.base == ".":
+        level = _quiet_transformers()
+        try:
+            tok = AutoTokenizer.from_pretrained(folder)
+            model = AutoModelForSequenceClassification.from_pretrained(folder)
+        finally:
+            import transformers
+
+            transformers.logging.set_verbosity(level)
+        return model.eval(), tok
+    weights = folder / WEIGHTS_NAME
+    if not weights.exists():
+        raise ModelError(f"{folder}: {WEIGHTS_NAME} is missing")
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    model, tok = build_model(config)
+    result = set_peft_model_state_dict(model, load_file(str(weights)))
+    unexpected = getattr(result, "unexpected_keys", None)
+    if unexpected:
+        raise ModelError(f"{weights}: weights do not fit the base {config.base!r} (unexpected {unexpected[:3]})")
+    model = model.merge_and_unload()
+    return model.eval(), tok
+
+
+def labels_from_hf_config(folder: Path) -> list[str]:
+    """The label names of a plain HF classifier folder (its ``id2label``), lower-cased."""
+    try:
+        data = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"{folder}: cannot read config.json ({e})") from None
+    id2label = data.get("id2label") or {}
+    labels = [str(id2label.get(str(i), id2label.get(i, f"LABEL_{i}"))).lower() for i in range(len(id2label))]
+    return labels

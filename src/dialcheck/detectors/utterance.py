@@ -1,0 +1,51 @@
+"""Utterance-based (structured) detector of DECODE: the last turn against each earlier turn.
+
+Each earlier turn of the last speaker (or of every speaker, with ``speakers="all"``) is paired with the
+last turn; the dialogue score is the maximum pair score and the evidence is every turn whose pair score
+reaches ``eta_e``. Pairs of many dialogues are scored in shared batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..schema import Dialogue, Verdict
+from .base import Detector, register_detector
+
+__all__ = ["UtteranceDetector"]
+
+
+@register_detector("decode.utterance.v1")
+class UtteranceDetector(Detector):
+    """Structured detector: score = max over (earlier turn, last turn) pairs; evidence = pairs >= eta_e."""
+
+    truncation_side = "right"
+
+    def _indices(self, d: Dialogue) -> list[int]:
+        if self.config.options.get("speakers", "same") == "all":
+            return list(range(len(d.turns) - 1))
+        return d.same_speaker_indices()
+
+    def predict(
+        self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> list[Verdict]:
+        pairs: list[tuple[str, str]] = []
+        spans: list[tuple[list[int], int]] = []
+        for d in dialogues:
+            idx = self._indices(d)
+            spans.append((idx, len(pairs)))
+            last = d.turns[-1].text
+            pairs.extend((d.turns[i].text, last) for i in idx)
+        scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        tau, eta = self.tau, self.eta_e
+        out = []
+        for idx, start in spans:
+            s = scores[start : start + len(idx)]
+            pair_scores = {i: float(v) for i, v in zip(idx, s, strict=True)}
+            score = float(s.max()) if len(idx) else 0.0
+            contradiction = bool(len(idx)) and score >= tau
+            evidence: tuple[int, ...] = ()
+            if contradiction:
+                evidence = tuple(i for i in idx if pair_scores[i] >= eta) or (max(idx, key=pair_scores.__getitem__),)
+            out.append(Verdict(contradiction, score, evidence, None, pair_scores))
+        return out

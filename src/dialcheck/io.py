@@ -1,0 +1,217 @@
+"""Reading dialogues from user files: JSON (one dialogue or a list), JSONL (one per line) or stdin.
+
+Accepted shapes of one dialogue:
+
+- ``{"turns": [{"speaker": "A", "text": "..."}, ...], "knowledge": [...], "id": "..."}``
+- ``{"turns": ["...", "..."]}`` or a bare ``["...", "..."]``: alternating speakers ``A`` and ``B``
+- DECODE's own records (turns with ``agent_id`` instead of ``speaker``)
+
+>>> parse_dialogue(["Do you have pets?", "I have two dogs.", "Cute!", "I have no pets."]).last.speaker
+'B'
+>>> parse_dialogue({"turns": [{"speaker": "bot", "text": 3}]})
+Traceback (most recent call last):
+...
+dialcheck.errors.InputError: turns[0].text: expected a string, got int
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from .errors import InputError
+from .schema import Dialogue, KnowledgeBase, Turn
+
+__all__ = ["ParsedRecord", "parse_dialogue", "parse_knowledge", "read_dialogues"]
+
+_ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
+
+
+def _type(v: Any) -> str:
+    return "null" if v is None else type(v).__name__
+
+
+def parse_knowledge(value: Any, field: str = "knowledge") -> KnowledgeBase:
+    """A knowledge table: a list of flat records (column -> value). Numbers and booleans become strings.
+
+    >>> parse_knowledge([{"poi": "Stanford Express Care", "distance": 5}]).rows[0]["distance"]
+    '5'
+    """
+    if not isinstance(value, list):
+        raise InputError(f"{field}: expected a list of records, got {_type(value)}")
+    rows = []
+    for i, row in enumerate(value):
+        if not isinstance(row, dict):
+            raise InputError(f"{field}[{i}]: expected an object of column -> value, got {_type(row)}")
+        clean: dict[str, str] = {}
+        for k, v in row.items():
+            if isinstance(v, bool):
+                v = "yes" if v else "no"
+            if isinstance(v, (int, float)):
+                v = str(v)
+            if v is None:
+                v = ""
+            if not isinstance(v, str):
+                raise InputError(f"{field}[{i}].{k}: expected a flat value (string or number), got {_type(v)}")
+            clean[str(k)] = v
+        rows.append(clean)
+    return KnowledgeBase(tuple(rows))
+
+
+def _parse_turn(t: Any, i: int, default_speaker: str) -> Turn:
+    if isinstance(t, str):
+        return Turn(default_speaker, t)
+    if not isinstance(t, dict):
+        raise InputError(f"turns[{i}]: expected an object with 'speaker' and 'text' or a string, got {_type(t)}")
+    if "text" not in t:
+        raise InputError(f"turns[{i}].text: missing")
+    text = t["text"]
+    if not isinstance(text, str):
+        raise InputError(f"turns[{i}].text: expected a string, got {_type(text)}")
+    if "speaker" in t:
+        speaker = t["speaker"]
+        if not isinstance(speaker, (str, int)) or isinstance(speaker, bool):
+            raise InputError(f"turns[{i}].speaker: expected a string, got {_type(speaker)}")
+    elif "agent_id" in t:  # DECODE
+        speaker = t["agent_id"]
+    elif "role" in t:  # chat-completion style logs
+        speaker = t["role"]
+    else:
+        speaker = default_speaker
+    return Turn(str(speaker), text)
+
+
+def parse_dialogue(obj: Any) -> Dialogue:
+    """One dialogue from its JSON value; raises :class:`InputError` naming the bad field."""
+    meta: dict[str, Any] = {}
+    knowledge = None
+    if isinstance(obj, list):
+        turns_raw = obj
+    elif isinstance(obj, dict):
+        if "turns" not in obj:
+            raise InputError('turns: missing (a dialogue is {"turns": [...]} or a list of strings)')
+        turns_raw = obj["turns"]
+        if not isinstance(turns_raw, list):
+            raise InputError(f"turns: expected a list, got {_type(turns_raw)}")
+        for key in _ID_KEYS:
+            if key in obj and isinstance(obj[key], (str, int)):
+                meta["id"] = str(obj[key])
+                break
+        if obj.get("knowledge") is not None:
+            knowledge = parse_knowledge(obj["knowledge"])
+    else:
+        raise InputError(f"expected a dialogue object or a list of strings, got {_type(obj)}")
+    if not turns_raw:
+        raise InputError("turns: the dialogue is empty (at least one turn is needed)")
+    turns = tuple(_parse_turn(t, i, "AB"[i % 2]) for i, t in enumerate(turns_raw))
+    if not turns[-1].text.strip():
+        raise InputError(f"turns[{len(turns) - 1}].text: the last turn is empty: there is nothing to check")
+    return Dialogue(turns, knowledge=knowledge, meta=meta)
+
+
+@dataclass(frozen=True)
+class ParsedRecord:
+    """One input record: its position (1-based line for JSONL, 0-based item for JSON lists) and result."""
+
+    line: int
+    dialogue: Dialogue | None
+    error: InputError | None
+    raw_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _is_dialogue_list(value: list[Any]) -> bool:
+    """A JSON list is a list of dialogues unless it is itself one dialogue's turns."""
+    if not value:
+        return False
+    if all(isinstance(v, str) for v in value):
+        return False
+    return not all(isinstance(v, dict) and "text" in v and "turns" not in v for v in value)
+
+
+def _iter_jsonl(lines: Iterable[str], name: str) -> Iterator[ParsedRecord]:
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield ParsedRecord(n, None, InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, n))
+            continue
+        raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
+        try:
+            yield ParsedRecord(n, parse_dialogue(obj), None, raw_id)
+        except InputError as e:
+            yield ParsedRecord(n, None, e.at(name, n), raw_id)
+
+
+def read_dialogues(
+    source: str | Path | TextIO, name: str | None = None, jsonl: bool | None = None
+) -> Iterator[ParsedRecord]:
+    """Parse every dialogue in a JSON/JSONL file, ``-`` (stdin) or an open text stream.
+
+    Bad records are yielded with an :class:`InputError` (file, line, field) instead of a dialogue, so a
+    caller can stop at the first one (``check``) or skip and report them (``score``). ``jsonl=True``
+    reads one dialogue per line whatever the content (batch jobs); ``None`` detects the format.
+    """
+    if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
+        path = Path(source)
+        if not path.is_file():
+            raise InputError("no such file", name or str(source))
+        with path.open(encoding="utf-8", errors="replace") as f:  # streamed: logs can be large
+            yield from _iter_jsonl(f, name or str(source))
+        return
+    if isinstance(source, (str, Path)) and str(source) == "-":
+        stream: TextIO = sys.stdin
+        name = name or "<stdin>"
+    elif isinstance(source, (str, Path)):
+        path = Path(source)
+        name = name or str(source)
+        if not path.exists():
+            raise InputError("no such file", name)
+        if path.is_dir():
+            raise InputError("is a directory, expected a JSON or JSONL file", name)
+        stream = io.StringIO(path.read_text(encoding="utf-8", errors="replace"))
+    else:
+        stream = source
+        name = name or getattr(source, "name", "<stream>")
+    text = stream.read()
+    lines = text.splitlines()
+    if not text.strip():
+        raise InputError("the input is empty", name)
+    if jsonl:
+        yield from _iter_jsonl(lines, name)
+        return
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as e:
+        nonempty = [ln for ln in lines if ln.strip()]
+        if len(nonempty) > 1 and (e.msg == "Extra data" or _parses(nonempty[0])):
+            yield from _iter_jsonl(lines, name)
+            return
+        raise InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, e.lineno) from None
+    items = whole if isinstance(whole, list) and _is_dialogue_list(whole) else [whole]
+    single = len(items) == 1 and items[0] is whole
+    for i, obj in enumerate(items):
+        raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
+        try:
+            yield ParsedRecord(i, parse_dialogue(obj), None, raw_id)
+        except InputError as e:
+            where = e if single else InputError(f"item {i}: {e.message}")
+            yield ParsedRecord(i, None, where.at(name, None), raw_id)
+
+
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True

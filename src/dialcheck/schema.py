@@ -1,0 +1,143 @@
+"""Typed records shared by every module: turns, dialogues, knowledge bases, gold examples and verdicts.
+
+Every corpus adapter produces these records and every detector consumes them, so nothing downstream
+knows which corpus a dialogue came from.
+
+>>> d = Dialogue.from_texts(["I have two dogs.", "Nice!", "I have never had a pet."])
+>>> [t.speaker for t in d.turns]
+['A', 'B', 'A']
+>>> d.last.text
+'I have never had a pet.'
+>>> d.same_speaker_indices()
+[0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Dialogue", "Example", "KnowledgeBase", "Pair", "Turn", "Verdict"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One utterance: who said it and what was said."""
+
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """A table the system could see (task-oriented dialogue): rows of column -> value strings."""
+
+    rows: tuple[Mapping[str, str], ...] = ()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for row in self.rows:
+            for key in row:
+                seen.setdefault(key, None)
+        return tuple(seen)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    """A conversation; the last turn is the one being checked against the turns before it."""
+
+    turns: tuple[Turn, ...]
+    knowledge: KnowledgeBase | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.turns, tuple):
+            object.__setattr__(self, "turns", tuple(self.turns))
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], speakers: Sequence[str] = ("A", "B"), **kw: Any) -> Dialogue:
+        """Build a dialogue from plain strings with alternating speakers."""
+        return cls(tuple(Turn(speakers[i % len(speakers)], t) for i, t in enumerate(texts)), **kw)
+
+    @property
+    def last(self) -> Turn:
+        return self.turns[-1]
+
+    @property
+    def history(self) -> tuple[Turn, ...]:
+        return self.turns[:-1]
+
+    def same_speaker_indices(self) -> list[int]:
+        """Indices of earlier turns by the speaker of the last turn."""
+        speaker = self.turns[-1].speaker
+        return [i for i, t in enumerate(self.turns[:-1]) if t.speaker == speaker]
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A dialogue with its gold annotation, as read from a corpus.
+
+    ``evidence`` holds 0-based indices of the earlier turns the last turn contradicts (never the last
+    turn itself); ``None`` means the corpus has no evidence annotation for this example.
+    """
+
+    dialogue: Dialogue
+    label: bool
+    evidence: tuple[int, ...] | None = None
+    category: str | None = None
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A sentence pair for the pair-classification core: does ``second`` contradict ``first``?"""
+
+    first: str
+    second: str
+    label: int
+    source: str = ""
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a detector says about the last turn of one dialogue.
+
+    ``score`` is the contradiction probability in [0, 1]; ``evidence`` lists the 0-based indices of the
+    earlier turns the last turn contradicts; ``pair_scores`` maps each scored earlier turn to its score.
+    """
+
+    contradiction: bool
+    score: float
+    evidence: tuple[int, ...] = ()
+    category: str | None = None
+    pair_scores: Mapping[int, float] = field(default_factory=dict)
+    labels: Mapping[str, bool] | None = None
+    label_scores: Mapping[str, float] | None = None
+
+    @property
+    def label(self) -> str:
+        return "contradiction" if self.contradiction else "non_contradiction"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form (keys of ``pair_scores`` become strings)."""
+        out: dict[str, Any] = {
+            "contradiction": self.contradiction,
+            "score": round(float(self.score), 6),
+            "evidence": list(self.evidence),
+            "category": self.category,
+            "pair_scores": {str(k): round(float(v), 6) for k, v in self.pair_scores.items()},
+        }
+        if self.labels is not None:
+            out["labels"] = dict(self.labels)
+        if self.label_scores is not None:
+            out["label_scores"] = {k: round(float(v), 6) for k, v in self.label_scores.items()}
+        return out

@@ -1,0 +1,68 @@
+"""Model cards written next to trained detectors, from their saved config."""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+from ..detectors.modeling import DetectorConfig
+
+__all__ = ["write_model_card"]
+
+
+def _size(folder: Path) -> str:
+    total = sum(f.stat().st_size for f in folder.iterdir() if f.is_file() and f.name != "MODEL_CARD.md")
+    return f"{total / 1e6:.1f} MB"
+
+
+def write_model_card(folder: Path, config: DetectorConfig) -> Path:
+    """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics."""
+    t = config.training
+    lines = [
+        f"# {folder.name}",
+        "",
+        f"- detector: `{config.detector}`",
+        f"- base encoder: `{config.base}`",
+        f"- adapter: `{config.adapter}`" if config.adapter else "- full fine-tuning (complete weights in this folder)",
+        f"- labels: {config.labels}; thresholds: tau={config.thresholds.get('tau')}, "
+        f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
+        f"- size on disk: {_size(folder)}",
+        "",
+        "## Training",
+        "",
+    ]
+    if t.get("command"):
+        lines += ["```", str(t["command"]), "```", ""]
+    for key in (
+        "augment",
+        "counts",
+        "train_pairs",
+        "validation_dialogues",
+        "epochs",
+        "batch_size",
+        "lr",
+        "seed",
+        "steps",
+        "best_step",
+        "train_seconds",
+        "threads",
+        "machine",
+        "date",
+    ):
+        if key in t:
+            lines.append(f"- {key}: {t[key]}")
+    lines += ["", "Validation (held-out train groups, used for early stopping and calibration):", ""]
+    for k, v in config.metrics.items():
+        if k.startswith("val_") or k in ("tau", "eta_e"):
+            lines.append(f"- {k}: {v}")
+    evals = {k: v for k, v in config.metrics.items() if "/" in k}
+    if evals:
+        lines += ["", "## Evaluation (`dialcheck evaluate`)", ""]
+        if config.metrics.get("evaluate_command"):
+            lines += ["```", str(config.metrics["evaluate_command"]), "```", ""]
+        lines += ["| metric | value |", "|---|---:|"]
+        lines += [f"| {k} | {v} |" for k, v in evals.items()]
+    lines += ["", f"Card written on {platform.node() or 'this machine'} by dialcheck.", ""]
+    path = folder / "MODEL_CARD.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path

@@ -1,0 +1,198 @@
+"""Training data for the DECODE detectors, built from the corpus files at run time.
+
+DECODE's train dialogues are not available here, only their utterance pairs (one group of pairs per
+train dialogue, keyed by its last utterance). From them this module builds:
+
+- utterance pairs for the structured detector, optionally augmented with
+  ``random_premise`` negatives (the last turn of a contradiction paired with an utterance of another
+  dialogue: teaches the model that a contradiction needs a premise, which is what RCT tests) and
+  NLI pairs (ANLI, MNLI/SNLI samples) converted to two labels;
+- pseudo-dialogues per group for validation and calibration at the dialogue level, including an
+  RCT-like version of each contradiction (its evidence turns removed);
+- synthetic speaker-tagged histories for the unstructured detector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..datasets import load_dataset
+from ..datasets.decode import group_pairs
+from ..schema import Dialogue, Example, Pair, Turn
+
+__all__ = [
+    "AUGMENTATIONS",
+    "DecodeTrainingData",
+    "build_decode_training_data",
+    "pseudo_dialogues",
+    "random_premise_negatives",
+    "split_groups",
+    "synthetic_histories",
+]
+
+AUGMENTATIONS = ("random_premise", "anli", "nli_samples", "swap")
+
+
+def _bucket(key: str, seed: int) -> float:
+    h = hashlib.sha1(f"{seed}:{key}".encode()).hexdigest()
+    return int(h[:8], 16) / 0xFFFFFFFF
+
+
+def split_groups(pairs: Sequence[Pair], fraction: float, seed: int = 0) -> tuple[list[Pair], list[Pair]]:
+    """Split pairs into (train, validation) by group, so no dialogue is on both sides.
+
+    >>> ps = [Pair("a", "x", 1, group="x"), Pair("b", "x", 0, group="x"), Pair("c", "y", 0, group="y")]
+    >>> tr, va = split_groups(ps, 0.5, seed=1)
+    >>> sorted({p.group for p in tr}.isdisjoint({p.group for p in va}) for _ in [0])
+    [True]
+    """
+    train, val = [], []
+    for p in pairs:
+        (val if _bucket(p.group or p.second, seed) < fraction else train).append(p)
+    return train, val
+
+
+def random_premise_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: int = 0) -> list[Pair]:
+    """For each contradicting pair, its second utterance after a first utterance of another group (label 0).
+
+    >>> ps = [Pair("I love cats.", "I hate cats.", 1, group="g1"), Pair("I am a nurse.", "I cook.", 0, group="g2")]
+    >>> [(p.first, p.second, p.label) for p in random_premise_negatives(ps, seed=0)]
+    [('I am a nurse.', 'I hate cats.', 0)]
+    """
+    rng = random.Random(seed)
+    firsts = [(p.first, p.group) for p in pairs]
+    out = []
+    for p in pairs:
+        if p.label != 1:
+            continue
+        for _ in range(per_positive):
+            for _attempt in range(20):
+                first, group = firsts[rng.randrange(len(firsts))]
+                if group != p.group and first != p.first:
+                    out.append(Pair(first, p.second, 0, "aug.random_premise", p.group))
+                    break
+    return out
+
+
+def pseudo_dialogues(pairs: Sequence[Pair], rct: bool = True, seed: int = 0) -> list[Example]:
+    """One dialogue per group: the group's first utterances (same speaker) then its last utterance.
+
+    Only same-speaker turns are known, so the dialogue alternates with empty-speaker filler turns
+    removed: every turn has speaker ``"S"``. With ``rct``, each contradiction also yields an RCT-like
+    non-contradiction (its evidence turns dropped) when non-evidence turns remain.
+    """
+    rng = random.Random(seed)
+    out = []
+    for group, ps in group_pairs(list(pairs)).items():
+        ps = list({p.first: p for p in ps}.values())
+        rng.shuffle(ps)
+        turns = (*(Turn("S", p.first) for p in ps), Turn("S", ps[0].second))
+        evidence = tuple(i for i, p in enumerate(ps) if p.label == 1)
+        label = bool(evidence)
+        out.append(Example(Dialogue(turns, meta={"id": group}), label, evidence, id=group))
+        if rct and label and len(evidence) < len(ps):
+            kept = (*(Turn("S", p.first) for p in ps if p.label == 0), Turn("S", ps[0].second))
+            out.append(Example(Dialogue(kept, meta={"id": group + "#rct"}), False, (), id=group + "#rct"))
+    return out
+
+
+def synthetic_histories(
+    pairs: Sequence[Pair], seed: int = 0, rct: bool = True, min_turns: int = 2, max_turns: int = 12
+) -> list[Pair]:
+    """(tagged history, last turn) pairs for the unstructured detector from grouped utterance pairs.
+
+    Each group's first utterances become the last speaker's earlier turns, padded with utterances of
+    other groups, interleaved with other-speaker utterances drawn from other groups. Contradiction
+    groups also give an RCT-like negative with the evidence turns left out.
+    """
+    from ..detectors.unstructured import history_text
+
+    rng = random.Random(seed)
+    pool = [(p.first, p.group) for p in pairs]
+
+    def filler(group: str) -> str:
+        while True:
+            text, g = pool[rng.randrange(len(pool))]
+            if g != group:
+                return text
+
+    def make(group: str, same: list[str], last: str) -> str:
+        n_same = max(len(same), rng.randint(min_turns // 2, max_turns // 2))
+        same = same + [filler(group) for _ in range(n_same - len(same))]
+        rng.shuffle(same)
+        turns: list[Turn] = []
+        for s in same:
+            turns.append(Turn("O", filler(group)))
+            turns.append(Turn("S", s))
+        if rng.random() < 0.5 and len(turns) > 1:
+            turns = turns[1:]
+        turns.append(Turn("O", filler(group)))
+        turns.append(Turn("S", last))
+        return history_text(Dialogue(tuple(turns)))
+
+    out = []
+    for group, ps in group_pairs(list(pairs)).items():
+        last = ps[0].second
+        label = int(any(p.label for p in ps))
+        out.append(Pair(make(group, [p.first for p in ps], last), last, label, "synthetic.history", group))
+        negatives = [p.first for p in ps if p.label == 0]
+        if rct and label and negatives:
+            out.append(Pair(make(group, negatives, last), last, 0, "synthetic.history.rct", group + "#rct"))
+    return out
+
+
+@dataclass
+class DecodeTrainingData:
+    """Train pairs, validation pairs and validation dialogues, with counts per source."""
+
+    train: list[Pair]
+    validation: list[Pair]
+    validation_dialogues: list[Example]
+    counts: dict[str, int]
+
+
+def build_decode_training_data(
+    root: Path | str | None = None,
+    detector: str = "decode.utterance.v1",
+    augment: Sequence[str] = ("random_premise",),
+    validation_fraction: float = 0.08,
+    seed: int = 0,
+    limit: int | None = None,
+) -> DecodeTrainingData:
+    """Everything a DECODE training run needs, read from the data directory.
+
+    ``limit`` keeps only the first ``limit`` groups (quick runs and tests).
+    """
+    unknown = set(augment) - set(AUGMENTATIONS)
+    if unknown:
+        raise ValueError(f"unknown augmentation(s) {sorted(unknown)}; known: {', '.join(AUGMENTATIONS)}")
+    pairs = load_dataset("decode.train_pairs.v1", root)
+    if limit is not None:
+        keep = set(list(group_pairs(pairs))[:limit])
+        pairs = [p for p in pairs if p.group in keep]
+    train, val = split_groups(pairs, validation_fraction, seed)
+    val_dialogues = pseudo_dialogues(val, rct=True, seed=seed)
+    if detector == "decode.unstructured.v1":
+        train_out = synthetic_histories(train, seed=seed)
+        val_out = synthetic_histories(val, seed=seed + 1)
+    else:
+        train_out = list(train)
+        val_out = list(val)
+        if "random_premise" in augment:
+            train_out += random_premise_negatives(train, 1, seed)
+        if "swap" in augment:
+            train_out += [Pair(p.second, p.first, 1, "aug.swap", p.group) for p in train if p.label == 1]
+    if "anli" in augment:
+        train_out += load_dataset("nli.anli.v1", root)
+    if "nli_samples" in augment:
+        train_out += load_dataset("nli.mnli_snli_samples.v1", root)
+    counts: dict[str, int] = {}
+    for p in train_out:
+        counts[p.source] = counts.get(p.source, 0) + 1
+    counts["validation_pairs"] = len(val_out)
+    counts["validation_dialogues"] = len(val_dialogues)
+    return DecodeTrainingData(train_out, val_out, val_dialogues, counts)

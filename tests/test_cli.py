@@ -1,0 +1,219 @@
+import json
+
+import pytest
+
+from dialcheck.cli import main
+
+CONTRA = {
+    "id": "c1",
+    "turns": ["I have two dogs.", "What breed?", "Labradors.", "Cute!", "I never had dogs."],
+}
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def dialogs(tmp_path):
+    p = tmp_path / "in.json"
+    p.write_text(json.dumps([CONTRA, ["Hi.", "Hello!"], ["Only one turn."]]))
+    return p
+
+
+def test_check_json_gives_one_object_per_dialogue_in_order(capsys, dialogs, tiny_detector_dir):
+    code, out, _ = _run(capsys, "check", str(dialogs), "--json", "--model", str(tiny_detector_dir))
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 3
+    assert rows[0]["id"] == "c1"
+    for r in rows:
+        assert isinstance(r["contradiction"], bool) and 0.0 <= r["score"] <= 1.0
+        assert isinstance(r["evidence"], list) and "category" in r
+    assert rows[2]["score"] == 0.0 and rows[2]["contradiction"] is False
+
+
+def test_check_threshold_zero_flags_and_names_evidence(capsys, dialogs, tiny_detector_dir):
+    code, out, _ = _run(capsys, "check", str(dialogs), "--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0")
+    assert code == 0
+    assert "c1: CONTRADICTION" in out
+    assert 'contradicts [0] A: "I have two dogs."' in out and 'contradicts [2] A: "Labradors."' in out
+    assert "a single turn has nothing earlier to contradict" in out
+
+
+def test_check_reads_stdin(capsys, monkeypatch, tiny_detector_dir):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(CONTRA)))
+    code, out, _ = _run(capsys, "check", "-", "--json", "--model", str(tiny_detector_dir))
+    assert code == 0 and len(out.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"turns": []}', "turns: the dialogue is empty"),
+        (
+            '["a", "b"]\n{"turns": [{"speaker": "A", "text": 1}]}\n',
+            "line 2: turns[0].text: expected a string, got int",
+        ),
+        ("{not json", "invalid JSON"),
+    ],
+)
+def test_check_bad_input_exits_2_with_a_located_message(capsys, tmp_path, tiny_detector_dir, content, message):
+    p = tmp_path / "bad.jsonl"
+    p.write_text(content)
+    code, out, err = _run(capsys, "check", str(p), "--model", str(tiny_detector_dir))
+    assert code == 2 and out == ""
+    assert message in err and str(p) in err and "Traceback" not in err
+
+
+def test_check_unknown_model_exits_2(capsys, dialogs, tmp_path):
+    code, _, err = _run(capsys, "check", str(dialogs), "--model", str(tmp_path / "nope"))
+    assert code == 2 and "does not exist" in err
+
+
+def _log(tmp_path, n_good=7, bad_lines=(3,)):
+    lines = []
+    for i in range(1, n_good + len(bad_lines) + 1):
+        lines.append(
+            '{"id": "b", "turns": "oops"}'
+            if i in bad_lines
+            else json.dumps({"id": f"d{i}", "turns": ["I like tea.", "Me too.", f"I drink tea {i}."]})
+        )
+    p = tmp_path / "log.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_score_skips_bad_lines_and_reports_them(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path)
+    out = tmp_path / "out.jsonl"
+    errors = tmp_path / "errors.jsonl"
+    code, _, err = _run(
+        capsys,
+        "score",
+        str(log),
+        str(out),
+        "--model",
+        str(tiny_detector_dir),
+        "--no-progress",
+        "--errors",
+        str(errors),
+        "--chunk-size",
+        "2",
+    )
+    assert code == 0
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["line"] for r in rows] == [1, 2, 4, 5, 6, 7, 8]
+    assert f"{log}, line 3: turns: expected a list, got str" in err
+    assert json.loads(errors.read_text())["line"] == 3
+
+
+def test_score_refuses_to_overwrite_without_a_flag(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path)
+    out = tmp_path / "out.jsonl"
+    out.write_text("")
+    code, _, err = _run(capsys, "score", str(log), str(out), "--model", str(tiny_detector_dir))
+    assert code == 2 and "--resume" in err
+
+
+def test_score_resume_neither_duplicates_nor_loses_records(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path, n_good=9, bad_lines=(4,))
+    full = tmp_path / "full.jsonl"
+    _run(capsys, "score", str(log), str(full), "--model", str(tiny_detector_dir), "--no-progress")
+    expected = full.read_text().splitlines()
+    # Simulate an interruption: three finished records and a torn fourth one.
+    part = tmp_path / "part.jsonl"
+    part.write_text("\n".join(expected[:3]) + "\n" + expected[3][:20])
+    code, _, err = _run(
+        capsys, "score", str(log), str(part), "--model", str(tiny_detector_dir), "--no-progress", "--resume"
+    )
+    assert code == 0
+    assert part.read_text().splitlines() == expected
+    assert "already done" in err
+
+
+def test_score_every_turn_checks_each_prefix(capsys, tmp_path, tiny_detector_dir):
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"turns": ["a", "b", "c", "d"]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    _run(
+        capsys,
+        "score",
+        str(log),
+        str(out),
+        "--model",
+        str(tiny_detector_dir),
+        "--no-progress",
+        "--every-turn",
+    )
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["turn"] for r in rows] == [1, 2, 3]
+
+
+def test_evaluate_writes_json_and_markdown(capsys, tmp_path, tiny_detector_dir, data_root):
+    js, md = tmp_path / "r.json", tmp_path / "r.md"
+    code, out, _ = _run(
+        capsys,
+        "evaluate",
+        "--model",
+        str(tiny_detector_dir),
+        "--splits",
+        "dev,rct,human_bot_raw",
+        "--limit",
+        "20",
+        "--data-dir",
+        str(data_root),
+        "--json",
+        str(js),
+        "--markdown",
+        str(md),
+        "--no-progress",
+    )
+    assert code == 0
+    res = json.loads(js.read_text())
+    for key in (
+        "dev/accuracy",
+        "dev/strict_accuracy",
+        "dev/evidence_f1",
+        "rct/accuracy",
+        "human_bot_raw/roc_auc",
+    ):
+        assert key in res
+    assert res["primary_metric"] == "human_bot/accuracy"
+    assert "| Dev (rebuilt) accuracy" in md.read_text() and "93.19" in out
+
+
+def test_data_verify_passes_on_the_shared_corpora(capsys, data_root):
+    code, out, _ = _run(capsys, "data", "verify", "--data-dir", str(data_root))
+    assert code == 0 and "ok  decode.dev.v1" in out
+
+
+def test_train_cli_runs_a_tiny_job(capsys, tmp_path, tiny_base, data_root):
+    out = tmp_path / "model"
+    code, _, err = _run(
+        capsys,
+        "train",
+        "--out",
+        str(out),
+        "--base",
+        str(tiny_base),
+        "--limit",
+        "40",
+        "--epochs",
+        "1",
+        "--lora",
+        "4",
+        "--data-dir",
+        str(data_root),
+        "--no-progress",
+        "--batch-size",
+        "16",
+    )
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["detector"] == "decode.utterance.v1" and cfg["training"]["counts"]["aug.random_premise"] > 0
+    assert (out / "MODEL_CARD.md").exists() and "dialcheck train" in (out / "MODEL_CARD.md").read_text()

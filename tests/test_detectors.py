@@ -1,0 +1,133 @@
+import numpy as np
+import pytest
+
+from dialcheck.detectors import UnstructuredDetector, UtteranceDetector, load_detector
+from dialcheck.detectors.core import PairClassifier
+from dialcheck.errors import ModelError
+from dialcheck.schema import Dialogue
+
+
+class RuleClassifier:
+    """Stands in for the neural core: a pair contradicts when the second says 'never' about a shared word."""
+
+    def __init__(self):
+        self.calls = []
+
+    def score(self, pairs, batch_size=64, show_progress_bar=False):
+        self.calls.append(list(pairs))
+        out = []
+        for first, second in pairs:
+            shared = set(first.lower().split()) & set(second.lower().split()) - {"i", "a", "have"}
+            out.append(0.9 if "never" in second and shared else 0.1)
+        return np.array(out, dtype=np.float32)
+
+
+def _utterance(**kw):
+    det = UtteranceDetector(**kw)
+    det._clf = RuleClassifier()
+    return det
+
+
+DOGS = Dialogue.from_texts(["I have two dogs.", "What breed?", "I love my dogs.", "Cute!", "I never had dogs."])
+
+
+def test_utterance_detector_pairs_the_last_turn_with_same_speaker_turns_only():
+    det = _utterance()
+    (v,) = det.predict([DOGS])
+    assert det._clf.calls[0] == [(DOGS.turns[0].text, DOGS.last.text), (DOGS.turns[2].text, DOGS.last.text)]
+    assert v.contradiction and v.evidence == (0, 2) and v.score == pytest.approx(0.9)
+    assert set(v.pair_scores) == {0, 2}
+
+
+def test_all_speakers_option_pairs_every_earlier_turn():
+    det = _utterance(speakers="all")
+    det.predict([DOGS])
+    assert len(det._clf.calls[0]) == 4
+
+
+def test_no_contradiction_gives_no_evidence_and_tau_decides():
+    det = _utterance(tau=0.95)
+    (v,) = det.predict([DOGS])
+    assert not v.contradiction and v.evidence == ()
+    det.tau = 0.05
+    (v,) = det.predict([DOGS])
+    assert v.contradiction
+
+
+def test_eta_e_above_every_pair_still_names_the_strongest_turn():
+    det = _utterance(tau=0.5, eta_e=0.99)
+    (v,) = det.predict([DOGS])
+    assert v.contradiction and v.evidence == (0,)
+
+
+def test_pairs_of_many_dialogues_are_scored_in_one_call_and_kept_in_order():
+    det = _utterance()
+    other = Dialogue.from_texts(["I like tea.", "Me too.", "I drink tea daily."])
+    vs = det.predict([DOGS, other, DOGS])
+    assert len(det._clf.calls) == 1
+    assert [v.contradiction for v in vs] == [True, False, True]
+
+
+def test_last_speaker_without_earlier_turns_scores_zero():
+    det = _utterance()
+    (v,) = det.predict([Dialogue.from_texts(["Hello there.", "I never had dogs."])])
+    assert v.score == 0.0 and not v.contradiction
+
+
+def test_rank_orders_candidates_from_least_to_most_contradictory():
+    det = _utterance()
+    ranked = det.rank(["I have two dogs.", "What breed?"], ["I never had dogs.", "Labradors, both of them."])
+    assert [r.index for r in ranked] == [1, 0]
+    assert ranked[1].verdict.contradiction
+
+
+def test_untrained_detector_says_so():
+    with pytest.raises(ModelError, match="no weights yet"):
+        UtteranceDetector().predict([DOGS])
+
+
+def test_saved_detector_reloads_with_identical_scores(tiny_detector_dir):
+    a = load_detector(tiny_detector_dir)
+    b = load_detector(tiny_detector_dir)
+    va, vb = a.predict([DOGS])[0], b.predict([DOGS])[0]
+    assert va.pair_scores == pytest.approx(vb.pair_scores)
+    assert isinstance(a, UtteranceDetector)
+    size = sum(f.stat().st_size for f in tiny_detector_dir.iterdir())
+    assert size < 2_000_000  # adapter + head only, never the base weights
+
+
+def test_truncation_keeps_the_whole_last_turn(tiny_base):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_base)
+    clf = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=32, truncation_side="left")
+    history = " ".join(f"word{i}" for i in range(200))
+    enc = clf.encode([(history, "i never had dogs")])
+    tokens = tok.convert_ids_to_tokens(enc["input_ids"][0])
+    assert len(tokens) == 32
+    assert tokens[-5:] == ["i", "never", "had", "dogs", "[SEP]"]
+    assert "word199" in "".join(tokens).replace("#", "")  # left truncation keeps the most recent history
+
+
+def test_an_overlong_last_turn_is_cut_with_a_warning(tiny_base, caplog):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_base)
+    clf = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=32)
+    enc = clf.encode([("short", "long " * 100)])
+    assert enc["input_ids"].shape[1] <= 32
+    assert "window" in caplog.text
+
+
+def test_label_map_without_contradiction_is_refused():
+    with pytest.raises(ModelError, match="no 'contradiction' label"):
+        PairClassifier(None, None, ["entailment", "neutral"])
+
+
+def test_unstructured_detector_scores_one_pair_per_dialogue():
+    det = UnstructuredDetector()
+    det._clf = RuleClassifier()
+    (v,) = det.predict([DOGS])
+    (pair,) = det._clf.calls[0]
+    assert pair[0].startswith("same: I have two dogs. other: What breed?") and pair[1] == DOGS.last.text
+    assert v.contradiction and v.evidence == ()

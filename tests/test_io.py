@@ -1,0 +1,103 @@
+import io
+import json
+
+import pytest
+
+from dialcheck.errors import InputError
+from dialcheck.io import parse_dialogue, read_dialogues
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_json_single_dialogue_with_speakers(tmp_path):
+    p = _write(
+        tmp_path,
+        "one.json",
+        json.dumps(
+            {
+                "id": "x1",
+                "turns": [{"speaker": "user", "text": "hi"}, {"speaker": "bot", "text": "I have a cat."}],
+            }
+        ),
+    )
+    (r,) = list(read_dialogues(p))
+    assert r.ok and r.dialogue.last.speaker == "bot" and r.dialogue.meta["id"] == "x1"
+
+
+def test_json_list_of_dialogues_and_bare_string_lists(tmp_path):
+    p = _write(tmp_path, "many.json", json.dumps([["a", "b"], {"turns": ["c", "d", "e"]}]))
+    rs = list(read_dialogues(p))
+    assert [len(r.dialogue.turns) for r in rs] == [2, 3]
+
+
+def test_json_bare_list_of_strings_is_one_dialogue(tmp_path):
+    p = _write(tmp_path, "bare.json", json.dumps(["a", "b", "c"]))
+    (r,) = list(read_dialogues(p))
+    assert [t.speaker for t in r.dialogue.turns] == ["A", "B", "A"]
+
+
+def test_jsonl_reports_the_bad_line_and_keeps_good_ones(tmp_path):
+    p = _write(tmp_path, "log.jsonl", '["a", "b"]\n{"turns": [{"speaker": "A", "text": 5}]}\n{oops\n["c", "d"]\n')
+    rs = list(read_dialogues(p))
+    assert [r.ok for r in rs] == [True, False, False, True]
+    assert str(rs[1].error) == f"{p}, line 2: turns[0].text: expected a string, got int"
+    assert f"{p}, line 3: invalid JSON" in str(rs[2].error)
+
+
+def test_decode_records_use_agent_ids(data_root):
+    path = data_root / "decode" / "human-bot.jsonl"
+    first = path.open().readline()
+    d = parse_dialogue(json.loads(first))
+    assert {t.speaker for t in d.turns} == {"0", "1"} and d.last.speaker == "1"
+
+
+def test_stdin_stream():
+    rs = list(read_dialogues(io.StringIO('{"turns": ["x", "y"]}'), name="<stdin>"))
+    assert rs[0].ok
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        ({"turns": []}, "turns: the dialogue is empty"),
+        ({"turns": "hello"}, "turns: expected a list, got str"),
+        ({"text": "hello"}, "turns: missing"),
+        ({"turns": [{"speaker": "A"}]}, "turns[0].text: missing"),
+        ({"turns": ["hi", "  "]}, "turns[1].text: the last turn is empty"),
+        ({"turns": [{"speaker": ["A"], "text": "x"}]}, "turns[0].speaker: expected a string"),
+        ({"turns": ["a"], "knowledge": [{"poi": {"x": 1}}]}, "knowledge[0].poi: expected a flat value"),
+        ({"turns": ["a"], "knowledge": "table"}, "knowledge: expected a list of records"),
+        (42, "expected a dialogue object or a list of strings, got int"),
+    ],
+)
+def test_bad_dialogues_name_the_field(obj, message):
+    with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_dialogue(obj)
+
+
+def test_invalid_json_file_names_file_and_line(tmp_path):
+    p = _write(tmp_path, "bad.json", '{\n  "turns": ["a",\n  ]\n}')
+    with pytest.raises(InputError, match=r"bad.json, line 3: invalid JSON"):
+        list(read_dialogues(p))
+
+
+def test_json_list_error_names_the_item(tmp_path):
+    p = _write(tmp_path, "items.json", json.dumps([["a", "b"], {"turns": []}]))
+    rs = list(read_dialogues(p))
+    assert "item 1: turns: the dialogue is empty" in str(rs[1].error)
+
+
+def test_missing_file_and_empty_input(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        list(read_dialogues(tmp_path / "nope.json"))
+    with pytest.raises(InputError, match="the input is empty"):
+        list(read_dialogues(_write(tmp_path, "empty.json", "  \n")))
+
+
+def test_knowledge_values_become_strings():
+    d = parse_dialogue({"turns": ["a"], "knowledge": [{"distance": 5, "open": True, "note": None}]})
+    assert d.knowledge.rows[0] == {"distance": "5", "open": "yes", "note": ""}
