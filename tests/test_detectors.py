@@ -120,8 +120,9 @@ def test_an_overlong_last_turn_is_cut_with_a_warning(tiny_base, caplog):
 
 
 def test_label_map_without_contradiction_is_refused():
+    clf = PairClassifier(None, None, ["entailment", "neutral"])
     with pytest.raises(ModelError, match="no 'contradiction' label"):
-        PairClassifier(None, None, ["entailment", "neutral"])
+        clf.score([("a", "b")])
 
 
 def test_unstructured_detector_scores_one_pair_per_dialogue():

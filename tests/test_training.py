@@ -76,3 +76,44 @@ def test_synthetic_histories_tag_speakers_and_end_with_the_last_turn():
     out = synthetic_histories(pairs, seed=0)
     assert all(p.first.count("same:") >= 1 and p.first.count("other:") >= 1 for p in out)
     assert {p.second for p in out} <= {p.second for p in pairs}
+
+
+def test_teacher_scores_drive_the_targets_when_distilling(tiny_base):
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    train = _toy_pairs(64, 4)
+    cfg = TrainConfig(epochs=3, batch_size=16, lr=3e-3, seed=0)
+    # A teacher that calls everything a contradiction, followed fully (alpha 1): gold labels are ignored.
+    train_detector(det, train, config=cfg, teacher_scores=[1.0] * len(train), distill_alpha=1.0)
+    scores = det.classifier.score([(p.first, p.second) for p in train])
+    assert scores.min() > 0.5
+    assert det.config.training["distill_alpha"] == 1.0
+
+
+def test_fit_pair_model_trains_a_multi_label_head(tiny_base):
+    import numpy as np
+
+    from dialcheck.detectors.core import PairClassifier
+    from dialcheck.detectors.modeling import DetectorConfig, build_model
+    from dialcheck.training.trainer import fit_pair_model
+
+    cfg = DetectorConfig(
+        detector="test.multi",
+        base=str(tiny_base),
+        labels=["tea", "golf"],
+        problem_type="multi_label_classification",
+    )
+    model, tok = build_model(cfg)
+    clf = PairClassifier(model, tok, cfg.labels, multi_label=True)
+    rng = random.Random(0)
+    texts, rows = [], []
+    for _ in range(128):
+        has_tea, has_golf = rng.random() < 0.5, rng.random() < 0.5
+        words = [w for w, on in (("tea", has_tea), ("golf", has_golf)) if on]
+        words += rng.sample(["chess", "very", "nice", "today", "we", "play"], rng.randint(1, 4))
+        rng.shuffle(words)
+        texts.append(("context", " ".join(words)))
+        rows.append([float(has_tea), float(has_golf)])
+    fit_pair_model(clf, texts, np.array(rows), TrainConfig(epochs=10, batch_size=16, lr=2e-3))
+    tea, golf = clf.proba([("context", "tea chess"), ("context", "golf chess")])
+    # each label rises with its own word, independently of the other (sigmoid heads, not a softmax)
+    assert tea[0] > golf[0] and golf[1] > tea[1]

@@ -98,7 +98,26 @@ class Detector(ABC):
 
     def attach(self, model: Any, tokenizer: Any) -> Detector:
         """Use an in-memory (model, tokenizer), e.g. right after training."""
-        self._clf = PairClassifier(model, tokenizer, self.config.labels, self.config.max_length, self.truncation_side)
+        self._clf = PairClassifier(
+            model,
+            tokenizer,
+            self.config.labels,
+            self.config.max_length,
+            self.truncation_side,
+            multi_label=self.config.problem_type == "multi_label_classification",
+        )
+        return self
+
+    def quantize(self) -> Detector:
+        """Switch to int8 dynamic quantization of the linear layers (CPU inference; about 2x faster).
+
+        Scores move slightly (within about 0.01); re-measure before relying on a threshold near the edge.
+        """
+        import torch
+
+        clf = self.classifier
+        clf.model = torch.ao.quantization.quantize_dynamic(clf.model, {torch.nn.Linear}, dtype=torch.qint8)
+        self.config.options["int8"] = True
         return self
 
     @classmethod

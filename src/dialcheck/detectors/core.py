@@ -37,16 +37,21 @@ class PairClassifier:
         labels: Sequence[str],
         max_length: int = 128,
         truncation_side: str = "right",
+        multi_label: bool = False,
     ) -> None:
-        if CONTRADICTION not in labels:
-            raise ModelError(f"the label map {list(labels)} has no {CONTRADICTION!r} label")
         self.model = model
         self.tokenizer = tokenizer
         self.labels = list(labels)
-        self.contradiction_index = self.labels.index(CONTRADICTION)
         self.max_length = int(max_length)
         self.truncation_side = truncation_side
+        self.multi_label = multi_label
         self._len_cache: dict[str, int] = {}
+
+    @property
+    def contradiction_index(self) -> int:
+        if CONTRADICTION not in self.labels:
+            raise ModelError(f"the label map {self.labels} has no {CONTRADICTION!r} label")
+        return self.labels.index(CONTRADICTION)
 
     def _token_len(self, text: str) -> int:
         n = self._len_cache.get(text)
@@ -93,21 +98,23 @@ class PairClassifier:
         with torch.inference_mode():
             return self.model(**enc).logits.float()
 
-    def score(
+    def proba(
         self, pairs: Sequence[tuple[str, str]], batch_size: int = 64, show_progress_bar: bool = False
     ) -> np.ndarray:
-        """P(contradiction) for each pair, in input order. Identical pairs are scored once."""
+        """Label probabilities, shape (len(pairs), len(labels)): softmax, or sigmoid when multi-label.
+
+        Identical pairs are scored once; batches are formed from pairs of similar length.
+        """
         import torch
 
         if not pairs:
-            return np.zeros(0, dtype=np.float32)
+            return np.zeros((0, len(self.labels)), dtype=np.float32)
         unique: dict[tuple[str, str], int] = {}
         for p in pairs:
             unique.setdefault((p[0], p[1]), len(unique))
         keys = list(unique)
-        # Sort by length so that each batch pads little; restore order afterwards.
         order = sorted(range(len(keys)), key=lambda i: len(keys[i][0]) + len(keys[i][1]))
-        probs = np.zeros(len(keys), dtype=np.float32)
+        probs = np.zeros((len(keys), len(self.labels)), dtype=np.float32)
         self.model.eval()
         batches = range(0, len(order), batch_size)
         if show_progress_bar:
@@ -117,6 +124,13 @@ class PairClassifier:
         for start in batches:
             idx = order[start : start + batch_size]
             logits = self.logits([keys[i] for i in idx])
-            p = torch.softmax(logits, dim=-1)[:, self.contradiction_index]
+            p = torch.sigmoid(logits) if self.multi_label else torch.softmax(logits, dim=-1)
             probs[idx] = p.numpy()
-        return np.array([probs[unique[(p[0], p[1])]] for p in pairs], dtype=np.float32)
+        return probs[[unique[(p[0], p[1])] for p in pairs]]
+
+    def score(
+        self, pairs: Sequence[tuple[str, str]], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> np.ndarray:
+        """P(contradiction) for each pair, in input order."""
+        cidx = self.contradiction_index
+        return self.proba(pairs, batch_size, show_progress_bar)[:, cidx].astype(np.float32)

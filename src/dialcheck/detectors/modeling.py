@@ -42,6 +42,7 @@ class DetectorConfig:
     labels: list[str] = field(default_factory=lambda: list(DEFAULT_LABELS))
     thresholds: dict[str, float] = field(default_factory=lambda: {"tau": 0.5, "eta_e": 0.5})
     max_length: int = 128
+    problem_type: str = "single_label_classification"  # or "multi_label_classification"
     adapter: dict[str, Any] | None = None
     options: dict[str, Any] = field(default_factory=dict)
     training: dict[str, Any] = field(default_factory=dict)
@@ -104,6 +105,7 @@ def build_model(config: DetectorConfig, base_dir: Path | None = None) -> tuple[A
             num_labels=len(labels),
             id2label=dict(enumerate(labels)),
             label2id={lab: i for i, lab in enumerate(labels)},
+            problem_type=config.problem_type,
         )
     finally:
         import transformers

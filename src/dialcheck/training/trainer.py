@@ -1,9 +1,13 @@
-"""One trainer for every pair-based detector: fine-tune (full or LoRA), early-stop, calibrate, save.
+"""One trainer for every pair-based model: fine-tune (full or LoRA), early-stop, calibrate, save.
 
-The loop is plain PyTorch: length-grouped batches with dynamic padding (fast on CPU), AdamW with linear
-warm-up and decay, validation on held-out train groups every ``eval_every`` steps, early stopping on
-the dialogue-level balanced accuracy, and finally calibration of ``tau`` and ``eta_e`` on the same
-validation dialogues (never on a reported test set).
+:func:`fit_pair_model` is the loop every classifier uses (contradiction detectors, multi-label grounded
+detectors, answer classifiers): length-grouped batches with dynamic padding (fast on CPU), AdamW with
+linear warm-up and decay, a validation callback every ``eval_every`` steps, early stopping, and the
+best weights restored at the end. Targets may be class indices (cross-entropy), soft distributions
+(distillation from a teacher) or multi-label 0/1 rows (binary cross-entropy).
+
+:func:`train_detector` wraps it for the two-label contradiction detectors and calibrates ``tau`` and
+``eta_e`` on validation dialogues built from held-out train groups (never on a reported test set).
 """
 
 from __future__ import annotations
@@ -20,17 +24,18 @@ from typing import Any
 import numpy as np
 
 from ..detectors.base import Detector
+from ..detectors.core import PairClassifier
 from ..evaluation.metrics import balanced_accuracy, best_threshold, evidence_f1
 from ..schema import Example, Pair
 
-__all__ = ["TrainConfig", "calibrate", "calibrate_pairs", "train_detector"]
+__all__ = ["FitResult", "TrainConfig", "calibrate", "calibrate_pairs", "fit_pair_model", "train_detector"]
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class TrainConfig:
-    """Hyper-parameters of one run (saved into the detector's config)."""
+    """Hyper-parameters of one run (saved into the model's config)."""
 
     epochs: float = 1.0
     batch_size: int = 32
@@ -46,7 +51,19 @@ class TrainConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _seed_all(seed: int) -> None:
+@dataclass
+class FitResult:
+    """What a fitting run did: steps taken, the step whose weights were kept, time, validation history."""
+
+    steps: int
+    best_step: int
+    seconds: float
+    history: list[dict[str, float]]
+    lr: float
+    threads: int
+
+
+def seed_everything(seed: int) -> None:
     import torch
 
     random.seed(seed)
@@ -54,20 +71,134 @@ def _seed_all(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _length_grouped_batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random) -> list[list[int]]:
-    idx = list(range(len(pairs)))
+def _length_grouped_batches(texts: Sequence[tuple[str, str]], batch_size: int, rng: random.Random) -> list[list[int]]:
+    idx = list(range(len(texts)))
     rng.shuffle(idx)
     chunk = batch_size * 50
     batches = []
     for s in range(0, len(idx), chunk):
-        part = sorted(idx[s : s + chunk], key=lambda i: len(pairs[i].first) + len(pairs[i].second))
+        part = sorted(idx[s : s + chunk], key=lambda i: len(texts[i][0]) + len(texts[i][1]))
         batches.extend(part[b : b + batch_size] for b in range(0, len(part), batch_size))
     rng.shuffle(batches)
     return batches
 
 
+def is_lora(model: Any) -> bool:
+    return hasattr(model, "peft_config")
+
+
+def fit_pair_model(
+    clf: PairClassifier,
+    texts: Sequence[tuple[str, str]],
+    targets: np.ndarray,
+    config: TrainConfig,
+    evaluate: Callable[[], dict[str, float]] | None = None,
+    metric: str = "score",
+    show_progress_bar: bool = False,
+) -> FitResult:
+    """Train ``clf.model`` on text pairs in place; keep the weights with the best ``evaluate()[metric]``.
+
+    ``targets``: int class indices of shape (n,), soft distributions of shape (n, labels), or for a
+    multi-label classifier (``clf.multi_label``) 0/1 rows of shape (n, labels).
+    """
+    import torch
+
+    model = clf.model
+    n = len(texts)
+    if n == 0:
+        raise ValueError("no training pairs")
+    if len(targets) != n:
+        raise ValueError(f"{n} pairs but {len(targets)} targets")
+    threads = config.threads or os.cpu_count() or 1
+    torch.set_num_threads(threads)
+    seed_everything(config.seed)
+    lr = config.lr or (5e-4 if is_lora(model) else 3e-5)
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in params if p.ndim > 1]
+    no_decay = [p for p in params if p.ndim <= 1]
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+    )
+    rng = random.Random(config.seed)
+    steps_per_epoch = math.ceil(n / config.batch_size)
+    total = max(1, int(steps_per_epoch * config.epochs))
+    warm = int(total * config.warmup)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm))
+    )
+    eval_every = config.eval_every or max(50, steps_per_epoch // 4)
+    t = torch.as_tensor(np.asarray(targets))
+    soft = t.ndim == 2
+    if clf.multi_label:
+        loss_fn: Callable[[Any, Any], Any] = torch.nn.BCEWithLogitsLoss()
+        t = t.float()
+    elif soft:
+        t = t.float()
+
+        def loss_fn(logits: Any, target: Any) -> Any:
+            return -(target * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
+    else:
+        loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=config.label_smoothing)
+        t = t.long()
+
+    trainable = {name for name, p in model.named_parameters() if p.requires_grad}
+    best_score, best_state, best_step = -math.inf, None, 0
+    bad_evals = 0
+    history: list[dict[str, float]] = []
+    t0 = time.time()
+    bar = None
+    if show_progress_bar:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc="training", unit="step")
+    step = 0
+    stop = False
+    while not stop:
+        for batch in _length_grouped_batches(texts, config.batch_size, rng):
+            enc = clf.encode([texts[i] for i in batch])
+            loss = loss_fn(model(**enc).logits.float(), t[batch])
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            step += 1
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(loss=f"{loss.item():.3f}")
+            if evaluate is not None and (step % eval_every == 0 or step == total):
+                model.eval()
+                m = dict(evaluate())
+                model.train()
+                m.update(step=step, elapsed_s=round(time.time() - t0, 1))
+                history.append(m)
+                log.info("step %d: %s", step, {k: round(v, 4) for k, v in m.items()})
+                if m[metric] > best_score + 1e-4:
+                    best_score, best_step, bad_evals = m[metric], step, 0
+                    best_state = {k: p.detach().clone() for k, p in model.named_parameters() if k in trainable}
+                else:
+                    bad_evals += 1
+                    if bad_evals >= config.patience:
+                        log.info("early stopping at step %d (best step %d)", step, best_step)
+                        stop = True
+                        break
+            if step >= total:
+                stop = True
+                break
+    if bar is not None:
+        bar.close()
+    if best_state is not None:
+        with torch.no_grad():
+            named = dict(model.named_parameters())
+            for k, v in best_state.items():
+                named[k].copy_(v)
+    model.eval()
+    return FitResult(step, best_step or step, round(time.time() - t0, 1), history, lr, threads)
+
+
 def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int = 64) -> dict[str, float]:
-    """Set ``tau`` (balanced accuracy) and ``eta_e`` (evidence F1) from validation dialogues; return metrics."""
+    """Set ``tau`` (balanced accuracy) and ``eta_e`` (evidence F1) from validation dialogues."""
     verdicts = detector.predict([e.dialogue for e in dialogues], batch_size=batch_size)
     scores = np.array([v.score for v in verdicts])
     labels = np.array([e.label for e in dialogues], dtype=bool)
@@ -108,137 +239,67 @@ def train_detector(
     config: TrainConfig | None = None,
     data_info: dict[str, Any] | None = None,
     show_progress_bar: bool = False,
-    on_eval: Callable[[int, dict[str, float]], None] | None = None,
+    teacher_scores: Sequence[float] | None = None,
+    distill_alpha: float = 0.5,
 ) -> Detector:
-    """Fine-tune ``detector`` on ``pairs``; returns it with weights attached and thresholds calibrated.
+    """Fine-tune a two-label contradiction ``detector`` on ``pairs``; weights attached, thresholds set.
 
     ``validation_dialogues`` drive early stopping and calibration at the dialogue level; without them the
-    validation pairs are used as one-pair dialogues.
+    ``validation`` pairs are used. With ``teacher_scores`` (a teacher's P(contradiction) per pair) the
+    target is ``distill_alpha * teacher + (1 - distill_alpha) * gold``.
     """
-    import torch
-
-    from ..detectors.core import PairClassifier
     from ..detectors.modeling import build_model
 
     cfg = config or TrainConfig()
     if not pairs:
         raise ValueError("no training pairs")
-    threads = cfg.threads or os.cpu_count() or 1
-    torch.set_num_threads(threads)
-    _seed_all(cfg.seed)
-    lora = bool(detector.config.adapter and detector.config.adapter.get("type") == "lora")
-    lr = cfg.lr or (5e-4 if lora else 3e-5)
     model, tok = build_model(detector.config)
-    model.train()
-    clf = PairClassifier(model, tok, detector.config.labels, detector.config.max_length, detector.truncation_side)
+    detector.attach(model, tok)
+    clf = detector.classifier
     cidx = clf.contradiction_index
-    other = 1 - cidx if len(detector.config.labels) == 2 else None
-    if other is None:
-        raise ValueError("training supports two-label detectors")
-
-    params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim > 1]
-    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim <= 1]
-    opt = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=lr,
-    )
-    rng = random.Random(cfg.seed)
-    steps_per_epoch = math.ceil(len(pairs) / cfg.batch_size)
-    total = max(1, int(steps_per_epoch * cfg.epochs))
-    warm = int(total * cfg.warmup)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm))
-    )
-    eval_every = cfg.eval_every or max(50, steps_per_epoch // 4)
-    val_dialogues = list(validation_dialogues or [])
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
-
-    detector.attach(model, tok)
-    best: tuple[float, dict[str, Any] | None, int] = (-1.0, None, 0)
-    bad_evals = 0
-    history: list[dict[str, float]] = []
-    t0 = time.time()
-    bar = None
-    if show_progress_bar:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc="training", unit="step")
-    step = 0
-    stop = False
-    trainable = {n for n, p in model.named_parameters() if p.requires_grad}
-
-    def evaluate_now() -> float:
-        model.eval()
-        m = calibrate(detector, val_dialogues) if val_dialogues else calibrate_pairs(detector, validation or [])
-        model.train()
-        m["step"] = step
-        m["elapsed_s"] = round(time.time() - t0, 1)
-        history.append(m)
-        log.info("step %d: %s", step, {k: round(v, 4) for k, v in m.items()})
-        if on_eval:
-            on_eval(step, m)
-        return m["val_balanced_accuracy"]
-
-    while not stop:
-        for batch in _length_grouped_batches(pairs, cfg.batch_size, rng):
-            chunk = [pairs[i] for i in batch]
-            enc = clf.encode([(p.first, p.second) for p in chunk])
-            target = torch.tensor([cidx if p.label == 1 else other for p in chunk])
-            out = model(**enc)
-            loss = loss_fn(out.logits.float(), target)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
-            step += 1
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{loss.item():.3f}")
-            if (val_dialogues or validation) and (step % eval_every == 0 or step == total):
-                score = evaluate_now()
-                if score > best[0] + 1e-4:
-                    state = {n: p.detach().clone() for n, p in model.named_parameters() if n in trainable}
-                    best = (score, state, step)
-                    bad_evals = 0
-                else:
-                    bad_evals += 1
-                    if bad_evals >= cfg.patience:
-                        log.info("early stopping at step %d (best step %d)", step, best[2])
-                        stop = True
-                        break
-            if step >= total:
-                stop = True
-                break
-    if bar is not None:
-        bar.close()
-    if best[1] is not None:
-        with torch.no_grad():
-            named = dict(model.named_parameters())
-            for n, v in best[1].items():
-                named[n].copy_(v)
-    model.eval()
-    if val_dialogues:
-        final = calibrate(detector, val_dialogues)
-    elif validation:
-        final = calibrate_pairs(detector, validation)
+    if len(detector.config.labels) != 2:
+        raise ValueError("train_detector trains two-label contradiction detectors; use fit_pair_model otherwise")
+    gold = np.array([1.0 if p.label == 1 else 0.0 for p in pairs], dtype=np.float32)
+    if teacher_scores is not None:
+        if len(teacher_scores) != len(pairs):
+            raise ValueError(f"{len(pairs)} pairs but {len(teacher_scores)} teacher scores")
+        p_c = distill_alpha * np.asarray(teacher_scores, dtype=np.float32) + (1 - distill_alpha) * gold
+        targets = np.zeros((len(pairs), 2), dtype=np.float32)
+        targets[:, cidx] = p_c
+        targets[:, 1 - cidx] = 1 - p_c
     else:
-        final = {}
-    elapsed = time.time() - t0
-    detector.attach(model, tok)
+        targets = np.where(gold == 1, cidx, 1 - cidx).astype(np.int64)
+    val_dialogues = list(validation_dialogues or [])
+
+    def evaluate() -> dict[str, float]:
+        if val_dialogues:
+            return calibrate(detector, val_dialogues)
+        return calibrate_pairs(detector, validation or [])
+
+    has_val = bool(val_dialogues or validation)
+    res = fit_pair_model(
+        clf,
+        [(p.first, p.second) for p in pairs],
+        targets,
+        cfg,
+        evaluate if has_val else None,
+        metric="val_balanced_accuracy",
+        show_progress_bar=show_progress_bar,
+    )
+    final = evaluate() if has_val else {}
     detector.config.training = {
         **(data_info or {}),
         "train_pairs": len(pairs),
         "validation_dialogues": len(val_dialogues),
-        "steps": step,
-        "best_step": best[2],
-        "train_seconds": round(elapsed, 1),
-        "threads": threads,
-        "lr": lr,
+        "steps": res.steps,
+        "best_step": res.best_step,
+        "train_seconds": res.seconds,
+        "threads": res.threads,
+        "lr": res.lr,
         **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
+        **({"distill_alpha": distill_alpha} if teacher_scores is not None else {}),
         **cfg.extra,
-        "history": history,
+        "history": res.history,
     }
     detector.config.metrics = {**detector.config.metrics, **{k: round(float(v), 4) for k, v in final.items()}}
     return detector

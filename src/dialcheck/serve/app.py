@@ -1,0 +1,106 @@
+"""The HTTP API and a one-page web form.
+
+- ``POST /check``: ``{"dialogues": [dialogue, ...]}`` or one dialogue; returns ``{"verdicts": [...]}``
+  with the same fields as ``dialcheck check --json``. A bad dialogue gives status 422 and a message
+  naming it and its field (``dialogues[1]: turns[0].text: expected a string, got int``).
+- ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}``; candidates least contradictory first.
+- ``GET /health``: the model that answers and its thresholds.
+- ``GET /``: a small page to paste a dialogue and see the verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..detectors import Detector
+from ..errors import InputError, MissingDependencyError
+from ..io import parse_dialogue
+
+__all__ = ["create_app"]
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>dialcheck</title>
+<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}textarea{width:100%;height:12em}
+.c{color:#b00}.ok{color:#070}pre{background:#f4f4f4;padding:1em;white-space:pre-wrap}</style></head>
+<body><h1>dialcheck</h1><p>One turn per line; speakers alternate. The last line is checked.</p>
+<textarea id="t">I have two dogs.
+Cute! What breeds?
+What do you do for a living?
+I have never had a pet.</textarea><p><button onclick="go()">Check</button></p><div id="out"></div>
+<script>
+async function go(){
+  const turns=document.getElementById('t').value.split('\\n').filter(s=>s.trim());
+  const r=await fetch('check',{method:'POST',headers:{'Content-Type':'application/json'},
+    body:JSON.stringify({turns:turns})});
+  const j=await r.json(); const o=document.getElementById('out');
+  if(!r.ok){o.innerHTML='<pre class="c"></pre>';o.firstChild.textContent=j.detail;return;}
+  const v=j.verdicts[0];
+  const ev=v.evidence.map(i=>'['+i+'] '+turns[i]).join('\\n');
+  o.innerHTML='<p class="'+(v.contradiction?'c':'ok')+'"></p><pre></pre>';
+  o.firstChild.textContent=(v.contradiction?'Contradiction':'No contradiction')+' (score '+v.score.toFixed(2)+')';
+  o.lastChild.textContent=ev?('contradicts:\\n'+ev):'no evidence turns';
+}
+</script></body></html>"""
+
+
+def create_app(detector: Detector, max_dialogues: int = 256) -> Any:
+    """A FastAPI app answering with ``detector``."""
+    try:
+        from fastapi import Body, FastAPI, HTTPException
+        from fastapi.responses import HTMLResponse
+    except ImportError:
+        raise MissingDependencyError("fastapi", "serve", "the HTTP service") from None
+
+    app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1")
+
+    def parse_many(body: Any) -> list[Any]:
+        items = body.get("dialogues") if isinstance(body, dict) and "dialogues" in body else [body]
+        if not isinstance(items, list) or not items:
+            raise HTTPException(422, "dialogues: expected a non-empty list")
+        if len(items) > max_dialogues:
+            raise HTTPException(413, f"dialogues: at most {max_dialogues} per request, got {len(items)}")
+        out = []
+        for i, obj in enumerate(items):
+            try:
+                out.append(parse_dialogue(obj))
+            except InputError as e:
+                prefix = f"dialogues[{i}]: " if len(items) > 1 or "dialogues" in body else ""
+                raise HTTPException(422, prefix + e.message) from None
+        return out
+
+    @app.get("/", response_class=HTMLResponse)
+    def page() -> str:
+        return PAGE
+
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        c = detector.config
+        return {
+            "status": "ok",
+            "detector": c.detector,
+            "base": c.base,
+            "thresholds": c.thresholds,
+            "model": str(detector.path) if detector.path else None,
+        }
+
+    @app.post("/check")
+    def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
+        dialogues = parse_many(body)
+        verdicts = detector.predict(dialogues)
+        return {"verdicts": [{"id": d.meta.get("id"), **v.to_dict()} for d, v in zip(dialogues, verdicts, strict=True)]}
+
+    @app.post("/rank")
+    def rank(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
+        if not isinstance(body, dict) or "context" not in body or "candidates" not in body:
+            raise HTTPException(422, 'expected {"context": dialogue, "candidates": [strings]}')
+        cands = body["candidates"]
+        if not isinstance(cands, list) or not cands or not all(isinstance(c, str) for c in cands):
+            raise HTTPException(422, "candidates: expected a non-empty list of strings")
+        try:
+            ctx = parse_dialogue(body["context"])
+        except InputError as e:
+            raise HTTPException(422, f"context: {e.message}") from None
+        ranked = detector.rank(ctx, cands, speaker=body.get("speaker"))
+        return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
+
+    return app
