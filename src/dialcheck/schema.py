@@ -94,6 +94,7 @@ class Example:
     evidence: tuple[int, ...] | None = None
     category: str | None = None
     id: str = ""
+    labels: Mapping[str, bool] | None = None  # multi-label gold (e.g. CI-ToD's QI/HI/KBI); ``label`` is their "any"
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ class Verdict:
     pair_scores: Mapping[int, float] = field(default_factory=dict)
     labels: Mapping[str, bool] | None = None
     label_scores: Mapping[str, float] | None = None
+    knowledge_evidence: tuple[int, ...] | None = None  # 0-based knowledge rows the last turn conflicts with
+    knowledge_scores: Mapping[int, float] | None = None  # attribution score of each knowledge row considered
 
     @property
     def label(self) -> str:
@@ -140,4 +143,8 @@ class Verdict:
             out["labels"] = dict(self.labels)
         if self.label_scores is not None:
             out["label_scores"] = {k: round(float(v), 6) for k, v in self.label_scores.items()}
+        if self.knowledge_evidence is not None:
+            out["knowledge_evidence"] = list(self.knowledge_evidence)
+        if self.knowledge_scores is not None:
+            out["knowledge_scores"] = {str(k): round(float(v), 6) for k, v in self.knowledge_scores.items()}
         return out

@@ -1,0 +1,165 @@
+"""CI-ToD (Qin et al. 2021) adapter: the KBRetriever_DC files as multi-label :class:`Example` records.
+
+Every record is a task-oriented dialogue (speakers ``user`` and ``system``; the corpus says ``driver`` and
+``assistant``) with the knowledge base the system saw, and three gold labels about the last system turn:
+
+- ``QI``: it does not answer the user's current request (query inconsistency);
+- ``HI``: it contradicts the dialogue history (history inconsistency);
+- ``KBI``: it contradicts the knowledge base (knowledge-base inconsistency).
+
+``Example.labels`` holds the triple, ``Example.label`` is true when any of the three is, and ``category`` names
+the positive labels joined by ``+`` (``"QI+KBI"``) or is ``None``. The corpus's ``HIPosition`` (history turns
+causing HI) is empty in every released file, so ``evidence`` is ``None`` for HI examples and ``()`` otherwise.
+The dialogue's ``meta`` carries ``domain`` (``calendar``, ``navigate``, ``weather``) and ``split``.
+
+The labelled weather *train* file was never released (see the data MANIFEST): ``citod.weather.train`` does
+not exist, and weather is a domain the shipped detector never saw in training.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..schema import Dialogue, Example, KnowledgeBase, Turn
+from .base import register_dataset
+
+__all__ = ["DOMAINS", "LABELS", "SPLITS", "citod_file", "load_citod", "load_citod_file"]
+
+LABELS = ("QI", "HI", "KBI")
+DOMAINS = ("calendar", "navigate", "weather")
+ROOT = "ci_tod/KBRetriever_DC"
+SPEAKERS = {"driver": "user", "assistant": "system"}
+
+# (domain, split) -> (file, records, sha256)
+_FILES: dict[tuple[str, str], tuple[str, int, str]] = {
+    ("calendar", "train"): (
+        "calendar_train.json",
+        595,
+        "fe5fe5e8c527395d7b2df250fca5f1c6b0f72d09700819c5095d5a0e5e346ee9",
+    ),
+    ("calendar", "dev"): ("calendar_dev.json", 74, "690d046677463ecba69a56529bac02afae3a80c11d470404e3443c49191af2a5"),
+    ("calendar", "test"): (
+        "calendar_test.json",
+        74,
+        "f3d16c678e6c397b66cd4a676dce32112fc281327aa507f1c9ff1c22eabec5ea",
+    ),
+    ("navigate", "train"): (
+        "navigate_train.json",
+        1110,
+        "cc700357409947eab9c4d879c048cdfc2d8647696b840ffcb9bccf51fb5e9b2d",
+    ),
+    ("navigate", "dev"): ("navigate_dev.json", 139, "9b8062f491424eeeb5e6cdc556fd26b4d72f345921696bb1fde8988fe35f35f8"),
+    ("navigate", "test"): (
+        "navigate_test.json",
+        138,
+        "843b3941ff75fc56d6e98028c8063304578943b89106b3c1704cb94772057908",
+    ),
+    ("weather", "dev"): (
+        "weather_new_dev.json",
+        106,
+        "cc6c4c4b51d6c341c236ff2195a63493c6e318bf6676c7c63bb8fdf5c04d585b",
+    ),
+    ("weather", "test"): (
+        "weather_new_test.json",
+        106,
+        "90846cdfadc848a564fdd6ca039fed1a8529ec51e3ef85a91710d0161ca89440",
+    ),
+}
+SPLITS = tuple(sorted(_FILES))
+
+
+def citod_file(domain: str, split: str) -> str:
+    """The path of one split below the data directory.
+
+    >>> citod_file("weather", "test")
+    'ci_tod/KBRetriever_DC/weather_new_test.json'
+    """
+    if (domain, split) not in _FILES:
+        known = ", ".join(f"{d}.{s}" for d, s in SPLITS)
+        missing = (
+            " (the labelled weather train file was never released)" if (domain, split) == ("weather", "train") else ""
+        )
+        raise InputError(f"no CI-ToD split {domain}.{split}{missing}; known: {known}")
+    return f"{ROOT}/{_FILES[domain, split][0]}"
+
+
+def _flag(value: Any, field: str, path: Path, i: int) -> bool:
+    if value in ("0", "1", 0, 1):
+        return str(value) == "1"
+    raise InputError(f"record {i}: scenario.{field}: expected '0' or '1', got {value!r}", str(path))
+
+
+def parse_record(obj: Any, path: Path, i: int, domain: str, split: str) -> Example:
+    """One corpus record as an :class:`Example`; a malformed record raises an error naming it."""
+    if not isinstance(obj, dict):
+        raise InputError(f"record {i}: expected an object", str(path))
+    turns_raw = obj.get("dialogue")
+    if not isinstance(turns_raw, list) or not turns_raw:
+        raise InputError(f"record {i}: dialogue: expected a non-empty list of turns", str(path))
+    turns = []
+    for j, t in enumerate(turns_raw):
+        if not isinstance(t, dict) or not isinstance(t.get("utterance"), str) or t.get("turn") not in SPEAKERS:
+            raise InputError(f"record {i}: dialogue[{j}]: expected turn 'driver'/'assistant' and a string", str(path))
+        turns.append(Turn(SPEAKERS[t["turn"]], t["utterance"]))
+    scenario = obj.get("scenario")
+    if not isinstance(scenario, dict):
+        raise InputError(f"record {i}: scenario: missing", str(path))
+    items = (scenario.get("kb") or {}).get("items") or []
+    rows = []
+    for r, row in enumerate(items):
+        if not isinstance(row, dict):
+            raise InputError(f"record {i}: scenario.kb.items[{r}]: expected an object", str(path))
+        rows.append({str(k): "" if v is None else str(v) for k, v in row.items()})
+    labels = {name: _flag(scenario.get(name.lower()), name.lower(), path, i) for name in LABELS}
+    rid = f"{domain}.{split}.{obj.get('id', i)}"
+    meta = {"id": rid, "domain": domain, "split": split}
+    dialogue = Dialogue(tuple(turns), KnowledgeBase(tuple(rows)), meta)
+    positive = [k for k in LABELS if labels[k]]
+    return Example(
+        dialogue,
+        bool(positive),
+        evidence=None if labels["HI"] else (),
+        category="+".join(positive) or None,
+        id=rid,
+        labels=labels,
+    )
+
+
+def load_citod_file(path: Path, domain: str, split: str) -> list[Example]:
+    """Every record of one KBRetriever_DC JSON file."""
+    if not path.exists():
+        raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON ({e.msg})", str(path), e.lineno) from None
+    if not isinstance(data, list):
+        raise InputError("expected a JSON list of dialogues", str(path))
+    return [parse_record(obj, path, i, domain, split) for i, obj in enumerate(data)]
+
+
+def load_citod(root: Path, domain: str, split: str) -> list[Example]:
+    """One split (``domain`` in :data:`DOMAINS`, ``split`` in train/dev/test) from the data directory."""
+    return load_citod_file(root / citod_file(domain, split), domain, split)
+
+
+def _register(domain: str, split: str) -> None:
+    file, count, sha = _FILES[domain, split]
+
+    def loader(root: Path) -> list[Example]:
+        return load_citod(root, domain, split)
+
+    register_dataset(
+        f"citod.{domain}.{split}.v1",
+        f"CI-ToD KBRetriever_DC {domain} {split}: QI/HI/KBI labels with the knowledge base",
+        (f"{ROOT}/{file}",),
+        count,
+        (sha,),
+    )(loader)
+
+
+for _domain, _split in SPLITS:
+    _register(_domain, _split)
