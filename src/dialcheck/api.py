@@ -1,5 +1,9 @@
 """One-call entry points for engineers: :func:`check` a dialogue, :func:`load` a detector.
 
+Without an explicit model, a dialogue that carries a knowledge base (``"knowledge"``) goes to the shipped
+task-oriented detector (QI/HI/KBI labels, CI-ToD) and any other dialogue to the shipped English
+contradiction detector; :func:`route` is the one place that decides.
+
 >>> import dialcheck
 >>> v = dialcheck.check(["I have two dogs.", "Nice!", "What do you do?", "I have never owned a pet."])  # doctest: +SKIP
 >>> v.contradiction, v.evidence  # doctest: +SKIP
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,7 @@ from .errors import ModelError
 from .io import parse_dialogue
 from .schema import Dialogue, Verdict
 
-__all__ = ["check", "load"]
+__all__ = ["check", "load", "predict", "route"]
 
 
 def _offline() -> None:
@@ -34,7 +38,10 @@ def _cached(path: str) -> Detector:
 
 
 def load(model: str | Path | None = None, language: str = "en") -> Detector:
-    """A detector from a folder, or the shipped default for ``language`` (cached per process)."""
+    """A detector from a folder, or the shipped default for ``language`` (cached per process).
+
+    ``language="tod"`` is the task-oriented (knowledge-grounded) default.
+    """
     _offline()
     if model is None or str(model) == "default":
         path = default_model_path(language)
@@ -44,8 +51,41 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
     return _cached(str(Path(model).resolve()))
 
 
+def route(dialogue: Dialogue, language: str = "en") -> str:
+    """Which shipped default checks ``dialogue``: ``"tod"`` when it carries a knowledge base (even an
+    empty one), else ``language``.
+
+    >>> route(Dialogue.from_texts(["hi"])), route(parse_dialogue({"turns": ["hi"], "knowledge": []}))
+    ('en', 'tod')
+    """
+    return "tod" if dialogue.knowledge is not None else language
+
+
+def predict(
+    dialogues: Sequence[Dialogue],
+    model: str | Path | None = None,
+    batch_size: int = 64,
+    configure: Callable[[Detector], None] | None = None,
+) -> list[Verdict]:
+    """Verdicts in input order. With ``model`` every dialogue goes to it; without, each goes to the shipped
+    default that :func:`route` names, dialogues of one default being scored in shared batches.
+    ``configure`` is applied to each detector used (e.g. threshold overrides)."""
+    groups: dict[int, tuple[Detector, list[int]]] = {}
+    for i, d in enumerate(dialogues):
+        det = load(model) if model is not None else load(language=route(d))
+        groups.setdefault(id(det), (det, []))[1].append(i)
+    out: list[Verdict | None] = [None] * len(dialogues)
+    for det, idx in groups.values():
+        if configure is not None:
+            configure(det)
+        for i, v in zip(idx, det.predict([dialogues[i] for i in idx], batch_size=batch_size), strict=True):
+            out[i] = v
+    return [v for v in out if v is not None]
+
+
 def check(dialogue: Dialogue | Sequence[Any] | dict[str, Any], model: str | Path | None = None) -> Verdict:
-    """Does the last turn contradict the conversation? Accepts a :class:`Dialogue`, a list of strings
-    (alternating speakers) or a ``{"turns": [...]}`` object."""
+    """Does the last turn contradict the conversation (or, with a knowledge base, the request, history or
+    knowledge)? Accepts a :class:`Dialogue`, a list of strings (alternating speakers) or a
+    ``{"turns": [...], "knowledge": [...]}`` object."""
     d = dialogue if isinstance(dialogue, Dialogue) else parse_dialogue(dialogue)
-    return load(model).predict([d])[0]
+    return predict([d], model)[0]

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..io import read_dialogues
 from ..schema import Dialogue, Verdict
-from .common import add_model_options, load_for
+from .common import add_model_options, predict_for
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
 
@@ -29,6 +29,8 @@ def _quote(text: str, width: int = 90) -> str:
 
 def render(i: int, d: Dialogue, v: Verdict) -> str:
     """Human-readable verdict for one dialogue."""
+    if v.labels is not None:
+        return render_grounded(i, d, v)
     name = d.meta.get("id") or f"dialogue {i + 1}"
     last = len(d.turns) - 1
     lines = []
@@ -49,14 +51,56 @@ def render(i: int, d: Dialogue, v: Verdict) -> str:
     return "\n".join(lines)
 
 
+def render_grounded(i: int, d: Dialogue, v: Verdict) -> str:
+    """Human-readable verdict of a task-oriented (QI/HI/KBI) detector: labels, conflicting turns and rows."""
+    from ..detectors.grounded import row_text, split_turns
+
+    name = d.meta.get("id") or f"dialogue {i + 1}"
+    labels = v.labels or {}
+    scores = ", ".join(f"{k} {s:.2f}" for k, s in (v.label_scores or {}).items())
+    fired = [k for k, on in labels.items() if on]
+    head = f"CONTRADICTION: {', '.join(fired)}" if fired else "consistent"
+    lines = [f"{name}: {head} ({scores})"]
+    _, request, reply = split_turns(d)
+    if reply is None:
+        lines.append("  (the last turn is the user's: there is no system reply to check)")
+    else:
+        lines.append(f'  reply [{reply}] {d.turns[reply].speaker}: "{_quote(d.turns[reply].text)}"')
+    if labels.get("QI") and request is not None:
+        lines.append(
+            f'  QI: does not fit the request [{request}] {d.turns[request].speaker}: "{_quote(d.turns[request].text)}"'
+        )
+    if labels.get("HI"):
+        for e in v.evidence:
+            if e == request:
+                continue
+            s = v.pair_scores.get(e)
+            score = f" (attribution {s:.2f})" if s is not None else ""
+            lines.append(f'  HI: contradicts [{e}] {d.turns[e].speaker}: "{_quote(d.turns[e].text)}"{score}')
+    if labels.get("KBI"):
+        rows = v.knowledge_evidence or ()
+        kb = d.knowledge.rows if d.knowledge is not None else ()
+        if not rows:
+            lines.append("  KBI: no single knowledge row stands out")
+        for r in rows:
+            s = (v.knowledge_scores or {}).get(r)
+            score = f" (attribution {s:.2f})" if s is not None else ""
+            lines.append(f"  KBI: contradicts knowledge row {r}: {_quote(row_text(kb[r]))}{score}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     records = list(read_dialogues(args.input))
     for r in records:  # all-or-nothing: one bad record stops before any model work
         if r.error is not None:
             raise r.error
     dialogues = [r.dialogue for r in records if r.dialogue is not None]
-    det = load_for(args)
-    verdicts = det.predict(dialogues, batch_size=args.batch_size)
+    from ..detectors.grounded import knowledge_notes
+
+    for i, d in enumerate(dialogues):
+        for note in knowledge_notes(d.knowledge):
+            print(f"dialcheck: note: {d.meta.get('id') or f'dialogue {i + 1}'}: {note}", file=sys.stderr)
+    verdicts = predict_for(args, dialogues)
     out = sys.stdout
     for i, (d, v) in enumerate(zip(dialogues, verdicts, strict=True)):
         if args.json:

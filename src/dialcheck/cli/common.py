@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,21 +11,39 @@ from ..errors import InputError
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", "-m", default=None, help="detector folder (default: the shipped English detector)")
+    p.add_argument(
+        "--model",
+        "-m",
+        default=None,
+        help="detector folder (default: the shipped English detector, or the task-oriented one for dialogues "
+        "with knowledge)",
+    )
     p.add_argument("--tau", type=float, default=None, help="decision threshold (default: the model's)")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
     p.add_argument("--batch-size", type=int, default=64, help="pairs per forward pass (default 64)")
 
 
-def load_for(args: argparse.Namespace) -> Any:
+def load_for(args: argparse.Namespace, language: str = "en") -> Any:
     from ..api import load
 
-    det = load(args.model)
+    det = load(args.model, language=language)
+    configure(det, args)
+    return det
+
+
+def configure(det: Any, args: argparse.Namespace) -> None:
+    """Apply the command line's threshold overrides to a detector."""
     if args.tau is not None:
         det.tau = _prob(args.tau, "--tau")
     if args.eta_e is not None:
         det.eta_e = _prob(args.eta_e, "--eta-e")
-    return det
+
+
+def predict_for(args: argparse.Namespace, dialogues: Sequence[Any]) -> list[Any]:
+    """Verdicts from ``--model``, or from the shipped default each dialogue routes to (see ``api.route``)."""
+    from ..api import predict
+
+    return predict(dialogues, args.model, args.batch_size, configure=lambda det: configure(det, args))
 
 
 def _prob(v: float, name: str) -> float:

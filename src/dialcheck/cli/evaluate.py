@@ -1,4 +1,5 @@
-"""``dialcheck evaluate``: the DECODE benchmark (dev, human-bot, RCT, A2T, raw human-bot)."""
+"""``dialcheck evaluate``: the DECODE benchmark (dev, human-bot, RCT, A2T, raw human-bot) or, with
+``--benchmark citod``, CI-ToD (calendar, navigate, weather test sets, pooled, and the KBI probe)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,28 @@ from typing import Any
 from ..errors import InputError
 from .common import add_model_options, load_for
 
-HELP = "evaluate a detector on the DECODE splits; JSON results and a Markdown table"
+HELP = "evaluate a detector on the DECODE (default) or CI-ToD splits; JSON results and a Markdown table"
 
 
 def add_parser(sub: Any) -> None:
+    from ..evaluation.citod import SPLITS as CITOD_SPLITS
     from ..evaluation.decode import SPLITS
 
     p = sub.add_parser("evaluate", help=HELP, description=HELP)
     add_model_options(p)
-    p.add_argument("--splits", default=",".join(SPLITS), help=f"comma-separated, from {', '.join(SPLITS)}")
+    p.add_argument("--benchmark", choices=("decode", "citod"), default="decode", help="default decode")
+    p.add_argument(
+        "--splits",
+        default=None,
+        help=f"comma-separated; decode: {', '.join(SPLITS)} (default all); "
+        f"citod: {', '.join(CITOD_SPLITS)} (default calendar,navigate,weather,kbi_probe)",
+    )
+    p.add_argument(
+        "--row-selection",
+        choices=("overlap", "none"),
+        default=None,
+        help="citod: override the model's knowledge-row selection (ablation)",
+    )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     p.add_argument("--limit", type=int, default=None, help="first N examples per split (quick look)")
     p.add_argument("--json", dest="json_out", default=None, help="write the results as JSON here")
@@ -32,17 +46,10 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.decode import DecodeEvaluator, to_markdown
-
-    splits = [s for s in args.splits.split(",") if s]
-    try:
-        evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size)
-    except ValueError as e:
-        raise InputError(str(e)) from None
-    det = load_for(args)
-    results = evaluator(det, show_progress_bar=not args.no_progress)
-    results["primary_metric"] = evaluator.primary_metric  # type: ignore[assignment]
-    table = to_markdown(results, det.config.detector)
+    if args.benchmark == "citod":
+        det, evaluator, results, table = _citod(args)
+    else:
+        det, evaluator, results, table = _decode(args)
     sys.stdout.write(table)
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
@@ -61,3 +68,41 @@ def run(args: argparse.Namespace) -> int:
         (det.path / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
         write_model_card(det.path, det.config)
     return 0
+
+
+def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
+    from ..evaluation.decode import SPLITS, DecodeEvaluator, to_markdown
+
+    if args.row_selection is not None:
+        raise InputError("--row-selection applies to --benchmark citod only")
+    splits = [s for s in (args.splits or ",".join(SPLITS)).split(",") if s]
+    try:
+        evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    det = load_for(args)
+    results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
+    results["primary_metric"] = evaluator.primary_metric
+    return det, evaluator, results, to_markdown(results, det.config.detector)
+
+
+def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
+    from ..detectors import GroundedDetector
+    from ..evaluation.citod import TEST_SPLITS, CitodEvaluator, to_markdown
+
+    splits = [s for s in (args.splits or ",".join((*TEST_SPLITS, "kbi_probe"))).split(",") if s]
+    try:
+        evaluator = CitodEvaluator(splits, args.data_dir, args.limit, min(args.batch_size, 32))
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    det = load_for(args, language="tod")
+    if not isinstance(det, GroundedDetector):
+        raise InputError(f"the CI-ToD benchmark needs a citod.grounded.v1 model, got {det.config.detector}")
+    if args.row_selection is not None:
+        if args.update_card:
+            raise InputError("--update-card cannot be combined with --row-selection (an ablation, not the model)")
+        det.config.options["selection"] = args.row_selection
+    results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
+    results["primary_metric"] = evaluator.primary_metric
+    results["row_selection"] = det.config.options.get("selection", "overlap")
+    return det, evaluator, results, to_markdown(results)

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import ParsedRecord, read_dialogues
 from ..schema import Dialogue
-from .common import add_model_options, load_for
+from .common import add_model_options, load_for, predict_for
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     if args.chunk_size < 1:
         raise InputError(f"--chunk-size must be at least 1, got {args.chunk_size}")
     done = prepare_resume(out_path) if args.resume else set()
-    det = load_for(args)
+    if args.model is not None:
+        load_for(args)  # a missing or broken --model fails before any output is written
     records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True)
     bar = None
     if not args.no_progress:
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         def flush() -> None:
             nonlocal n_ok
             units = [(r, turn, d) for r in chunk for turn, d in _units(r, args.every_turn)]
-            verdicts = det.predict([d for _, _, d in units], batch_size=args.batch_size)
+            verdicts = predict_for(args, [d for _, _, d in units])
             lines = []
             for (r, turn, _d), v in zip(units, verdicts, strict=True):
                 rec: dict[str, Any] = {"line": r.line, "id": r.raw_id}

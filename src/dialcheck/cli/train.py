@@ -1,4 +1,9 @@
-"""``dialcheck train``: train a DECODE detector and save it with its config and model card."""
+"""``dialcheck train``: train a detector and save it with its config and model card.
+
+``--task decode`` (default): a DECODE contradiction detector (utterance-based or unstructured).
+``--task citod``: the CI-ToD knowledge-grounded QI/HI/KBI detector (calendar + navigate; weather has no
+labelled train split).
+"""
 
 from __future__ import annotations
 
@@ -14,14 +19,17 @@ from typing import Any
 
 from ..errors import InputError
 
-HELP = "train a DECODE detector (utterance-based or unstructured)"
+HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("train", help=HELP, description=HELP)
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
-    p.add_argument("--detector", choices=sorted(DETECTOR_TYPES), default="utterance")
+    p.add_argument(
+        "--task", choices=("decode", "citod"), default="decode", help="benchmark to train for (default decode)"
+    )
+    p.add_argument("--detector", choices=sorted(DETECTOR_TYPES), default=None, help="DECODE only (default utterance)")
     p.add_argument(
         "--base", default="all-MiniLM-L6-v2", help="all-MiniLM-L6-v2, all-mpnet-base-v2 or a local HF folder"
     )
@@ -29,18 +37,29 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--full", action="store_true", help="full fine-tuning (same as --lora 0)")
     p.add_argument(
         "--augment",
-        default="random_premise",
-        help="comma-separated extra data: random_premise, anli, nli_samples, swap ('' = none)",
+        default=None,
+        help="comma-separated extra data ('' = none). decode: random_premise (default), anli, nli_samples, swap; "
+        "citod: kbi (default: KBI synthesis by entity replacement)",
     )
     p.add_argument("--epochs", type=float, default=2.0)
-    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--batch-size", type=int, default=None, help="default 32 (decode), 16 (citod)")
     p.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
-    p.add_argument("--max-length", type=int, default=128)
+    p.add_argument("--max-length", type=int, default=None, help="default 128 (decode), 256 (citod)")
     p.add_argument("--patience", type=int, default=3, help="validations without improvement before stopping")
     p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=0, help="CPU threads for torch (default 0 = all cores)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    g = p.add_argument_group("citod")
+    g.add_argument("--domains", default="calendar,navigate", help="CI-ToD train domains (default calendar,navigate)")
+    g.add_argument("--no-history", action="store_true", help="leave the dialogue history out (context ablation)")
+    g.add_argument(
+        "--row-selection",
+        choices=("overlap", "none"),
+        default="overlap",
+        help="rank knowledge rows by entity overlap before the token budget cuts (default) or keep KB order",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -51,14 +70,34 @@ def torch_version() -> str:
     return str(torch.__version__)
 
 
+def _command() -> str:
+    if sys.argv[1:2] == ["train"]:
+        return "dialcheck train " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    return "dialcheck train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def _machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, torch {torch_version()}"
+
+
 def run(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        raise InputError("output folder exists and is not empty", str(out))
+    if args.task == "citod":
+        return run_citod(args, out)
+    return run_decode(args, out)
+
+
+def run_decode(args: argparse.Namespace, out: Path) -> int:
     from ..detectors import UnstructuredDetector, UtteranceDetector
     from ..training import TrainConfig, build_decode_training_data, train_detector
     from ..training.card import write_model_card
 
-    out = Path(args.out)
-    if out.exists() and any(out.iterdir()):
-        raise InputError("output folder exists and is not empty", str(out))
+    args.detector = args.detector or "utterance"
+    args.augment = "random_premise" if args.augment is None else args.augment
+    args.batch_size = args.batch_size or 32
+    args.max_length = args.max_length or 128
     augment = tuple(a for a in args.augment.split(",") if a)
     kind = DETECTOR_TYPES[args.detector]
     try:
@@ -71,16 +110,19 @@ def run(args: argparse.Namespace) -> int:
     cls = UnstructuredDetector if args.detector == "unstructured" else UtteranceDetector
     det = cls(base=args.base, adapter=adapter, max_length=args.max_length)
     cfg = TrainConfig(
-        epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed, patience=args.patience
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        seed=args.seed,
+        patience=args.patience,
+        threads=args.threads,
     )
     info = {
-        "command": "dialcheck " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-        if sys.argv[1:2] == ["train"]
-        else "dialcheck train " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+        "command": _command(),
         "augment": list(augment),
         "counts": data.counts,
         "data": "DECODE train utterance pairs (decode.train_pairs.v1)" + "".join(f" + {a}" for a in augment),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch_version()}",
+        "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }
     validation_dialogues = data.validation_dialogues if cls is UtteranceDetector else None
@@ -93,6 +135,52 @@ def run(args: argparse.Namespace) -> int:
         data_info=info,
         show_progress_bar=not args.no_progress,
     )
+    det.save(out)
+    write_model_card(out, det.config)
+    print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
+    return 0
+
+
+def run_citod(args: argparse.Namespace, out: Path) -> int:
+    from ..detectors import GroundedDetector
+    from ..training import TrainConfig
+    from ..training.card import write_model_card
+    from ..training.citod import build_citod_training_data, train_grounded
+
+    if args.detector is not None:
+        raise InputError("--detector applies to --task decode only (CI-ToD has one detector type)")
+    augment = tuple(a for a in ("kbi" if args.augment is None else args.augment).split(",") if a)
+    domains = tuple(d for d in args.domains.split(",") if d)
+    data = build_citod_training_data(args.data_dir, domains, augment, args.seed, args.limit)
+    print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
+    rank = 0 if args.full else args.lora
+    adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
+    det = GroundedDetector(
+        base=args.base,
+        adapter=adapter,
+        max_length=args.max_length or 256,
+        history=not args.no_history,
+        selection=args.row_selection,
+    )
+    cfg = TrainConfig(
+        epochs=args.epochs,
+        batch_size=args.batch_size or 16,
+        lr=args.lr,
+        seed=args.seed,
+        patience=args.patience,
+        threads=args.threads,
+    )
+    info = {
+        "command": _command(),
+        "augment": list(augment),
+        "data": "CI-ToD KBRetriever_DC train: "
+        + ", ".join(domains)
+        + "".join(f" + {a}" for a in augment)
+        + "; early stopping on their dev sets; weather unseen (no labelled weather train split exists)",
+        "machine": _machine(),
+        "date": dt.date.today().isoformat(),
+    }
+    train_grounded(det, data, cfg, data_info=info, show_progress_bar=not args.no_progress)
     det.save(out)
     write_model_card(out, det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)

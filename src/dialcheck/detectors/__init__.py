@@ -4,6 +4,7 @@ from pathlib import Path
 
 from .base import DETECTORS, Detector, RankedCandidate, load_detector, register_detector
 from .core import PairClassifier
+from .grounded import GroundedDetector
 from .modeling import DetectorConfig
 from .unstructured import UnstructuredDetector
 from .utterance import UtteranceDetector
@@ -13,6 +14,7 @@ __all__ = [
     "DETECTORS",
     "Detector",
     "DetectorConfig",
+    "GroundedDetector",
     "PairClassifier",
     "RankedCandidate",
     "UnstructuredDetector",
@@ -23,9 +25,9 @@ __all__ = [
 ]
 
 _MODELS = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODELS = {"en": "decode-utterance-minilm-v1"}
+DEFAULT_MODELS = {"en": "decode-utterance-minilm-v1", "tod": "citod-grounded-minilm-v1"}
 
 
 def default_model_path(language: str = "en") -> Path:
-    """Folder of the shipped default detector for ``language``."""
+    """Folder of the shipped default detector for ``language`` (``"tod"``: task-oriented, with knowledge)."""
     return _MODELS / DEFAULT_MODELS[language]

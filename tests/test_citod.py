@@ -1,0 +1,444 @@
+"""CI-ToD: the input builder, row selection, KBI synthesis, metrics, the grounded detector and its routing."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from dialcheck.detectors.grounded import (
+    GroundedDetector,
+    build_input,
+    dialogue_roles,
+    knowledge_notes,
+    rank_rows,
+    split_turns,
+)
+from dialcheck.errors import InputError
+from dialcheck.evaluation.citod import citod_metrics, exact_match
+from dialcheck.io import parse_dialogue
+from dialcheck.probes.kbi import kbi_candidates, kbi_examples, synthesize_kbi
+from dialcheck.schema import Dialogue, Example, KnowledgeBase, Turn
+
+KB = KnowledgeBase(
+    (
+        {"poi": "the_westin", "distance": "2_miles", "traffic_info": "no_traffic", "poi_type": "rest_stop"},
+        {"poi": "whole_foods", "distance": "2_miles", "traffic_info": "heavy_traffic", "poi_type": "grocery_store"},
+        {"poi": "hotel_keen", "distance": "6_miles", "traffic_info": "no_traffic", "poi_type": "rest_stop"},
+        {"poi": "pizza_hut", "distance": "4_miles", "traffic_info": "moderate_traffic", "poi_type": "pizza_restaurant"},
+    )
+)
+TURNS = (
+    Turn("user", "find me a rest_stop"),
+    Turn("system", "the_westin is a rest_stop near you"),
+    Turn("user", "how far is it"),
+    Turn("system", "the_westin is 2_miles away"),
+)
+NAV = Dialogue(TURNS, KB, {"id": "nav1"})
+
+
+# -- input builder ---------------------------------------------------------------------------------
+def test_input_builder_on_a_fixed_example():
+    x = build_input(NAV)
+    assert x.first == (
+        "[kb] poi the westin distance 2 miles traffic info no traffic poi type rest stop ; "
+        "poi whole foods distance 2 miles traffic info heavy traffic poi type grocery store ; "
+        "poi hotel keen distance 6 miles traffic info no traffic poi type rest stop ; "
+        "poi pizza hut distance 4 miles traffic info moderate traffic poi type pizza restaurant [/kb] "
+        "user: find me a rest stop system: the westin is a rest stop near you request: how far is it"
+    )
+    assert x.second == "the westin is 2 miles away"
+    assert (x.rows, x.history, x.request, x.reply) == ((0, 1, 2, 3), (0, 1), 2, 3)
+
+
+def test_no_history_ablation_keeps_knowledge_request_and_reply_only():
+    x = build_input(NAV, history=False)
+    assert x.first.endswith("[/kb] request: how far is it") and "user:" not in x.first and x.history == ()
+    assert x.second == "the westin is 2 miles away"
+
+
+def test_roles_from_names_or_alternation_and_a_trailing_user_turn():
+    d = Dialogue.from_texts(["a", "b", "c"], speakers=("A", "B"))
+    assert dialogue_roles(d) == ["system", "user", "system"]
+    ends_with_user = Dialogue((*TURNS, Turn("user", "thanks")), KB)
+    assert split_turns(ends_with_user) == ([0, 1, 2, 3], 4, None)
+    assert build_input(ends_with_user).second == ""
+
+
+def test_empty_and_dash_cells_are_left_out_and_empty_kb_keeps_delimiters():
+    d = Dialogue(TURNS, KnowledgeBase(({"event": "dinner", "room": "-", "party": ""},)))
+    assert build_input(d).first.startswith("[kb] event dinner [/kb] user:")
+    assert build_input(Dialogue(TURNS, KnowledgeBase(()))).first.startswith("[kb] [/kb] user:")
+    assert build_input(Dialogue(TURNS)).first.startswith("[kb] [/kb] user:")
+
+
+# -- row selection ---------------------------------------------------------------------------------
+def test_rank_rows_weights_rare_values_higher():
+    ranked = rank_rows(KB, [t.text for t in TURNS])
+    # row 0: the_westin (1), 2_miles (1/2), no_traffic? no, rest_stop (1/2) -> 2.0; row 2: rest_stop 1/2;
+    # row 1: 2_miles 1/2; row 3: nothing
+    assert ranked == [(0, 2.0), (1, 0.5), (2, 0.5), (3, 0.0)]
+
+
+def words(text):
+    return len(text.split())
+
+
+def test_budget_keeps_the_relevant_rows_with_selection_and_a_prefix_without():
+    # delimiters, history and request cost 22 words, the reply 6, each row 14 + 1 separator: 60 fits two rows
+    sel = build_input(NAV, budget=60, token_len=words, selection="overlap")
+    plain = build_input(NAV, budget=60, token_len=words, selection="none")
+    assert sel.rows == (0, 1)
+    assert plain.rows == (0, 1)
+    reply_about_keen = Dialogue((*TURNS[:3], Turn("system", "hotel_keen is 6_miles away")), KB)
+    assert build_input(reply_about_keen, budget=60, token_len=words).rows == (0, 2)
+    assert build_input(reply_about_keen, budget=60, token_len=words, selection="none").rows == (0, 1)
+    assert build_input(reply_about_keen, budget=57, token_len=words).rows == (2,)
+    tight = build_input(reply_about_keen, budget=10, token_len=words)
+    assert tight.rows == () and tight.first.startswith("[kb] [/kb]")
+
+
+def test_selected_rows_are_shown_in_knowledge_base_order():
+    d = Dialogue((Turn("user", "is pizza_hut or the_westin closer"), Turn("system", "pizza_hut")), KB)
+    x = build_input(d, budget=45, token_len=words)
+    assert x.rows == (0, 3)
+    assert x.first.index("westin") < x.first.index("pizza")
+
+
+# -- KBI synthesis ---------------------------------------------------------------------------------
+def test_kbi_synthesis_replaces_an_unmentioned_value_with_a_conflicting_one():
+    edit = synthesize_kbi(NAV, random.Random(0))
+    assert edit is not None
+    # the_westin is in the history, so only 2_miles can change; 2_miles -> 6_miles or 4_miles
+    assert edit.column == "distance" and edit.original == "2_miles"
+    assert edit.replacement in {"6_miles", "4_miles"} and edit.rows == (0,)
+    assert edit.dialogue.last.text == f"the_westin is {edit.replacement} away"
+    assert edit.dialogue.turns[:3] == NAV.turns[:3] and edit.dialogue.knowledge == KB
+
+
+def test_kbi_synthesis_never_picks_a_value_that_an_anchor_row_agrees_with():
+    d = Dialogue((Turn("user", "any rest_stop?"), Turn("system", "hotel_keen has no_traffic")), KB)
+    cands = kbi_candidates(d)
+    assert [(c.column, c.value, c.rows) for c in cands] == [
+        ("poi", "hotel_keen", (2,)),
+        ("traffic_info", "no_traffic", (2,)),
+    ]
+    seen = set()
+    for seed in range(30):
+        edit = synthesize_kbi(d, random.Random(seed))
+        seen.add(edit.replacement)
+    # the_westin is also a rest stop with no traffic, so "the_westin has no_traffic" would be consistent
+    assert seen == {"whole_foods", "pizza_hut", "heavy_traffic", "moderate_traffic"}
+
+
+def test_kbi_synthesis_gives_up_without_an_anchor_or_a_knowledge_base():
+    no_anchor = Dialogue((Turn("user", "hello"), Turn("system", "pizza_hut")), KB)
+    assert synthesize_kbi(no_anchor, random.Random(0)) is None
+    assert synthesize_kbi(Dialogue(TURNS), random.Random(0)) is None
+    assert synthesize_kbi(Dialogue(TURNS[:3]), random.Random(0)) is None
+
+
+def test_kbi_examples_label_kbi_and_keep_the_other_labels():
+    clean = Example(NAV, False, (), None, "nav1", {"QI": True, "HI": False, "KBI": False})
+    already = Example(NAV, True, (), "KBI", "nav2", {"QI": False, "HI": False, "KBI": True})
+    out = kbi_examples([clean, already], random.Random(0))
+    assert len(out) == 1
+    ex, edit = out[0]
+    assert ex.labels == {"QI": True, "HI": False, "KBI": True} and ex.label and ex.category == "QI+KBI"
+    assert ex.id == "nav1+kbi" and ex.dialogue.meta["id"] == "nav1+kbi" and edit.dialogue is ex.dialogue
+
+
+# -- metrics -------------------------------------------------------------------------------------
+def test_metrics_against_hand_computed_values():
+    gold = [
+        {"QI": 1, "HI": 0, "KBI": 1},
+        {"QI": 0, "HI": 0, "KBI": 0},
+        {"QI": 1, "HI": 1, "KBI": 0},
+        {"QI": 0, "HI": 0, "KBI": 1},
+        {"QI": 0, "HI": 0, "KBI": 0},
+    ]
+    pred = [
+        {"QI": 1, "HI": 0, "KBI": 1},  # exact
+        {"QI": 1, "HI": 0, "KBI": 0},  # QI false positive
+        {"QI": 1, "HI": 0, "KBI": 0},  # HI missed
+        {"QI": 0, "HI": 0, "KBI": 1},  # exact
+        {"QI": 0, "HI": 0, "KBI": 0},  # exact
+    ]
+    m = citod_metrics(gold, pred)
+    # QI: TP 2, FP 1, FN 0 -> P 2/3, R 1, F1 0.8; HI: TP 0 -> 0; KBI: TP 2 -> 1, 1, 1
+    assert m["QI_precision"] == pytest.approx(2 / 3) and m["QI_recall"] == 1.0 and m["QI_f1"] == pytest.approx(0.8)
+    assert (m["HI_precision"], m["HI_recall"], m["HI_f1"]) == (0.0, 0.0, 0.0)
+    assert (m["KBI_precision"], m["KBI_recall"], m["KBI_f1"]) == (1.0, 1.0, 1.0)
+    assert m["overall_accuracy"] == pytest.approx(0.6) and m["n"] == 5
+    with pytest.raises(ValueError):
+        exact_match(gold, pred[:2], ["QI"])
+
+
+# -- the corpus adapter ----------------------------------------------------------------------------
+def test_citod_splits_have_the_manifest_counts(data_root):
+    from dialcheck.datasets import load_dataset
+
+    expected = {  # records, QI, HI, KBI (MANIFEST.md, equal to the CI-ToD README)
+        "citod.calendar.train.v1": (595, 174, 56, 177),
+        "citod.calendar.test.v1": (74, 23, 8, 21),
+        "citod.navigate.train.v1": (1110, 453, 386, 591),
+        "citod.navigate.test.v1": (138, 48, 44, 71),
+        "citod.weather.dev.v1": (106, 81, 14, 66),
+        "citod.weather.test.v1": (106, 72, 12, 69),
+    }
+    for name, (n, qi, hi, kbi) in expected.items():
+        data = load_dataset(name, data_root)
+        assert len(data) == n
+        assert [sum(e.labels[k] for e in data) for k in ("QI", "HI", "KBI")] == [qi, hi, kbi]
+    ex = load_dataset("citod.weather.test.v1", data_root)[0]
+    assert {t.speaker for t in ex.dialogue.turns} <= {"user", "system"}
+    assert len(ex.dialogue.knowledge) == 49 and ex.dialogue.meta["domain"] == "weather"
+    assert ex.label == any(ex.labels.values())
+
+
+def test_weather_train_is_reported_missing():
+    from dialcheck.datasets.citod import citod_file
+
+    with pytest.raises(InputError, match="never released"):
+        citod_file("weather", "train")
+
+
+def test_malformed_corpus_records_name_the_record(tmp_path):
+    from dialcheck.datasets.citod import load_citod_file
+
+    p = tmp_path / "x.json"
+    p.write_text(json.dumps([{"dialogue": [{"turn": "driver", "utterance": "hi"}], "scenario": {"qi": "2"}}]))
+    with pytest.raises(InputError, match=r"record 0: scenario.qi: expected '0' or '1'"):
+        load_citod_file(p, "navigate", "test")
+
+
+# -- bad knowledge input ---------------------------------------------------------------------------
+def test_knowledge_values_become_strings_and_nested_values_are_refused():
+    d = parse_dialogue({"turns": ["hi"], "knowledge": [{"poi": "x", "distance": 5, "open": True, "note": None}]})
+    assert dict(d.knowledge.rows[0]) == {"poi": "x", "distance": "5", "open": "yes", "note": ""}
+    with pytest.raises(InputError, match=r"knowledge\[0\]\.poi: expected a flat value"):
+        parse_dialogue({"turns": ["hi"], "knowledge": [{"poi": {"name": "x"}}]})
+    with pytest.raises(InputError, match=r"knowledge\[1\]: expected an object"):
+        parse_dialogue({"turns": ["hi"], "knowledge": [{"poi": "x"}, "y"]})
+    with pytest.raises(InputError, match="knowledge: expected a list of records"):
+        parse_dialogue({"turns": ["hi"], "knowledge": {"poi": "x"}})
+
+
+def test_ragged_and_empty_knowledge_get_plain_notes():
+    kb = KnowledgeBase(({"poi": "a", "distance": "1"}, {"poi": "b", "distance": "2"}, {"poi": "c", "x": "y"}, {}))
+    notes = knowledge_notes(kb)
+    assert notes == [
+        "knowledge[2] lacks column(s) distance that other rows have; it is used with the columns it has",
+        "knowledge[2] has column(s) x that most rows lack; they are kept",
+        "knowledge[3] is empty and is ignored",
+    ]
+    assert "empty" in knowledge_notes(KnowledgeBase(()))[0]
+    assert knowledge_notes(None) == [] and knowledge_notes(KB) == []
+    x = build_input(Dialogue(TURNS, kb))
+    assert x.rows == (0, 1, 2) and "poi c x y" in x.first
+
+
+# -- the detector with a rule in place of the network --------------------------------------------
+class RuleCore:
+    """Stands in for the network: QI if the reply says 'pizza', HI if a system turn said 'no traffic' and the
+    reply says 'heavy traffic', KBI if the westin row is shown and the reply puts the westin at 6 miles."""
+
+    tokenizer = None
+    max_length = 256
+
+    def __init__(self):
+        self.labels = ["QI", "HI", "KBI"]
+        self.calls = []
+
+    def proba(self, pairs, batch_size=32, show_progress_bar=False):
+        self.calls.append(list(pairs))
+        out = []
+        for first, second in pairs:
+            qi = 0.9 if "pizza" in second else 0.1
+            hi = 0.8 if "system: the westin has no traffic" in first and "heavy traffic" in second else 0.2
+            kbi = 0.95 if "poi the westin distance 2 miles" in first and "westin is 6 miles" in second else 0.05
+            out.append([qi, hi, kbi])
+        return np.array(out, dtype=np.float32)
+
+
+def _rule_detector(**kw):
+    det = GroundedDetector(**kw)
+    det._clf = RuleCore()
+    return det
+
+
+def test_labels_scores_and_evidence_by_occlusion():
+    turns = (
+        Turn("user", "is there a rest_stop"),
+        Turn("system", "the_westin has no_traffic"),
+        Turn("user", "how far is it"),
+        Turn("system", "the_westin is 6_miles away with heavy_traffic"),
+    )
+    (v,) = _rule_detector().predict([Dialogue(turns, KB)])
+    assert v.labels == {"QI": False, "HI": True, "KBI": True} and v.contradiction and v.category == "HI+KBI"
+    assert v.label_scores["KBI"] == pytest.approx(0.95) and v.score == pytest.approx(0.95)
+    assert v.evidence == (1,) and v.pair_scores[1] == pytest.approx(0.6) and v.pair_scores[0] == 0.0
+    assert v.knowledge_evidence == (0,) and v.knowledge_scores[0] == pytest.approx(0.9)
+    assert set(v.knowledge_scores) == {0, 1, 2, 3}
+    d = v.to_dict()
+    assert d["labels"] == {"QI": False, "HI": True, "KBI": True} and d["knowledge_evidence"] == [0]
+    assert d["contradiction"] is True and set(d["label_scores"]) == {"QI", "HI", "KBI"}
+
+
+def test_consistent_reply_and_query_evidence():
+    det = _rule_detector()
+    ok, qi = det.predict([NAV, Dialogue((*TURNS[:3], Turn("system", "pizza_hut is 4_miles away")), KB)], evidence=True)
+    assert not ok.contradiction and ok.labels == {"QI": False, "HI": False, "KBI": False}
+    assert ok.evidence == () and ok.knowledge_evidence == () and ok.category is None
+    assert qi.labels["QI"] and qi.evidence == (2,)
+    assert len(det._clf.calls) == 1  # nothing fired that needs occlusion passes
+
+
+def test_thresholds_per_label_and_tau():
+    det = _rule_detector(tau=0.5)
+    det.config.thresholds["KBI"] = 0.99
+    turns = (*TURNS[:3], Turn("system", "the_westin is 6_miles away"))
+    (v,) = det.predict([Dialogue(turns, KB)])
+    assert not v.labels["KBI"]
+    det.tau = 0.04
+    (v,) = det.predict([Dialogue(turns, KB)], evidence=False)
+    assert v.labels == {"QI": True, "HI": True, "KBI": False}
+
+
+def test_dialogue_without_knowledge_has_no_knowledge_fields():
+    (v,) = _rule_detector().predict([Dialogue(TURNS)])
+    assert v.knowledge_evidence is None and "knowledge_evidence" not in v.to_dict()
+
+
+# -- a real (tiny, random) network: save, load, train, CLI ---------------------------------------
+@pytest.fixture(scope="module")
+def tiny_grounded_dir(tiny_base, tmp_path_factory):
+    import torch
+
+    from dialcheck.detectors.modeling import build_model
+
+    torch.manual_seed(0)
+    det = GroundedDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8}, max_length=96)
+    det.attach(*build_model(det.config))
+    out = tmp_path_factory.mktemp("models") / "tiny-grounded"
+    det.save(out)
+    return out
+
+
+def test_saved_grounded_detector_reloads_and_respects_the_window(tiny_grounded_dir):
+    from dialcheck.detectors import load_detector
+
+    a, b = load_detector(tiny_grounded_dir), load_detector(tiny_grounded_dir)
+    assert isinstance(a, GroundedDetector) and a.config.problem_type == "multi_label_classification"
+    big = KnowledgeBase(tuple({"location": f"city_{i}", "date": "monday", "weather": "rain"} for i in range(40)))
+    d = Dialogue((Turn("user", "rain in city_7 on monday?"), Turn("system", "yes, rain in city_7")), big)
+    x = a.build(d)
+    assert 0 < len(x.rows) < 40 and 7 in x.rows
+    assert a.classifier.encode([(x.first, x.second)])["input_ids"].shape[1] <= 96
+    va, vb = a.predict([d])[0], b.predict([d])[0]
+    assert va.label_scores == pytest.approx(vb.label_scores)
+
+
+def test_training_learns_label_priors_in_the_right_order(tiny_base, tmp_path):
+    """QI is always on and HI always off in the toy data: the trained scores must say so, label by label."""
+    from dialcheck.detectors import load_detector
+    from dialcheck.training import TrainConfig
+    from dialcheck.training.citod import CitodTrainingData, train_grounded
+
+    rng = random.Random(0)
+    examples = []
+    for i in range(96):
+        km = rng.choice(["2_miles", "6_miles", "4_miles"])
+        d = Dialogue((Turn("user", "how far is the_westin"), Turn("system", f"it is {km} away")), KB)
+        labels = {"QI": True, "HI": False, "KBI": km != "2_miles"}
+        examples.append(Example(d, True, (), None, str(i), labels))
+    data = CitodTrainingData(examples[:64], examples[64:])
+    det = GroundedDetector(base=str(tiny_base), adapter={"type": "lora", "r": 8, "alpha": 16}, max_length=128)
+    cfg = TrainConfig(epochs=4, batch_size=16, lr=1e-2, eval_every=8, patience=20, threads=1)
+    train_grounded(det, data, cfg, data_info={"command": "test"})
+    assert det.config.metrics["val_QI_f1"] == 1.0 and det.config.metrics["val_HI_precision"] == 0.0
+    assert det.config.training["steps"] == 16 and det.config.training["command"] == "test"
+    assert det.config.training["history"][-1]["val_score"] >= det.config.training["history"][0]["val_score"]
+    det.save(tmp_path / "m")
+    (v,) = load_detector(tmp_path / "m").predict([examples[70].dialogue])
+    assert v.label_scores["QI"] > 0.5 > v.label_scores["HI"] and v.label_scores["QI"] - v.label_scores["HI"] > 0.3
+
+
+def _run(capsys, *argv):
+    from dialcheck.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+TOD_INPUT = {
+    "id": "t1",
+    "turns": [{"speaker": "user", "text": "how far is the westin"}, {"speaker": "system", "text": "6 miles"}],
+    "knowledge": [{"poi": "the westin", "distance": "2 miles"}, {"poi": "hotel keen"}],
+}
+
+
+def test_check_json_carries_labels_and_contradiction_is_any_label(capsys, tmp_path, tiny_grounded_dir):
+    p = tmp_path / "tod.json"
+    p.write_text(json.dumps(TOD_INPUT))
+    code, out, err = _run(capsys, "check", str(p), "--json", "--model", str(tiny_grounded_dir), "--tau", "0")
+    assert code == 0
+    rec = json.loads(out)
+    assert rec["id"] == "t1" and rec["labels"] == {"QI": True, "HI": True, "KBI": True} and rec["contradiction"]
+    assert isinstance(rec["knowledge_evidence"], list) and set(rec["label_scores"]) == {"QI", "HI", "KBI"}
+    assert "knowledge[1] lacks column(s) distance" in err
+    code, out, _ = _run(capsys, "check", str(p), "--model", str(tiny_grounded_dir), "--tau", "0")
+    assert out.startswith("t1: CONTRADICTION: QI, HI, KBI (QI ")
+    assert 'QI: does not fit the request [0] user: "how far is the westin"' in out
+    code, out, _ = _run(capsys, "check", str(p), "--model", str(tiny_grounded_dir), "--tau", "1")
+    assert out.startswith("t1: consistent (QI ")
+
+
+def test_check_refuses_nested_knowledge_with_exit_2(capsys, tmp_path, tiny_grounded_dir):
+    bad = {**TOD_INPUT, "knowledge": [{"poi": ["a", "b"]}]}
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(bad))
+    code, out, err = _run(capsys, "check", str(p), "--model", str(tiny_grounded_dir))
+    assert code == 2 and out == "" and "knowledge[0].poi: expected a flat value" in err and "Traceback" not in err
+
+
+def test_knowledge_routes_to_the_task_oriented_default(monkeypatch, tiny_grounded_dir, tiny_detector_dir):
+    from dialcheck import api
+
+    paths = {"en": tiny_detector_dir, "tod": tiny_grounded_dir}
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": paths[language])
+    dialogues = [
+        parse_dialogue(TOD_INPUT),
+        parse_dialogue(["I have two dogs.", "Nice.", "I never had dogs."]),
+        parse_dialogue({"turns": ["where is it", "there"], "knowledge": []}),
+    ]
+    vs = api.predict(dialogues)
+    assert [v.labels is not None for v in vs] == [True, False, True]
+    assert vs[2].knowledge_evidence == ()
+    assert api.check(TOD_INPUT).labels is not None
+
+
+def test_train_and_evaluate_commands_for_citod(capsys, tmp_path, tiny_base, data_root):
+    out = tmp_path / "m"
+    code, _, err = _run(
+        capsys, "train", "--task", "citod", "--out", str(out), "--base", str(tiny_base), "--limit", "16",
+        "--epochs", "1", "--lora", "4", "--max-length", "96", "--threads", "1", "--no-progress",
+        "--data-dir", str(data_root),
+    )  # fmt: skip
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["detector"] == "citod.grounded.v1" and cfg["labels"] == ["QI", "HI", "KBI"]
+    assert cfg["training"]["command"].startswith("dialcheck train ") and "kbi_synthesized" in cfg["training"]["counts"]
+    assert "weather unseen" in cfg["training"]["data"]
+    res = tmp_path / "r.json"
+    code, table, err = _run(
+        capsys, "evaluate", "--benchmark", "citod", "--model", str(out), "--limit", "6", "--json", str(res),
+        "--data-dir", str(data_root), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    r = json.loads(res.read_text())
+    assert r["primary_metric"] == "all/overall_accuracy" and r["all/n"] == 18 and r["weather/n"] == 6
+    assert "weather (unseen in training)" in table and "SGDCI" in table
+    code, _, err = _run(capsys, "train", "--task", "citod", "--out", str(tmp_path / "w"), "--domains", "weather")
+    assert code == 2 and "no labelled weather train split" in err
