@@ -57,6 +57,18 @@ def test_no_history_ablation_keeps_knowledge_request_and_reply_only():
     assert x.second == "the westin is 2 miles away"
 
 
+def test_marks_flag_values_of_the_reply_and_of_the_context():
+    x = build_input(NAV, marks=True)
+    assert x.first.startswith("[kb] poi * the westin distance * 2 miles traffic info no traffic poi type # rest stop ;")
+    assert "poi hotel keen distance 6 miles traffic info no traffic poi type # rest stop" in x.first
+    assert x.second == "the westin is 2 miles away"
+    # occluding the history turn that named the rest stop removes its context marks
+    y = build_input(NAV, marks=True, rows=x.rows, history_turns=[1])
+    assert "poi type # rest stop" in y.first  # still named by system turn 1
+    z = build_input(NAV, marks=True, rows=x.rows, history_turns=[])
+    assert "# rest stop" not in z.first
+
+
 def test_roles_from_names_or_alternation_and_a_trailing_user_turn():
     d = Dialogue.from_texts(["a", "b", "c"], speakers=("A", "B"))
     assert dialogue_roles(d) == ["system", "user", "system"]

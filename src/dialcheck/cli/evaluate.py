@@ -62,11 +62,12 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--update-card needs a model folder")
         from ..detectors.modeling import CONFIG_NAME
         from ..training.card import write_model_card
+        from ..training.citod import write_citod_card
 
         det.config.metrics.update({k: v for k, v in results.items() if "/" in k})
         det.config.metrics["evaluate_command"] = "dialcheck " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         (det.path / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
-        write_model_card(det.path, det.config)
+        (write_citod_card if args.benchmark == "citod" else write_model_card)(det.path, det.config)
     return 0
 
 

@@ -55,6 +55,11 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--domains", default="calendar,navigate", help="CI-ToD train domains (default calendar,navigate)")
     g.add_argument("--no-history", action="store_true", help="leave the dialogue history out (context ablation)")
     g.add_argument(
+        "--marks",
+        action="store_true",
+        help="mark knowledge values the reply mentions (*) and those only the request/history mention (#)",
+    )
+    g.add_argument(
         "--row-selection",
         choices=("overlap", "none"),
         default="overlap",
@@ -144,8 +149,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
 def run_citod(args: argparse.Namespace, out: Path) -> int:
     from ..detectors import GroundedDetector
     from ..training import TrainConfig
-    from ..training.card import write_model_card
-    from ..training.citod import build_citod_training_data, train_grounded
+    from ..training.citod import build_citod_training_data, train_grounded, write_citod_card
 
     if args.detector is not None:
         raise InputError("--detector applies to --task decode only (CI-ToD has one detector type)")
@@ -161,6 +165,7 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
         max_length=args.max_length or 256,
         history=not args.no_history,
         selection=args.row_selection,
+        marks=args.marks,
     )
     cfg = TrainConfig(
         epochs=args.epochs,
@@ -182,6 +187,6 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
     }
     train_grounded(det, data, cfg, data_info=info, show_progress_bar=not args.no_progress)
     det.save(out)
-    write_model_card(out, det.config)
+    write_citod_card(out, det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0

@@ -15,6 +15,8 @@ entity overlap with the dialogue (:func:`rank_rows`: a row scores the sum of ``1
 occur in the history, request or reply, ``df`` being how many rows hold that value); the best rows fill the
 token budget left after the history, request and reply, and are shown in their knowledge-base order. With
 ``selection="none"`` rows are kept in order until the budget is full (plain truncation of the table).
+With ``marks=True`` each knowledge value the reply mentions is preceded by ``*`` and each value that only
+the request or history mention by ``#`` (entity alignment given to the encoder rather than learned).
 
 Evidence is found by occlusion, only for dialogues where the label fired: each history turn (for ``HI``) and
 each knowledge row in the input (for ``KBI``) is removed in turn, and its attribution is how much the
@@ -53,6 +55,7 @@ log = logging.getLogger(__name__)
 LABELS = ("QI", "HI", "KBI")
 KB_START, KB_END, ROW_SEP = "[kb]", "[/kb]", ";"
 USER, SYSTEM, REQUEST = "user:", "system:", "request:"
+MARK_REPLY, MARK_CONTEXT = "*", "#"
 EMPTY_VALUES = frozenset({"", "-"})  # the calendar KB writes "-" for an empty cell
 USER_NAMES = frozenset({"user", "driver", "human", "customer", "client", "usr", "u"})
 SYSTEM_NAMES = frozenset({"system", "assistant", "bot", "agent", "sys", "model", "s"})
@@ -73,13 +76,30 @@ def _match_form(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower().replace("_", " ")).strip()
 
 
-def row_text(row: dict[str, str] | Any) -> str:
+def row_text(row: dict[str, str] | Any, reply: str | None = None, context: str | None = None) -> str:
     """One knowledge row as ``column value`` pairs, empty cells left out.
+
+    With ``reply``/``context`` (texts in :func:`_match_form`), values the reply mentions are marked ``*`` and
+    values only the request or history mention are marked ``#`` (the ``marks`` option).
 
     >>> row_text({"poi": "the_westin", "distance": "2_miles", "room": "-"})
     'poi the westin distance 2 miles'
+    >>> row_text({"poi": "the_westin", "distance": "2_miles", "area": "x"}, reply="it is 2 miles", context="the westin")
+    'poi # the westin distance * 2 miles area x'
     """
-    return " ".join(f"{readable(k)} {readable(v)}" for k, v in row.items() if str(v).strip() not in EMPTY_VALUES)
+    parts = []
+    for k, v in row.items():
+        if str(v).strip() in EMPTY_VALUES:
+            continue
+        mark = ""
+        if reply is not None or context is not None:
+            form = _match_form(v)
+            if form and f" {form} " in f" {reply or ''} ":
+                mark = f"{MARK_REPLY} "
+            elif form and f" {form} " in f" {context or ''} ":
+                mark = f"{MARK_CONTEXT} "
+        parts.append(f"{readable(k)} {mark}{readable(v)}")
+    return " ".join(parts)
 
 
 def dialogue_roles(d: Dialogue) -> list[str]:
@@ -202,6 +222,7 @@ def build_input(
     token_len: Callable[[str], int] | None = None,
     rows: Sequence[int] | None = None,
     history_turns: Sequence[int] | None = None,
+    marks: bool = False,
 ) -> GroundedInput:
     """The (first, second) text pair of one dialogue (see the module docstring).
 
@@ -209,6 +230,8 @@ def build_input(
     knowledge rows are added (best first with ``selection="overlap"``, in order with ``"none"``) while they
     fit after the history, request and reply. ``rows``/``history_turns`` force exactly these rows/turns
     (used for occlusion). ``history=False`` leaves the history out (the paper's context ablation).
+    ``marks=True`` marks knowledge values the reply mentions with ``*`` and those only the request or the
+    (shown) history mention with ``#``, so the encoder need not align entities across the whole window.
 
     >>> d = Dialogue.from_texts(["where is the_westin", "it is at 329_el_camino_real"], speakers=("user", "system"),
     ...     knowledge=KnowledgeBase(({"poi": "the_westin", "address": "329_el_camino_real"},
@@ -234,7 +257,12 @@ def build_input(
         parts.append(f"{REQUEST} {readable(d.turns[request].text)}")
     dialogue_text = " ".join(parts)
     kb = d.knowledge or KnowledgeBase(())
-    texts = {i: row_text(r) for i, r in enumerate(kb.rows)}
+    if marks:
+        reply_form = _match_form(d.turns[reply].text) if reply is not None else ""
+        context_form = " ".join(_match_form(d.turns[i].text) for i in [*hist, request] if i is not None)
+        texts = {i: row_text(r, reply_form, context_form) for i, r in enumerate(kb.rows)}
+    else:
+        texts = {i: row_text(r) for i, r in enumerate(kb.rows)}
     if rows is not None:
         chosen = sorted(rows)
     else:
@@ -280,6 +308,7 @@ class GroundedDetector(Detector):
         history: bool = True,
         selection: str = "overlap",
         evidence_delta: float = 0.05,
+        marks: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -291,6 +320,7 @@ class GroundedDetector(Detector):
             history=history,
             selection=selection,
             evidence_delta=evidence_delta,
+            marks=marks,
             **options,
         )
         self.config.labels = list(LABELS)
@@ -317,6 +347,7 @@ class GroundedDetector(Detector):
         kw: dict[str, Any] = {
             "history": bool(self.options.get("history", True)),
             "selection": str(self.options.get("selection", "overlap")),
+            "marks": bool(self.options.get("marks", False)),
             "budget": budget,
             "token_len": token_len,
         }

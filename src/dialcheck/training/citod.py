@@ -160,3 +160,60 @@ def train_grounded(
     }
     detector.config.metrics = {**detector.config.metrics, **{k: round(float(v), 4) for k, v in final.items()}}
     return detector
+
+
+def write_citod_card(folder: Path, config: Any) -> Path:
+    """``MODEL_CARD.md`` for a grounded detector: what it checks, its input, how it was trained (command,
+    data, time, machine) and, after ``dialcheck evaluate --benchmark citod --update-card``, its test results."""
+    from .card import _size
+
+    t, m = config.training, config.metrics
+    opts = config.options
+    history = "on" if opts.get("history", True) else "off (ablation)"
+    lines = [
+        f"# {folder.name}",
+        "",
+        "Task-oriented dialogue consistency (CI-ToD, Qin et al. 2021): is the last system turn inconsistent",
+        "with the user's request (QI), the dialogue history (HI) or the knowledge base (KBI)?",
+        "",
+        f"- detector: `{config.detector}`; labels {config.labels} (multi-label, sigmoid + binary cross-entropy)",
+        f"- base encoder: `{config.base}`; adapter: `{config.adapter}`"
+        if config.adapter
+        else f"- base: `{config.base}`",
+        f"- thresholds: {config.thresholds} (a label fires at score >= its threshold; 0.5 as in the paper)",
+        "- input: knowledge rows as `column value` pairs between `[kb]` and `[/kb]`, the history with `user:`/"
+        f"`system:`, `request:`, then the reply; max_length {config.max_length}; history {history}; "
+        f"row selection `{opts.get('selection', 'overlap')}`; mention marks {'on' if opts.get('marks') else 'off'}",
+        f"- size on disk: {_size(folder)}",
+        "",
+        "## Training",
+        "",
+    ]
+    if t.get("command"):
+        lines += ["```", str(t["command"]), "```", ""]
+    for key in ("data", "counts", "epochs", "batch_size", "lr", "seed", "steps", "best_step", "train_seconds",
+                "threads", "machine", "date"):  # fmt: skip
+        if key in t:
+            lines.append(f"- {key}: {t[key]}")
+    lines += ["", "Validation (calendar + navigate dev sets; early stopping on `val_score`):", ""]
+    lines += [f"- {k}: {v}" for k, v in m.items() if k.startswith("val_")]
+    evals = {k: v for k, v in m.items() if "/" in k}
+    if evals:
+        from ..evaluation.citod import to_markdown
+
+        lines += ["", "## Evaluation (official test sets; weather unseen in training)", ""]
+        if m.get("evaluate_command"):
+            lines += ["```", str(m["evaluate_command"]), "```", ""]
+        lines.append(to_markdown(evals))
+    lines += [
+        "",
+        "## Limits",
+        "",
+        "- Weather was never seen in training: the labelled weather train split was not released.",
+        '- Entities are matched as words; paraphrased values ("two miles" for 2_miles) do not help row selection.',
+        "- Evidence (turns, rows) comes from occlusion of one item at a time; redundant evidence can hide.",
+        "",
+    ]
+    path = folder / "MODEL_CARD.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
