@@ -1,6 +1,7 @@
 """dialcheck: find where a chatbot contradicts itself, with the evidence turns."""
 
+from .generation.rerank import rerank
 from .schema import Dialogue, Example, KnowledgeBase, Pair, Turn, Verdict
 
 __version__ = "0.1.0"
-__all__ = ["Dialogue", "Example", "KnowledgeBase", "Pair", "Turn", "Verdict", "__version__"]
+__all__ = ["Dialogue", "Example", "KnowledgeBase", "Pair", "Turn", "Verdict", "__version__", "rerank"]

@@ -1,0 +1,185 @@
+"""Train and evaluate the Circa yes/no answer classifier (relaxed labels), leave-one-scenario-out.
+
+Unmatched setting of Louis et al. (2020): each fold trains on nine scenarios and tests on the tenth.
+Early stopping uses 5% of the training questions (grouped by question, so no question is in both).
+
+    # all ten folds, one epoch each, results appended to a JSONL file (re-running skips done folds)
+    nice -n 10 python benchmarks/circa_yesno.py loso --out runs/circa-loso.jsonl
+    # the shipped model: all ten scenarios, same recipe
+    nice -n 10 python benchmarks/circa_yesno.py final --out src/dialcheck/models/circa-yesno-minilm-v1
+    # the markdown table of a LOSO results file
+    python benchmarks/circa_yesno.py table runs/circa-loso.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import random
+import shlex
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from dialcheck.analysis.answers import AnswerClassifier, relaxed_accuracy
+from dialcheck.datasets import load_dataset
+from dialcheck.datasets.circa import SCENARIOS, CircaExample, judgement
+from dialcheck.training.trainer import TrainConfig
+
+
+def split_by_question(rows: list[CircaExample], fraction: float, seed: int) -> tuple[list, list]:
+    questions = sorted({e.question for e in rows})
+    rng = random.Random(seed)
+    rng.shuffle(questions)
+    held = set(questions[: max(1, int(len(questions) * fraction))])
+    return [e for e in rows if e.question not in held], [e for e in rows if e.question in held]
+
+
+def make(args: argparse.Namespace) -> AnswerClassifier:
+    adapter = {"type": "lora", "r": args.lora, "alpha": 2 * args.lora, "dropout": 0.1} if args.lora > 0 else {}
+    return AnswerClassifier(base=args.base, max_length=args.max_length, adapter=adapter)
+
+
+def train_config(args: argparse.Namespace) -> TrainConfig:
+    return TrainConfig(
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        seed=args.seed,
+        threads=args.threads,
+        patience=args.patience,
+        eval_every=args.eval_every,
+    )
+
+
+def info(args: argparse.Namespace) -> dict:
+    import torch
+
+    return {
+        "command": "python " + " ".join(shlex.quote(a) for a in sys.argv),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {args.threads} torch thread(s), "
+        f"torch {torch.__version__}",
+        "date": dt.date.today().isoformat(),
+    }
+
+
+def evaluate(clf: AnswerClassifier, rows: list[CircaExample]) -> dict:
+    rows = [e for e in rows if e.relaxed is not None]
+    pred = clf.predict([e.question for e in rows], [e.answer for e in rows])
+    gold = [str(e.relaxed) for e in rows]
+    return {
+        "n": len(rows),
+        "relaxed_accuracy": round(relaxed_accuracy(gold, pred), 4),
+        "judgement_accuracy": round(relaxed_accuracy([judgement(g) for g in gold], [judgement(p) for p in pred]), 4),
+        "confusion": dict(Counter(f"{g}->{p}" for g, p in zip(gold, pred, strict=True))),
+    }
+
+
+def run_loso(args: argparse.Namespace) -> None:
+    data = [e for e in load_dataset("circa.v1", args.data_dir) if e.relaxed is not None]
+    out = Path(args.out)
+    done = set()
+    if out.exists():
+        done = {json.loads(line)["held_out"] for line in out.read_text().splitlines() if line.strip()}
+    folds = args.folds.split(",") if args.folds else list(SCENARIOS)
+    for scenario in folds:
+        if scenario in done:
+            print(f"{scenario}: done already, skipped", file=sys.stderr)
+            continue
+        train_rows = [e for e in data if e.scenario != scenario]
+        test_rows = [e for e in data if e.scenario == scenario]
+        train, val = split_by_question(train_rows, args.validation_fraction, args.seed)
+        if args.limit:
+            train = random.Random(args.seed).sample(train, min(args.limit, len(train)))
+        t0 = time.time()
+        clf = make(args).fit(train, val, train_config(args), show_progress_bar=not args.no_progress)
+        result = {
+            "held_out": scenario,
+            **evaluate(clf, test_rows),
+            "train_pairs": len(train),
+            "validation_pairs": len(val),
+            "steps": clf.config.training["steps"],
+            "best_step": clf.config.training["best_step"],
+            "seconds": round(time.time() - t0, 1),
+            "val": clf.config.metrics,
+            "history": clf.config.training.get("history", []),
+            "config": {
+                k: getattr(args, k) for k in ("base", "lora", "epochs", "batch_size", "lr", "max_length", "seed")
+            },
+            **info(args),
+        }
+        with out.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(result) + "\n")
+        print(f"{scenario}: relaxed accuracy {result['relaxed_accuracy']:.4f} ({result['seconds']} s)", file=sys.stderr)
+
+
+def run_final(args: argparse.Namespace) -> None:
+    from dialcheck.training.card import write_model_card
+
+    data = [e for e in load_dataset("circa.v1", args.data_dir) if e.relaxed is not None]
+    train, val = split_by_question(data, args.validation_fraction, args.seed)
+    clf = make(args).fit(
+        train,
+        val,
+        train_config(args),
+        show_progress_bar=not args.no_progress,
+        data_info={**info(args), "data": "Circa (circa.v1), all ten scenarios, rows with a relaxed label"},
+    )
+    out = Path(args.out)
+    clf.save(out)
+    write_model_card(out, clf.config)
+    print(f"saved {out}: {clf.config.metrics}", file=sys.stderr)
+
+
+def table(args: argparse.Namespace) -> None:
+    rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
+    order = {s: i for i, s in enumerate(SCENARIOS)}
+    rows.sort(key=lambda r: order.get(r["held_out"], 99))
+    print("| held-out scenario | test pairs | relaxed accuracy (5 labels) | yes/no/ambiguous accuracy |")
+    print("|---|---:|---:|---:|")
+    for r in rows:
+        print(
+            f"| {r['held_out']} | {r['n']} | {100 * r['relaxed_accuracy']:.1f} | {100 * r['judgement_accuracy']:.1f} |"
+        )
+    if rows:
+        mean = sum(r["relaxed_accuracy"] for r in rows) / len(rows)
+        mean3 = sum(r["judgement_accuracy"] for r in rows) / len(rows)
+        print(f"| **mean of {len(rows)} folds** | | **{100 * mean:.1f}** | **{100 * mean3:.1f}** |")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("loso", "final"):
+        s = sub.add_parser(name)
+        s.add_argument("--out", required=True)
+        s.add_argument("--base", default="all-MiniLM-L6-v2")
+        s.add_argument("--lora", type=int, default=16)
+        s.add_argument("--epochs", type=float, default=1.0)
+        s.add_argument("--batch-size", type=int, default=32)
+        s.add_argument("--lr", type=float, default=1e-3)
+        s.add_argument("--max-length", type=int, default=96)
+        s.add_argument("--patience", type=int, default=3)
+        s.add_argument("--eval-every", type=int, default=0)
+        s.add_argument("--validation-fraction", type=float, default=0.05)
+        s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--threads", type=int, default=1)
+        s.add_argument("--limit", type=int, default=0, help="train on at most N rows (speed probes)")
+        s.add_argument("--folds", default="", help="comma-separated held-out scenarios (default: all ten)")
+        s.add_argument("--data-dir", default=None)
+        s.add_argument("--no-progress", action="store_true")
+    t = sub.add_parser("table")
+    t.add_argument("results")
+    args = p.parse_args()
+    {"loso": run_loso, "final": run_final, "table": table}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

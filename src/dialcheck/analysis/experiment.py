@@ -1,0 +1,131 @@
+"""The n-best contradiction-awareness experiment: echo questions in, Certainty and Variety out.
+
+For each decoding setting, every stimulus gets an n-best list from the generator; the answer classifier
+judges each reply (yes / no / ambiguous); lists are written to ``nbest-<setting>.jsonl`` in the output
+folder as they are made, so an interrupted run resumes where it stopped. :func:`summarize_folder` then
+computes Certainty and Variety per setting and stimulus kind.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..generation.nbest import DecodingConfig
+from ..probes.echo import EchoItem
+from .nbest import summarize
+
+__all__ = ["run_nbest_experiment", "summarize_folder"]
+
+log = logging.getLogger(__name__)
+
+
+def _done_ids(path: Path) -> set[str]:
+    if not path.exists():
+        return set()
+    done = set()
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    good = []
+    for n, line in enumerate(lines, start=1):
+        if not line.endswith("\n"):
+            break  # torn last line of an interrupted run
+        try:
+            done.add(json.loads(line)["id"])
+        except (json.JSONDecodeError, KeyError):
+            raise InputError("cannot resume: not an n-best output line", str(path), n) from None
+        good.append(line)
+    if len(good) != len(lines):
+        path.write_text("".join(good), encoding="utf-8")
+    return done
+
+
+def run_nbest_experiment(
+    items: Sequence[EchoItem],
+    generator: Any,
+    classifier: Any,
+    settings: Sequence[DecodingConfig],
+    out_dir: str | Path,
+    batch_size: int = 4,
+    chunk: int = 16,
+    show_progress_bar: bool = False,
+) -> list[dict[str, Any]]:
+    """Generate, judge and store n-best lists for every setting; returns the summary rows."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if not items:
+        raise InputError("no stimuli: the echo set is empty")
+    for cfg in settings:
+        path = out / f"nbest-{cfg.name}.jsonl"
+        done = _done_ids(path)
+        todo = [it for it in items if it.id not in done]
+        if not todo:
+            continue
+        bar = None
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(todo), desc=f"n-best {cfg.name}", unit="input")
+        t0 = time.time()
+        with path.open("a", encoding="utf-8") as f:
+            for s in range(0, len(todo), chunk):
+                part = todo[s : s + chunk]
+                lists = generator.generate([it.dialogue() for it in part], cfg, batch_size=batch_size)
+                questions = [it.question for it, cands in zip(part, lists, strict=True) for _ in cands]
+                replies = [c.text for cands in lists for c in cands]
+                judged = classifier.judge(questions, replies) if replies else []
+                pos = 0
+                for it, cands in zip(part, lists, strict=True):
+                    rec = {
+                        "id": it.id,
+                        "kind": it.kind,
+                        "expected": it.expected,
+                        "setting": cfg.name,
+                        "replies": [c.text for c in cands],
+                        "scores": [None if c.score is None else round(c.score, 5) for c in cands],
+                        "judgements": judged[pos : pos + len(cands)],
+                    }
+                    pos += len(cands)
+                    f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                f.flush()
+                if bar is not None:
+                    bar.update(len(part))
+        if bar is not None:
+            bar.close()
+        log.info("%s: %d inputs in %.0f s", cfg.name, len(todo), time.time() - t0)
+    return summarize_folder(out, settings, {it.id for it in items})
+
+
+def summarize_folder(
+    out_dir: str | Path, settings: Sequence[DecodingConfig], ids: set[str] | None = None
+) -> list[dict[str, Any]]:
+    """Certainty/Variety rows per (setting, kind) from the ``nbest-*.jsonl`` files of a run."""
+    rows = []
+    for cfg in settings:
+        path = Path(out_dir) / f"nbest-{cfg.name}.jsonl"
+        if not path.exists():
+            continue
+        recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if ids is not None:
+            recs = [r for r in recs if r["id"] in ids]
+        for kind in ("ENTQ", "CNTQ"):
+            mine = [r for r in recs if r["kind"] == kind]
+            if not mine:
+                continue
+            s = summarize((r["replies"], r["judgements"], r["expected"]) for r in mine)
+            top1 = [r["judgements"][0] == r["expected"] for r in mine if r["judgements"]]
+            rows.append(
+                {
+                    "setting": cfg.name,
+                    "strategy": cfg.strategy,
+                    "n": cfg.n,
+                    "kind": kind,
+                    **s,
+                    "top1_correct": round(sum(top1) / len(top1), 4) if top1 else float("nan"),
+                }
+            )
+    return rows

@@ -1,0 +1,113 @@
+"""``dialcheck nbest``: how contradiction-aware are a generator's n-best lists? (Sato et al. 2022)
+
+Builds polar echo questions (or reads them with ``--stimuli``), generates an n-best list per question
+for every decoding setting, judges each reply yes / no / ambiguous with the Circa answer classifier, and
+reports Certainty and Variety per setting for ENTQ and CNTQ inputs (inputs whose list holds an
+ambiguous reply are dropped and counted)::
+
+    dialcheck nbest --source mnli_snli --per-kind 100 --settings beam5,beam10,diverse10,nucleus10 --out runs/nbest
+
+The output folder gets ``stimuli.jsonl``, one ``nbest-<setting>.jsonl`` per setting (the run resumes
+from them), ``results.json``, ``table.md`` and ``certainty_variety.png`` (needs the ``plot`` extra).
+Settings: ``beamN``, ``diverseN`` (N groups of one beam), ``nucleusN`` (top-p 0.9), ``topkN`` (k 40).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .probe import SOURCES, build_echo_items
+
+HELP = "n-best analysis: Certainty and Variety of replies to polar echo questions"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("nbest", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", "-o", required=True, help="output folder (an existing run is resumed)")
+    s = p.add_argument_group("stimuli")
+    s.add_argument("--stimuli", default=None, help="echo questions from `dialcheck probe echo` (JSONL)")
+    s.add_argument("--source", default="mnli_snli", help=f"corpora to build them from: {', '.join(SOURCES)}")
+    s.add_argument("--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label)")
+    s.add_argument("--kinds", default="ENTQ,CNTQ")
+    s.add_argument("--per-kind", type=int, default=100, help="random N of each kind (0 = all; default 100)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--max-premise-words", type=int, default=30)
+    s.add_argument("--data-dir", default=None)
+    g = p.add_argument_group("generation")
+    g.add_argument("--settings", default="beam5,beam10,beam20,beam40,diverse10,nucleus10")
+    g.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
+    g.add_argument("--endpoint", default=None, help="OpenAI-compatible base URL (sampling settings only)")
+    g.add_argument("--endpoint-model", default=None)
+    g.add_argument("--max-new-tokens", type=int, default=16)
+    g.add_argument("--diversity-penalty", type=float, default=0.5)
+    g.add_argument("--batch-size", type=int, default=4, help="inputs per generate call")
+    g.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    p.add_argument("--classifier", default=None, help="answer classifier folder (default: the shipped one)")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..analysis.answers import load_answer_classifier
+    from ..analysis.experiment import run_nbest_experiment
+    from ..analysis.report import markdown_table, plot_certainty_variety
+    from ..generation.nbest import DecodingConfig
+    from ..probes.echo import EchoSet
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stimuli_path = out / "stimuli.jsonl"
+    if args.stimuli:
+        es = EchoSet.load(args.stimuli)
+    elif stimuli_path.exists():
+        es = EchoSet.load(stimuli_path)  # resuming: keep the stimuli of the first run
+        print(f"dialcheck: resuming with the stimuli in {stimuli_path}", file=sys.stderr)
+    else:
+        es = build_echo_items(args)
+        if es.skipped:
+            reasons = ", ".join(f"{k} {v}" for k, v in es.skipped.most_common())
+            print(f"dialcheck: skipped {sum(es.skipped.values())} NLI pairs: {reasons}", file=sys.stderr)
+    if not es.items:
+        raise InputError("no echo questions to ask (every pair was skipped)")
+    if not stimuli_path.exists() or args.stimuli:
+        es.save(stimuli_path)
+    counts = es.counts()
+    print(f"dialcheck: {counts['ENTQ']} ENTQ and {counts['CNTQ']} CNTQ stimuli", file=sys.stderr)
+
+    settings = [
+        DecodingConfig.parse(s, max_new_tokens=args.max_new_tokens, diversity_penalty=args.diversity_penalty)
+        for s in args.settings.split(",")
+        if s.strip()
+    ]
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    if args.endpoint:
+        from ..generation.openai import OpenAIChatGenerator
+
+        if not args.endpoint_model:
+            raise InputError("--endpoint needs --endpoint-model")
+        generator: Any = OpenAIChatGenerator(args.endpoint, args.endpoint_model)
+    else:
+        from ..generation.nbest import NBestGenerator
+
+        generator = NBestGenerator.load(args.lm)
+    classifier = load_answer_classifier(args.classifier)
+    rows = run_nbest_experiment(
+        es.items, generator, classifier, settings, out, args.batch_size, show_progress_bar=not args.no_progress
+    )
+    (out / "results.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    table = markdown_table(rows)
+    (out / "table.md").write_text(table + "\n", encoding="utf-8")
+    print(table)
+    if not args.no_plot:
+        png = plot_certainty_variety(rows, out / "certainty_variety.png", title=f"{args.lm or 'SmolLM2-135M-Instruct'}")
+        print(f"dialcheck: plot written to {png}", file=sys.stderr)
+    return 0

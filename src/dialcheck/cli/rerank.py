@@ -1,0 +1,159 @@
+"""``dialcheck rerank FILE|-``: filter or re-order candidate replies so that contradictory ones are not chosen.
+
+Each input record is a dialogue context with its candidate replies::
+
+    {"id": "d1", "turns": ["I have two dogs.", "What are their names?"],
+     "candidates": ["I never had a dog.", {"text": "Rex and Fido.", "score": -0.4}]}
+
+``score`` (optional) is the generator's own score, higher is better; it orders the candidates the
+detector keeps and breaks ties. Without ``candidates``, ``--generate beam10`` makes them with a local
+causal LM (``--lm``, default SmolLM2-135M-Instruct) or ``--endpoint`` (an OpenAI-compatible server).
+The reply is spoken by the speaker of the second-to-last turn unless ``--speaker`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from typing import Any
+
+from ..errors import InputError
+from ..io import parse_dialogue
+from .common import add_model_options, load_for
+
+HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("rerank", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", help="JSON/JSONL records with turns and candidates, or - for stdin")
+    p.add_argument("--json", action="store_true", help="one JSON object per record and line")
+    p.add_argument("--policy", choices=("filter", "sort"), default="filter")
+    p.add_argument(
+        "--fallback",
+        choices=("least_contradictory", "none"),
+        default="least_contradictory",
+        help="what filter chooses when every candidate is contradictory",
+    )
+    p.add_argument("--keep-repeats", action="store_true", help="do not set aside candidates that repeat a turn")
+    p.add_argument("--speaker", default=None, help="who says the reply (default: second-to-last speaker)")
+    g = p.add_argument_group("generating candidates (records without 'candidates')")
+    g.add_argument("--generate", default=None, metavar="SPEC", help="e.g. beam10, diverse10, nucleus10, topk10")
+    g.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
+    g.add_argument("--endpoint", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
+    g.add_argument("--endpoint-model", default=None, help="model name to send to --endpoint")
+    g.add_argument("--max-new-tokens", type=int, default=32)
+    add_model_options(p)
+    p.set_defaults(func=run)
+
+
+def _records(path: str) -> list[tuple[int, dict[str, Any]]]:
+    from pathlib import Path
+
+    name = "<stdin>" if path == "-" else path
+    if path != "-" and not Path(path).is_file():
+        raise InputError("no such file", path)
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    if not text.strip():
+        raise InputError("the input is empty", name)
+    try:
+        whole = json.loads(text)
+        items = whole if isinstance(whole, list) else [whole]
+        return [(i, obj) for i, obj in enumerate(items)]
+    except json.JSONDecodeError:
+        out = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                out.append((n, json.loads(line)))
+            except json.JSONDecodeError as e:
+                raise InputError(f"invalid JSON ({e.msg})", name, n) from None
+        return out
+
+
+def _parse(records: list[tuple[int, Any]], name: str, generating: bool) -> list[tuple[int, Any, Any, str | None]]:
+    parsed = []
+    for n, obj in records:
+        where = {"source": name, "line": n}
+        if not isinstance(obj, dict):
+            raise InputError("expected an object with 'turns' and 'candidates'", **where)
+        try:
+            d = parse_dialogue({k: v for k, v in obj.items() if k != "candidates"})
+        except InputError as e:
+            raise e.at(name, n) from None
+        cands = obj.get("candidates")
+        if cands is None and not generating:
+            raise InputError("candidates: missing (give candidate replies, or --generate SPEC to make them)", **where)
+        if cands is not None and not isinstance(cands, list):
+            raise InputError(f"candidates: expected a list, got {type(cands).__name__}", **where)
+        if cands is not None and not cands:
+            raise InputError("candidates: the list is empty: there is nothing to re-rank", **where)
+        parsed.append((n, d, cands, d.meta.get("id")))
+    return parsed
+
+
+def _generator(args: argparse.Namespace) -> Any:
+    if args.endpoint:
+        from ..generation.openai import OpenAIChatGenerator
+
+        if not args.endpoint_model:
+            raise InputError("--endpoint needs --endpoint-model")
+        return OpenAIChatGenerator(args.endpoint, args.endpoint_model)
+    from ..generation.nbest import NBestGenerator
+
+    return NBestGenerator.load(args.lm)
+
+
+def _quote(text: str) -> str:
+    return textwrap.shorten(text, width=80, placeholder=" ...") if text.strip() else "(empty)"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..generation.nbest import DecodingConfig
+    from ..generation.rerank import rerank_many
+
+    name = "<stdin>" if args.input == "-" else args.input
+    parsed = _parse(_records(args.input), name, bool(args.generate))
+    missing = [i for i, (_, _, c, _) in enumerate(parsed) if c is None]
+    if missing:
+        cfg = DecodingConfig.parse(args.generate, max_new_tokens=args.max_new_tokens)
+        gen = _generator(args)
+        lists = gen.generate([parsed[i][1] for i in missing], cfg, speaker=args.speaker)
+        for i, cands in zip(missing, lists, strict=True):
+            n, d, _, rid = parsed[i]
+            parsed[i] = (n, d, [{"text": c.text, "score": c.score} for c in cands], rid)
+    det = load_for(args)
+    results = rerank_many(
+        [d for _, d, _, _ in parsed],
+        [c for _, _, c, _ in parsed],
+        det,
+        policy=args.policy,
+        speaker=args.speaker,
+        fallback=args.fallback,
+        drop_repeats=not args.keep_repeats,
+        batch_size=args.batch_size,
+    )
+    out = sys.stdout
+    for (n, _, _, rid), r in zip(parsed, results, strict=True):
+        if args.json:
+            out.write(json.dumps({"id": rid, "line": n, **r.to_dict()}, ensure_ascii=False) + "\n")
+            continue
+        label = rid or f"record {n}"
+        if r.chosen is None:
+            out.write(f"{label}: nothing chosen: every candidate is contradictory ({r.counts})\n")
+        else:
+            c = r.chosen
+            flag = " (all candidates contradictory: least contradictory)" if r.counts.get("fallback") else ""
+            out.write(
+                f'{label}: chose [{c.index}] "{_quote(c.text)}" (contradiction {c.contradiction_score:.2f}){flag}\n'
+            )
+        for c in r.dropped:
+            if c is r.chosen:
+                continue
+            why = f"contradiction {c.contradiction_score:.2f}" if c.reason == "contradiction" else c.reason
+            out.write(f'  dropped [{c.index}] "{_quote(c.text)}" ({why})\n')
+    out.flush()
+    return 0

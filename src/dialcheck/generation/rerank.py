@@ -1,0 +1,242 @@
+"""Re-rank or filter candidate replies by a contradiction detector, whatever produced them.
+
+>>> from dialcheck.schema import Verdict
+>>> class Fake:  # any object with predict(dialogues) -> list[Verdict] works as a detector
+...     def predict(self, dialogues, batch_size=64):
+...         return [Verdict("never" in d.last.text, 0.9 if "never" in d.last.text else 0.1) for d in dialogues]
+>>> ctx = ["I have two dogs.", "What are their names?"]
+>>> r = rerank(ctx, ["I never had a dog.", "Rex and Fido."], detector=Fake())
+>>> r.chosen.text, [c.text for c in r.dropped]
+('Rex and Fido.', ['I never had a dog.'])
+
+Policies:
+
+- ``filter`` (default): drop the candidates the detector calls contradictory and keep the rest in the
+  generator's order (its score, best first; input order when there are no scores). If every candidate
+  is contradictory, ``fallback="least_contradictory"`` keeps the one with the lowest contradiction score
+  (marked ``kept=False`` in ``ranked`` but returned as ``chosen``); ``fallback="none"`` chooses nothing.
+- ``sort``: order all candidates by contradiction score, lowest first; equal scores (e.g. no earlier turn
+  of the replying speaker to compare with) are ordered by the generator's score.
+
+Before the detector runs, empty candidates and candidates that repeat a turn of the context verbatim
+are set aside with a reason (``counts`` says how many); repeats can be kept with ``drop_repeats=False``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from ..schema import Dialogue, Turn, Verdict
+from .nbest import Candidate, as_dialogue, reply_speaker
+
+__all__ = ["POLICIES", "RerankResult", "RerankedCandidate", "rerank", "rerank_many"]
+
+POLICIES = ("filter", "sort")
+
+
+@dataclass(frozen=True)
+class RerankedCandidate:
+    """A candidate with its input position, the generator's score and the detector's verdict.
+
+    ``kept`` is False for candidates the policy removed; ``reason`` says why (``contradiction``,
+    ``empty``, ``repeats_context``, ``duplicate``).
+    """
+
+    index: int
+    text: str
+    generator_score: float | None
+    verdict: Verdict | None
+    kept: bool = True
+    reason: str | None = None
+
+    @property
+    def contradiction_score(self) -> float:
+        return float(self.verdict.score) if self.verdict is not None else 0.0
+
+    @property
+    def contradiction(self) -> bool:
+        return bool(self.verdict.contradiction) if self.verdict is not None else False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "text": self.text,
+            "generator_score": None if self.generator_score is None else round(float(self.generator_score), 6),
+            "contradiction": self.contradiction,
+            "contradiction_score": round(self.contradiction_score, 6),
+            "evidence": list(self.verdict.evidence) if self.verdict is not None else [],
+            "kept": self.kept,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class RerankResult:
+    """``ranked``: every candidate the detector scored, best first; ``dropped``: removed or set aside."""
+
+    policy: str
+    ranked: list[RerankedCandidate]
+    chosen: RerankedCandidate | None
+    dropped: list[RerankedCandidate] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "chosen": self.chosen.to_dict() if self.chosen else None,
+            "ranked": [c.to_dict() for c in self.ranked],
+            "counts": dict(self.counts),
+        }
+
+
+def _split(candidate: Any, i: int) -> tuple[str, float | None]:
+    if isinstance(candidate, Candidate):
+        return candidate.text, candidate.score
+    if isinstance(candidate, str):
+        return candidate, None
+    if isinstance(candidate, dict):
+        if not isinstance(candidate.get("text"), str):
+            raise InputError(f"candidates[{i}].text: expected a string")
+        score = candidate.get("score")
+        if score is not None and not isinstance(score, (int, float)):
+            raise InputError(f"candidates[{i}].score: expected a number, got {type(score).__name__}")
+        return candidate["text"], None if score is None else float(score)
+    if isinstance(candidate, (tuple, list)) and len(candidate) == 2 and isinstance(candidate[0], str):
+        return candidate[0], None if candidate[1] is None else float(candidate[1])
+    raise InputError(f"candidates[{i}]: expected a string, a Candidate, {{'text', 'score'}} or (text, score)")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def rerank_many(
+    contexts: Sequence[Dialogue | Sequence[Turn | str]],
+    candidate_lists: Sequence[Sequence[Any]],
+    detector: Any = None,
+    policy: str = "filter",
+    scores: Sequence[Sequence[float | None] | None] | None = None,
+    speaker: str | None = None,
+    fallback: str = "least_contradictory",
+    drop_repeats: bool = True,
+    batch_size: int = 64,
+) -> list[RerankResult]:
+    """:func:`rerank` for many contexts at once; the detector scores all candidates in shared batches."""
+    if policy not in POLICIES:
+        raise InputError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
+    if fallback not in ("least_contradictory", "none"):
+        raise InputError(f"unknown fallback {fallback!r}; use least_contradictory or none")
+    if len(contexts) != len(candidate_lists):
+        raise InputError(f"{len(contexts)} contexts but {len(candidate_lists)} candidate lists")
+    if scores is not None and len(scores) != len(contexts):
+        raise InputError(f"{len(contexts)} contexts but {len(scores)} score lists")
+    if detector is None:
+        from ..api import load
+
+        detector = load()
+
+    prepared = []  # per context: (dialogue, speaker, [(index, text, gen_score)], set-aside list)
+    dialogues: list[Dialogue] = []
+    for k, (context, cands) in enumerate(zip(contexts, candidate_lists, strict=True)):
+        d = as_dialogue(context)
+        if not d.turns:
+            raise InputError(f"contexts[{k}]: the context has no turns")
+        if isinstance(cands, (str, bytes)) or not len(cands):
+            raise InputError(f"contexts[{k}]: no candidates to re-rank (give at least one reply)")
+        sp = speaker or reply_speaker(d)
+        extra = scores[k] if scores is not None else None
+        if extra is not None and len(extra) != len(cands):
+            raise InputError(f"contexts[{k}]: {len(cands)} candidates but {len(extra)} scores")
+        history = {_norm(t.text) for t in d.turns}
+        live, aside, seen = [], [], set()
+        for i, c in enumerate(cands):
+            text, gs = _split(c, i)
+            if extra is not None and extra[i] is not None:
+                gs = float(extra[i])  # type: ignore[arg-type]
+            key = _norm(text)
+            reason = None
+            if not key:
+                reason = "empty"
+            elif drop_repeats and key in history:
+                reason = "repeats_context"
+            elif key in seen:
+                reason = "duplicate"
+            if reason:
+                aside.append(RerankedCandidate(i, text, gs, None, kept=False, reason=reason))
+                continue
+            seen.add(key)
+            live.append((i, text, gs))
+            dialogues.append(Dialogue((*d.turns, Turn(sp, text)), d.knowledge, d.meta))
+        prepared.append((live, aside))
+    verdicts = detector.predict(dialogues, batch_size=batch_size) if dialogues else []
+    if len(verdicts) != len(dialogues):
+        raise InputError(f"the detector returned {len(verdicts)} verdicts for {len(dialogues)} candidates")
+
+    results, pos = [], 0
+    for live, aside in prepared:
+        scored = [RerankedCandidate(i, t, gs, verdicts[pos + j]) for j, (i, t, gs) in enumerate(live)]
+        pos += len(live)
+        results.append(_apply(policy, scored, aside, fallback))
+    return results
+
+
+def _gen_key(c: RerankedCandidate) -> tuple[float, int]:
+    return (-(c.generator_score if c.generator_score is not None else 0.0), c.index)
+
+
+def _apply(policy: str, scored: list[RerankedCandidate], aside: list[RerankedCandidate], fallback: str) -> RerankResult:
+    counts = Counter(c.reason for c in aside)
+    if policy == "sort":
+        ranked = sorted(scored, key=lambda c: (c.contradiction_score, *_gen_key(c)))
+        chosen = ranked[0] if ranked else None
+        dropped = list(aside)
+    else:
+        keep = sorted((c for c in scored if not c.contradiction), key=_gen_key)
+        flagged = sorted((c for c in scored if c.contradiction), key=lambda c: (c.contradiction_score, *_gen_key(c)))
+        flagged = [
+            RerankedCandidate(c.index, c.text, c.generator_score, c.verdict, False, "contradiction") for c in flagged
+        ]
+        counts["contradiction"] += len(flagged)
+        ranked = keep + flagged
+        chosen = keep[0] if keep else (flagged[0] if flagged and fallback == "least_contradictory" else None)
+        if not keep and chosen is not None:
+            counts["fallback"] += 1
+        dropped = flagged + list(aside)
+    counts["candidates"] = len(scored) + len(aside)
+    return RerankResult(policy, ranked, chosen, dropped, dict(counts))
+
+
+def rerank(
+    context: Dialogue | Sequence[Turn | str],
+    candidates: Sequence[Any],
+    detector: Any = None,
+    policy: str = "filter",
+    scores: Sequence[float | None] | None = None,
+    speaker: str | None = None,
+    fallback: str = "least_contradictory",
+    drop_repeats: bool = True,
+    batch_size: int = 64,
+) -> RerankResult:
+    """Filter or re-order candidate replies to ``context`` so that contradictory ones are not chosen.
+
+    ``candidates``: strings, :class:`~dialcheck.generation.nbest.Candidate` objects, ``{"text", "score"}``
+    dicts or ``(text, score)`` pairs; ``scores`` (optional) gives the generator's score of each
+    candidate (higher is better) and is the tie-breaker. ``detector``: any object with
+    ``predict(dialogues) -> list[Verdict]``; default the shipped English detector. ``speaker``: who says
+    the reply (default: the speaker of the second-to-last context turn).
+    """
+    return rerank_many(
+        [context],
+        [candidates],
+        detector,
+        policy,
+        None if scores is None else [scores],
+        speaker,
+        fallback,
+        drop_repeats,
+        batch_size,
+    )[0]

@@ -1,0 +1,213 @@
+"""Certainty and Variety on hand-computed lists, the table and plot, and the n-best experiment end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from dialcheck.analysis import certainty, markdown_table, plot_certainty_variety, summarize, variety
+from dialcheck.analysis.experiment import run_nbest_experiment, summarize_folder
+from dialcheck.generation import Candidate, DecodingConfig
+from dialcheck.probes.echo import EchoItem
+
+
+def test_certainty_and_variety_by_hand():
+    # ENTQ, four replies: three confirm (two of them identical up to case and spaces), one refutes
+    replies = ["Yes, I am.", "yes,  I am.", "Yes, in Raleigh.", "No, I'm not."]
+    judged = ["yes", "yes", "yes", "no"]
+    assert certainty(judged, "yes") == 0.75
+    assert variety(replies, judged, "yes") == 0.5  # {"yes, i am.", "yes, in raleigh."} / 4
+    # the same list for a CNTQ: only the refutation is correct
+    assert certainty(judged, "no") == 0.25 and variety(replies, judged, "no") == 0.25
+    assert variety(replies, judged, "yes", normalize=lambda s: s) == 0.75  # exact strings: three distinct
+
+
+def test_pairs_of_numbers_like_figure_1():
+    # Lists built by hand to give the pairs quoted for the paper's Figure 1 (1.00 / 0.93 and 0.33 / 0.20)
+    # under the definitions implemented here (15-best lists).
+    a = [f"Yes, I live in town {i}." for i in range(14)] + ["Yes, I live in town 0."]
+    assert certainty(["yes"] * 15, "yes") == 1.0
+    assert round(variety(a, ["yes"] * 15, "yes"), 2) == 0.93
+    b = ["Yes.", "Yes.", "Yes, I am.", "Yes, I am.", "Sure, yes."] + ["No, I'm not."] * 10
+    jb = ["yes"] * 5 + ["no"] * 10
+    assert round(certainty(jb, "yes"), 2) == 0.33 and round(variety(b, jb, "yes"), 2) == 0.2
+
+
+def test_bad_lists_are_refused():
+    with pytest.raises(ValueError):
+        certainty([], "yes")
+    with pytest.raises(ValueError):
+        certainty(["yes"], "maybe")
+    with pytest.raises(ValueError):
+        certainty(["perhaps"], "yes")
+    with pytest.raises(ValueError):
+        variety(["a", "b"], ["yes"], "yes")
+
+
+def test_summarize_drops_lists_with_an_ambiguous_reply_and_counts_them():
+    lists = [
+        (["Yes.", "No."], ["yes", "no"], "yes"),  # C 0.5, V 0.5
+        (["Yes.", "Yes, sure."], ["yes", "yes"], "yes"),  # C 1.0, V 1.0
+        (["Yes.", "Hmm."], ["yes", "ambiguous"], "yes"),  # dropped
+        ([], [], "no"),  # dropped: nothing to judge
+    ]
+    s = summarize(lists)
+    assert s == {"inputs": 4, "kept": 2, "dropped_ambiguous": 2, "certainty": 0.75, "variety": 0.75}
+    assert math.isnan(summarize([(["Hmm."], ["ambiguous"], "no")])["certainty"])
+
+
+ROWS = [
+    {
+        "setting": f"beam{n}",
+        "strategy": "beam",
+        "n": n,
+        "kind": k,
+        "inputs": 4,
+        "kept": 3,
+        "dropped_ambiguous": 1,
+        "certainty": c,
+        "variety": c / 2,
+    }
+    for n, c in ((5, 0.9), (10, 0.8))
+    for k in ("ENTQ", "CNTQ")
+] + [
+    {
+        "setting": "nucleus10",
+        "strategy": "nucleus",
+        "n": 10,
+        "kind": "ENTQ",
+        "inputs": 4,
+        "kept": 4,
+        "dropped_ambiguous": 0,
+        "certainty": 0.6,
+        "variety": 0.5,
+    }
+]
+
+
+def test_markdown_table_has_one_line_per_setting():
+    lines = markdown_table(ROWS).splitlines()
+    assert len(lines) == 5
+    assert lines[2] == "| beam5 | 0.900 | 0.450 | 3 / 4 | 0.900 | 0.450 | 3 / 4 |"
+    assert lines[4] == "| nucleus10 | 0.600 | 0.500 | 4 / 4 |  |  |  |"
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = plot_certainty_variety(ROWS, tmp_path / "cv.png", title="test")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class FixedGenerator:
+    """Returns scripted replies: 'Yes ...' for questions with 'North', else a mix."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def generate(self, contexts, config, batch_size=4, **_):
+        self.calls += 1
+        out = []
+        for d in contexts:
+            q = d.last.text
+            replies = ["Yes.", "Yes, I am."] if "North" in q else ["No.", "Maybe."]
+            out.append([Candidate(r, -float(i)) for i, r in enumerate(replies[: config.n])])
+        return out
+
+
+class KeywordJudge:
+    def judge(self, questions, answers):
+        return ["yes" if a.startswith("Yes") else "no" if a.startswith("No") else "ambiguous" for a in answers]
+
+
+def _items():
+    return [
+        EchoItem(
+            "entq:1",
+            "ENTQ",
+            "I'm in North Carolina.",
+            "I'm in North Carolina.",
+            "Are you in North Carolina?",
+            "yes",
+            "Are you in North Carolina?",
+            "Aren't you in North Carolina?",
+        ),
+        EchoItem(
+            "cntq:2",
+            "CNTQ",
+            "I'm in North Carolina.",
+            "I'm in Ohio.",
+            "Aren't you in Ohio?",
+            "no",
+            "Are you in Ohio?",
+            "Aren't you in Ohio?",
+        ),
+    ]
+
+
+def test_experiment_writes_resumable_lists_and_summaries(tmp_path):
+    gen = FixedGenerator()
+    settings = [DecodingConfig.parse("beam2"), DecodingConfig.parse("beam1")]
+    rows = run_nbest_experiment(_items(), gen, KeywordJudge(), settings, tmp_path, chunk=1)
+    by = {(r["setting"], r["kind"]): r for r in rows}
+    assert by[("beam2", "ENTQ")]["certainty"] == 1.0 and by[("beam2", "ENTQ")]["variety"] == 1.0
+    assert by[("beam2", "CNTQ")]["kept"] == 0 and by[("beam2", "CNTQ")]["dropped_ambiguous"] == 1
+    assert by[("beam1", "CNTQ")]["certainty"] == 1.0 and by[("beam1", "CNTQ")]["top1_correct"] == 1.0
+    rec = json.loads((tmp_path / "nbest-beam2.jsonl").read_text().splitlines()[0])
+    assert rec["replies"] == ["Yes.", "Yes, I am."] and rec["judgements"] == ["yes", "yes"]
+    calls = gen.calls
+    # a torn last line is cut and redone; finished inputs are not generated again
+    path = tmp_path / "nbest-beam1.jsonl"
+    path.write_text(path.read_text().splitlines(keepends=True)[0] + '{"id": "cntq:2", "ki')
+    rows2 = run_nbest_experiment(_items(), gen, KeywordJudge(), settings, tmp_path, chunk=1)
+    assert gen.calls == calls + 1 and json.dumps(rows2) == json.dumps(rows)
+    assert summarize_folder(tmp_path, settings, {"entq:1"})[0]["inputs"] == 1
+
+
+def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base):
+    pytest.importorskip("spacy")
+    from dialcheck.analysis.answers import AnswerClassifier
+    from dialcheck.cli import main
+    from helpers_generation import build_tiny_lm
+
+    lm = build_tiny_lm(tmp_path / "lm")
+    clf = AnswerClassifier(base=str(tiny_base), max_length=32, adapter={"type": "lora", "r": 4, "alpha": 8}).build()
+    clf.save(tmp_path / "clf")
+    src = tmp_path / "nli.jsonl"
+    src.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {"premise": "I live in North Carolina.", "hypothesis": "I'm in North Carolina.", "label": "entailment"},
+                {"premise": "I have two dogs.", "hypothesis": "I have a cat.", "label": "contradiction"},
+            ]
+        )
+    )
+    args = [
+        "nbest",
+        "--input",
+        str(src),
+        "--source",
+        "",
+        "--out",
+        str(tmp_path / "run"),
+        "--lm",
+        str(lm),
+        "--classifier",
+        str(tmp_path / "clf"),
+        "--settings",
+        "beam2,nucleus2",
+        "--max-new-tokens",
+        "3",
+        "--no-progress",
+    ]
+    code = main([*args, "--no-plot"])
+    out = capsys.readouterr().out
+    assert code == 0 and "| beam2 |" in out and "| nucleus2 |" in out
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert {(r["setting"], r["kind"]) for r in results} == {
+        (s, k) for s in ("beam2", "nucleus2") for k in ("ENTQ", "CNTQ")
+    }
+    lines = (tmp_path / "run" / "nbest-beam2.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all(len(json.loads(x)["replies"]) == 2 for x in lines)

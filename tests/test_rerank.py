@@ -1,0 +1,145 @@
+"""Re-ranking and filtering candidate replies: policies, tie-breaks, bad input, the command."""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+import pytest
+
+import dialcheck
+from dialcheck.cli import main
+from dialcheck.errors import InputError
+from dialcheck.generation import Candidate, rerank, rerank_many
+from dialcheck.schema import Verdict
+
+CTX = ["I have two dogs.", "What are their names?"]
+
+
+class KeywordDetector:
+    """Contradiction score from keywords in the last turn; counts its calls."""
+
+    SCORES: ClassVar[dict[str, float]] = {"never": 0.95, "cat": 0.7, "maybe": 0.3}
+
+    def __init__(self, tau: float = 0.5) -> None:
+        self.tau = tau
+        self.calls = 0
+        self.seen: list = []
+
+    def predict(self, dialogues, batch_size=64):
+        self.calls += 1
+        out = []
+        for d in dialogues:
+            self.seen.append(d)
+            s = max([v for k, v in self.SCORES.items() if k in d.last.text.lower()], default=0.0)
+            out.append(Verdict(s >= self.tau, s))
+        return out
+
+
+def test_filter_drops_contradictions_and_keeps_generator_order():
+    det = KeywordDetector()
+    cands = [("I never had a dog.", -0.1), ("Maybe Rex.", -0.9), ("Rex and Fido.", -0.5), ("My cat is Tom.", -0.2)]
+    r = rerank(CTX, cands, detector=det)
+    assert [c.text for c in r.ranked if c.kept] == ["Rex and Fido.", "Maybe Rex."]  # by generator score
+    assert r.chosen.text == "Rex and Fido." and r.chosen.index == 2
+    assert {c.text for c in r.dropped} == {"I never had a dog.", "My cat is Tom."}
+    assert all(c.reason == "contradiction" for c in r.dropped)
+    assert r.counts == {"contradiction": 2, "candidates": 4}
+    # the reply is spoken by the second-to-last speaker (A), after the whole context
+    assert all(d.last.speaker == "A" and len(d.turns) == 3 for d in det.seen)
+
+
+def test_sort_orders_by_contradiction_score_with_generator_score_breaking_ties():
+    cands = [Candidate("Rex.", -2.0), Candidate("I never had a dog.", -0.1), Candidate("Fido.", -0.5), "Maybe."]
+    r = rerank(CTX, cands, detector=KeywordDetector(), policy="sort")
+    assert [c.text for c in r.ranked] == ["Fido.", "Rex.", "Maybe.", "I never had a dog."]
+    assert r.chosen.text == "Fido."
+    # explicit scores override and break the tie the other way
+    r2 = rerank(CTX, ["Rex.", "Fido."], detector=KeywordDetector(), policy="sort", scores=[0.0, -1.0])
+    assert [c.text for c in r2.ranked] == ["Rex.", "Fido."]
+    # without any scores, input order breaks ties
+    r3 = rerank(CTX, ["Fido.", "Rex."], detector=KeywordDetector(), policy="sort")
+    assert [c.index for c in r3.ranked] == [0, 1]
+
+
+def test_all_contradictory_falls_back_to_the_least_contradictory_or_to_nothing():
+    cands = ["I never had a dog.", "My cat is Tom."]
+    r = rerank(CTX, cands, detector=KeywordDetector())
+    assert r.chosen.text == "My cat is Tom." and r.counts["fallback"] == 1 and not r.chosen.kept
+    r2 = rerank(CTX, cands, detector=KeywordDetector(), fallback="none")
+    assert r2.chosen is None and "fallback" not in r2.counts
+
+
+def test_empty_repeated_and_duplicate_candidates_are_set_aside_with_counts():
+    det = KeywordDetector()
+    cands = ["", "  ", "i have two dogs.", "Rex and Fido.", "rex and  fido.", "What are their names?"]
+    r = rerank(CTX, cands, detector=det)
+    assert r.chosen.text == "Rex and Fido."
+    assert r.counts == {"empty": 2, "repeats_context": 2, "duplicate": 1, "contradiction": 0, "candidates": 6}
+    assert len(det.seen) == 1  # only the one real candidate reached the detector
+    kept = rerank(CTX, ["I have two dogs."], detector=KeywordDetector(), drop_repeats=False)
+    assert kept.chosen.text == "I have two dogs."
+
+
+def test_bad_input_gives_clear_messages():
+    det = KeywordDetector()
+    with pytest.raises(InputError, match="no candidates"):
+        rerank(CTX, [], detector=det)
+    with pytest.raises(InputError, match="unknown policy"):
+        rerank(CTX, ["a"], detector=det, policy="random")
+    with pytest.raises(InputError, match="2 candidates but 1 scores"):
+        rerank(CTX, ["a", "b"], detector=det, scores=[1.0])
+    with pytest.raises(InputError, match=r"candidates\[0\]"):
+        rerank(CTX, [{"score": 1}], detector=det)
+    with pytest.raises(InputError, match="no turns"):
+        rerank([], ["a"], detector=det)
+
+
+def test_rerank_many_scores_every_context_in_one_detector_call():
+    det = KeywordDetector()
+    results = rerank_many([CTX, ["Do you like cats?", "No."]], [["Rex.", "I never had a dog."], ["My cat."]], det)
+    assert det.calls == 1 and len(det.seen) == 3
+    assert results[0].chosen.text == "Rex." and results[1].chosen.text == "My cat."
+
+
+def test_rerank_is_exported_and_works_with_a_real_tiny_detector(tiny_detector_dir):
+    from dialcheck.api import load
+
+    det = load(tiny_detector_dir)
+    r = dialcheck.rerank(CTX, ["Rex and Fido.", "I have no dogs."], detector=det, policy="sort")
+    assert len(r.ranked) == 2 and r.ranked[0].contradiction_score <= r.ranked[1].contradiction_score
+    assert json.dumps(r.to_dict())
+
+
+def test_rerank_command_json_and_text(capsys, tmp_path, tiny_detector_dir):
+    p = tmp_path / "in.jsonl"
+    rows = [
+        {"id": "d1", "turns": CTX, "candidates": ["Rex and Fido.", {"text": "I have no dogs.", "score": -1}]},
+        {"id": "d2", "turns": CTX, "candidates": ["", "Fido."]},
+    ]
+    p.write_text("\n".join(json.dumps(r) for r in rows))
+    code = main(["rerank", str(p), "--json", "--model", str(tiny_detector_dir), "--tau", "1.0"])
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0 and [o["id"] for o in out] == ["d1", "d2"]
+    assert out[0]["chosen"]["text"] == "Rex and Fido."  # nothing reaches tau 1.0: generator order, index tie-break
+    assert out[1]["counts"]["empty"] == 1
+    code = main(["rerank", str(p), "--model", str(tiny_detector_dir), "--tau", "0.0", "--fallback", "none"])
+    text = capsys.readouterr().out
+    assert code == 0 and "d1: nothing chosen" in text and "(empty)" in text
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"turns": CTX}, "candidates: missing"),
+        ({"turns": CTX, "candidates": []}, "the list is empty"),
+        ({"turns": CTX, "candidates": "Rex"}, "expected a list"),
+        ({"turns": [], "candidates": ["a"]}, "the dialogue is empty"),
+    ],
+)
+def test_rerank_command_bad_records_exit_2(capsys, tmp_path, tiny_detector_dir, record, message):
+    p = tmp_path / "bad.jsonl"
+    p.write_text(json.dumps({"turns": CTX, "candidates": ["ok"]}) + "\n" + json.dumps(record) + "\n")
+    code = main(["rerank", str(p), "--model", str(tiny_detector_dir)])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "line 2" in err and "Traceback" not in err
