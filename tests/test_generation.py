@@ -229,3 +229,14 @@ def test_openai_adapter_refuses_beam_search_and_reports_server_errors(server):
         OpenAIChatGenerator(server, "broken").generate([CTX], "nucleus2")
     with pytest.raises(ModelError, match="cannot reach"):
         OpenAIChatGenerator("http://127.0.0.1:9/v1", "x", timeout=2).generate([CTX], "nucleus2")
+
+
+@pytest.mark.parametrize("spec", ["greedy", "beam4", "diverse4", "nucleus4", "topk3"])
+def test_prompt_prefilled_once_gives_the_same_lists_as_plain_generate(tiny_lm_dir, spec):
+    model, tok = load_lm(str(tiny_lm_dir))
+    fast, plain = NBestGenerator(model, tok, prefix_cache=True), NBestGenerator(model, tok, prefix_cache=False)
+    ctxs = [CTX, ["hi"], ["hello how are you", "good", "what did you do today?"]]
+    cfg = DecodingConfig.parse(spec, max_new_tokens=6, seed=1)
+    a, b = fast.generate(ctxs, cfg, batch_size=3), plain.generate(ctxs, cfg, batch_size=3)
+    assert [[c.text for c in x] for x in a] == [[c.text for c in x] for x in b]
+    assert [c.score for x in a for c in x] == pytest.approx([c.score for x in b for c in x], abs=1e-4)

@@ -20,7 +20,7 @@ from ..generation.nbest import DecodingConfig
 from ..probes.echo import EchoItem
 from .nbest import summarize
 
-__all__ = ["run_nbest_experiment", "summarize_folder"]
+__all__ = ["judge_folder", "run_nbest_experiment", "summarize_folder"]
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +53,22 @@ def run_nbest_experiment(
     batch_size: int = 4,
     chunk: int = 16,
     show_progress_bar: bool = False,
+    batch_rows: int = 0,
 ) -> list[dict[str, Any]]:
-    """Generate, judge and store n-best lists for every setting; returns the summary rows."""
+    """Generate, judge and store n-best lists for every setting; returns the summary rows.
+
+    ``batch_rows`` (if set) sizes each generate call by sequences instead of inputs: a call holds
+    ``batch_rows // rows`` inputs, where rows is the number of beams (per group) or samples per input.
+    With ``classifier=None`` the lists are stored unjudged (see :func:`judge_folder`) and nothing is returned.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if not items:
         raise InputError("no stimuli: the echo set is empty")
     for cfg in settings:
         path = out / f"nbest-{cfg.name}.jsonl"
+        rows = cfg.beams // cfg.groups if cfg.strategy in ("beam", "diverse_beam") else cfg.n
+        bs = max(1, batch_rows // rows) if batch_rows else batch_size
         done = _done_ids(path)
         todo = [it for it in items if it.id not in done]
         if not todo:
@@ -72,12 +80,13 @@ def run_nbest_experiment(
             bar = tqdm(total=len(todo), desc=f"n-best {cfg.name}", unit="input")
         t0 = time.time()
         with path.open("a", encoding="utf-8") as f:
-            for s in range(0, len(todo), chunk):
-                part = todo[s : s + chunk]
-                lists = generator.generate([it.dialogue() for it in part], cfg, batch_size=batch_size)
+            step = max(chunk, bs)
+            for s in range(0, len(todo), step):
+                part = todo[s : s + step]
+                lists = generator.generate([it.dialogue() for it in part], cfg, batch_size=bs)
                 questions = [it.question for it, cands in zip(part, lists, strict=True) for _ in cands]
                 replies = [c.text for cands in lists for c in cands]
-                judged = classifier.judge(questions, replies) if replies else []
+                judged = classifier.judge(questions, replies) if replies and classifier is not None else []
                 pos = 0
                 for it, cands in zip(part, lists, strict=True):
                     rec = {
@@ -87,7 +96,7 @@ def run_nbest_experiment(
                         "setting": cfg.name,
                         "replies": [c.text for c in cands],
                         "scores": [None if c.score is None else round(c.score, 5) for c in cands],
-                        "judgements": judged[pos : pos + len(cands)],
+                        "judgements": judged[pos : pos + len(cands)] if judged else None,
                     }
                     pos += len(cands)
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
@@ -97,7 +106,36 @@ def run_nbest_experiment(
         if bar is not None:
             bar.close()
         log.info("%s: %d inputs in %.0f s", cfg.name, len(todo), time.time() - t0)
+    if classifier is None:
+        return []
     return summarize_folder(out, settings, {it.id for it in items})
+
+
+def judge_folder(
+    out_dir: str | Path, settings: Sequence[DecodingConfig], items: Sequence[EchoItem], classifier: Any
+) -> int:
+    """(Re)judge every stored n-best list with ``classifier`` (e.g. after generating without one, or to
+    compare answer classifiers); rewrites the files in place and returns the number of lists judged."""
+    questions = {it.id: it.question for it in items}
+    total = 0
+    for cfg in settings:
+        path = Path(out_dir) / f"nbest-{cfg.name}.jsonl"
+        if not path.exists():
+            continue
+        recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        recs = [r for r in recs if r["id"] in questions]
+        qs = [questions[r["id"]] for r in recs for _ in r["replies"]]
+        replies = [x for r in recs for x in r["replies"]]
+        judged = classifier.judge(qs, replies) if replies else []
+        pos = 0
+        for r in recs:
+            r["judgements"] = judged[pos : pos + len(r["replies"])]
+            pos += len(r["replies"])
+        tmp = path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+        tmp.replace(path)
+        total += len(recs)
+    return total
 
 
 def summarize_folder(
@@ -112,6 +150,10 @@ def summarize_folder(
         recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         if ids is not None:
             recs = [r for r in recs if r["id"] in ids]
+        if any(r.get("judgements") is None for r in recs):
+            raise InputError(
+                f"{path}: some lists are not judged yet (run the experiment with a classifier, or judge_folder)"
+            )
         for kind in ("ENTQ", "CNTQ"):
             mine = [r for r in recs if r["kind"] == kind]
             if not mine:

@@ -46,8 +46,13 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--max-new-tokens", type=int, default=16)
     g.add_argument("--diversity-penalty", type=float, default=0.5)
     g.add_argument("--batch-size", type=int, default=4, help="inputs per generate call")
+    g.add_argument(
+        "--batch-rows", type=int, default=0, help="size generate calls by sequences instead (beams x inputs)"
+    )
     g.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
     p.add_argument("--classifier", default=None, help="answer classifier folder (default: the shipped one)")
+    p.add_argument("--generate-only", action="store_true", help="store the n-best lists unjudged (judge later)")
+    p.add_argument("--rejudge", action="store_true", help="judge the stored lists again (e.g. with --classifier)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
@@ -55,7 +60,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis.answers import load_answer_classifier
-    from ..analysis.experiment import run_nbest_experiment
+    from ..analysis.experiment import judge_folder, run_nbest_experiment
     from ..analysis.report import markdown_table, plot_certainty_variety
     from ..generation.nbest import DecodingConfig
     from ..probes.echo import EchoSet
@@ -69,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         es = EchoSet.load(stimuli_path)  # resuming: keep the stimuli of the first run
         print(f"dialcheck: resuming with the stimuli in {stimuli_path}", file=sys.stderr)
     else:
-        es = build_echo_items(args)
+        es, _ = build_echo_items(args)
         if es.skipped:
             reasons = ", ".join(f"{k} {v}" for k, v in es.skipped.most_common())
             print(f"dialcheck: skipped {sum(es.skipped.values())} NLI pairs: {reasons}", file=sys.stderr)
@@ -99,10 +104,23 @@ def run(args: argparse.Namespace) -> int:
         from ..generation.nbest import NBestGenerator
 
         generator = NBestGenerator.load(args.lm)
-    classifier = load_answer_classifier(args.classifier)
+    classifier = None if args.generate_only else load_answer_classifier(args.classifier)
+    if args.rejudge and classifier is not None:
+        n = judge_folder(out, settings, es.items, classifier)
+        print(f"dialcheck: judged {n} stored lists again", file=sys.stderr)
     rows = run_nbest_experiment(
-        es.items, generator, classifier, settings, out, args.batch_size, show_progress_bar=not args.no_progress
+        es.items,
+        generator,
+        classifier,
+        settings,
+        out,
+        args.batch_size,
+        show_progress_bar=not args.no_progress,
+        batch_rows=args.batch_rows,
     )
+    if classifier is None:
+        print(f"dialcheck: n-best lists stored unjudged in {out}; judge them with --rejudge", file=sys.stderr)
+        return 0
     (out / "results.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     table = markdown_table(rows)
     (out / "table.md").write_text(table + "\n", encoding="utf-8")

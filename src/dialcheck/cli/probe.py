@@ -77,8 +77,9 @@ def read_nli_file(path: str) -> list[Any]:
     return out
 
 
-def build_echo_items(args: argparse.Namespace) -> Any:
-    """The echo set described by ``--source/--input``, ``--kinds``, ``--per-kind`` and ``--seed``."""
+def build_echo_items(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The echo set described by ``--source/--input``, ``--kinds``, ``--per-kind`` and ``--seed``,
+    and the full set it was sampled from."""
     from ..datasets import load_dataset
     from ..probes.echo import EchoSet, build_echo_set
 
@@ -95,16 +96,16 @@ def build_echo_items(args: argparse.Namespace) -> Any:
     bad = [k for k in kinds if k not in ("ENTQ", "CNTQ")]
     if bad:
         raise InputError(f"unknown kinds {bad}: use ENTQ and/or CNTQ")
-    es = build_echo_set(pairs, kinds=kinds, max_premise_words=args.max_premise_words)
-    if args.per_kind:
-        rng = random.Random(args.seed)
-        picked = []
-        for k in kinds:
-            mine = [i for i in es.items if i.kind == k]
-            rng.shuffle(mine)
-            picked.extend(mine[: args.per_kind])
-        es = EchoSet(picked, es.skipped)
-    return es
+    full = build_echo_set(pairs, kinds=kinds, max_premise_words=args.max_premise_words)
+    if not args.per_kind:
+        return full, full
+    rng = random.Random(args.seed)
+    picked = []
+    for k in kinds:
+        mine = [i for i in full.items if i.kind == k]
+        rng.shuffle(mine)
+        picked.extend(mine[: args.per_kind])
+    return EchoSet(picked, full.skipped), full
 
 
 def add_echo_arguments(p: argparse.ArgumentParser) -> None:
@@ -123,7 +124,7 @@ def add_echo_arguments(p: argparse.ArgumentParser) -> None:
 def run_echo(args: argparse.Namespace) -> int:
     from ..probes.echo import unlikelihood_samples
 
-    es = build_echo_items(args)
+    es, full = build_echo_items(args)
     es.save(args.out)
     counts = es.counts()
     print(f"dialcheck: wrote {args.out}: {counts['ENTQ']} ENTQ, {counts['CNTQ']} CNTQ", file=sys.stderr)
@@ -131,7 +132,7 @@ def run_echo(args: argparse.Namespace) -> int:
         reasons = ", ".join(f"{k} {v}" for k, v in es.skipped.most_common())
         print(f"dialcheck: skipped {sum(es.skipped.values())} pairs: {reasons}", file=sys.stderr)
     if args.unlikelihood:
-        samples = unlikelihood_samples(es.items)
+        samples = unlikelihood_samples(full.items)  # every paired premise, not only the sampled ones
         path = Path(args.unlikelihood)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w", encoding="utf-8") as f:
