@@ -35,6 +35,11 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="citod: override the model's knowledge-row selection (ablation)",
     )
+    p.add_argument(
+        "--no-history",
+        action="store_true",
+        help="citod: leave the dialogue history out at test time (ablation of a model trained with it)",
+    )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     p.add_argument("--limit", type=int, default=None, help="first N examples per split (quick look)")
     p.add_argument("--json", dest="json_out", default=None, help="write the results as JSON here")
@@ -74,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.decode import SPLITS, DecodeEvaluator, to_markdown
 
-    if args.row_selection is not None:
-        raise InputError("--row-selection applies to --benchmark citod only")
+    if args.row_selection is not None or args.no_history:
+        raise InputError("--row-selection and --no-history apply to --benchmark citod only")
     splits = [s for s in (args.splits or ",".join(SPLITS)).split(",") if s]
     try:
         evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size)
@@ -99,11 +104,14 @@ def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     det = load_for(args, language="tod")
     if not isinstance(det, GroundedDetector):
         raise InputError(f"the CI-ToD benchmark needs a citod.grounded.v1 model, got {det.config.detector}")
+    if (args.row_selection is not None or args.no_history) and args.update_card:
+        raise InputError("--update-card cannot be combined with --row-selection/--no-history (ablations)")
     if args.row_selection is not None:
-        if args.update_card:
-            raise InputError("--update-card cannot be combined with --row-selection (an ablation, not the model)")
         det.config.options["selection"] = args.row_selection
+    if args.no_history:
+        det.config.options["history"] = False
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
     results["primary_metric"] = evaluator.primary_metric
     results["row_selection"] = det.config.options.get("selection", "overlap")
+    results["history"] = bool(det.config.options.get("history", True))
     return det, evaluator, results, to_markdown(results)
