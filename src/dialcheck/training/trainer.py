@@ -153,6 +153,7 @@ def fit_pair_model(
 
         bar = tqdm(total=total, desc="training", unit="step")
     step = 0
+    running = 0.0
     stop = False
     while not stop:
         for batch in _length_grouped_batches(texts, config.batch_size, rng):
@@ -164,9 +165,13 @@ def fit_pair_model(
             sched.step()
             opt.zero_grad(set_to_none=True)
             step += 1
+            running = loss.item() if step == 1 else 0.98 * running + 0.02 * loss.item()
             if bar is not None:
                 bar.update(1)
-                bar.set_postfix(loss=f"{loss.item():.3f}")
+                bar.set_postfix(loss=f"{running:.3f}")
+            if step % 200 == 0:
+                rate = step * config.batch_size / max(time.time() - t0, 1e-9)
+                log.info("step %d/%d, loss %.4f, %.1f pairs/s", step, total, running, rate)
             if evaluate is not None and (step % eval_every == 0 or step == total):
                 model.eval()
                 m = dict(evaluate())

@@ -1,0 +1,41 @@
+"""The real shipped detectors (slow lane: `make test-slow`)."""
+
+import json
+
+import pytest
+
+from dialcheck.detectors import default_model_path
+
+pytestmark = pytest.mark.slow
+
+
+def test_default_english_detector_flags_an_obvious_contradiction_with_evidence():
+    import dialcheck
+
+    v = dialcheck.check(
+        ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    )
+    assert v.contradiction and v.evidence == (1,)
+    ok = dialcheck.check(["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "Max and Bella."])
+    assert not ok.contradiction
+
+
+def test_default_english_detector_is_small_and_documented():
+    folder = default_model_path("en")
+    size = sum(f.stat().st_size for f in folder.iterdir())
+    assert size < 10_000_000
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    assert cfg["adapter"]["type"] == "lora" and cfg["base"] == "all-MiniLM-L6-v2"
+    card = (folder / "MODEL_CARD.md").read_text()
+    assert "dialcheck train" in card and "human_bot/accuracy" in card
+
+
+def test_demo_command_runs(capsys):
+    from pathlib import Path
+
+    from dialcheck.cli import main
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"
+    assert main(["check", str(example), "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["contradiction"] for r in rows] == [True, False]
