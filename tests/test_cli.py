@@ -217,3 +217,34 @@ def test_train_cli_runs_a_tiny_job(capsys, tmp_path, tiny_base, data_root):
     cfg = json.loads((out / "dialcheck.json").read_text())
     assert cfg["detector"] == "decode.utterance.v1" and cfg["training"]["counts"]["aug.random_premise"] > 0
     assert (out / "MODEL_CARD.md").exists() and "dialcheck train" in (out / "MODEL_CARD.md").read_text()
+
+
+def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
+    capsys, tmp_path, tiny_base, tiny_detector_dir, data_root, monkeypatch
+):
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    args = [
+        "train",
+        "--base",
+        str(tiny_base),
+        "--limit",
+        "30",
+        "--epochs",
+        "1",
+        "--lora",
+        "4",
+        "--data-dir",
+        str(data_root),
+        "--no-progress",
+        "--teacher",
+        str(tiny_detector_dir),
+        "--distill-alpha",
+        "0.7",
+    ]
+    assert _run(capsys, *args, "--out", str(tmp_path / "a"))[0] == 0
+    cached = list((tmp_path / "cache" / "teacher-scores").glob("*.npy"))
+    assert len(cached) == 1
+    cfg = json.loads((tmp_path / "a" / "dialcheck.json").read_text())
+    assert cfg["training"]["teacher"] == str(tiny_detector_dir) and cfg["training"]["distill_alpha"] == 0.7
+    assert _run(capsys, *args, "--out", str(tmp_path / "b"))[0] == 0  # second run reuses the cached scores
+    assert list((tmp_path / "cache" / "teacher-scores").glob("*.npy")) == cached

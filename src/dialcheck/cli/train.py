@@ -65,6 +65,9 @@ def add_parser(sub: Any) -> None:
         default="overlap",
         help="rank knowledge rows by entity overlap before the token budget cuts (default) or keep KB order",
     )
+    d = p.add_argument_group("distillation (decode)")
+    d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")
+    d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -131,6 +134,14 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         "date": dt.date.today().isoformat(),
     }
     validation_dialogues = data.validation_dialogues if cls is UtteranceDetector else None
+    teacher_scores = None
+    if args.teacher:
+        from ..training.distill import teacher_pair_scores
+
+        if not 0.0 <= args.distill_alpha <= 1.0:
+            raise InputError(f"--distill-alpha must lie in [0, 1], got {args.distill_alpha}")
+        teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
+        info["teacher"] = args.teacher
     train_detector(
         det,
         data.train,
@@ -139,6 +150,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         cfg,
         data_info=info,
         show_progress_bar=not args.no_progress,
+        teacher_scores=teacher_scores,
+        distill_alpha=args.distill_alpha,
     )
     det.save(out)
     write_model_card(out, det.config)
