@@ -125,12 +125,18 @@ def run_final(args: argparse.Namespace) -> None:
 
     data = [e for e in load_dataset("circa.v1", args.data_dir) if e.relaxed is not None]
     train, val = split_by_question(data, args.validation_fraction, args.seed)
+    if args.limit:
+        train = random.Random(args.seed).sample(train, min(args.limit, len(train)))
     clf = make(args).fit(
         train,
         val,
         train_config(args),
         show_progress_bar=not args.no_progress,
-        data_info={**info(args), "data": "Circa (circa.v1), all ten scenarios, rows with a relaxed label"},
+        data_info={
+            **info(args),
+            "data": "Circa (circa.v1), all ten scenarios, rows with a relaxed label"
+            + (f", a random {len(train)} of them" if args.limit else ""),
+        },
     )
     out = Path(args.out)
     clf.save(out)

@@ -211,3 +211,18 @@ def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base):
     }
     lines = (tmp_path / "run" / "nbest-beam2.jsonl").read_text().splitlines()
     assert len(lines) == 2 and all(len(json.loads(x)["replies"]) == 2 for x in lines)
+
+
+def test_lists_stored_unjudged_can_be_judged_later(tmp_path):
+    from dialcheck.analysis.experiment import judge_folder
+    from dialcheck.errors import InputError
+
+    settings = [DecodingConfig.parse("beam2")]
+    assert run_nbest_experiment(_items(), FixedGenerator(), None, settings, tmp_path) == []
+    rec = json.loads((tmp_path / "nbest-beam2.jsonl").read_text().splitlines()[0])
+    assert rec["judgements"] is None and rec["replies"] == ["Yes.", "Yes, I am."]
+    with pytest.raises(InputError, match="not judged yet"):
+        summarize_folder(tmp_path, settings)
+    assert judge_folder(tmp_path, settings, _items(), KeywordJudge()) == 2
+    rows = summarize_folder(tmp_path, settings)
+    assert [r["certainty"] for r in rows if r["kind"] == "ENTQ"] == [1.0]

@@ -143,3 +143,32 @@ def test_rerank_command_bad_records_exit_2(capsys, tmp_path, tiny_detector_dir, 
     code = main(["rerank", str(p), "--model", str(tiny_detector_dir)])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "line 2" in err and "Traceback" not in err
+
+
+def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp_path, tiny_detector_dir):
+    from helpers_generation import build_tiny_lm
+
+    lm = build_tiny_lm(tmp_path / "lm")
+    p = tmp_path / "in.jsonl"
+    p.write_text(
+        json.dumps({"id": "g1", "turns": CTX}) + "\n" + json.dumps({"id": "g2", "turns": CTX, "candidates": ["Rex."]})
+    )
+    code = main(
+        [
+            "rerank",
+            str(p),
+            "--json",
+            "--model",
+            str(tiny_detector_dir),
+            "--generate",
+            "beam3",
+            "--lm",
+            str(lm),
+            "--max-new-tokens",
+            "4",
+        ]
+    )
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0 and out[0]["counts"]["candidates"] == 3 and out[1]["counts"]["candidates"] == 1
+    assert all(c["generator_score"] is not None for c in out[0]["ranked"])
+    assert out[1]["chosen"]["text"] == "Rex."
