@@ -55,6 +55,13 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--domains", default="calendar,navigate", help="CI-ToD train domains (default calendar,navigate)")
     g.add_argument("--no-history", action="store_true", help="leave the dialogue history out (context ablation)")
     g.add_argument(
+        "--lora-top",
+        type=int,
+        default=0,
+        metavar="N",
+        help="LoRA on the top N encoder layers only (0 = all): the backward pass stops below them, faster on CPU",
+    )
+    g.add_argument(
         "--marks",
         action="store_true",
         help="mark knowledge values the reply mentions (*) and those only the request/history mention (#)",
@@ -166,12 +173,18 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
 
     if args.detector is not None:
         raise InputError("--detector applies to --task decode only (CI-ToD has one detector type)")
+    if getattr(args, "teacher", None):
+        raise InputError("--teacher applies to --task decode only")
     augment = tuple(a for a in ("kbi" if args.augment is None else args.augment).split(",") if a)
     domains = tuple(d for d in args.domains.split(",") if d)
     data = build_citod_training_data(args.data_dir, domains, augment, args.seed, args.limit)
     print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
     rank = 0 if args.full else args.lora
-    adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
+    adapter: dict[str, Any] | None = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank else None
+    if adapter is not None and args.lora_top > 0:
+        from ..training.citod import top_layer_targets
+
+        adapter["target_modules"] = top_layer_targets(args.base, args.lora_top)
     det = GroundedDetector(
         base=args.base,
         adapter=adapter,

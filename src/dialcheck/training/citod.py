@@ -28,7 +28,14 @@ from ..probes.kbi import kbi_examples
 from ..schema import Example
 from .trainer import TrainConfig, fit_pair_model
 
-__all__ = ["AUGMENTATIONS", "CitodTrainingData", "build_citod_training_data", "label_matrix", "train_grounded"]
+__all__ = [
+    "AUGMENTATIONS",
+    "CitodTrainingData",
+    "build_citod_training_data",
+    "label_matrix",
+    "top_layer_targets",
+    "train_grounded",
+]
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +89,25 @@ def build_citod_training_data(
     counts["train_examples"] = len(train)
     counts["train_positives"] = dict(Counter(lab for e in train for lab in LABELS if e.labels and e.labels[lab]))
     return CitodTrainingData(train, validation, counts)
+
+
+def top_layer_targets(base: str, n: int) -> str:
+    """A LoRA ``target_modules`` regex for the attention and feed-forward layers of the top ``n`` encoder
+    layers of ``base`` (all of them if it has fewer).
+
+    >>> import re
+    >>> rx = top_layer_targets("all-MiniLM-L6-v2", 2)
+    >>> [bool(re.fullmatch(rx, f"base_model.model.bert.encoder.layer.{i}.attention.self.query")) for i in (0, 3, 4, 5)]
+    [False, False, True, True]
+    """
+    import json as _json
+
+    from ..backbones import resolve_base
+
+    cfg = _json.loads((resolve_base(base) / "config.json").read_text(encoding="utf-8"))
+    total = int(cfg.get("num_hidden_layers") or cfg.get("n_layers") or cfg.get("num_layers"))
+    layers = "|".join(str(i) for i in range(max(0, total - n), total))
+    return rf".*(encoder|layers|layer)\.({layers})\..*\.(query|key|value|q|k|v|o|q_proj|k_proj|v_proj|o_proj|dense)$"
 
 
 def label_matrix(examples: Sequence[Example], labels: Sequence[str] = LABELS) -> np.ndarray:
