@@ -240,3 +240,13 @@ def test_prompt_prefilled_once_gives_the_same_lists_as_plain_generate(tiny_lm_di
     a, b = fast.generate(ctxs, cfg, batch_size=3), plain.generate(ctxs, cfg, batch_size=3)
     assert [[c.text for c in x] for x in a] == [[c.text for c in x] for x in b]
     assert [c.score for x in a for c in x] == pytest.approx([c.score for x in b for c in x], abs=1e-4)
+
+
+def test_every_beam_candidate_score_is_its_own_logprob_over_length(gen):
+    cands = gen.generate([CTX], DecodingConfig.parse("beam3", max_new_tokens=4, length_penalty=1.0))[0]
+    for c in cands:
+        ids = gen.tokenizer(c.text, add_special_tokens=False)["input_ids"]
+        if len(ids) != c.tokens:  # a stop token ended this beam: it counts in the score but not in the text
+            ids = [*ids, gen.tokenizer.eos_token_id]
+        assert len(ids) == c.tokens
+        assert c.score == pytest.approx(_logprob_sum(gen, CTX, ids) / c.tokens, abs=1e-4)
