@@ -132,3 +132,14 @@ def test_unstructured_detector_scores_one_pair_per_dialogue():
     (pair,) = det._clf.calls[0]
     assert pair[0].startswith("same: I have two dogs. other: What breed?") and pair[1] == DOGS.last.text
     assert v.contradiction and v.evidence == ()
+
+
+def test_top_level_check_and_load_work_on_a_saved_model(tiny_detector_dir):
+    import dialcheck
+
+    turns = ["I have two dogs.", "Cute!", "What do you do?", "I never had a pet."]
+    verdict = dialcheck.check(turns, model=tiny_detector_dir)
+    same = dialcheck.load(tiny_detector_dir).predict([Dialogue.from_texts(turns)])[0]
+    assert isinstance(verdict, dialcheck.Verdict)
+    assert verdict.score == pytest.approx(same.score)
+    assert set(verdict.pair_scores) == {1}  # only the same speaker's earlier turn is paired
