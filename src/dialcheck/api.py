@@ -5,7 +5,7 @@ task-oriented detector (QI/HI/KBI labels, CI-ToD) and any other dialogue to the 
 contradiction detector; :func:`route` is the one place that decides.
 
 >>> import dialcheck
->>> v = dialcheck.check(["I have two dogs.", "Nice!", "What do you do?", "I have never owned a pet."])  # doctest: +SKIP
+>>> v = dialcheck.check(["Do you have pets?", "Yes, two dogs.", "Their names?", "I never had a pet."])  # doctest: +SKIP
 >>> v.contradiction, v.evidence  # doctest: +SKIP
 (True, (1,))
 """

@@ -8,8 +8,11 @@ the folder is a complete Hugging Face model. Nothing is ever unpickled.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import warnings
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,12 +72,23 @@ class DetectorConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def _quiet_transformers() -> Any:
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Loading a model prints nothing: no info logs, no per-tensor progress bar, no deprecation noise."""
     import transformers
 
     level = transformers.logging.get_verbosity()
+    bar = transformers.utils.logging.is_progress_bar_enabled()
     transformers.logging.set_verbosity_error()
-    return level
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            yield
+    finally:
+        transformers.logging.set_verbosity(level)
+        if bar:
+            transformers.utils.logging.enable_progress_bar()
 
 
 def lora_config(model: Any, adapter: dict[str, Any]) -> Any:
@@ -97,8 +111,7 @@ def build_model(config: DetectorConfig, base_dir: Path | None = None) -> tuple[A
 
     base_dir = base_dir or resolve_base(config.base)
     labels = config.labels
-    level = _quiet_transformers()
-    try:
+    with _quiet_transformers():
         tok = AutoTokenizer.from_pretrained(base_dir)
         model = AutoModelForSequenceClassification.from_pretrained(
             base_dir,
@@ -107,16 +120,12 @@ def build_model(config: DetectorConfig, base_dir: Path | None = None) -> tuple[A
             label2id={lab: i for i, lab in enumerate(labels)},
             problem_type=config.problem_type,
         )
-    finally:
-        import transformers
+        if model.config.pad_token_id is None and tok.pad_token_id is not None:
+            model.config.pad_token_id = tok.pad_token_id
+        if config.adapter and config.adapter.get("type") == "lora":
+            from peft import get_peft_model
 
-        transformers.logging.set_verbosity(level)
-    if model.config.pad_token_id is None and tok.pad_token_id is not None:
-        model.config.pad_token_id = tok.pad_token_id
-    if config.adapter and config.adapter.get("type") == "lora":
-        from peft import get_peft_model
-
-        model = get_peft_model(model, lora_config(model, config.adapter))
+            model = get_peft_model(model, lora_config(model, config.adapter))
     return model, tok
 
 
@@ -143,14 +152,9 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     if config.base == ".":
-        level = _quiet_transformers()
-        try:
+        with _quiet_transformers():
             tok = AutoTokenizer.from_pretrained(folder)
             model = AutoModelForSequenceClassification.from_pretrained(folder)
-        finally:
-            import transformers
-
-            transformers.logging.set_verbosity(level)
         return model.eval(), tok
     weights = folder / WEIGHTS_NAME
     if not weights.exists():
@@ -163,7 +167,8 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     unexpected = getattr(result, "unexpected_keys", None)
     if unexpected:
         raise ModelError(f"{weights}: weights do not fit the base {config.base!r} (unexpected {unexpected[:3]})")
-    model = model.merge_and_unload()
+    with _quiet_transformers():
+        model = model.merge_and_unload()
     return model.eval(), tok
 
 
