@@ -39,3 +39,13 @@ def test_demo_command_runs(capsys):
     assert main(["check", str(example), "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [r["contradiction"] for r in rows] == [True, False]
+
+
+def test_shipped_circa_answer_classifier_loads_and_judges_a_plain_yes():
+    from dialcheck.analysis.answers import default_answer_classifier_path, load_answer_classifier
+
+    folder = default_answer_classifier_path()
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
+    assert "circa_yesno.py final" in (folder / "MODEL_CARD.md").read_text()
+    clf = load_answer_classifier()
+    assert clf.judge(["Are you in NC?"], ["Yes, I live in Raleigh."]) == ["yes"]
