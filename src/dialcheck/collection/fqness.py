@@ -1,0 +1,205 @@
+"""Contexts that end in a follow-up question, scored by FQness with a causal LM (Sato et al. 2024).
+
+A candidate context at distance ``d`` is ``d + 1`` consecutive turns ``u[t-d] .. u[t]``: ``u[t]`` is an
+utterance of one speaker that contains a question, ``u[t-d]`` (the *referent*) an utterance of the other
+speaker, who is the one to reply. ``u[t]`` is split into its question ``q`` (the trailing sentences
+that end in "?") and the rest ``r`` (everything before them).
+
+FQness asks how much the referent makes the question likely, with the turns in between left out::
+
+    FQness = P(q | u[t-d], r) / P(q | r)        (returned as the natural log of the ratio)
+
+A high value marks a follow-up question about what the replying speaker said ``d`` turns ago; answering
+it invites the reply to restate, and so possibly contradict, the referent. Likelihoods are summed token
+log-probabilities of ``q`` under any Hugging Face causal LM (default SmolLM2-135M-Instruct), over a
+plain ``speaker: text`` transcript.
+
+>>> split_question("I love hiking. Where do you hike? Do you go often?")
+('Where do you hike? Do you go often?', 'I love hiking.')
+>>> split_question("No question here.")
+('', 'No question here.')
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..schema import Dialogue
+from .records import CollectionContext
+
+__all__ = [
+    "DEFAULT_DISTANCES",
+    "FQnessScorer",
+    "candidate_contexts",
+    "select_random",
+    "select_top_k",
+    "split_question",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DISTANCES = (1, 3, 5)
+_SENT = re.compile(r"[^.!?]*(?:[.!?]+|$)")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT.findall(text) if s.strip()]
+
+
+def split_question(text: str) -> tuple[str, str]:
+    """``(question, rest)``: the trailing sentences that end in "?" and what precedes them."""
+    sents = _sentences(text)
+    k = len(sents)
+    while k > 0 and sents[k - 1].endswith("?"):
+        k -= 1
+    return " ".join(sents[k:]), " ".join(sents[:k])
+
+
+def candidate_contexts(
+    dialogue: Dialogue, distances: Sequence[int] = DEFAULT_DISTANCES, source: str = "", prefix: str = ""
+) -> list[CollectionContext]:
+    """Every (question turn, distance) pair of ``dialogue`` whose referent is the other speaker's turn.
+
+    >>> d = Dialogue.from_texts(["I have a dog.", "What breed is it?", "A poodle.", "Is it old?"])
+    >>> [(c.id, c.distance, c.question) for c in candidate_contexts(d, (1, 3), prefix="x")]
+    [('x:1:1', 1, 'What breed is it?'), ('x:3:1', 1, 'Is it old?'), ('x:3:3', 3, 'Is it old?')]
+    """
+    out = []
+    turns = dialogue.turns
+    for t, turn in enumerate(turns):
+        q, r = split_question(turn.text)
+        if not q:
+            continue
+        for d in distances:
+            if d < 1 or t - d < 0 or turns[t - d].speaker == turn.speaker:
+                continue
+            out.append(
+                CollectionContext(
+                    id=f"{prefix}:{t}:{d}",
+                    turns=tuple(turns[t - d : t + 1]),
+                    distance=d,
+                    question=q,
+                    rest=r,
+                    source=source,
+                )
+            )
+    return out
+
+
+class FQnessScorer:
+    """Log FQness of contexts under a causal LM: ``log P(q | referent, r) - log P(q | r)``."""
+
+    def __init__(self, model: Any, tokenizer: Any, batch_size: int = 16, max_tokens: int = 256) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+
+    @classmethod
+    def load(cls, lm: str | None = None, **kw: Any) -> FQnessScorer:
+        """A scorer on a known LM name (default SmolLM2-135M-Instruct) or a local HF folder."""
+        from ..generation.lm import load_lm
+
+        model, tok = load_lm(lm)
+        return cls(model, tok, **kw)
+
+    @staticmethod
+    def prompts(context: CollectionContext) -> tuple[str, str, str]:
+        """``(with referent, without referent, continuation)`` texts whose continuation is scored."""
+        ref, last = context.turns[0], context.turns[-1]
+        head = f"{last.speaker}: {context.rest}".rstrip()
+        return f"{ref.speaker}: {ref.text}\n{head}", head, " " + context.question
+
+    def _ids(self, prefix: str, continuation: str) -> tuple[list[int], int]:
+        tok = self.tokenizer
+        p = tok(prefix, add_special_tokens=False)["input_ids"]
+        c = tok(continuation, add_special_tokens=False)["input_ids"]
+        if tok.bos_token_id is not None:
+            p = [tok.bos_token_id, *p]
+        p = p[-max(1, self.max_tokens - len(c)) :]
+        return p + c, len(p)
+
+    def log_likelihoods(self, items: Sequence[tuple[str, str]]) -> list[float]:
+        """Summed log-probability of each ``continuation`` after its ``prefix``."""
+        import torch
+
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        out: list[float] = []
+        for s in range(0, len(items), self.batch_size):
+            rows = [self._ids(p, c) for p, c in items[s : s + self.batch_size]]
+            width = max(len(r) for r, _ in rows)
+            ids = torch.full((len(rows), width), pad, dtype=torch.long)
+            mask = torch.zeros_like(ids)
+            for i, (r, _) in enumerate(rows):  # right padding: positions are the same as unpadded
+                ids[i, : len(r)] = torch.tensor(r)
+                mask[i, : len(r)] = 1
+            with torch.inference_mode():
+                logits = self.model(input_ids=ids, attention_mask=mask).logits.float()
+            logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+            for i, (r, plen) in enumerate(rows):
+                out.append(float(logp[i, plen - 1 : len(r) - 1].sum()))
+        return out
+
+    def score(self, contexts: Sequence[CollectionContext], show_progress_bar: bool = False) -> list[CollectionContext]:
+        """The contexts with ``fqness`` filled in, in input order."""
+        items: list[tuple[str, str]] = []
+        for c in contexts:
+            with_ref, without, cont = self.prompts(c)
+            items += [(with_ref, cont), (without, cont)]
+        chunks = range(0, len(items), self.batch_size * 8)
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            chunks = tqdm(chunks, desc="FQness", unit="chunk")
+        lls: list[float] = []
+        for s in chunks:
+            lls += self.log_likelihoods(items[s : s + self.batch_size * 8])
+        return [replace(c, fqness=lls[2 * i] - lls[2 * i + 1]) for i, c in enumerate(contexts)]
+
+
+def select_top_k(contexts: Iterable[CollectionContext], k: int, per_dialogue: int = 0) -> list[CollectionContext]:
+    """The ``k`` highest-FQness contexts per distance (ties broken by id); at most ``per_dialogue`` from
+    one source dialogue when given.
+
+    >>> cs = [CollectionContext(f"x{i}", (), 1, "?", fqness=float(i)) for i in range(4)]
+    >>> [c.id for c in select_top_k(cs, 2)]
+    ['x3', 'x2']
+    """
+    by_d: dict[int, list[CollectionContext]] = {}
+    for c in contexts:
+        if c.fqness is None:
+            raise ValueError(f"context {c.id} has no FQness score")
+        by_d.setdefault(c.distance, []).append(c)
+    out = []
+    for d in sorted(by_d):
+        taken: dict[str, int] = {}
+        for c in sorted(by_d[d], key=lambda c: (-(c.fqness or 0.0), c.id)):
+            if len([x for x in out if x.distance == d]) >= k:
+                break
+            if per_dialogue and taken.get(c.source, 0) >= per_dialogue:
+                continue
+            taken[c.source] = taken.get(c.source, 0) + 1
+            out.append(replace(c, selection="fqness"))
+    return out
+
+
+def select_random(
+    contexts: Iterable[CollectionContext], k: int, seed: int = 0, exclude: Iterable[str] = ()
+) -> list[CollectionContext]:
+    """``k`` contexts per distance drawn uniformly (seeded), skipping the ids in ``exclude``."""
+    skip = set(exclude)
+    by_d: dict[int, list[CollectionContext]] = {}
+    for c in contexts:
+        if c.id not in skip:
+            by_d.setdefault(c.distance, []).append(c)
+    rng = random.Random(seed)
+    out = []
+    for d in sorted(by_d):
+        pool = sorted(by_d[d], key=lambda c: c.id)
+        out += [replace(c, selection="random") for c in rng.sample(pool, min(k, len(pool)))]
+    return out

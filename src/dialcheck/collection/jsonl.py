@@ -1,0 +1,62 @@
+"""JSONL files of collection records, with errors located by file and line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from ..errors import InputError
+
+__all__ = ["read_records", "write_records"]
+
+
+class _Record(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R")
+
+
+def iter_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line, object) for each non-blank line; a bad line raises a located :class:`InputError`."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file", str(p))
+    with p.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"invalid JSON ({e.msg})", str(p), n) from None
+            if not isinstance(obj, dict):
+                raise InputError("expected a JSON object", str(p), n)
+            yield n, obj
+
+
+def read_records(path: str | Path, cls: Any) -> list[Any]:
+    """Records of type ``cls`` (anything with ``from_dict``) from a JSONL file."""
+    out = []
+    for n, obj in iter_objects(path):
+        try:
+            out.append(cls.from_dict(obj))
+        except InputError as e:
+            raise e.at(str(path), n) from None
+    return out
+
+
+def write_records(path: str | Path, records: Iterable[_Record]) -> int:
+    """Write one JSON object per record (atomic replace); returns the count."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    n = 0
+    with tmp.open("w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+            n += 1
+    tmp.replace(p)
+    return n

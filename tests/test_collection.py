@@ -1,0 +1,370 @@
+"""Contradiction collections (issue 6): FQness, annotation, released reader, LOGO split, t-test, CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from dialcheck.collection import (
+    AnnotatorLabel,
+    CollectedReply,
+    CollectionContext,
+    FQnessScorer,
+    aggregate,
+    aggregate_votes,
+    analyse_feature,
+    apply_aggregation,
+    candidate_contexts,
+    contradictions_per_context,
+    export_tasks,
+    fleiss_kappa,
+    kappa_from_labels,
+    logo_splits,
+    read_labels,
+    read_records,
+    read_released,
+    reply_pairs,
+    score_quiz,
+    select_random,
+    select_top_k,
+    split_question,
+    ttest_greater,
+    write_records,
+)
+from dialcheck.collection.analysis import betainc, declarative_yes_no, t_sf
+from dialcheck.errors import InputError
+from dialcheck.schema import Dialogue, Turn
+from helpers_generation import build_tiny_lm
+
+# -- context selection --------------------------------------------------------------------------------
+
+
+def test_split_question_keeps_trailing_questions_only():
+    assert split_question("Is it? I think so. Do you like dogs?") == ("Do you like dogs?", "Is it? I think so.")
+    assert split_question("What is it?") == ("What is it?", "")
+    assert split_question("") == ("", "")
+
+
+def test_candidate_contexts_need_the_other_speaker_as_referent():
+    d = Dialogue.from_texts(["I have a dog.", "Nice. What breed?", "A poodle.", "Is it old?", "Yes."])
+    cs = candidate_contexts(d, (1, 2, 3), prefix="d")
+    assert [(c.id, c.distance) for c in cs] == [("d:1:1", 1), ("d:3:1", 1), ("d:3:3", 3)]
+    c = cs[0]
+    assert c.question == "What breed?" and c.rest == "Nice." and c.reply_speaker == "A"
+    assert [t.text for t in cs[2].turns] == ["I have a dog.", "Nice. What breed?", "A poodle.", "Is it old?"]
+
+
+@pytest.fixture(scope="module")
+def tiny_lm(tmp_path_factory: pytest.TempPathFactory):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = build_tiny_lm(tmp_path_factory.mktemp("tiny-lm"), chat=False)
+    return AutoModelForCausalLM.from_pretrained(folder).eval(), AutoTokenizer.from_pretrained(folder)
+
+
+def _hand_logprob(model, tok, prefix: str, continuation: str) -> float:
+    """Chain rule, one forward pass per continuation token (no batching, no padding)."""
+    import torch
+
+    p = [tok.bos_token_id, *tok(prefix, add_special_tokens=False)["input_ids"]]
+    c = tok(continuation, add_special_tokens=False)["input_ids"]
+    total = 0.0
+    for j, target in enumerate(c):
+        ids = torch.tensor([p + c[:j]])
+        with torch.no_grad():
+            logits = model(input_ids=ids).logits[0, -1].double()
+        total += float(torch.log_softmax(logits, -1)[target])
+    return total
+
+
+def test_fqness_matches_a_hand_computation(tiny_lm):
+    model, tok = tiny_lm
+    d = Dialogue.from_texts(["I have two dogs.", "Nice! What are their names?", "Rex and Fido.", "Do you play?"])
+    contexts = candidate_contexts(d, (1, 3), prefix="x")
+    scored = FQnessScorer(model, tok, batch_size=2).score(contexts)  # batch of mixed lengths: padding matters
+    assert [c.id for c in scored] == ["x:1:1", "x:3:1", "x:3:3"]
+    for c in scored:
+        ref, last = c.turns[0], c.turns[-1]
+        num = _hand_logprob(
+            model, tok, f"{ref.speaker}: {ref.text}\n{last.speaker}: {c.rest}".rstrip(), " " + c.question
+        )
+        den = _hand_logprob(model, tok, f"{last.speaker}: {c.rest}".rstrip(), " " + c.question)
+        assert c.fqness == pytest.approx(num - den, abs=1e-4)
+    # the ratio compares the same question tokens: without a referent difference it would be 0
+    assert any(abs(c.fqness) > 1e-3 for c in scored)
+
+
+def test_select_top_k_per_distance_and_random_excludes():
+    cs = [CollectionContext(f"c{i}", (), 1 + 2 * (i % 2), "q?", fqness=float(i), source=f"s{i // 4}") for i in range(8)]
+    top = select_top_k(cs, 2)
+    assert [(c.id, c.distance) for c in top] == [("c6", 1), ("c4", 1), ("c7", 3), ("c5", 3)]
+    assert all(c.selection == "fqness" for c in top)
+    one_per = select_top_k(cs, 2, per_dialogue=1)
+    assert [c.id for c in one_per] == ["c6", "c2", "c7", "c3"]
+    rnd = select_random(cs, 2, seed=1, exclude=[c.id for c in top])
+    assert len(rnd) == 4 and not {c.id for c in rnd} & {c.id for c in top}
+    assert rnd == select_random(cs, 2, seed=1, exclude=[c.id for c in top])
+
+
+def test_context_records_round_trip(tmp_path: Path):
+    c = CollectionContext("a:1:1", (Turn("A", "x."), Turn("B", "y?")), 1, "y?", fqness=0.5, selection="fqness")
+    r = CollectedReply("a:1:1/g", "a:1:1", "g", (*c.turns, Turn("A", "z.")), 0, True, 2, meta={"k": 1})
+    write_records(tmp_path / "c.jsonl", [c])
+    write_records(tmp_path / "r.jsonl", [r])
+    assert read_records(tmp_path / "c.jsonl", CollectionContext) == [c]
+    assert read_records(tmp_path / "r.jsonl", CollectedReply) == [r]
+    (tmp_path / "bad.jsonl").write_text(json.dumps({**r.to_dict(), "referent": 3}) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl, line 1: referent"):
+        read_records(tmp_path / "bad.jsonl", CollectedReply)
+
+
+# -- annotation ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("votes", "expected"),
+    [((1, 1, 1), True), ((1, 1, 0), True), ((1, 0, 0), None), ((0, 0, 0), False), ((0, 1, 0), None)],
+)
+def test_aggregation_rules(votes, expected):
+    assert aggregate_votes([bool(v) for v in votes]) is expected
+
+
+def test_aggregate_requires_three_annotators_and_applies_to_replies():
+    labels = [AnnotatorLabel("r1", a, v) for a, v in zip("xyz", (True, True, False), strict=True)]
+    labels += [AnnotatorLabel("r2", a, False) for a in "xyz"]
+    labels += [AnnotatorLabel("r3", a, v) for a, v in zip("xyz", (True, False, False), strict=True)]
+    labels += [AnnotatorLabel("r4", a, False) for a in "xy"]  # only two annotators: discarded
+    agg = {a.item_id: a for a in aggregate(labels)}
+    assert [agg[i].label for i in ("r1", "r2", "r3", "r4")] == [True, False, None, None]
+    assert agg["r1"].contradictory_votes == 2 and agg["r4"].annotators == 2
+    t = (Turn("A", "a"), Turn("B", "b?"), Turn("A", "c"))
+    replies = [CollectedReply(i, "c", "g", t) for i in ("r1", "r2", "r3", "r4", "r5")]
+    kept = apply_aggregation(replies, agg.values())
+    assert [(r.id, r.label, r.votes) for r in kept] == [("r1", True, 2), ("r2", False, 0)]
+
+
+def test_fleiss_kappa_textbook_example():
+    # Fleiss (1971), the worked example on Wikipedia: 10 subjects, 14 raters, 5 categories -> 0.210
+    table = [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
+    assert fleiss_kappa(table) == pytest.approx(0.20993, abs=1e-4)
+    assert fleiss_kappa([[3, 0], [0, 3]]) == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        fleiss_kappa([[3, 0], [1, 1]])
+
+
+def test_kappa_from_labels_uses_items_with_full_ratings():
+    labels = [
+        AnnotatorLabel(i, a, v)
+        for i, vs in (("1", "110"), ("2", "000"), ("3", "111"))
+        for a, v in zip("xyz", map(int, vs), strict=True)
+    ]
+    labels = [AnnotatorLabel(x.item_id, x.annotator, bool(x.label)) for x in labels] + [AnnotatorLabel("4", "x", True)]
+    kappa, used = kappa_from_labels(labels)
+    assert used == 3
+    assert kappa == pytest.approx(fleiss_kappa([[2, 1], [0, 3], [3, 0]]))
+
+
+def test_export_and_read_labels_csv_and_jsonl(tmp_path: Path):
+    t = (Turn("A", "I am vegan."), Turn("B", "What did you eat?"))
+    replies = [CollectedReply(f"r{i}", f"c{i}", "g", (*t, Turn("A", f"steak {i}"))) for i in range(7)]
+    assert export_tasks(replies, tmp_path / "tasks.csv", rows_per_task=3) == 3
+    assert export_tasks(replies, tmp_path / "tasks.jsonl", rows_per_task=5, shuffle=False) == 2
+    rows = [json.loads(x) for x in (tmp_path / "tasks.jsonl").read_text().splitlines()]
+    assert rows[0] == {
+        "task_id": "task00000",
+        "item_id": "r0",
+        "context": "A: I am vegan.\nB: What did you eat?",
+        "referent": "I am vegan.",
+        "reply": "steak 0",
+    }
+    (tmp_path / "ann1.csv").write_text("item_id,label\nr0,contradictory\nr1,no\n")
+    (tmp_path / "more.jsonl").write_text('{"item_id": "r0", "annotator": "bob", "label": 1}\n')
+    labels = read_labels([tmp_path / "ann1.csv", tmp_path / "more.jsonl"])
+    assert labels == [
+        AnnotatorLabel("r0", "ann1", True),
+        AnnotatorLabel("r1", "ann1", False),
+        AnnotatorLabel("r0", "bob", True),
+    ]
+    (tmp_path / "bad.csv").write_text("item_id,label\nr0,maybe\n")
+    with pytest.raises(InputError, match=r"bad.csv, line 2: label"):
+        read_labels([tmp_path / "bad.csv"])
+    (tmp_path / "twice.csv").write_text("item_id,label\nr0,1\nr0,0\n")
+    with pytest.raises(InputError, match=r"twice.csv, line 3: .*twice"):
+        read_labels([tmp_path / "twice.csv"])
+
+
+def test_screening_quiz():
+    gold = {"q1": True, "q2": False, "q3": True, "q4": False, "q5": True}
+    answers = [AnnotatorLabel(q, "good", g) for q, g in gold.items()]
+    answers += [AnnotatorLabel(q, "bad", not g) for q, g in gold.items()]
+    answers += [AnnotatorLabel("q1", "partial", True), AnnotatorLabel("other", "partial", True)]
+    res = {r.annotator: r for r in score_quiz(answers, gold, pass_mark=0.8)}
+    assert (res["good"].correct, res["good"].passed) == (5, True)
+    assert (res["bad"].correct, res["bad"].passed) == (0, False)
+    assert (res["partial"].correct, res["partial"].answered, res["partial"].accuracy) == (1, 1, 0.2)
+
+
+# -- released format ----------------------------------------------------------------------------------
+
+
+def _released_line(**kw) -> str:
+    obj = {
+        "utterances": ["I live in Ohio.", "Do you like it there?", "I have never been to Ohio."],
+        "speakers": ["A", "B", "A"],
+        "annotation_target_pair": [0, 2],
+        "rgm_name": "blender",
+        "contradictory_label_count": 3,
+    }
+    obj.update(kw)
+    return json.dumps(obj)
+
+
+def test_released_reader_on_hand_made_lines(tmp_path: Path):
+    lines = [
+        _released_line(),
+        _released_line(contradictory_label_count=1, rgm_name="gpt"),
+        _released_line(utterances=["I live in Ohio.", "Do you like it there?", "[[TBA]]"]),
+        "",
+        _released_line(
+            contradictory_label_count=0, rgm_name="gpt", utterances=["I live in Ohio.", "Do you like it there?", "Yes."]
+        ),
+        _released_line(utterances=["I live in Ohio.", "Do you like it there?", "[[TBA]]"], rgm_name="x"),
+    ]
+    f = tmp_path / "released.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    col = read_released(f)
+    assert col.skipped_tba == 2 and len(col) == 3
+    a, b, c = col.replies
+    assert (a.generator, a.label, a.votes, a.referent, a.reply.text) == (
+        "blender",
+        True,
+        3,
+        0,
+        "I have never been to Ohio.",
+    )
+    assert (b.label, b.votes) == (None, 1) and c.label is False
+    assert a.context_id == b.context_id == c.context_id  # same preceding utterances
+    assert len(a.turns) == 3 and a.turns[1] == Turn("B", "Do you like it there?")
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        (_released_line(speakers=["A", "B"]), "speakers"),
+        (_released_line(speakers=["A", "C", "A"]), r"speakers\[1\]"),
+        (_released_line(annotation_target_pair=[2, 0]), "annotation_target_pair"),
+        (_released_line(annotation_target_pair=[1, 2]), "annotation_target_pair.*different speakers"),
+        (_released_line(contradictory_label_count=4), "contradictory_label_count"),
+        (_released_line(rgm_name=""), "rgm_name"),
+        (_released_line(utterances="x"), "utterances"),
+        ("{not json", "invalid JSON"),
+    ],
+)
+def test_released_reader_reports_file_line_and_field(tmp_path: Path, line: str, field: str):
+    f = tmp_path / "bad.jsonl"
+    f.write_text(_released_line() + "\n" + line + "\n")
+    with pytest.raises(InputError, match=rf"bad.jsonl, line 2: {field}"):
+        read_released(f)
+
+
+# -- leave-one-generator-out --------------------------------------------------------------------------
+
+
+def _reply(rid: str, ctx: str, gen: str, label: bool | None) -> CollectedReply:
+    t = (
+        Turn("A", f"fact {ctx}"),
+        Turn("B", "ok?"),
+        Turn("A", f"other {ctx}"),
+        Turn("B", "and?"),
+        Turn("A", f"reply {rid}"),
+    )
+    return CollectedReply(rid, ctx, gen, t, 0, label)
+
+
+def test_logo_split_excludes_training_rows_sharing_a_test_context():
+    replies = [
+        _reply("1", "c1", "g1", True),
+        _reply("2", "c1", "g2", False),  # shares c1 with g1
+        _reply("3", "c2", "g2", True),
+        _reply("4", "c3", "g3", False),
+        _reply("5", "c2", "g3", None),  # unlabelled: never used
+        _reply("6", "c4", "g1", False),
+    ]
+    splits = {s.generator: s for s in logo_splits(replies)}
+    assert list(splits) == ["g1", "g2", "g3"]
+    s1 = splits["g1"]
+    assert [r.id for r in s1.test] == ["1", "6"]
+    assert [r.id for r in s1.train] == ["3", "4"] and s1.excluded == 1
+    s2 = splits["g2"]
+    assert [r.id for r in s2.train] == ["4", "6"] and s2.excluded == 1
+    for s in splits.values():
+        assert not {r.context_id for r in s.train} & {r.context_id for r in s.test}
+        assert all(r.generator != s.generator for r in s.train)
+
+
+def test_reply_pairs_follow_appendix_j():
+    pos, neg = _reply("1", "c1", "g", True), _reply("2", "c2", "g", False)
+    pairs = reply_pairs([pos, neg, _reply("3", "c3", "g", None)], seed=0)
+    assert len(pairs) == 2
+    assert (pairs[0].first, pairs[0].label, pairs[0].group) == ("fact c1", 1, "c1")
+    assert pairs[1].label == 0 and pairs[1].first in ("fact c2", "other c2") and pairs[1].second == "reply 2"
+
+
+# -- context analysis ---------------------------------------------------------------------------------
+
+
+def test_t_distribution_against_closed_forms():
+    for t in (-2.0, -0.5, 0.0, 0.3, 1.0, 4.0):
+        assert t_sf(t, 1) == pytest.approx(0.5 - math.atan(t) / math.pi, abs=1e-10)  # Cauchy
+        assert t_sf(t, 2) == pytest.approx(0.5 - t / (2 * math.sqrt(2 + t * t)), abs=1e-10)
+    assert t_sf(1.812461, 10) == pytest.approx(0.05, abs=1e-6)  # textbook critical value t_{0.05,10}
+    assert t_sf(2.763262, 28) == pytest.approx(0.005, abs=1e-6)
+    assert betainc(2, 3, 0.4) == pytest.approx(0.5248)
+
+
+def test_ttest_against_known_values():
+    r = ttest_greater([3, 4, 5, 6], [1, 2, 3, 2], equal_var=True)
+    assert (r.t, r.df, r.p) == pytest.approx((3.2732683535, 6.0, 0.0084823681), rel=1e-8)
+    w = ttest_greater([3, 4, 5, 6, 9], [1, 2, 3, 2])  # Welch; values from scipy.stats.ttest_ind
+    assert (w.t, w.df, w.p) == pytest.approx((3.0698392537, 5.1858111127, 0.0132477421), rel=1e-8)
+    assert ttest_greater([1, 2, 3, 2], [3, 4, 5, 6], equal_var=True).p == pytest.approx(1 - 0.0084823681)
+
+
+def test_ttest_matches_scipy_when_installed():
+    stats = pytest.importorskip("scipy.stats")
+    a, b = [0, 1, 2, 1, 3, 2, 2, 0], [0, 0, 1, 0, 1, 0]
+    for equal_var in (True, False):
+        ours = ttest_greater(a, b, equal_var=equal_var)
+        ref = stats.ttest_ind(a, b, equal_var=equal_var, alternative="greater")
+        assert ours.p == pytest.approx(float(ref.pvalue), rel=1e-9)
+
+
+def test_analyse_feature_and_declarative_questions():
+    def ctx(i: int, q: str) -> CollectionContext:
+        return CollectionContext(f"c{i}", (Turn("A", "x."), Turn("B", q)), 1, q)
+
+    assert declarative_yes_no(ctx(0, "You like it?")) and not declarative_yes_no(ctx(0, "Do you like it?"))
+    assert not declarative_yes_no(ctx(0, "You went where?"))
+    contexts = [ctx(i, "How is it?" if i < 4 else "Is it good?") for i in range(8)]
+    counts = {"c0": 3, "c1": 2, "c2": 3, "c3": 2, "c4": 0, "c5": 1, "c6": 0, "c7": 1}
+    res = analyse_feature(contexts, counts, "contains_how")
+    assert (res.n_with, res.n_without, res.mean_with, res.mean_without) == (4, 4, 2.5, 0.5)
+    assert res.p < 0.01 and res.significant
+    custom = analyse_feature(contexts, counts, lambda c: c.id in ("c0", "c4"))
+    assert custom.n_with == 2 and custom.p > 0.01 and not custom.significant
+    replies = [_reply("1", "c1", "g", True), _reply("2", "c1", "h", True), _reply("3", "c2", "g", False)]
+    assert contradictions_per_context(replies) == {"c1": 2, "c2": 0}
