@@ -368,3 +368,162 @@ def test_analyse_feature_and_declarative_questions():
     assert custom.n_with == 2 and custom.p > 0.01 and not custom.significant
     replies = [_reply("1", "c1", "g", True), _reply("2", "c1", "h", True), _reply("3", "c2", "g", False)]
     assert contradictions_per_context(replies) == {"c1": 2, "c2": 0}
+
+
+# -- responses, CLI -----------------------------------------------------------------------------------
+
+
+class _FakeGenerator:
+    def __init__(self, prefix: str) -> None:
+        self.prefix, self.calls = prefix, []
+
+    def generate(self, contexts, config, batch_size=4, speaker=None, show_progress_bar=False):
+        from dialcheck.generation import Candidate
+
+        self.calls.append((len(contexts), config, speaker))
+        return [[Candidate(f"{self.prefix} {i} {k}") for k in range(3)] for i in range(len(contexts))]
+
+
+class _FakeDetector:
+    tau = 0.5
+
+    def rank(self, context, candidates, speaker=None):
+        from dialcheck.detectors.base import RankedCandidate
+        from dialcheck.schema import Verdict
+
+        scored = [RankedCandidate(i, c, Verdict(False, 0.1 * i)) for i, c in enumerate(candidates)]
+        return sorted(scored, key=lambda r: r.verdict.score)
+
+    def predict(self, dialogues, batch_size=64):
+        from dialcheck.schema import Verdict
+
+        hit = [d.last.text.endswith(" 2") for d in dialogues]
+        return [Verdict(h, 0.9, (0,), None, {0: 0.9 if h else 0.1}) for h in hit]
+
+
+def test_collect_responses_records_generator_and_picks_most_contradictory():
+    from dialcheck.collection import GeneratorSpec, collect_responses, label_with_detector
+
+    d = Dialogue.from_texts(["I have a dog.", "What breed?", "A poodle.", "Is it old?"])
+    contexts = candidate_contexts(d, (1, 3), prefix="x")
+    g1, g2 = _FakeGenerator("first"), _FakeGenerator("second")
+    specs = [GeneratorSpec("g1", g1, "greedy"), GeneratorSpec("g2", g2, "nucleus3", pick_most_contradictory=True)]
+    replies = collect_responses(contexts, specs, _FakeDetector())
+    assert [(r.id, r.generator) for r in replies] == [
+        ("x:1:1/g1", "g1"),
+        ("x:1:1/g2", "g2"),
+        ("x:3:1/g1", "g1"),
+        ("x:3:1/g2", "g2"),
+        ("x:3:3/g1", "g1"),
+        ("x:3:3/g2", "g2"),
+    ]
+    assert all(r.reply.speaker == "A" and r.referent_turn.speaker == "A" for r in replies)
+    assert replies[0].reply.text == "first 0 0" and replies[1].reply.text == "second 0 2"  # most contradictory
+    labelled = label_with_detector(replies, _FakeDetector())
+    assert [r.label for r in labelled] == [False, True, False, True, False, True]
+    assert all(r.meta["labelled_by"] == "detector" for r in labelled)
+    with pytest.raises(ValueError, match="needs a detector"):
+        collect_responses(contexts, specs)
+
+
+def test_cli_export_aggregate_quiz_released_analyse(tmp_path: Path, capsys):
+    from dialcheck.cli import main
+
+    t = (Turn("A", "I am vegan."), Turn("B", "How was dinner?"))
+    contexts = [CollectionContext(f"c{i}", t, 1, "How was dinner?" if i % 2 else "Dinner was good?") for i in range(4)]
+    replies = [CollectedReply(f"c{i}/{g}", f"c{i}", g, (*t, Turn("A", f"steak {i}"))) for i in range(4) for g in "gh"]
+    write_records(tmp_path / "ctx.jsonl", contexts)
+    write_records(tmp_path / "replies.jsonl", replies)
+    assert (
+        main(["collect", "export", "--replies", str(tmp_path / "replies.jsonl"), "--out", str(tmp_path / "t.csv")]) == 0
+    )
+    assert (tmp_path / "t.csv").read_text().startswith("task_id,item_id,context,referent,reply")
+    for ann in ("a1", "a2", "a3"):
+        rows = "\n".join(
+            f"{r.id},{int(r.context_id in ('c1', 'c3') or (ann == 'a1' and r.id == 'c0/g'))}" for r in replies
+        )
+        (tmp_path / f"{ann}.csv").write_text("item_id,label\n" + rows + "\n")
+    out = tmp_path / "labelled.jsonl"
+    labels = [str(tmp_path / f"a{i}.csv") for i in (1, 2, 3)]
+    assert (
+        main(
+            [
+                "collect",
+                "aggregate",
+                "--labels",
+                *labels,
+                "--replies",
+                str(tmp_path / "replies.jsonl"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["contradictory"] == 4 and summary["non_contradictory"] == 3 and summary["discarded"] == 1
+    assert 0 < summary["fleiss_kappa"] < 1 and summary["written"] == 7
+    labelled = read_records(out, CollectedReply)
+    assert len(labelled) == 7 and all((r.label is True) == (r.context_id in ("c1", "c3")) for r in labelled)
+    assert (
+        main(
+            [
+                "collect",
+                "analyse",
+                "--contexts",
+                str(tmp_path / "ctx.jsonl"),
+                "--replies",
+                str(out),
+                "--regex",
+                "dinner=dinner",
+            ]
+        )
+        == 0
+    )
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["feature"] for x in lines] == ["contains_how", "declarative_yes_no", "dinner"]
+    assert lines[0]["mean_with"] == 2.0 and lines[0]["mean_without"] == 0.0
+    (tmp_path / "gold.csv").write_text("item_id,label\nq1,1\nq2,0\n")
+    (tmp_path / "ans.csv").write_text("item_id,annotator,label\nq1,x,1\nq2,x,0\nq1,y,0\nq2,y,0\n")
+    assert main(["collect", "quiz", "--gold", str(tmp_path / "gold.csv"), "--answers", str(tmp_path / "ans.csv")]) == 0
+    quiz = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(q["annotator"], q["passed"]) for q in quiz] == [("x", True), ("y", False)]
+    (tmp_path / "rel.jsonl").write_text(
+        _released_line() + "\n" + _released_line(utterances=["a", "b", "[[TBA]]"]) + "\n"
+    )
+    assert main(["collect", "released", str(tmp_path / "rel.jsonl"), "--out", str(tmp_path / "rel-out.jsonl")]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {
+        "generator": "blender",
+        "contradictory": 1,
+        "non_contradictory": 0,
+        "discarded": 0,
+    }
+    assert "1 unreleased ([[TBA]]) skipped" in captured.err
+    (tmp_path / "bad.jsonl").write_text(_released_line(contradictory_label_count="3") + "\n")
+    assert main(["collect", "released", str(tmp_path / "bad.jsonl")]) == 2
+    assert "bad.jsonl, line 1: contradictory_label_count" in capsys.readouterr().err
+
+
+def test_cli_contexts_with_a_tiny_lm(tmp_path: Path, tiny_lm):
+    from dialcheck.cli import main
+
+    model, tok = tiny_lm
+    model.save_pretrained(tmp_path / "lm")
+    tok.save_pretrained(tmp_path / "lm")
+    dialogues = [
+        {"id": "d1", "turns": ["I have two dogs.", "What are their names?", "Rex and Fido.", "Do you play?"]},
+        {"id": "d2", "turns": ["I live in Paris.", "Nice. Do you like it?"]},
+    ]
+    (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(d) for d in dialogues) + "\n")
+    out = tmp_path / "ctx.jsonl"
+    args = ["collect", "contexts", "--input", str(tmp_path / "in.jsonl"), "--lm", str(tmp_path / "lm"), "--top-k", "1"]
+    args += ["--random-k", "1", "--distances", "1,3", "--threads", "1", "--no-progress", "--out", str(out)]
+    args += ["--all-scores", str(tmp_path / "all.jsonl")]
+    assert main(args) == 0
+    got = read_records(out, CollectionContext)
+    every = read_records(tmp_path / "all.jsonl", CollectionContext)
+    assert len(every) == 4 and all(c.fqness is not None for c in every)
+    best1 = max((c for c in every if c.distance == 1), key=lambda c: c.fqness)
+    assert got[0].id == best1.id and got[0].selection == "fqness"
+    assert {c.selection for c in got} == {"fqness", "random"} and {c.distance for c in got} == {1, 3}

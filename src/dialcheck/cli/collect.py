@@ -1,0 +1,423 @@
+"""``dialcheck collect STEP ...``: build a contradiction collection (Sato et al. 2024) step by step.
+
+    dialcheck collect contexts --dataset decode.dev.v1 --limit 40 --top-k 8 --random-k 8 --out ctx.jsonl
+    dialcheck collect responses --contexts ctx.jsonl --generator greedy=SmolLM2-135M-Instruct:greedy \\
+        --generator sample=SmolLM2-135M-Instruct:nucleus1 --out replies.jsonl
+    dialcheck collect export --replies replies.jsonl --out tasks.csv --rows-per-task 5
+    dialcheck collect aggregate --replies replies.jsonl --labels ann1.csv ann2.csv ann3.csv --out labelled.jsonl
+    dialcheck collect quiz --gold quiz_gold.csv --answers answers.csv
+    dialcheck collect released collection.jsonl --out labelled.jsonl
+    dialcheck collect logo --replies labelled.jsonl --base all-MiniLM-L6-v2 --out logo.json
+    dialcheck collect analyse --contexts ctx.jsonl --replies labelled.jsonl
+
+``autolabel`` lets a detector stand in for annotators (for trying the pipeline; not a human judgement).
+Every file is JSONL of the records in :mod:`dialcheck.collection` unless its suffix says CSV.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+HELP = "build contradiction collections: contexts by FQness, replies, annotation, LOGO, analysis"
+
+STEPS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
+
+
+def step(
+    name: str, help: str
+) -> Callable[[Callable[[argparse.ArgumentParser], None]], Callable[[argparse.ArgumentParser], None]]:
+    def deco(add: Callable[[argparse.ArgumentParser], None]) -> Callable[[argparse.ArgumentParser], None]:
+        STEPS[name] = (help, add, globals()[f"run_{name}"])
+        return add
+
+    return deco
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("collect", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = p.add_subparsers(dest="step", metavar="STEP", required=True)
+    for name, (help_, add_arguments, fn) in STEPS.items():
+        k = steps.add_parser(name, help=help_, description=help_)
+        add_arguments(k)
+        k.set_defaults(func=fn)
+
+
+def _threads(n: int) -> None:
+    if n:
+        import torch
+
+        torch.set_num_threads(n)
+
+
+def _ints(s: str, name: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in s.split(",") if x.strip())
+    except ValueError:
+        raise InputError(f"{name}: expected comma-separated integers, got {s!r}") from None
+
+
+def _say(msg: str) -> None:
+    print(f"dialcheck: {msg}", file=sys.stderr)
+
+
+# -- contexts -----------------------------------------------------------------------------------------
+def run_contexts(args: argparse.Namespace) -> int:
+    from ..collection import FQnessScorer, candidate_contexts, select_random, select_top_k, write_records
+
+    distances = _ints(args.distances, "--distances")
+    if args.input:
+        from ..io import read_dialogues
+
+        dialogues = []
+        for rec in read_dialogues(args.input):
+            if rec.error is not None:
+                raise rec.error
+            dialogues.append((rec.raw_id or f"{Path(args.input).stem}#{rec.line}", rec.dialogue))
+    else:
+        from ..datasets import load_dataset
+
+        dialogues = [
+            (e.id or f"{args.dataset}#{i}", e.dialogue) for i, e in enumerate(load_dataset(args.dataset, args.data_dir))
+        ]
+    if args.limit:
+        dialogues = dialogues[: args.limit]
+    cands = [c for key, d in dialogues for c in candidate_contexts(d, distances, source=key, prefix=key)]
+    _say(
+        f"{len(cands)} candidate contexts from {len(dialogues)} dialogues ({dict(Counter(c.distance for c in cands))})"
+    )
+    if not cands:
+        raise InputError("no context ends in a question at the requested distances")
+    _threads(args.threads)
+    scorer = FQnessScorer.load(args.lm, batch_size=args.batch_size)
+    scored = scorer.score(cands, show_progress_bar=not args.no_progress)
+    if args.all_scores:
+        write_records(args.all_scores, scored)
+    top = select_top_k(scored, args.top_k, args.per_dialogue) if args.top_k else []
+    rnd = select_random(scored, args.random_k, args.seed, exclude=[c.id for c in top]) if args.random_k else []
+    n = write_records(args.out, [*top, *rnd])
+    _say(f"wrote {n} contexts ({len(top)} by FQness, {len(rnd)} random) to {args.out}")
+    return 0
+
+
+@step("contexts", "pick contexts that end in a follow-up question: FQness top-k (and random) per distance")
+def _add_contexts(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--dataset", default="decode.dev.v1", help="registered dataset (default decode.dev.v1)")
+    src.add_argument("--input", default=None, help="your dialogues (JSON/JSONL, as for `dialcheck check`)")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--limit", type=int, default=0, help="first N dialogues only")
+    p.add_argument("--distances", default="1,3,5", help="turns from referent to question (default 1,3,5)")
+    p.add_argument("--top-k", type=int, default=10, help="contexts per distance by FQness (default 10)")
+    p.add_argument("--per-dialogue", type=int, default=0, help="at most N top contexts per dialogue (0 = any)")
+    p.add_argument("--random-k", type=int, default=0, help="also N random contexts per distance, for comparison")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    p.add_argument("--all-scores", default=None, help="also write every scored candidate here")
+    p.add_argument("--out", "-o", required=True)
+    p.add_argument("--no-progress", action="store_true")
+
+
+# -- responses ----------------------------------------------------------------------------------------
+def _parse_generator(spec: str) -> tuple[str, str, str]:
+    name, sep, rest = spec.partition("=")
+    if not sep or not name or not rest:
+        raise InputError(f"--generator: expected NAME=LM[:DECODING], got {spec!r}")
+    lm, _, decoding = rest.rpartition(":") if ":" in rest else (rest, "", "greedy")
+    return name, lm or rest, decoding or "greedy"
+
+
+def run_responses(args: argparse.Namespace) -> int:
+    from ..collection import CollectionContext, GeneratorSpec, collect_responses, read_records, write_records
+    from ..generation.nbest import DecodingConfig, NBestGenerator
+
+    contexts = read_records(args.contexts, CollectionContext)
+    if not args.generator and not args.endpoint:
+        raise InputError("give at least one --generator or --endpoint")
+    _threads(args.threads)
+    specs = []
+    loaded: dict[str, Any] = {}
+    for g in args.generator or []:
+        name, lm, decoding = _parse_generator(g)
+        if lm not in loaded:
+            loaded[lm] = NBestGenerator.load(lm)
+        cfg = DecodingConfig.parse(decoding, max_new_tokens=args.max_new_tokens, seed=args.seed)
+        specs.append(GeneratorSpec(name, loaded[lm], cfg, args.most_contradictory and cfg.n > 1))
+    for e in args.endpoint or []:
+        from ..generation.openai import OpenAIChatGenerator
+
+        parts = e.split(",")
+        if len(parts) < 2 or "=" not in parts[0]:
+            raise InputError(f"--endpoint: expected NAME=URL,MODEL[,DECODING], got {e!r}")
+        name, url = parts[0].split("=", 1)
+        cfg = DecodingConfig.parse(parts[2] if len(parts) > 2 else "nucleus1", max_new_tokens=args.max_new_tokens)
+        specs.append(
+            GeneratorSpec(name, OpenAIChatGenerator(url, parts[1]), cfg, args.most_contradictory and cfg.n > 1)
+        )
+    detector = None
+    if any(s.pick_most_contradictory for s in specs):
+        from ..api import load
+
+        detector = load(args.model)
+    replies = collect_responses(contexts, specs, detector, args.batch_size, show_progress_bar=not args.no_progress)
+    n = write_records(args.out, replies)
+    _say(f"wrote {n} replies from {len(specs)} generators to {args.out}")
+    return 0
+
+
+@step("responses", "collect one reply per context from each generator")
+def _add_responses(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--contexts", required=True, help="contexts from `collect contexts`")
+    p.add_argument(
+        "--generator",
+        action="append",
+        help="NAME=LM[:DECODING], e.g. greedy=SmolLM2-135M-Instruct:greedy or s=./my-lm:nucleus10 (repeatable)",
+    )
+    p.add_argument("--endpoint", action="append", help="NAME=URL,MODEL[,DECODING] of an OpenAI-compatible endpoint")
+    p.add_argument(
+        "--most-contradictory",
+        action="store_true",
+        help="among n-best candidates keep the one the detector finds most contradictory (appendix D)",
+    )
+    p.add_argument("--model", "-m", default=None, help="detector for --most-contradictory (default: shipped)")
+    p.add_argument("--max-new-tokens", type=int, default=32)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--batch-size", type=int, default=4)
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--out", "-o", required=True)
+    p.add_argument("--no-progress", action="store_true")
+
+
+# -- autolabel ----------------------------------------------------------------------------------------
+def run_autolabel(args: argparse.Namespace) -> int:
+    from ..api import load
+    from ..collection import CollectedReply, label_with_detector, read_records, write_records
+
+    replies = read_records(args.replies, CollectedReply)
+    _threads(args.threads)
+    det = load(args.model)
+    if args.tau is not None:
+        det.tau = args.tau
+    labelled = label_with_detector(replies, det)
+    write_records(args.out, labelled)
+    k = sum(bool(r.label) for r in labelled)
+    _say(f"detector stand-in labels (not human annotation): {k} of {len(labelled)} replies contradictory")
+    return 0
+
+
+@step("autolabel", "label replies with a detector standing in for annotators (not a human judgement)")
+def _add_autolabel(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--replies", required=True)
+    p.add_argument("--model", "-m", default=None, help="detector folder (default: the shipped English one)")
+    p.add_argument("--tau", type=float, default=None)
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--out", "-o", required=True)
+
+
+# -- export / aggregate / quiz ------------------------------------------------------------------------
+def run_export(args: argparse.Namespace) -> int:
+    from ..collection import CollectedReply, export_tasks, read_records
+
+    replies = read_records(args.replies, CollectedReply)
+    tasks = export_tasks(replies, args.out, args.rows_per_task, not args.no_shuffle, args.seed)
+    _say(f"wrote {len(replies)} rows in {tasks} tasks to {args.out}")
+    return 0
+
+
+@step("export", "write annotation tasks (CSV or JSONL by suffix): context, referent utterance, reply")
+def _add_export(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--replies", required=True)
+    p.add_argument("--rows-per-task", type=int, default=5)
+    p.add_argument("--no-shuffle", action="store_true")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", "-o", required=True)
+
+
+def run_aggregate(args: argparse.Namespace) -> int:
+    from ..collection import (
+        CollectedReply,
+        aggregate,
+        apply_aggregation,
+        kappa_from_labels,
+        read_labels,
+        read_records,
+        write_records,
+    )
+
+    labels = read_labels(args.labels)
+    items = aggregate(labels, args.min_annotators, args.min_contradictory)
+    counts = Counter(
+        "discarded" if a.label is None else ("contradictory" if a.label else "non_contradictory") for a in items
+    )
+    summary: dict[str, Any] = {"items": len(items), **counts, "annotators": len({lab.annotator for lab in labels})}
+    try:
+        kappa, used = kappa_from_labels(labels, args.min_annotators)
+        summary.update(fleiss_kappa=round(kappa, 4), kappa_items=used)
+    except ValueError as e:
+        summary["fleiss_kappa"] = f"n/a ({e})"
+    if args.replies:
+        replies = read_records(args.replies, CollectedReply)
+        kept = apply_aggregation(replies, items, keep_discarded=args.keep_discarded)
+        write_records(args.out, kept)
+        summary["written"] = len(kept)
+    elif args.out:
+        with Path(args.out).open("w", encoding="utf-8") as f:
+            for a in items:
+                f.write(json.dumps(a.__dict__) + "\n")
+    print(json.dumps(summary))
+    return 0
+
+
+@step("aggregate", "aggregate annotators' labels (>=2 of 3 contradictory; all agree for non-contradictory)")
+def _add_aggregate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--labels", nargs="+", required=True, help="CSV/JSONL files: item_id, [annotator,] label")
+    p.add_argument("--replies", default=None, help="replies to label (writes labelled replies to --out)")
+    p.add_argument("--min-annotators", type=int, default=3)
+    p.add_argument("--min-contradictory", type=int, default=2)
+    p.add_argument("--keep-discarded", action="store_true", help="keep discarded replies (label null)")
+    p.add_argument("--out", "-o", default=None)
+
+
+def run_quiz(args: argparse.Namespace) -> int:
+    from ..collection import read_labels, score_quiz
+
+    gold = {g.item_id: g.label for g in read_labels([args.gold], annotator="gold")}
+    results = score_quiz(read_labels(args.answers), gold, args.pass_mark)
+    for r in results:
+        print(json.dumps({**r.__dict__, "accuracy": round(r.accuracy, 4)}))
+    _say(f"{sum(r.passed for r in results)} of {len(results)} annotators passed (pass mark {args.pass_mark})")
+    return 0
+
+
+@step("quiz", "score annotators' screening-quiz answers against the gold labels")
+def _add_quiz(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gold", required=True, help="CSV/JSONL: item_id, label")
+    p.add_argument("--answers", nargs="+", required=True, help="CSV/JSONL: item_id, [annotator,] label")
+    p.add_argument("--pass-mark", type=float, default=0.8)
+
+
+# -- released -----------------------------------------------------------------------------------------
+def run_released(args: argparse.Namespace) -> int:
+    from ..collection import read_released, write_records
+
+    col = read_released(args.file)
+    per = Counter((r.generator, r.label) for r in col.replies)
+    gens = sorted({g for g, _ in per})
+    for g in gens:
+        print(
+            json.dumps(
+                {
+                    "generator": g,
+                    "contradictory": per[(g, True)],
+                    "non_contradictory": per[(g, False)],
+                    "discarded": per[(g, None)],
+                }
+            )
+        )
+    _say(f"{len(col)} replies read, {col.skipped_tba} unreleased ([[TBA]]) skipped")
+    if args.out:
+        write_records(args.out, col.replies)
+    return 0
+
+
+@step("released", "read the released collection format (skips [[TBA]] replies) and summarise it")
+def _add_released(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file")
+    p.add_argument("--out", "-o", default=None, help="write the replies as collection records")
+
+
+# -- logo ---------------------------------------------------------------------------------------------
+def _load_replies(args: argparse.Namespace) -> list[Any]:
+    from ..collection import CollectedReply, read_records, read_released
+
+    if args.released:
+        return list(read_released(args.released).replies)
+    if args.replies:
+        return read_records(args.replies, CollectedReply)
+    raise InputError("give --replies or --released")
+
+
+def run_logo(args: argparse.Namespace) -> int:
+    from ..collection import leave_one_generator_out
+    from ..detectors import UtteranceDetector
+    from ..training import TrainConfig, train_detector
+
+    replies = _load_replies(args)
+    adapter = {"type": "lora", "r": args.lora, "alpha": 2 * args.lora, "dropout": 0.1} if args.lora else None
+    cfg = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed, threads=args.threads)
+
+    def make(pairs: list[Any]) -> Any:
+        det = UtteranceDetector(base=args.base, adapter=adapter, max_length=128, tau=0.5)
+        return train_detector(det, pairs, config=cfg, show_progress_bar=not args.no_progress)
+
+    results = leave_one_generator_out(replies, make, seed=args.seed)
+    rows = [r.to_dict() for r in results]
+    for r in rows:
+        print(json.dumps(r))
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+@step("logo", "leave-one-generator-out: train on all generators but one, accuracy on the held-out one")
+def _add_logo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--replies", default=None, help="labelled replies (collection records)")
+    p.add_argument("--released", default=None, help="or a released collection file")
+    p.add_argument("--base", default="all-MiniLM-L6-v2")
+    p.add_argument("--lora", type=int, default=16, help="LoRA rank (0 = full fine-tuning)")
+    p.add_argument("--epochs", type=float, default=3.0)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--out", "-o", default=None, help="write the table as JSON")
+    p.add_argument("--no-progress", action="store_true")
+
+
+# -- analyse ------------------------------------------------------------------------------------------
+def run_analyse(args: argparse.Namespace) -> int:
+    import re
+
+    from ..collection import CollectionContext, analyse_feature, contradictions_per_context, read_records
+    from ..collection.analysis import FEATURES
+
+    contexts = read_records(args.contexts, CollectionContext)
+    counts = contradictions_per_context(_load_replies(args))
+    features: list[Any] = []
+    for f in args.feature.split(","):
+        if f and f not in FEATURES:
+            raise InputError(f"--feature: unknown feature {f!r}; known: {', '.join(FEATURES)} (or use --regex)")
+        features += [f] if f else []
+    for spec in args.regex or []:
+        name, sep, pattern = spec.partition("=")
+        if not sep:
+            raise InputError(f"--regex: expected NAME=PATTERN, got {spec!r}")
+        rx = re.compile(pattern, re.IGNORECASE)
+
+        def pred(c: CollectionContext, rx: re.Pattern[str] = rx) -> bool:
+            return bool(rx.search(c.question))
+
+        pred.__name__ = name
+        features.append(pred)
+    for f in features:
+        print(json.dumps(analyse_feature(contexts, counts, f, args.alpha, args.equal_var).to_dict()))
+    return 0
+
+
+@step("analyse", "contradictory replies per context with vs without a feature; one-tailed t-test")
+def _add_analyse(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--replies", default=None, help="labelled replies")
+    p.add_argument("--released", default=None)
+    p.add_argument("--feature", default="contains_how,declarative_yes_no")
+    p.add_argument("--regex", action="append", help="NAME=PATTERN: a feature true when the question matches")
+    p.add_argument("--alpha", type=float, default=0.01)
+    p.add_argument("--equal-var", action="store_true", help="Student's t-test instead of Welch's")
