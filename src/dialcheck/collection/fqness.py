@@ -178,12 +178,14 @@ def select_top_k(contexts: Iterable[CollectionContext], k: int, per_dialogue: in
     out = []
     for d in sorted(by_d):
         taken: dict[str, int] = {}
+        chosen = 0
         for c in sorted(by_d[d], key=lambda c: (-(c.fqness or 0.0), c.id)):
-            if len([x for x in out if x.distance == d]) >= k:
+            if chosen >= k:
                 break
             if per_dialogue and taken.get(c.source, 0) >= per_dialogue:
                 continue
             taken[c.source] = taken.get(c.source, 0) + 1
+            chosen += 1
             out.append(replace(c, selection="fqness"))
     return out
 
