@@ -312,9 +312,14 @@ def test_thresholds_per_label_and_tau():
     turns = (*TURNS[:3], Turn("system", "the_westin is 6_miles away"))
     (v,) = det.predict([Dialogue(turns, KB)])
     assert not v.labels["KBI"]
-    det.tau = 0.04
+    det.config.thresholds["KBI"] = 0.99
+    det.config.thresholds["QI"] = 0.04
     (v,) = det.predict([Dialogue(turns, KB)], evidence=False)
-    assert v.labels == {"QI": True, "HI": True, "KBI": False}
+    assert v.labels["QI"] and not v.labels["KBI"]
+    det.tau = 0.04  # --tau moves all three labels: per-label thresholds are dropped
+    assert det.tau == 0.04 and not {"QI", "KBI"} & set(det.config.thresholds)
+    (v,) = det.predict([Dialogue(turns, KB)], evidence=False)
+    assert v.labels == {"QI": True, "HI": True, "KBI": True}
 
 
 def test_dialogue_without_knowledge_has_no_knowledge_fields():
@@ -436,11 +441,14 @@ def test_train_and_evaluate_commands_for_citod(capsys, tmp_path, tiny_base, data
     code, _, err = _run(
         capsys, "train", "--task", "citod", "--out", str(out), "--base", str(tiny_base), "--limit", "16",
         "--epochs", "1", "--lora", "4", "--max-length", "96", "--threads", "1", "--no-progress",
-        "--data-dir", str(data_root),
+        "--data-dir", str(data_root), "--calibrate-thresholds",
     )  # fmt: skip
     assert code == 0, err
     cfg = json.loads((out / "dialcheck.json").read_text())
     assert cfg["detector"] == "citod.grounded.v1" and cfg["labels"] == ["QI", "HI", "KBI"]
+    assert cfg["training"]["calibrate_thresholds"] is True
+    assert all(0.1 <= cfg["thresholds"][lab] <= 0.9 for lab in ("QI", "HI", "KBI"))
+    assert "set on the calendar + navigate dev sets" in (out / "MODEL_CARD.md").read_text()
     assert cfg["training"]["command"].startswith("dialcheck train ") and "kbi_synthesized" in cfg["training"]["counts"]
     assert "weather unseen" in cfg["training"]["data"]
     res = tmp_path / "r.json"

@@ -67,6 +67,11 @@ def add_parser(sub: Any) -> None:
         help="mark knowledge values the reply mentions (*) and those only the request/history mention (#)",
     )
     g.add_argument(
+        "--calibrate-thresholds",
+        action="store_true",
+        help="after training, set each label's threshold on the dev sets (default: 0.5 for all, as the paper)",
+    )
+    g.add_argument(
         "--row-selection",
         choices=("overlap", "none"),
         default="overlap",
@@ -86,9 +91,12 @@ def torch_version() -> str:
 
 
 def _command() -> str:
-    if sys.argv[1:2] == ["train"]:
-        return "dialcheck train " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    return "dialcheck train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    """The command line as typed, global options (``-v``) included, without a repeated ``train``."""
+    args = sys.argv[1:]
+    typed = os.path.basename(sys.argv[0]) in ("dialcheck", "__main__.py") and "train" in args
+    head = args[: args.index("train")] if typed else []
+    rest = args[len(head) + 1 :] if typed else args
+    return " ".join(["dialcheck", *map(shlex.quote, head), "train", *map(shlex.quote, rest)])
 
 
 def _machine() -> str:
@@ -200,6 +208,7 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
         seed=args.seed,
         patience=args.patience,
         threads=args.threads,
+        extra={"calibrate_thresholds": True} if args.calibrate_thresholds else {},
     )
     info = {
         "command": _command(),

@@ -1,0 +1,43 @@
+"""The shipped task-oriented (CI-ToD) detector (slow lane: `make test-slow`)."""
+
+import json
+
+import pytest
+
+from dialcheck.detectors import default_model_path
+
+pytestmark = pytest.mark.slow
+
+KNOWLEDGE = [
+    {"poi": "the_westin", "poi_type": "rest_stop", "address": "329_el_camino_real", "distance": "2_miles"},
+    {"poi": "whole_foods", "poi_type": "grocery_store", "address": "819_alma_st", "distance": "4_miles"},
+]
+
+
+def test_shipped_citod_detector_is_small_and_documented():
+    folder = default_model_path("tod")
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    assert cfg["detector"] == "citod.grounded.v1" and cfg["adapter"]["type"] == "lora"
+    assert cfg["labels"] == ["QI", "HI", "KBI"]
+    card = (folder / "MODEL_CARD.md").read_text()
+    assert "train --task citod" in card and "all/overall_accuracy" not in card  # rendered as a table
+    assert "ours: all" in card and "unseen in training" in card
+
+
+def test_a_knowledge_dialogue_is_routed_to_the_shipped_citod_detector():
+    import dialcheck
+
+    v = dialcheck.check(
+        {
+            "turns": [
+                {"speaker": "user", "text": "where is the nearest rest stop?"},
+                {"speaker": "system", "text": "the_westin is a rest stop 2_miles away at 329_el_camino_real."},
+            ],
+            "knowledge": KNOWLEDGE,
+        }
+    )
+    assert set(v.labels) == {"QI", "HI", "KBI"}
+    assert set(v.label_scores) == {"QI", "HI", "KBI"} and all(0.0 <= s <= 1.0 for s in v.label_scores.values())
+    assert v.contradiction == any(v.labels.values())
+    assert v.knowledge_evidence is not None  # a grounded verdict, not the DECODE detector's
