@@ -1,0 +1,222 @@
+"""End-to-end contradiction collection on DECODE dev dialogues (issue 6), with the shipped detector
+standing in for annotators (NOT human labels).
+
+Steps: candidate contexts (question turn + referent at distance d = 1, 3, 5) from the first N DECODE
+dev dialogues -> FQness under SmolLM2-135M-Instruct -> top-k and k random contexts per distance ->
+one reply per context from two local generators (SmolLM2 greedy, SmolLM2 nucleus sampling top-p 0.9)
+-> the shipped English detector labels each reply against its referent -> rates of detector-flagged
+contradictions for FQness vs random contexts, with a one-tailed Welch t-test on flagged replies per
+context; context-feature analysis; annotation tasks exported; optional leave-one-generator-out run.
+Each step's file is reused when present (re-run the same command to resume).
+
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python benchmarks/collection_e2e.py --out runs/collection-e2e
+
+Equivalent CLI steps::
+
+    dialcheck collect contexts --dataset decode.dev.v1 --limit 40 --top-k 8 --random-k 8 --threads 1 \\
+        --all-scores runs/c/all.jsonl --out runs/c/contexts.jsonl
+    dialcheck collect responses --contexts runs/c/contexts.jsonl --max-new-tokens 24 --threads 1 \\
+        --generator smollm2-greedy=SmolLM2-135M-Instruct:greedy \\
+        --generator smollm2-sample=SmolLM2-135M-Instruct:nucleus1 --out runs/c/replies.jsonl
+    dialcheck collect autolabel --replies runs/c/replies.jsonl --threads 1 --out runs/c/labelled.jsonl
+    dialcheck collect analyse --contexts runs/c/contexts.jsonl --replies runs/c/labelled.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import platform
+import shlex
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+GENERATORS = (("smollm2-greedy", "greedy"), ("smollm2-sample", "nucleus1"))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True)
+    p.add_argument("--dialogues", type=int, default=40, help="first N DECODE dev dialogues")
+    p.add_argument("--k", type=int, default=8, help="contexts per distance by FQness, and as many random ones")
+    p.add_argument("--distances", default="1,3,5")
+    p.add_argument("--max-new-tokens", type=int, default=24)
+    p.add_argument("--lm", default="SmolLM2-135M-Instruct")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--logo", action="store_true", help="also run leave-one-generator-out (trains MiniLM twice)")
+    args = p.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from dialcheck.api import load
+    from dialcheck.collection import (
+        CollectedReply,
+        CollectionContext,
+        FQnessScorer,
+        GeneratorSpec,
+        analyse_feature,
+        candidate_contexts,
+        collect_responses,
+        contradictions_per_context,
+        export_tasks,
+        label_with_detector,
+        read_records,
+        select_random,
+        select_top_k,
+        ttest_greater,
+        write_records,
+    )
+    from dialcheck.datasets import load_dataset
+    from dialcheck.generation.nbest import DecodingConfig, NBestGenerator
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    timings: dict[str, float] = {}
+    distances = tuple(int(x) for x in args.distances.split(","))
+
+    # 1. contexts
+    all_path, ctx_path = out / "all_contexts.jsonl", out / "contexts.jsonl"
+    examples = load_dataset("decode.dev.v1")[: args.dialogues]
+    if not all_path.exists():
+        cands = [
+            c
+            for i, e in enumerate(examples)
+            for c in candidate_contexts(e.dialogue, distances, source=e.id or f"dev{i}", prefix=e.id or f"dev{i}")
+        ]
+        t0 = time.time()
+        scorer = FQnessScorer.load(args.lm, batch_size=8)
+        write_records(all_path, scorer.score(cands, show_progress_bar=True))
+        timings["fqness_s"] = round(time.time() - t0, 1)
+        del scorer
+    scored = read_records(all_path, CollectionContext)
+    if not ctx_path.exists():
+        top = select_top_k(scored, args.k)
+        rnd = select_random(scored, args.k, args.seed, exclude=[c.id for c in top])
+        write_records(ctx_path, [*top, *rnd])
+    contexts = read_records(ctx_path, CollectionContext)
+
+    # 2. replies from two generators
+    rep_path = out / "replies.jsonl"
+    if not rep_path.exists():
+        t0 = time.time()
+        gen = NBestGenerator.load(args.lm)
+        specs = [
+            GeneratorSpec(name, gen, DecodingConfig.parse(dec, max_new_tokens=args.max_new_tokens, seed=args.seed))
+            for name, dec in GENERATORS
+        ]
+        write_records(rep_path, collect_responses(contexts, specs, batch_size=4, show_progress_bar=True))
+        timings["generation_s"] = round(time.time() - t0, 1)
+        del gen
+    replies = read_records(rep_path, CollectedReply)
+
+    # 3. the shipped detector stands in for annotators; annotation tasks for humans
+    lab_path = out / "labelled_by_detector.jsonl"
+    det = load()
+    if not lab_path.exists():
+        write_records(lab_path, label_with_detector(replies, det))
+    labelled = read_records(lab_path, CollectedReply)
+    export_tasks(replies, out / "annotation_tasks.csv", rows_per_task=5, seed=args.seed)
+
+    # 4. report
+    sel = {c.id: c.selection for c in contexts}
+    dist = {c.id: c.distance for c in contexts}
+    rows = []
+    for d in (*distances, None):
+        for s in ("fqness", "random"):
+            rs = [r for r in labelled if sel[r.context_id] == s and (d is None or dist[r.context_id] == d)]
+            cs = {r.context_id for r in rs}
+            fq = [c.fqness for c in contexts if c.id in cs and c.fqness is not None]
+            flagged = sum(bool(r.label) for r in rs)
+            rows.append(
+                {
+                    "distance": "all" if d is None else d,
+                    "selection": s,
+                    "contexts": len(cs),
+                    "replies": len(rs),
+                    "flagged": flagged,
+                    "rate": round(flagged / len(rs), 4) if rs else None,
+                    "mean_fqness": round(sum(fq) / len(fq), 3) if fq else None,
+                }
+            )
+    counts = contradictions_per_context(labelled)
+    a = [float(counts.get(c.id, 0)) for c in contexts if c.selection == "fqness"]
+    b = [float(counts.get(c.id, 0)) for c in contexts if c.selection == "random"]
+    tt = ttest_greater(a, b)
+    # FQness of contexts that provoked at least one flagged reply vs none (all selected contexts)
+    hit = [c.fqness for c in contexts if c.fqness is not None and counts.get(c.id, 0) > 0]
+    miss = [c.fqness for c in contexts if c.fqness is not None and counts.get(c.id, 0) == 0]
+    tt_fq = ttest_greater(hit, miss) if len(hit) > 1 and len(miss) > 1 else None
+    per_gen = {}
+    for g, _ in GENERATORS:
+        rs = [r for r in labelled if r.generator == g]
+        per_gen[g] = {"replies": len(rs), "flagged": sum(bool(r.label) for r in rs)}
+    features = [analyse_feature(contexts, counts, f).to_dict() for f in ("contains_how", "declarative_yes_no")]
+    logo = None
+    if args.logo:
+        from dialcheck.collection import leave_one_generator_out
+        from dialcheck.detectors import UtteranceDetector
+        from dialcheck.training import TrainConfig, train_detector
+
+        cfg = TrainConfig(epochs=3, batch_size=16, seed=args.seed, threads=args.threads)
+
+        def make(pairs):
+            d = UtteranceDetector(base="all-MiniLM-L6-v2", adapter={"type": "lora", "r": 16, "alpha": 32}, tau=0.5)
+            return train_detector(d, pairs, config=cfg)
+
+        logo = [r.to_dict() for r in leave_one_generator_out(labelled, make, seed=args.seed)]
+    result = {
+        "date": dt.date.today().isoformat(),
+        "command": " ".join(shlex.quote(x) for x in sys.argv),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), torch {torch.__version__}, "
+        f"{args.threads} thread(s)",
+        "labels": "shipped detector decode-utterance-minilm-v1 standing in for annotators (not human labels), "
+        f"tau={det.tau}",
+        "dialogues": len(examples),
+        "candidate_contexts": dict(Counter(c.distance for c in scored)),
+        "k_per_distance": args.k,
+        "generators": dict(GENERATORS),
+        "max_new_tokens": args.max_new_tokens,
+        "table": rows,
+        "per_generator": per_gen,
+        "ttest_flagged_per_context_fqness_gt_random": {
+            "mean_fqness": round(sum(a) / len(a), 4),
+            "mean_random": round(sum(b) / len(b), 4),
+            "t": round(tt.t, 4),
+            "df": round(tt.df, 2),
+            "p_one_tailed": round(tt.p, 4),
+        },
+        "ttest_fqness_flagged_gt_unflagged_contexts": None
+        if tt_fq is None
+        else {
+            "contexts_flagged": len(hit),
+            "contexts_unflagged": len(miss),
+            "mean_fqness_flagged": round(sum(hit) / len(hit), 3),
+            "mean_fqness_unflagged": round(sum(miss) / len(miss), 3),
+            "t": round(tt_fq.t, 4),
+            "df": round(tt_fq.df, 2),
+            "p_one_tailed": round(tt_fq.p, 4),
+        },
+        "random_note": "random contexts are drawn from the candidates not in the top-k, so at a distance with "
+        "few candidates they are close to the bottom of the FQness ranking",
+        "context_features": features,
+        "logo": logo,
+        "timings": timings,
+    }
+    (out / "results.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
