@@ -1,5 +1,7 @@
 import random
 
+import pytest
+
 from dialcheck.detectors import UtteranceDetector, load_detector
 from dialcheck.schema import Dialogue, Pair
 from dialcheck.training import TrainConfig, train_detector
@@ -117,3 +119,12 @@ def test_fit_pair_model_trains_a_multi_label_head(tiny_base):
     tea, golf = clf.proba([("context", "tea chess"), ("context", "golf chess")])
     # each label rises with its own word, independently of the other (sigmoid heads, not a softmax)
     assert tea[0] > golf[0] and golf[1] > tea[1]
+
+
+def test_one_se_threshold_prefers_the_highest_threshold_on_a_flat_curve():
+    from dialcheck.evaluation.metrics import accuracy, best_threshold
+
+    scores, gold = [0.1, 0.3, 0.45, 0.55, 0.7, 0.9], [0, 0, 1, 0, 1, 1]
+    # accuracy 5/6 at t=0.375 and t=0.625, 4/6 at 0.5 and 0.8; one SE = sqrt(5/6 * 1/6 / 6) = 0.152
+    assert best_threshold(scores, gold, accuracy) == (0.375, pytest.approx(5 / 6))
+    assert best_threshold(scores, gold, accuracy, one_se=True) == (0.625, pytest.approx(5 / 6))

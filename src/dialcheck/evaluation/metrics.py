@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -164,11 +165,15 @@ def strict_accuracy(
 
 
 def best_threshold(
-    scores: Sequence[float], gold: Sequence[bool], metric: Callable[[Sequence[bool], Sequence[bool]], float]
+    scores: Sequence[float],
+    gold: Sequence[bool],
+    metric: Callable[[Sequence[bool], Sequence[bool]], float],
+    one_se: bool = False,
 ) -> tuple[float, float]:
     """The threshold t (predict ``score >= t``) that maximises ``metric``, and the value reached.
 
     Candidates are midpoints between consecutive distinct scores; ties go to the threshold nearest 0.5.
+    With ``one_se``, the highest threshold within one standard error (sqrt(m(1-m)/n)) of the best.
 
     >>> best_threshold([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1], accuracy)
     (0.5, 1.0)
@@ -182,8 +187,15 @@ def best_threshold(
     if len(cands) > 2000:  # thin out: quantiles keep the resolution where the scores are
         cands = np.unique(np.quantile(s, np.linspace(0, 1, 2001)))
     best_t, best_v = 0.5, -1.0
+    values = []
     for t in cands:
         v = metric(g, s >= t)
+        values.append((float(t), v))
         if v > best_v + 1e-12 or (abs(v - best_v) <= 1e-12 and abs(t - 0.5) < abs(best_t - 0.5)):
             best_t, best_v = float(t), v
+    if one_se:
+        # The highest threshold whose value is within one standard error of the best (Breiman's rule):
+        # on a flat validation curve, prefer fewer false alarms.
+        floor = best_v - math.sqrt(max(best_v * (1 - best_v), 0.0) / len(s))
+        best_t, best_v = max((t, v) for t, v in values if v >= floor - 1e-12)
     return round(best_t, 6), best_v

@@ -48,6 +48,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         "threads",
         "machine",
         "date",
+        "calibration",
     ):
         if key in t:
             lines.append(f"- {key}: {t[key]}")
