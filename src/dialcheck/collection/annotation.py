@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..datasets.base import read_jsonl
 from ..errors import InputError
 from .records import CollectedReply
 
@@ -142,20 +143,9 @@ def _rows(path: Path) -> Iterable[tuple[int, Mapping[str, object]]]:
         raise InputError("no such file", str(path))
     if path.suffix.lower() == ".csv":
         with path.open(encoding="utf-8", newline="") as f:
-            for n, row in enumerate(csv.DictReader(f), start=2):  # line 1 is the header
-                yield n, row
+            yield from enumerate(csv.DictReader(f), start=2)  # line 1 is the header
         return
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"invalid JSON ({e.msg})", str(path), n) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", str(path), n)
-            yield n, obj
+    yield from read_jsonl(path)
 
 
 def read_labels(paths: Sequence[str | Path], annotator: str | None = None) -> list[AnnotatorLabel]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from ..datasets.base import read_jsonl
 from ..errors import InputError
 
 __all__ = ["read_records", "write_records"]
@@ -24,17 +25,7 @@ def iter_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file", str(p))
-    with p.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"invalid JSON ({e.msg})", str(p), n) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", str(p), n)
-            yield n, obj
+    yield from read_jsonl(p)
 
 
 def read_records(path: str | Path, cls: Any) -> list[Any]:
