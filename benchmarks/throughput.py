@@ -14,6 +14,7 @@ import argparse
 import os
 import platform
 import time
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -31,6 +32,12 @@ def ten_turn_dialogues(n: int, data_dir: str | None) -> list:
     if len(out) < n:
         raise SystemExit(f"only {len(out)} ten-turn dialogues available")
     return out[:n]
+
+
+def _shown(path: object) -> str:
+    """A model path as printed in docs: relative to the working directory when it is under it."""
+    p = Path(str(path)).resolve()
+    return str(p.relative_to(Path.cwd())) if p.is_relative_to(Path.cwd()) else p.name
 
 
 def timed(fn, repeat: int = 3) -> float:
@@ -73,7 +80,7 @@ def main() -> None:
     )
     print(
         f"date: {time.strftime('%Y-%m-%d')}; machine: {platform.machine()}, {os.cpu_count()} cores, "
-        f"torch {torch.__version__}, {args.threads} threads; model: {det.path}"
+        f"torch {torch.__version__}, {args.threads} threads; model: {_shown(det.path)}"
     )
     per = n_pairs / len(dialogues)
     print(f"{len(dialogues)} ten-turn dialogues, {n_pairs} same-speaker pairs ({per:.1f} per dialogue)\n")
