@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from dialcheck.datasets import load_dataset
+from dialcheck.detectors.utterance import decide
 from dialcheck.evaluation.decode import SPLITS, decode_metrics
 from dialcheck.schema import Verdict
 
@@ -36,13 +37,7 @@ COLUMNS = (
 
 def redecide(record: dict, tau: float, eta_e: float) -> Verdict:
     """The verdict the utterance-based detector gives at thresholds ``tau`` / ``eta_e``."""
-    scores = {int(k): float(v) for k, v in record["pair_scores"].items()}
-    score = max(scores.values()) if scores else 0.0
-    flagged = bool(scores) and score >= tau
-    evidence = tuple(sorted(i for i, v in scores.items() if v >= eta_e)) if flagged else ()
-    if flagged and not evidence:
-        evidence = (max(scores, key=scores.get),)
-    return Verdict(flagged, score, evidence, None, scores)
+    return decide({int(k): float(v) for k, v in record["pair_scores"].items()}, tau, eta_e)
 
 
 def sweep(path: Path, taus: list[float], eta_e: float | None) -> list[dict[str, float]]:

@@ -37,15 +37,27 @@ class UtteranceDetector(Detector):
             last = d.turns[-1].text
             pairs.extend((d.turns[i].text, last) for i in idx)
         scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
-        tau, eta = self.tau, self.eta_e
-        out = []
-        for idx, start in spans:
-            s = scores[start : start + len(idx)]
-            pair_scores = {i: float(v) for i, v in zip(idx, s, strict=True)}
-            score = float(s.max()) if len(idx) else 0.0
-            contradiction = bool(len(idx)) and score >= tau
-            evidence: tuple[int, ...] = ()
-            if contradiction:
-                evidence = tuple(i for i in idx if pair_scores[i] >= eta) or (max(idx, key=pair_scores.__getitem__),)
-            out.append(Verdict(contradiction, score, evidence, None, pair_scores))
-        return out
+        return [
+            decide(
+                {i: float(v) for i, v in zip(idx, scores[start : start + len(idx)], strict=True)}, self.tau, self.eta_e
+            )
+            for idx, start in spans
+        ]
+
+
+def decide(pair_scores: dict[int, float], tau: float, eta_e: float) -> Verdict:
+    """The utterance-based verdict from pair scores: max >= ``tau`` flags; evidence = pairs >= ``eta_e``.
+
+    A flagged dialogue always names at least its strongest pair.
+
+    >>> decide({0: 0.2, 2: 0.9}, tau=0.5, eta_e=0.95).evidence
+    (2,)
+    """
+    score = max(pair_scores.values(), default=0.0)
+    contradiction = bool(pair_scores) and score >= tau
+    evidence: tuple[int, ...] = ()
+    if contradiction:
+        evidence = tuple(i for i in pair_scores if pair_scores[i] >= eta_e) or (
+            max(pair_scores, key=pair_scores.__getitem__),
+        )
+    return Verdict(contradiction, score, evidence, None, pair_scores)
