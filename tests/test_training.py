@@ -8,6 +8,7 @@ from dialcheck.training import TrainConfig, train_detector
 from dialcheck.training.data import (
     pseudo_dialogues,
     random_premise_negatives,
+    restatement_negatives,
     split_groups,
     synthetic_histories,
 )
@@ -60,6 +61,25 @@ def test_random_premise_negatives_come_from_other_groups():
     assert len(negs) == sum(p.label for p in pairs)
     by_first = {p.first: p.group for p in pairs}
     assert all(n.label == 0 and by_first[n.first] != n.group for n in negs)
+
+
+def test_restatement_negatives_restate_an_utterance_of_a_contradiction():
+    pairs = [
+        Pair(f"I have {i} cats. They sleep a lot.", f"I have no cats at all, {i}.", 1, group=f"g{i}") for i in range(60)
+    ] + [Pair(f"I cook pasta {i}.", f"I like rain {i}.", 0, group=f"n{i}") for i in range(60)]
+    negs = restatement_negatives(pairs, seed=0)
+    assert len(negs) == 60 and all(n.label == 0 and n.source == "aug.restate" for n in negs)
+    utterances = {u for p in pairs if p.label for u in (p.first, p.second)}
+    for n in negs:
+        short, long_ = sorted((n.first, n.second), key=len)
+        assert short in long_  # the shorter side is restated inside the longer one
+        assert short in utterances or any(short in u for u in utterances)
+    kinds = {
+        "same" if n.first == n.second else "part" if max(n.first, n.second, key=len) in utterances else "extend"
+        for n in negs
+    }
+    assert kinds == {"same", "part", "extend"}
+    assert restatement_negatives(pairs, seed=0) == negs  # seeded
 
 
 def test_pseudo_dialogues_add_rct_like_negatives():

@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--augment",
         default=None,
-        help="comma-separated extra data ('' = none). decode: random_premise (default), anli, nli_samples, swap; "
+        help="comma-separated extra data ('' = none). decode: random_premise (default), restate, anli, nli_samples, swap; "
         "citod: kbi (default: KBI synthesis by entity replacement)",
     )
     p.add_argument("--epochs", type=float, default=2.0)

@@ -5,7 +5,10 @@ train dialogue, keyed by its last utterance). From them this module builds:
 
 - utterance pairs for the structured detector, optionally augmented with
   ``random_premise`` negatives (the last turn of a contradiction paired with an utterance of another
-  dialogue: teaches the model that a contradiction needs a premise, which is what RCT tests) and
+  dialogue: teaches the model that a contradiction needs a premise, which is what RCT tests),
+  ``restate`` negatives (an utterance against itself, one of its own sentences, or itself extended by
+  an unrelated sentence: DECODE's negatives are mostly off-topic turns, so without them a detector
+  learns "same topic = contradiction" and flags a speaker who repeats or restates themself) and
   NLI pairs (ANLI, MNLI/SNLI samples) converted to two labels;
 - pseudo-dialogues per group for validation and calibration at the dialogue level, including an
   RCT-like version of each contradiction (its evidence turns removed);
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,11 +34,14 @@ __all__ = [
     "build_decode_training_data",
     "pseudo_dialogues",
     "random_premise_negatives",
+    "restatement_negatives",
     "split_groups",
     "synthetic_histories",
 ]
 
-AUGMENTATIONS = ("random_premise", "anli", "nli_samples", "swap")
+AUGMENTATIONS = ("random_premise", "restate", "anli", "nli_samples", "swap")
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _bucket(key: str, seed: int) -> float:
@@ -75,6 +82,55 @@ def random_premise_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed:
                 if group != p.group and first != p.first:
                     out.append(Pair(first, p.second, 0, "aug.random_premise", p.group))
                     break
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text.strip()) if len(s.split()) >= 3]
+
+
+def restatement_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: int = 0) -> list[Pair]:
+    """Consistent restatements (label 0) built from the utterances of contradicting pairs.
+
+    For each utterance ``u`` of a contradicting pair, one of: ``(u, u)`` (a speaker repeating
+    themself), ``u`` against one of its own sentences (either order), or ``u`` against ``u`` with an
+    utterance of another group added before or after it. None of them can be a contradiction, and all
+    share the topic and most of the words, which DECODE's own negatives rarely do.
+
+    >>> ps = [Pair("I love cats. I have two of them.", "I hate cats.", 1, group="g1"),
+    ...       Pair("I am a nurse.", "I cook.", 0, group="g2")]
+    >>> negs = restatement_negatives(ps, seed=0)
+    >>> all(p.label == 0 and p.source == "aug.restate" for p in negs), len(negs)
+    (True, 1)
+    >>> all(p.first in p.second or p.second in p.first for p in negs)
+    True
+    """
+    rng = random.Random(seed)
+    firsts = [(p.first, p.group) for p in pairs]
+    out = []
+    for p in pairs:
+        if p.label != 1:
+            continue
+        for _ in range(per_positive):
+            u = rng.choice((p.first, p.second))
+            parts = _sentences(u)
+            kinds = ["same", "extend"] + (["part"] if len(parts) >= 2 else [])
+            kind = rng.choice(kinds)
+            if kind == "same":
+                first, second = u, u
+            elif kind == "part":
+                first, second = u, rng.choice(parts)
+            else:
+                other = u
+                for _attempt in range(20):
+                    other, group = firsts[rng.randrange(len(firsts))]
+                    if group != p.group:
+                        break
+                second = f"{u} {other}" if rng.random() < 0.5 else f"{other} {u}"
+                first = u
+            if rng.random() < 0.5:
+                first, second = second, first
+            out.append(Pair(first, second, 0, "aug.restate", p.group))
     return out
 
 
@@ -184,6 +240,8 @@ def build_decode_training_data(
         val_out = list(val)
         if "random_premise" in augment:
             train_out += random_premise_negatives(train, 1, seed)
+        if "restate" in augment:
+            train_out += restatement_negatives(train, 1, seed)
         if "swap" in augment:
             train_out += [Pair(p.second, p.first, 1, "aug.swap", p.group) for p in train if p.label == 1]
     if "anli" in augment:
