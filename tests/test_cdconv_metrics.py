@@ -1,0 +1,80 @@
+"""CDConv metrics against hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialcheck.evaluation.cdconv import (
+    cdconv_metrics,
+    example_label,
+    f1_per_class,
+    macro_f1,
+    majority_floor,
+    mean_std,
+    to_markdown,
+    verdict_label,
+)
+from dialcheck.schema import Dialogue, Example, Verdict
+
+
+def test_four_and_two_class_metrics_by_hand():
+    # gold: 3 none, 1 intra, 2 role, 2 history; pred below.
+    gold = [0, 0, 0, 1, 2, 2, 3, 3]
+    pred = [0, 0, 3, 1, 2, 0, 3, 2]
+    m = cdconv_metrics(gold, pred)
+    # 4-class: right at 0, 1, 3, 4, 6 -> 5/8
+    assert m["4class/accuracy"] == 62.5
+    # none: TP 2, FP 1 (pos 5), FN 1 (pos 2) -> 4/6; intra: 1; role: TP 1, FP 1, FN 1 -> 1/2;
+    # history: TP 1, FP 1 (pos 2), FN 1 (pos 7) -> 1/2
+    assert m["f1/non_contradiction"] == 66.67
+    assert m["f1/intra_sentence"] == 100.0
+    assert m["f1/role_confusion"] == 50.0
+    assert m["f1/history"] == 50.0
+    assert m["4class/macro_f1"] == round(100 * (2 / 3 + 1 + 0.5 + 0.5) / 4, 2)  # 66.67
+    # 2-class: gold 0 0 0 1 1 1 1 1, pred 0 0 1 1 1 0 1 1 -> 6/8 right
+    assert m["2class/accuracy"] == 75.0
+    # none: TP 2, FP 1, FN 1 -> 2/3; contradiction: TP 4, FP 1, FN 1 -> 8/10
+    assert m["2class/macro_f1"] == round(100 * (2 / 3 + 0.8) / 2, 2)  # 73.33
+    assert m["n"] == 8.0
+
+
+def test_metric_guards():
+    with pytest.raises(ValueError, match="0-3"):
+        cdconv_metrics([0, 4], [0, 0])
+    with pytest.raises(ValueError, match="2 gold labels but 1"):
+        cdconv_metrics([0, 1], [0])
+    with pytest.raises(ValueError, match="no examples"):
+        cdconv_metrics([], [])
+
+
+def test_f1_and_macro_f1():
+    assert f1_per_class([0, 1, 1], [0, 1, 0], [0, 1]) == {0: pytest.approx(2 / 3), 1: pytest.approx(2 / 3)}
+    assert macro_f1([0, 0, 1, 1], [0, 1, 1, 1]) == pytest.approx((2 / 3 + 0.8) / 2)
+    assert macro_f1([0, 0], [0, 0], [0, 1]) == 0.5  # an absent class counts 0 when named
+
+
+def test_majority_floor_reproduces_the_paper_floor_on_official_test_counts():
+    gold = [0] * 1484 + [1] * 106 + [2] * 153 + [3] * 589
+    m = majority_floor(gold)
+    assert m["4class/accuracy"] == 63.64 and m["2class/accuracy"] == 63.64
+    assert m["f1/history"] == 0.0
+    # with a training majority that differs, the floor follows the training split
+    assert majority_floor([0, 3, 3], train_gold=[3, 3, 0])["4class/accuracy"] == pytest.approx(66.67)
+
+
+def test_mean_std_over_seeds():
+    runs = [{"4class/macro_f1": 50.0, "x": 1.0}, {"4class/macro_f1": 54.0}, {"4class/macro_f1": 52.0}]
+    assert mean_std(runs) == {"4class/macro_f1": (52.0, 2.0)}  # sample std of 50, 54, 52
+    assert mean_std([{"a": 3.0}]) == {"a": (3.0, 0.0)}
+    md = to_markdown({f"test/{k}": v for k, v in mean_std(runs).items()})
+    assert "| 4-class macro-F1 | 52.00 ± 2.00 | 59.30 |" in md
+
+
+def test_labels_of_verdicts_and_examples():
+    d = Dialogue.from_texts(["a", "b", "c", "d"])
+    assert verdict_label(Verdict(False, 0.1)) == 0
+    assert verdict_label(Verdict(True, 0.9, category="role_confusion")) == 2
+    assert verdict_label(Verdict(True, 0.9)) == 3  # uncategorised contradictions count as history
+    assert example_label(Example(d, True, category="intra_sentence")) == 1
+    with pytest.raises(ValueError, match="without a category"):
+        example_label(Example(d, True))
