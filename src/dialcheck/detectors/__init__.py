@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from .base import DETECTORS, Detector, RankedCandidate, load_detector, register_detector
+from .categories import FlatCategoryDetector, HierarchicalDetector, PairCategoryDetector
 from .core import PairClassifier
 from .grounded import GroundedDetector
 from .modeling import DetectorConfig
@@ -14,7 +15,10 @@ __all__ = [
     "DETECTORS",
     "Detector",
     "DetectorConfig",
+    "FlatCategoryDetector",
     "GroundedDetector",
+    "HierarchicalDetector",
+    "PairCategoryDetector",
     "PairClassifier",
     "RankedCandidate",
     "UnstructuredDetector",

@@ -132,6 +132,11 @@ class Detector(ABC):
         """Load a saved detector folder (any registered type) or a plain HF classifier folder."""
         return load_detector(path) if cls is Detector else _load_as(cls, Path(path))
 
+    def load_weights(self, folder: Path) -> None:
+        """Attach the weights saved in ``folder`` (detectors with several classifiers override this)."""
+        model, tok = load_model(folder, self.config)
+        self.attach(model, tok)
+
     def save(self, path: str | Path) -> Path:
         """Write the config and weights to ``path`` (see :mod:`dialcheck.detectors.modeling`)."""
         from .modeling import save_model
@@ -206,8 +211,7 @@ def _load_as(cls: type[Detector], folder: Path) -> Detector:
     else:
         raise ModelError(f"{folder} holds neither {CONFIG_NAME} nor a Hugging Face config.json")
     det = cls.from_config(config)
-    model, tok = load_model(folder, config)
-    det.attach(model, tok)
+    det.load_weights(folder)
     det.path = folder
     log.info("loaded %s from %s", config.detector, folder)
     return det

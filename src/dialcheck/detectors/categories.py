@@ -1,0 +1,289 @@
+"""Four-category detectors (CDConv, Zheng et al. 2022): is the bot's last reply an intra-sentence
+contradiction, a role confusion, a history contradiction, or none?
+
+They read any conversation by position, so they run on Chinese and English alike: ``b2`` is the last
+turn, ``u2`` the one before it, ``b1`` the one before that and everything earlier is history (a CDConv
+session is exactly u1, b1, u2, b2). Three detectors, all on the pair-classification core:
+
+- ``cdconv.pair.v1``: one 4-way classifier on the sentence pair (b1, b2);
+- ``cdconv.flat.v1``: one 4-way classifier on the flattened conversation (u1 b1 u2, b2);
+- ``cdconv.hierarchical.v1``: three binary classifiers in sequence, intra-sentence on (u2, b2), then
+  role confusion on (b1 u2, b2), then history on (the whole history, b2); the first that fires decides
+  the category, and later stages are not run for that dialogue.
+
+``Verdict.category`` is ``"intra_sentence"``, ``"role_confusion"``, ``"history"`` or ``None``;
+``Verdict.label_scores`` holds the score of each category (for the cascade: each stage that ran);
+``Verdict.score`` is P(any contradiction) for the 4-way detectors and, for the cascade, the score of the
+stage that fired (else the highest stage score). Evidence: for ``history`` the earlier turns of the last
+speaker, for ``role_confusion`` the user turn u2, for ``intra_sentence`` none (the reply contradicts itself).
+
+>>> d = Dialogue.from_texts(["Do you have pets?", "Two dogs.", "Cute! Do you?", "I never had pets."])
+>>> stage_input("role_confusion", d, " | ")
+('Two dogs. | Cute! Do you?', 'I never had pets.')
+>>> category_evidence(d, "history"), category_evidence(d, "role_confusion"), category_evidence(d, "intra_sentence")
+((1,), (2,), ())
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import ModelError
+from ..schema import Dialogue, Verdict
+from .base import Detector, register_detector
+from .core import CONTRADICTION, PairClassifier
+from .modeling import CONFIG_NAME, DEFAULT_LABELS, DetectorConfig, load_model, save_model
+
+__all__ = [
+    "CATEGORIES",
+    "CATEGORY_LABELS",
+    "STAGES",
+    "CategoryDetector",
+    "FlatCategoryDetector",
+    "HierarchicalDetector",
+    "PairCategoryDetector",
+    "category_evidence",
+    "stage_input",
+]
+
+log = logging.getLogger(__name__)
+
+NON = "non_contradiction"
+CATEGORY_LABELS = (NON, "intra_sentence", "role_confusion", "history")
+CATEGORIES = CATEGORY_LABELS[1:]
+STAGES = CATEGORIES  # cascade order of the hierarchical detector
+_TRUNCATION = {"intra_sentence": "right", "role_confusion": "left", "history": "left"}
+FALLBACK_SEP = " | "
+
+
+def separator(tokenizer: Any) -> str:
+    """The string that joins turns inside one segment: the tokenizer's separator token, else `` | ``."""
+    sep = getattr(tokenizer, "sep_token", None)
+    return f" {sep} " if isinstance(sep, str) and sep else FALLBACK_SEP
+
+
+def _texts(d: Dialogue, start: int) -> list[str]:
+    return [t.text for t in d.turns[max(0, len(d.turns) + start) : -1]] if len(d.turns) > 1 else []
+
+
+def stage_input(stage: str, d: Dialogue, sep: str = FALLBACK_SEP) -> tuple[str, str]:
+    """The (first, second) segments a stage or detector reads; the checked reply is always second.
+
+    ``intra_sentence``: (u2, b2); ``role_confusion``: (b1 u2, b2); ``history`` and ``flat``: (every earlier
+    turn, b2); ``pair``: (b1, b2). Missing turns give an empty first segment.
+    """
+    last = d.turns[-1].text
+    if stage == "intra_sentence":
+        return sep.join(_texts(d, -2)), last
+    if stage == "role_confusion":
+        return sep.join(_texts(d, -3)), last
+    if stage in ("history", "flat"):
+        return sep.join(_texts(d, -len(d.turns))), last
+    if stage == "pair":
+        return (d.turns[-3].text if len(d.turns) >= 3 else ""), last
+    raise ValueError(f"unknown stage {stage!r}")
+
+
+def category_evidence(d: Dialogue, category: str | None) -> tuple[int, ...]:
+    """Earlier turns a category points at: history -> the last speaker's earlier turns; role confusion ->
+    the turn before the reply; intra-sentence or none -> nothing."""
+    if category == "history":
+        return tuple(d.same_speaker_indices())
+    if category == "role_confusion" and len(d.turns) >= 2:
+        return (len(d.turns) - 2,)
+    return ()
+
+
+class CategoryDetector(Detector):
+    """One 4-way classifier (labels :data:`CATEGORY_LABELS`): contradiction when P(any) >= ``tau``; the
+    category is then the most likely of the three contradiction labels."""
+
+    view = "flat"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.config.labels = list(CATEGORY_LABELS)
+
+    def inputs(self, dialogues: Sequence[Dialogue]) -> list[tuple[str, str]]:
+        sep = separator(self.classifier.tokenizer)
+        return [stage_input(self.view, d, sep) for d in dialogues]
+
+    def predict(
+        self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> list[Verdict]:
+        clf = self.classifier
+        missing = [c for c in CATEGORY_LABELS if c not in clf.labels]
+        if missing:
+            raise ModelError(f"{type(self).__name__} needs the labels {list(CATEGORY_LABELS)}; {missing} are missing")
+        probs = clf.proba(self.inputs(dialogues), batch_size=batch_size, show_progress_bar=show_progress_bar)
+        idx = [clf.labels.index(c) for c in CATEGORIES]
+        non = clf.labels.index(NON)
+        out = []
+        for d, row in zip(dialogues, probs, strict=True):
+            score = float(1.0 - row[non])
+            contradiction = len(d.turns) > 1 and score >= self.tau
+            category = CATEGORIES[int(np.argmax(row[idx]))] if contradiction else None
+            scores = {c: float(row[i]) for c, i in zip(CATEGORIES, idx, strict=True)}
+            out.append(Verdict(contradiction, score, category_evidence(d, category), category, {}, None, scores))
+        return out
+
+    def fit(self, pairs: Sequence[Any] | None = None, **training: Any) -> Detector:
+        """Train on CDConv-style :class:`Example` records (see :mod:`dialcheck.training.cdconv`)."""
+        from ..training.cdconv import train_category_detector
+
+        return train_category_detector(self, pairs or [], **training)
+
+
+@register_detector("cdconv.pair.v1")
+class PairCategoryDetector(CategoryDetector):
+    """Sentence-pair detector: (b1, b2) through one 4-way classifier."""
+
+    view = "pair"
+    truncation_side = "right"
+
+
+@register_detector("cdconv.flat.v1")
+class FlatCategoryDetector(CategoryDetector):
+    """Flattened detector: (u1 b1 u2, b2) through one 4-way classifier; the oldest tokens are cut first."""
+
+    view = "flat"
+    truncation_side = "left"
+
+
+class StageScorer(Protocol):
+    """What a cascade stage needs: P(contradiction) for text pairs (a :class:`PairClassifier` fits)."""
+
+    def score(self, pairs: Sequence[tuple[str, str]], batch_size: int = ..., show_progress_bar: bool = ...) -> Any:
+        """P(contradiction) for each pair."""
+
+
+@register_detector("cdconv.hierarchical.v1")
+class HierarchicalDetector(Detector):
+    """Three binary classifiers in sequence (intra-sentence, role confusion, history); the first whose
+    score reaches its threshold (``thresholds[stage]``, default ``tau``) decides the category.
+
+    The folder holds ``dialcheck.json`` and one sub-folder per stage, each a saved binary classifier.
+    """
+
+    truncation_side = "right"
+
+    @property
+    def stages(self) -> dict[str, Any]:
+        """Stage name -> scorer; raises when a stage has no weights yet."""
+        stages = self.__dict__.setdefault("_stages", {})
+        missing = [s for s in STAGES if s not in stages]
+        if missing:
+            raise ModelError(f"the hierarchical detector has no weights for {missing}: call load() or fit() first")
+        return stages
+
+    @property
+    def classifier(self) -> PairClassifier:
+        raise ModelError("a hierarchical detector has three classifiers, one per stage: use .stages")
+
+    def stage_threshold(self, stage: str) -> float:
+        return float(self.config.thresholds.get(stage, self.tau))
+
+    def set_stage(self, stage: str, scorer: StageScorer) -> HierarchicalDetector:
+        """Use ``scorer`` (e.g. a :class:`PairClassifier`) for ``stage``."""
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")
+        self.__dict__.setdefault("_stages", {})[stage] = scorer
+        return self
+
+    def attach_stage(self, stage: str, model: Any, tokenizer: Any, labels: Sequence[str] = DEFAULT_LABELS) -> Any:
+        """Wrap an in-memory binary (model, tokenizer) as the scorer of ``stage``; returns the classifier."""
+        clf = PairClassifier(model, tokenizer, labels, self.config.max_length, _TRUNCATION[stage])
+        self.set_stage(stage, clf)
+        return clf
+
+    def attach(self, model: Any, tokenizer: Any) -> Detector:
+        raise ModelError("a hierarchical detector has one classifier per stage: use attach_stage(stage, model, tok)")
+
+    def _sep(self, stage: str) -> str:
+        return separator(getattr(self.stages[stage], "tokenizer", None))
+
+    def predict(
+        self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> list[Verdict]:
+        stages = self.stages
+        scores: list[dict[str, float]] = [{} for _ in dialogues]
+        fired: list[str | None] = [None] * len(dialogues)
+        for stage in STAGES:
+            # role confusion and history need an earlier bot turn; intra-sentence only a reply
+            need = 2 if stage == "intra_sentence" else 3
+            todo = [i for i, d in enumerate(dialogues) if fired[i] is None and len(d.turns) >= need]
+            if not todo:
+                continue
+            sep = self._sep(stage)
+            pairs = [stage_input(stage, dialogues[i], sep) for i in todo]
+            s = stages[stage].score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+            thr = self.stage_threshold(stage)
+            for i, v in zip(todo, s, strict=True):
+                scores[i][stage] = float(v)
+                if float(v) >= thr:
+                    fired[i] = stage
+        out = []
+        for d, sc, cat in zip(dialogues, scores, fired, strict=True):
+            score = sc[cat] if cat is not None else max(sc.values(), default=0.0)
+            out.append(Verdict(cat is not None, score, category_evidence(d, cat), cat, {}, None, sc))
+        return out
+
+    # -- weights ----------------------------------------------------------------------------------
+    def stage_config(self, stage: str, labels: Sequence[str] = DEFAULT_LABELS) -> DetectorConfig:
+        """The config of one stage's binary classifier (base, adapter and window of the detector)."""
+        return DetectorConfig(
+            detector=self.registry_name,
+            base=self.config.base,
+            labels=list(labels),
+            thresholds={"tau": self.stage_threshold(stage)},
+            max_length=self.config.max_length,
+            adapter=dict(self.config.adapter) if self.config.adapter else None,
+            options={"stage": stage},
+        )
+
+    def save(self, path: str | Path) -> Path:
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        for stage, clf in self.stages.items():
+            if not isinstance(clf, PairClassifier):
+                raise ModelError(f"stage {stage!r} is not a trained classifier and cannot be saved")
+            save_model(clf.model, clf.tokenizer, folder / stage, self.stage_config(stage, clf.labels))
+        self.config.options = {**self.config.options, "stages": list(STAGES)}
+        (folder / CONFIG_NAME).write_text(self.config.to_json(), encoding="utf-8")
+        self.path = folder
+        return folder
+
+    def load_weights(self, folder: Path) -> None:
+        if self.config.options.get("stage"):
+            raise ModelError(
+                f"{folder} is the {self.config.options['stage']!r} stage of a hierarchical detector: "
+                "load its parent folder"
+            )
+        for stage in STAGES:
+            sub = folder / stage
+            if not (sub / CONFIG_NAME).exists():
+                raise ModelError(f"{folder}: the {stage!r} stage is missing (expected {sub / CONFIG_NAME})")
+            cfg = DetectorConfig.from_file(sub / CONFIG_NAME)
+            if CONTRADICTION not in cfg.labels:
+                raise ModelError(f"{sub}: the stage's labels {cfg.labels} have no {CONTRADICTION!r}")
+            model, tok = load_model(sub, cfg)
+            self.attach_stage(stage, model, tok, cfg.labels)
+
+    def quantize(self) -> Detector:
+        import torch
+
+        for clf in self.stages.values():
+            clf.model = torch.ao.quantization.quantize_dynamic(clf.model, {torch.nn.Linear}, dtype=torch.qint8)
+        self.config.options["int8"] = True
+        return self
+
+    def fit(self, pairs: Sequence[Any] | None = None, **training: Any) -> Detector:
+        """Train the three stages on CDConv-style :class:`Example` records."""
+        from ..training.cdconv import train_category_detector
+
+        return train_category_detector(self, pairs or [], **training)

@@ -1,0 +1,150 @@
+"""Training of the four-category detectors on CDConv-style examples, with the shared loop
+(:func:`dialcheck.training.trainer.fit_pair_model`).
+
+The 4-way detectors (``cdconv.pair.v1``, ``cdconv.flat.v1``) learn one classifier over the four labels.
+The hierarchical detector learns its three binary stages one after another, each on every training
+example (positive when the gold category is the stage's, as in the paper's released hierarchical
+splits). Early stopping uses dev 4-class macro-F1 (4-way) or the stage's dev F1 (cascade); the dev
+metrics of the finished detector are stored in its config.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from ..detectors.base import Detector
+from ..detectors.categories import (
+    NON,
+    STAGES,
+    CategoryDetector,
+    HierarchicalDetector,
+    separator,
+    stage_input,
+)
+from ..errors import InputError
+from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
+from ..schema import Example
+from .trainer import FitResult, TrainConfig, fit_pair_model
+
+__all__ = ["category_of_example", "train_category_detector"]
+
+log = logging.getLogger(__name__)
+
+
+def category_of_example(e: Example) -> str:
+    """The label name of an example: ``non_contradiction`` or its category; raises if a contradiction
+    has no category (a 2-class corpus cannot train a 4-category detector)."""
+    if not e.label:
+        return NON
+    if not e.category:
+        raise InputError(f"example {e.id or '?'}: a contradiction without a category cannot train a 4-class detector")
+    return e.category
+
+
+def _dev_metrics(detector: Detector, dev: Sequence[Example], batch_size: int = 64) -> dict[str, float]:
+    verdicts = detector.predict([e.dialogue for e in dev], batch_size=batch_size)
+    return cdconv_metrics([example_label(e) for e in dev], [verdict_label(v) for v in verdicts])
+
+
+def _fit_category(
+    det: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], cfg: TrainConfig, progress: bool
+) -> FitResult:
+    from ..detectors.modeling import build_model
+
+    model, tok = build_model(det.config)
+    det.attach(model, tok)
+    labels = det.classifier.labels
+    targets = np.array([labels.index(category_of_example(e)) for e in train], dtype=np.int64)
+
+    def evaluate() -> dict[str, float]:
+        return {"score": _dev_metrics(det, dev)["4class/macro_f1"]}
+
+    return fit_pair_model(
+        det.classifier,
+        det.inputs([e.dialogue for e in train]),
+        targets,
+        cfg,
+        evaluate if dev else None,
+        show_progress_bar=progress,
+    )
+
+
+def _fit_hierarchical(
+    det: HierarchicalDetector, train: Sequence[Example], dev: Sequence[Example], cfg: TrainConfig, progress: bool
+) -> dict[str, FitResult]:
+    from ..detectors.modeling import build_model
+
+    results = {}
+    for stage in STAGES:
+        need = 2 if stage == "intra_sentence" else 3
+        rows = [e for e in train if len(e.dialogue.turns) >= need]
+        if not rows:
+            raise InputError(f"no training example is long enough for the {stage!r} stage")
+        model, tok = build_model(det.stage_config(stage))
+        clf = det.attach_stage(stage, model, tok)
+        cidx = clf.contradiction_index
+        sep = separator(tok)
+        texts = [stage_input(stage, e.dialogue, sep) for e in rows]
+        targets = np.array([cidx if category_of_example(e) == stage else 1 - cidx for e in rows], dtype=np.int64)
+        dev_rows = [e for e in dev if len(e.dialogue.turns) >= need]
+        dev_texts = [stage_input(stage, e.dialogue, sep) for e in dev_rows]
+        dev_gold = [int(category_of_example(e) == stage) for e in dev_rows]
+
+        def evaluate(
+            clf: Any = clf, dev_texts: list = dev_texts, dev_gold: list = dev_gold, stage: str = stage
+        ) -> dict:
+            pred = [int(s >= det.stage_threshold(stage)) for s in clf.score(dev_texts)]
+            return {"score": f1_per_class(dev_gold, pred, [1])[1]}
+
+        log.info("training the %s stage on %d examples (%d positive)", stage, len(rows), int((targets == cidx).sum()))
+        results[stage] = fit_pair_model(
+            clf, texts, targets, cfg, evaluate if dev_rows else None, show_progress_bar=progress
+        )
+    return results
+
+
+def train_category_detector(
+    detector: Detector,
+    train: Sequence[Example],
+    dev: Sequence[Example] | None = None,
+    config: TrainConfig | None = None,
+    data_info: dict[str, Any] | None = None,
+    show_progress_bar: bool = False,
+) -> Detector:
+    """Fine-tune a four-category ``detector`` (pair, flat or hierarchical) on ``train``; returns it with
+    weights attached and, when ``dev`` is given, its dev metrics in ``config.metrics``."""
+    cfg = config or TrainConfig()
+    if not train:
+        raise InputError("no training examples")
+    dev = list(dev or [])
+    if isinstance(detector, HierarchicalDetector):
+        fits = _fit_hierarchical(detector, train, dev, cfg, show_progress_bar)
+    elif isinstance(detector, CategoryDetector):
+        fits = {"all": _fit_category(detector, train, dev, cfg, show_progress_bar)}
+    else:
+        raise TypeError(f"{type(detector).__name__} is not a four-category detector")
+    counts: dict[str, int] = {}
+    for e in train:
+        counts[category_of_example(e)] = counts.get(category_of_example(e), 0) + 1
+    detector.config.training = {
+        **(data_info or {}),
+        "train_examples": len(train),
+        "train_labels": counts,
+        "dev_examples": len(dev),
+        "fits": {k: {"steps": r.steps, "best_step": r.best_step, "seconds": r.seconds} for k, r in fits.items()},
+        "threads": next(iter(fits.values())).threads,
+        "lr": next(iter(fits.values())).lr,
+        **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
+        **cfg.extra,
+    }
+    if dev:
+        detector.config.metrics = {
+            **detector.config.metrics,
+            **{f"dev/{k}": v for k, v in _dev_metrics(detector, dev).items()},
+        }
+    return detector

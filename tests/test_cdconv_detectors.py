@@ -1,0 +1,164 @@
+"""Four-category detectors: cascade order and categories with stub stages; 4-way decisions; training,
+save and load with a tiny random model (English and Chinese input alike)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dialcheck.detectors import (
+    DETECTORS,
+    FlatCategoryDetector,
+    HierarchicalDetector,
+    PairCategoryDetector,
+    load_detector,
+)
+from dialcheck.detectors.categories import CATEGORY_LABELS, stage_input
+from dialcheck.errors import ModelError
+from dialcheck.schema import Dialogue, Example, Turn
+from dialcheck.training.trainer import TrainConfig
+
+
+class Stub:
+    """A stage scorer that looks the score up by the reply text and records what it was asked."""
+
+    def __init__(self, scores: dict[str, float]) -> None:
+        self.scores = scores
+        self.seen: list[tuple[str, str]] = []
+
+    def score(self, pairs, batch_size=64, show_progress_bar=False):
+        self.seen.extend(pairs)
+        return np.array([self.scores.get(p[1], 0.0) for p in pairs], dtype=np.float32)
+
+
+def conv(reply: str, n: int = 4) -> Dialogue:
+    texts = ["你喜欢狗吗？", "喜欢，我养了两条狗。", "你养宠物吗？", reply][-n:]
+    speakers = ["user", "bot", "user", "bot"][-n:]
+    return Dialogue(tuple(Turn(s, t) for s, t in zip(speakers, texts, strict=True)))
+
+
+def cascade(**thresholds: float) -> tuple[HierarchicalDetector, dict[str, Stub]]:
+    det = HierarchicalDetector(tau=0.5)
+    det.config.thresholds.update(thresholds)
+    stubs = {
+        "intra_sentence": Stub({"intra": 0.9, "all": 0.95, "short": 0.2}),
+        "role_confusion": Stub({"role": 0.8, "all": 0.9, "hist": 0.1}),
+        "history": Stub({"hist": 0.7, "all": 0.99, "none": 0.3}),
+    }
+    for name, s in stubs.items():
+        det.set_stage(name, s)
+    return det, stubs
+
+
+def test_cascade_first_stage_that_fires_decides():
+    det, stubs = cascade()
+    dialogues = [conv("intra"), conv("role"), conv("hist"), conv("none"), conv("all"), conv("short", n=2)]
+    v = det.predict(dialogues)
+    assert [x.category for x in v] == ["intra_sentence", "role_confusion", "history", None, "intra_sentence", None]
+    assert [x.contradiction for x in v] == [True, True, True, False, True, False]
+    # scores: the stage that fired, else the highest stage that ran
+    assert [round(x.score, 2) for x in v] == [0.9, 0.8, 0.7, 0.3, 0.95, 0.2]
+    # evidence: history -> the bot's earlier turn b1, role -> u2, intra -> none
+    assert [x.evidence for x in v[:4]] == [(), (2,), (1,), ()]
+    # later stages never see dialogues an earlier stage decided; a 2-turn dialogue only reaches intra
+    assert [p[1] for p in stubs["intra_sentence"].seen] == ["intra", "role", "hist", "none", "all", "short"]
+    assert [p[1] for p in stubs["role_confusion"].seen] == ["role", "hist", "none"]
+    assert [p[1] for p in stubs["history"].seen] == ["hist", "none"]
+    # each stage reads its own segments
+    assert stubs["intra_sentence"].seen[0] == ("你养宠物吗？", "intra")
+    assert stubs["role_confusion"].seen[0] == ("喜欢，我养了两条狗。 | 你养宠物吗？", "role")
+    assert stubs["history"].seen[0] == ("你喜欢狗吗？ | 喜欢，我养了两条狗。 | 你养宠物吗？", "hist")
+    assert v[2].label_scores == pytest.approx({"intra_sentence": 0.0, "role_confusion": 0.1, "history": 0.7})
+    assert v[0].to_dict()["category"] == "intra_sentence"
+
+
+def test_per_stage_thresholds_move_the_decision():
+    det, _ = cascade(intra_sentence=0.96, history=0.8)
+    v = det.predict([conv("all"), conv("hist"), conv("intra")])
+    assert [x.category for x in v] == ["role_confusion", None, None]
+
+
+def test_cascade_without_weights_says_so():
+    with pytest.raises(ModelError, match="no weights"):
+        HierarchicalDetector().predict([conv("x")])
+    with pytest.raises(ModelError, match="attach_stage"):
+        HierarchicalDetector().attach(None, None)
+
+
+class FakeClassifier:
+    tokenizer = None
+
+    def __init__(self, rows):
+        self.labels = list(CATEGORY_LABELS)
+        self.rows = np.asarray(rows, dtype=np.float32)
+        self.seen = []
+
+    def proba(self, pairs, batch_size=64, show_progress_bar=False):
+        self.seen.extend(pairs)
+        return self.rows[: len(pairs)]
+
+
+def test_four_way_decision_and_inputs():
+    det = PairCategoryDetector(tau=0.5)
+    det._clf = FakeClassifier([[0.3, 0.1, 0.5, 0.1], [0.6, 0.3, 0.05, 0.05], [0.1, 0.2, 0.3, 0.4]])
+    v = det.predict([conv("a"), conv("b"), conv("c")])
+    assert [x.category for x in v] == ["role_confusion", None, "history"]
+    assert [round(x.score, 2) for x in v] == [0.7, 0.4, 0.9]
+    assert v[2].evidence == (1,) and v[0].evidence == (2,)
+    assert det._clf.seen[0] == ("喜欢，我养了两条狗。", "a")  # (b1, b2)
+    det.tau = 0.8
+    assert [x.category for x in det.predict([conv("a"), conv("b"), conv("c")])] == [None, None, "history"]
+    flat = FlatCategoryDetector()
+    flat._clf = FakeClassifier([[1, 0, 0, 0]])
+    flat.predict([conv("z")])
+    assert flat._clf.seen == [("你喜欢狗吗？ | 喜欢，我养了两条狗。 | 你养宠物吗？", "z")]
+
+
+def test_registered_names():
+    assert DETECTORS["cdconv.hierarchical.v1"] is HierarchicalDetector
+    assert DETECTORS["cdconv.flat.v1"] is FlatCategoryDetector
+    assert DETECTORS["cdconv.pair.v1"] is PairCategoryDetector
+    english = Dialogue.from_texts(["Do you have pets?", "Two dogs.", "And you?", "I never had pets."])
+    assert stage_input("pair", english) == ("Two dogs.", "I never had pets.")
+
+
+def _examples(n: int = 20) -> list[Example]:
+    cats = [None, "intra_sentence", "role_confusion", "history"]
+    out = []
+    for i in range(n):
+        c = cats[i % 4]
+        d = conv(f"回答{i}") if i % 2 else Dialogue.from_texts([f"question {i}", "I have a dog.", "Really?", f"no {i}"])
+        out.append(Example(d, c is not None, None, c, id=str(i)))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("cls", "adapter"),
+    [(HierarchicalDetector, {"type": "lora", "r": 2, "alpha": 4}), (FlatCategoryDetector, None)],
+)
+def test_train_save_load_round_trip_with_a_tiny_model(tiny_base, tmp_path, cls, adapter):
+    import torch
+
+    torch.set_num_threads(1)
+    exs = _examples()
+    det = cls(base=str(tiny_base), adapter=adapter, max_length=48)
+    det.fit(exs[:16], dev=exs[16:], config=TrainConfig(epochs=1, batch_size=8, threads=1, eval_every=1))
+    assert "dev/4class/macro_f1" in det.config.metrics
+    assert det.config.training["train_examples"] == 16
+    dialogues = [e.dialogue for e in exs]
+    before = det.predict(dialogues)
+    out = det.save(tmp_path / "det")
+    loaded = load_detector(out)
+    assert type(loaded) is cls
+    after = loaded.predict(dialogues)
+    assert [v.category for v in after] == [v.category for v in before]
+    assert [v.score for v in after] == pytest.approx([v.score for v in before], abs=1e-5)
+    assert all(v.category in (None, *CATEGORY_LABELS[1:]) for v in after)
+    if cls is HierarchicalDetector:
+        with pytest.raises(ModelError, match="load its parent folder"):
+            load_detector(out / "history")
+        import shutil
+
+        shutil.rmtree(out / "role_confusion")
+        with pytest.raises(ModelError, match="'role_confusion' stage is missing"):
+            load_detector(out)
