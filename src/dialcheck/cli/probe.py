@@ -9,6 +9,12 @@ contradiction pairs, with the premise as the bot's own earlier turn::
 
 Input files for ``--input`` are JSONL with ``premise``, ``hypothesis`` and ``label``
 (entailment / neutral / contradiction, or e / n / c).
+
+``triggers`` builds CDConv-style second user turns (u2) from (u1, b1) contexts with the trigger methods
+of :mod:`dialcheck.probes.triggers` (needs ``pip install "dialcheck[zh]"``)::
+
+    dialcheck probe triggers --input contexts.jsonl --out triggers.jsonl --methods negation,inquire_user
+    dialcheck probe triggers --source cdconv.test.v1 --limit 100 --out triggers.jsonl --seed 1
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any
 
 from ..errors import InputError
 
-HELP = "build stimulus sets (echo: polar echo questions from NLI pairs)"
+HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
 SOURCES = {
     "mnli_snli": "nli.mnli_snli_samples.3way.v1",
@@ -143,4 +149,84 @@ def run_echo(args: argparse.Namespace) -> int:
             "that have both an ENTQ and a CNTQ",
             file=sys.stderr,
         )
+    return 0
+
+
+def read_trigger_inputs(path: str) -> list[Any]:
+    """User contexts (JSONL: ``u1`` required, ``b1`` and ``id`` optional) as :class:`TriggerInput` records."""
+    from ..datasets.base import read_jsonl, require
+    from ..probes.triggers import TriggerInput
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file", path)
+    out = []
+    for n, obj in read_jsonl(p):
+        u1 = require(obj, "u1", str, p, n)
+        if not u1.strip():
+            raise InputError("u1: empty utterance", path, n)
+        b1 = obj.get("b1", "")
+        if not isinstance(b1, str):
+            raise InputError(f"b1: expected a string, got {type(b1).__name__}", path, n)
+        out.append(TriggerInput(u1, b1, str(obj.get("id", f"{p.name}:{n}"))))
+    return out
+
+
+def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
+    from ..probes.triggers import METHODS
+
+    p.add_argument("--out", "-o", required=True, help="JSONL file of (u1, b1, u2, method, detail)")
+    p.add_argument("--input", default=None, help="your contexts (JSONL: u1, optional b1 and id)")
+    p.add_argument(
+        "--source",
+        default=None,
+        help="take the distinct (u1, b1) contexts of a CDConv dataset, e.g. cdconv.test.v1",
+    )
+    p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default all): {', '.join(METHODS)}")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=int, default=0, help="first N contexts only (default all)")
+    p.add_argument("--no-know-form", action="store_true", help="inquire_user: plain question, not 你知道…吗")
+    p.add_argument("--dict-dir", default=None, help="chinese_dictionary folder (default: in the data directory)")
+    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+
+
+@register_kind(
+    "triggers", "CDConv trigger methods: second user turns that goad a Chinese chatbot", add_trigger_arguments
+)
+def run_triggers(args: argparse.Namespace) -> int:
+    from ..probes.triggers import ChineseLexicon, TriggerInput, build_triggers
+
+    inputs: list[Any] = []
+    if args.input:
+        inputs.extend(read_trigger_inputs(args.input))
+    if args.source:
+        from ..datasets import load_dataset
+
+        if not args.source.startswith("cdconv."):
+            raise InputError(f"--source must be a CDConv dataset (cdconv.*), got {args.source!r}")
+        seen: dict[tuple[str, str], None] = {}
+        for e in load_dataset(args.source, args.data_dir):
+            seen.setdefault((e.dialogue.turns[0].text, e.dialogue.turns[1].text), None)
+        inputs.extend(TriggerInput(u1, b1, f"{args.source}:{i}") for i, (u1, b1) in enumerate(seen))
+    if not inputs:
+        raise InputError("no contexts: give --input and/or --source")
+    if args.limit:
+        inputs = inputs[: args.limit]
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    lexicon = None
+    if {"paraphrase", "synonym", "antonym", "negation"} & set(methods):
+        if args.dict_dir is None:
+            from ..datasets.base import data_dir
+
+            args.dict_dir = data_dir(args.data_dir) / "chinese_dictionary"
+        lexicon = ChineseLexicon.load(args.dict_dir)
+    ts = build_triggers(inputs, methods, args.seed, lexicon=lexicon, know=not args.no_know_form)
+    ts.save(args.out)
+    counts = ", ".join(f"{k} {v}" for k, v in ts.counts().items())
+    print(
+        f"dialcheck: wrote {args.out}: {len(ts.items)} triggers from {len(inputs)} contexts ({counts})", file=sys.stderr
+    )
+    if ts.skipped:
+        reasons = ", ".join(f"{k} {v}" for k, v in ts.skipped.most_common())
+        print(f"dialcheck: skipped: {reasons}", file=sys.stderr)
     return 0

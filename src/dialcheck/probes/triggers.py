@@ -1,0 +1,487 @@
+"""CDConv trigger methods (Zheng et al. 2022): build a second user turn ``u2`` that goads a chatbot into
+contradicting itself, from a first user turn ``u1`` and the bot's reply ``b1``.
+
+Methods (names as in :data:`METHODS`; the corpus' own names in parentheses):
+
+- ``short_utterance`` (短句): a short, content-free utterance such as "嗯嗯" or "真的吗？";
+- ``inquire_bot`` (设问-bot): a question about what the bot said in ``b1``;
+- ``inquire_user`` (设问-user): a question about what the user said in ``u1``, put to the bot in the
+  "你知道…吗" form (设问-user-v2) unless ``know_form=False``;
+- ``paraphrase`` (同义-回译): ``u1`` said again in other words, by a pluggable :class:`Paraphraser`
+  (default: synonym substitution; :class:`BackTranslationParaphraser` wraps a user-supplied translator);
+- ``synonym`` / ``antonym`` / ``negation`` (同义-同义词, 反义-反义词, 反义-否定词): ``u1`` with one word replaced by
+  a synonym or an antonym, or with a negation added or removed, using the Chinese dictionary.
+
+Questions are built by rule: entities (nouns, names, numbers) come from ``jieba`` part-of-speech tags,
+the entity is replaced by a question word (什么, or 多少/几 for numbers), first and second person are
+swapped for questions about the bot, and the sentence ends with "？". Every method takes a
+``random.Random``; :func:`build_triggers` seeds one per input and method, so the output depends only on
+the input, the method and the seed. ``jieba`` is the ``zh`` extra (``pip install "dialcheck[zh]"``).
+
+>>> know_form("我看了什么电影？")
+'你知道我看了什么电影吗？'
+>>> swap_person("我是做什么的，你呢")
+'你是做什么的，我呢'
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..errors import InputError, MissingDependencyError
+from ..schema import Dialogue, Turn
+
+__all__ = [
+    "METHODS",
+    "SHORT_UTTERANCES",
+    "BackTranslationParaphraser",
+    "ChineseLexicon",
+    "Paraphraser",
+    "SynonymParaphraser",
+    "Trigger",
+    "TriggerInput",
+    "TriggerSet",
+    "build_triggers",
+    "inquire_bot",
+    "inquire_user",
+    "know_form",
+    "negation",
+    "paraphrase",
+    "perturb",
+    "short_utterance",
+    "swap_person",
+]
+
+log = logging.getLogger(__name__)
+
+METHODS = ("short_utterance", "inquire_bot", "inquire_user", "paraphrase", "synonym", "antonym", "negation")
+CORPUS_NAMES = {
+    "short_utterance": "短句",
+    "inquire_bot": "设问-bot",
+    "inquire_user": "设问-user-v2",
+    "paraphrase": "同义-回译",
+    "synonym": "同义-同义词",
+    "antonym": "反义-反义词",
+    "negation": "反义-否定词",
+}
+# Frequent short second turns of the corpus' 短句 sessions, and a few common ones of the same kind.
+SHORT_UTTERANCES = (
+    "嗯",
+    "嗯嗯",
+    "哦",
+    "哦哦",
+    "是吗",
+    "真的吗？",
+    "然后呢？",
+    "为什么？",
+    "哈哈",
+    "啊哈哈",
+    "好吧",
+    "对",
+    "嗯呢",
+    "诶呀",
+    "哎呦",
+    "嗨",
+    "？？？",
+    "……",
+    "好呀",
+    "对了",
+)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_END = "。！？!?.~～…，,、；; "
+_ENTITY_FLAGS = ("n", "nr", "ns", "nt", "nz", "nw", "vn", "an", "m")
+_STOP = frozenset({"东西", "时候", "事情", "样子", "什么", "怎么", "时间", "人", "事"})
+_CN_NUM = "一二两三四五六七八九十百千万几"
+_DICT = "chinese_dictionary"
+
+
+def _jieba() -> Any:
+    """``jieba.posseg``, imported lazily (the ``zh`` extra)."""
+    try:
+        import jieba
+        import jieba.posseg as pseg
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise MissingDependencyError("jieba", "zh", "Chinese word segmentation (trigger methods)") from None
+    jieba.setLogLevel(60)
+    return pseg
+
+
+def words(text: str) -> list[tuple[str, str]]:
+    """(word, part-of-speech flag) pairs of ``text`` from jieba."""
+    return [(w.word, w.flag) for w in _jieba().cut(text)]
+
+
+# -- records ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriggerInput:
+    """A context to extend: the user's first turn and, when known, the bot's reply."""
+
+    u1: str
+    b1: str = ""
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A built probing input (u1, b1, u2): send u2 to the bot after u1 and b1, then check its reply."""
+
+    u1: str
+    b1: str
+    u2: str
+    method: str
+    detail: str = ""
+    id: str = ""
+
+    def dialogue(self) -> Dialogue:
+        """The context as a :class:`Dialogue` (user, bot, user); append the bot's reply to check it."""
+        turns = [Turn("user", self.u1), Turn("bot", self.b1), Turn("user", self.u2)] if self.b1 else []
+        return Dialogue(tuple(turns) or (Turn("user", self.u1), Turn("user", self.u2)))
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "u1": self.u1,
+            "b1": self.b1,
+            "u2": self.u2,
+            "method": self.method,
+            "corpus_method": CORPUS_NAMES.get(self.method, self.method),
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class TriggerSet:
+    """Built triggers and why inputs were skipped (method: reason -> count)."""
+
+    items: list[Trigger] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(t.method for t in self.items))
+
+    def save(self, path: str | Path) -> None:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with p.open("w", encoding="utf-8") as f:
+            for t in self.items:
+                f.write(json.dumps(t.to_dict(), ensure_ascii=False) + "\n")
+
+
+# -- lexicon ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChineseLexicon:
+    """Synonyms (Cilin ``=`` groups), antonym pairs and single-character negators.
+
+    >>> lex = ChineseLexicon.from_lines(["Gb09A01= 喜欢 喜爱"], ["喜欢——讨厌"], ["不\\t0\\t2"])
+    >>> lex.synonyms["喜欢"], lex.antonyms["讨厌"], lex.negators
+    (('喜爱',), ('喜欢',), ('不',))
+    """
+
+    synonyms: dict[str, tuple[str, ...]]
+    antonyms: dict[str, tuple[str, ...]]
+    negators: tuple[str, ...]
+
+    @classmethod
+    def from_lines(
+        cls, synonym_lines: Iterable[str], antonym_lines: Iterable[str], negative_lines: Iterable[str] = ()
+    ) -> ChineseLexicon:
+        syn: dict[str, dict[str, None]] = {}
+        for line in synonym_lines:
+            head, _, rest = line.strip().partition(" ")
+            if not head.endswith("="):
+                continue  # '#' related, '@' single: not synonyms
+            group = [w for w in rest.split() if w]
+            for w in group:
+                syn.setdefault(w, {}).update({o: None for o in group if o != w})
+        ant: dict[str, dict[str, None]] = {}
+        for line in antonym_lines:
+            parts = [re.sub(r"[^\u4e00-\u9fff]", "", p) for p in re.split(r"[-—─―]+", line.strip())]
+            parts = [p for p in parts if p]
+            if len(parts) != 2 or parts[0] == parts[1]:
+                continue
+            a, b = parts
+            ant.setdefault(a, {})[b] = None
+            ant.setdefault(b, {})[a] = None
+        neg = []
+        for line in negative_lines:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) >= 2 and cols[1].strip() == "0" and cols[0].strip():
+                neg.append(cols[0].strip())
+        return cls(
+            {w: tuple(o) for w, o in syn.items() if o},
+            {w: tuple(o) for w, o in ant.items()},
+            tuple(dict.fromkeys(neg)),
+        )
+
+    @classmethod
+    def load(cls, folder: str | Path | None = None) -> ChineseLexicon:
+        """The dictionary from ``folder`` (default: ``chinese_dictionary`` in the data directory)."""
+        if folder is None:
+            from ..datasets.base import data_dir
+
+            folder = data_dir() / _DICT
+        root = Path(folder)
+        files = {n: root / f"dict_{n}.txt" for n in ("synonym", "antonym", "negative")}
+        for f in files.values():
+            if not f.is_file():
+                raise InputError("Chinese dictionary file is missing (pass --dict-dir)", str(f))
+
+        def lines(p: Path) -> list[str]:
+            return p.read_text(encoding="utf-8").splitlines()
+
+        return cls.from_lines(lines(files["synonym"]), lines(files["antonym"]), lines(files["negative"]))
+
+
+# -- helpers ------------------------------------------------------------------------------------------
+
+
+def swap_person(text: str) -> str:
+    """First and second person swapped (我 <-> 你, 我们 <-> 你们): the bot's words put back to it."""
+    return re.sub(r"我|你|您", lambda m: "你" if m.group(0) == "我" else "我", text)
+
+
+def know_form(question: str) -> str:
+    """The "你知道…吗" modification of a question (设问-user-v2): the bot is asked whether it knows.
+
+    >>> know_form("你知道我多大了吗？")
+    '你知道我多大了吗？'
+    """
+    q = question.strip().rstrip(_END)
+    if q.startswith("你知道"):
+        return q + ("" if q.endswith("吗") else "吗") + "？"
+    q = q[:-1] if q.endswith("吗") else q
+    return f"你知道{q}吗？"
+
+
+def _question_word(word: str, flag: str) -> str:
+    if flag == "m" or re.fullmatch(r"[0-9０-９.]+", word):
+        if re.match(r"[0-9０-９]", word):
+            return "多少" + re.sub(r"^[0-9０-９.]+", "", word)
+        if word and word[0] in _CN_NUM:
+            return "几" + word.lstrip(_CN_NUM)
+        return "多少"
+    return "什么"
+
+
+def entities(text: str) -> list[tuple[int, str, str]]:
+    """(word index, word, flag) of the nouns, names and numbers of ``text`` (jieba tags)."""
+    out = []
+    for i, (w, f) in enumerate(words(text)):
+        if f not in _ENTITY_FLAGS or w in _STOP or w.startswith("几"):
+            continue
+        if f == "m" and not (re.search(r"\d", w) or w[0] in _CN_NUM):
+            continue  # a bare measure word (岁, 张) is not a number
+        if _CJK.search(w) or re.search(r"\d", w):
+            out.append((i, w, f))
+    return out
+
+
+def _wh_question(text: str, rng: random.Random, bot: bool) -> tuple[str, str] | None:
+    """``text`` with one entity replaced by a question word; (question, entity) or None without entities."""
+    ents = entities(text)
+    if not ents:
+        return None
+    i, word, flag = rng.choice(ents)
+    ws = [w for w, _ in words(text)]
+    ws[i] = _question_word(word, flag)
+    # keep the clause that holds the entity
+    clause = re.split(r"[，,。！!？?；;~～…]", "".join(ws[: i + 1]))[-1] + "".join(ws[i + 1 :])
+    clause = re.split(r"[，,。！!？?；;~～…]", clause)[0].strip()
+    clause = re.sub(r"^(那么|那)", "", clause)
+    clause = re.sub(r"[吧呢啊呀嘛哦]+$", "", clause)
+    if bot:
+        clause = swap_person(clause)
+    return clause + "？", word
+
+
+# -- methods ------------------------------------------------------------------------------------------
+
+
+def short_utterance(inp: TriggerInput, rng: random.Random, pool: Sequence[str] = SHORT_UTTERANCES) -> Trigger:
+    """u2 is a short content-free utterance drawn from ``pool``."""
+    u2 = rng.choice(list(pool))
+    return Trigger(inp.u1, inp.b1, u2, "short_utterance", "", inp.id)
+
+
+def inquire_bot(inp: TriggerInput, rng: random.Random) -> Trigger | None:
+    """u2 asks the bot about an entity of its own reply ``b1`` (persons swapped); None without b1 or entity."""
+    if not inp.b1.strip():
+        return None
+    q = _wh_question(inp.b1, rng, bot=True)
+    if q is None:
+        return None
+    return Trigger(inp.u1, inp.b1, q[0], "inquire_bot", q[1], inp.id)
+
+
+def inquire_user(inp: TriggerInput, rng: random.Random, know: bool = True) -> Trigger | None:
+    """u2 asks the bot about an entity of the user's own ``u1`` (which must speak of 我), by default as
+    "你知道…吗"."""
+    if "我" not in inp.u1:
+        return None
+    q = _wh_question(inp.u1, rng, bot=False)
+    if q is None:
+        return None
+    return Trigger(inp.u1, inp.b1, know_form(q[0]) if know else q[0], "inquire_user", q[1], inp.id)
+
+
+class Paraphraser(Protocol):
+    """Anything that rewrites a sentence with the same meaning; returns None when it cannot."""
+
+    name: str
+
+    def paraphrase(self, text: str, rng: random.Random) -> str | None:
+        """A paraphrase of ``text``, or None."""
+
+
+class SynonymParaphraser:
+    """Paraphrase by replacing up to ``max_words`` words that have dictionary synonyms (the default)."""
+
+    name = "synonym"
+
+    def __init__(self, lexicon: ChineseLexicon, max_words: int = 2) -> None:
+        self.lexicon = lexicon
+        self.max_words = max_words
+
+    def paraphrase(self, text: str, rng: random.Random) -> str | None:
+        ws = words(text)
+        cands = [i for i, (w, f) in enumerate(ws) if w in self.lexicon.synonyms and f[:1] in "nvad"]
+        if not cands:
+            return None
+        picked = rng.sample(cands, min(self.max_words, len(cands)))
+        out = [w for w, _ in ws]
+        for i in sorted(picked):
+            out[i] = rng.choice(self.lexicon.synonyms[out[i]])
+        return "".join(out)
+
+
+class BackTranslationParaphraser:
+    """Paraphrase by translating to a pivot language and back with a user-supplied ``translate``.
+
+    ``translate(texts, source, target)`` returns one translation per text (wrap any MT model, e.g. a
+    local MarianMT pair). Returns None when the round trip gives the same sentence or nothing.
+
+    >>> table = {"你几岁？": "How old are you?", "How old are you?": "你多大了？"}
+    >>> bt = BackTranslationParaphraser(lambda texts, s, t: [table[x] for x in texts])
+    >>> bt.paraphrase("你几岁？", random.Random(0))
+    '你多大了？'
+    """
+
+    name = "back_translation"
+
+    def __init__(
+        self, translate: Callable[[list[str], str, str], list[str]], source: str = "zh", pivot: str = "en"
+    ) -> None:
+        self.translate = translate
+        self.source = source
+        self.pivot = pivot
+
+    def paraphrase(self, text: str, rng: random.Random) -> str | None:
+        mid = self.translate([text], self.source, self.pivot)
+        back = self.translate(list(mid), self.pivot, self.source)
+        out = back[0].strip() if back else ""
+        return out if out and out != text.strip() else None
+
+
+def paraphrase(inp: TriggerInput, rng: random.Random, paraphraser: Paraphraser) -> Trigger | None:
+    """u2 repeats u1 in other words (the bot should answer as before)."""
+    u2 = paraphraser.paraphrase(inp.u1, rng)
+    if not u2 or u2 == inp.u1:
+        return None
+    return Trigger(inp.u1, inp.b1, u2, "paraphrase", paraphraser.name, inp.id)
+
+
+def perturb(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon, kind: str) -> Trigger | None:
+    """u2 is u1 with one word replaced by a ``synonym`` or an ``antonym`` from the dictionary."""
+    table = {"synonym": lexicon.synonyms, "antonym": lexicon.antonyms}[kind]
+    ws = words(inp.u1)
+    cands = [i for i, (w, f) in enumerate(ws) if w in table and f[:1] in "nvadi" and w not in _STOP]
+    if not cands:
+        return None
+    i = rng.choice(cands)
+    new = rng.choice(table[ws[i][0]])
+    out = [w for w, _ in ws]
+    out[i] = new
+    return Trigger(inp.u1, inp.b1, "".join(out), kind, f"{ws[i][0]}->{new}", inp.id)
+
+
+def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | None = None) -> Trigger | None:
+    """u2 is u1 with its polarity flipped: a negator before a verb or adjective is removed, else one is
+    added before a randomly chosen verb or adjective (没 before 有, 不 otherwise)."""
+    negators = set(lexicon.negators if lexicon else ()) | {"不", "没", "没有", "别"}
+    ws = words(inp.u1)
+    out = [w for w, _ in ws]
+    for i, (w, _f) in enumerate(ws):  # an explicit negator (不, 没) or a negated word (不会, 没有)
+        if w in negators or (len(w) > 1 and w[0] in "不没" and w[1:] and ws[i][1].startswith("v")):
+            rest = w[1:] if w not in negators else ""
+            if w == "没有":
+                rest = "有"
+            out[i] = rest
+            return Trigger(inp.u1, inp.b1, "".join(out), "negation", f"-{w[0] if rest else w}", inp.id)
+    cands = [i for i, (w, f) in enumerate(ws) if f[:1] in "va" and f != "vn" and w not in {"是"}]
+    if not cands:
+        return None
+    i = rng.choice(cands)
+    neg = "没" if ws[i][0].startswith("有") else "不"
+    out[i] = neg + out[i]
+    return Trigger(inp.u1, inp.b1, "".join(out), "negation", f"+{neg}", inp.id)
+
+
+def build_triggers(
+    inputs: Sequence[TriggerInput],
+    methods: Sequence[str] = METHODS,
+    seed: int = 0,
+    lexicon: ChineseLexicon | None = None,
+    paraphraser: Paraphraser | None = None,
+    know: bool = True,
+    short_pool: Sequence[str] = SHORT_UTTERANCES,
+) -> TriggerSet:
+    """Every method on every input. Each (input, method) gets its own generator seeded from ``seed``, the
+    input's position and the method, so adding inputs or methods does not change the others."""
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise InputError(f"unknown trigger method(s) {unknown}; known: {', '.join(METHODS)}")
+    needs_lexicon = {"synonym", "antonym"} & set(methods) or ("paraphrase" in methods and paraphraser is None)
+    if needs_lexicon and lexicon is None:
+        lexicon = ChineseLexicon.load()
+    if "paraphrase" in methods and paraphraser is None:
+        assert lexicon is not None
+        paraphraser = SynonymParaphraser(lexicon)
+    out = TriggerSet()
+    for n, inp in enumerate(inputs):
+        if not inp.u1.strip():
+            out.skipped["empty u1"] += 1
+            continue
+        for m in methods:
+            rng = random.Random(f"{seed}:{n}:{m}")
+            t: Trigger | None
+            if m == "short_utterance":
+                t = short_utterance(inp, rng, short_pool)
+            elif m == "inquire_bot":
+                t = inquire_bot(inp, rng)
+            elif m == "inquire_user":
+                t = inquire_user(inp, rng, know)
+            elif m == "paraphrase":
+                assert paraphraser is not None
+                t = paraphrase(inp, rng, paraphraser)
+            elif m == "negation":
+                t = negation(inp, rng, lexicon)
+            else:
+                assert lexicon is not None
+                t = perturb(inp, rng, lexicon, m)
+            if t is None:
+                out.skipped[f"{m}: nothing to change"] += 1
+            else:
+                out.items.append(t)
+    return out

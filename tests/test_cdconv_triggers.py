@@ -1,0 +1,153 @@
+"""CDConv trigger methods on fixed inputs with fixed seeds, the lexicon reader and `dialcheck probe triggers`."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+
+import pytest
+
+from dialcheck.cli import main
+from dialcheck.errors import MissingDependencyError
+from dialcheck.probes import triggers as tr
+from dialcheck.probes.triggers import (
+    BackTranslationParaphraser,
+    ChineseLexicon,
+    TriggerInput,
+    build_triggers,
+    inquire_bot,
+    inquire_user,
+    know_form,
+    negation,
+    perturb,
+    short_utterance,
+)
+
+LEX = ChineseLexicon.from_lines(
+    ["Gb09A01= 喜欢 喜爱 爱好", "Bk01A01= 狗 犬", "Aa01A01# 人 人类"],
+    ["喜欢——讨厌", "大--小", "有―没", "2--", "前＃--后"],
+    ["不\t0\t2", "没\t0\t3", "不三不四\t1\t9"],
+)
+DOG = TriggerInput("我喜欢狗，我家有三条狗。", "我也喜欢狗，我养了两只猫。", "a")
+ASK = TriggerInput("你喜欢狗吗？", "不喜欢。", "b")
+RAIN = TriggerInput("我不喜欢下雨天。", "", "c")
+
+
+def test_lexicon_reads_synonym_groups_antonym_pairs_and_single_negators():
+    assert LEX.synonyms["狗"] == ("犬",) and LEX.synonyms["喜欢"] == ("喜爱", "爱好")
+    assert "人" not in LEX.synonyms  # '#' groups are related words, not synonyms
+    assert LEX.antonyms["没"] == ("有",) and LEX.antonyms["后"] == ("前",)  # noise around separators dropped
+    assert LEX.negators == ("不", "没")  # type 1 (idioms) left out
+
+
+def test_build_triggers_fixed_seed_outputs():
+    ts = build_triggers([DOG, ASK, RAIN], lexicon=LEX, seed=0)
+    got = [(t.id, t.method, t.u2, t.detail) for t in ts.items]
+    assert got == [
+        ("a", "short_utterance", "哈哈", ""),
+        ("a", "inquire_bot", "你养了几只猫？", "两只"),
+        ("a", "inquire_user", "你知道我家有三条什么吗？", "狗"),
+        ("a", "paraphrase", "我爱好犬，我家有三条狗。", "synonym"),
+        ("a", "synonym", "我喜欢狗，我家有三条犬。", "狗->犬"),
+        ("a", "antonym", "我讨厌狗，我家有三条狗。", "喜欢->讨厌"),
+        ("a", "negation", "我喜欢狗，我家没有三条狗。", "+没"),
+        ("b", "short_utterance", "对了", ""),
+        ("b", "paraphrase", "你喜爱犬吗？", "synonym"),
+        ("b", "synonym", "你喜欢犬吗？", "狗->犬"),
+        ("b", "antonym", "你讨厌狗吗？", "喜欢->讨厌"),
+        ("b", "negation", "你不喜欢狗吗？", "+不"),
+        ("c", "short_utterance", "对", ""),
+        ("c", "inquire_user", "你知道我不喜欢什么吗？", "下雨天"),
+        ("c", "paraphrase", "我不爱好下雨天。", "synonym"),
+        ("c", "synonym", "我不喜爱下雨天。", "喜欢->喜爱"),
+        ("c", "antonym", "我不讨厌下雨天。", "喜欢->讨厌"),
+        ("c", "negation", "我喜欢下雨天。", "-不"),
+    ]
+    # the bot's reply "不喜欢。" has no entity; "你喜欢狗吗？" says nothing about the user
+    assert ts.skipped == {"inquire_bot: nothing to change": 2, "inquire_user: nothing to change": 1}
+    again = build_triggers([DOG, ASK, RAIN], lexicon=LEX, seed=0)
+    assert [t.u2 for t in again.items] == [t.u2 for t in ts.items]
+    other = build_triggers([DOG, ASK, RAIN], lexicon=LEX, seed=5)
+    assert [t.u2 for t in other.items] != [t.u2 for t in ts.items]
+    # one method alone gives the same output as within the full run (per-method generators)
+    alone = build_triggers([DOG, ASK, RAIN], ["negation"], lexicon=LEX, seed=0)
+    assert [t.u2 for t in alone.items] == [t.u2 for t in ts.items if t.method == "negation"]
+
+
+def test_each_method_directly():
+    assert short_utterance(DOG, random.Random(1), pool=["嗯", "哦"]).u2 in {"嗯", "哦"}
+    assert inquire_bot(DOG, random.Random(0)).u2 == "你养了几只猫？"  # 我 -> 你, 两只 -> 几只
+    assert inquire_bot(TriggerInput("你好", ""), random.Random(0)) is None  # no b1
+    assert inquire_user(TriggerInput("我今年23岁了。"), random.Random(0)).u2 == "你知道我今年多少岁了吗？"
+    assert inquire_user(TriggerInput("我今年23岁了。"), random.Random(0), know=False).u2 == "我今年多少岁了？"
+    assert perturb(ASK, random.Random(0), LEX, "antonym").u2 == "你讨厌狗吗？"
+    assert perturb(TriggerInput("今天天气很好"), random.Random(0), LEX, "antonym") is None
+    assert negation(TriggerInput("三条狗啊，你压力不会很大吗？"), random.Random(0)).u2 == "三条狗啊，你压力会很大吗？"
+    assert negation(TriggerInput("你有宠物吗？"), random.Random(0)).u2 == "你没有宠物吗？"
+    assert know_form("我看了什么电影？") == "你知道我看了什么电影吗？"
+    assert know_form("你知道我多大了吗？") == "你知道我多大了吗？"
+
+
+def test_back_translation_adapter_and_paraphrase_fallbacks():
+    calls = []
+
+    def translate(texts, source, target):
+        calls.append((source, target))
+        table = {"你几岁？": "How old are you?", "How old are you?": "你多大了？"}
+        return [table.get(t, t) for t in texts]
+
+    bt = BackTranslationParaphraser(translate)
+    ts = build_triggers([TriggerInput("你几岁？"), TriggerInput("好")], ["paraphrase"], paraphraser=bt)
+    assert [(t.u2, t.detail) for t in ts.items] == [("你多大了？", "back_translation")]
+    assert calls[:2] == [("zh", "en"), ("en", "zh")]
+    assert ts.skipped == {"paraphrase: nothing to change": 1}  # an identical round trip is no paraphrase
+
+
+def test_unknown_method_and_missing_jieba(monkeypatch):
+    with pytest.raises(Exception, match="unknown trigger method"):
+        build_triggers([DOG], ["shout"], lexicon=LEX)
+    monkeypatch.setitem(sys.modules, "jieba", None)
+    monkeypatch.setitem(sys.modules, "jieba.posseg", None)
+    with pytest.raises(MissingDependencyError, match=r'pip install "dialcheck\[zh\]"'):
+        tr.words("你好")
+
+
+def test_real_dictionary_fixed_input(data_root):
+    lex = ChineseLexicon.load(data_root / "chinese_dictionary")
+    assert "喜爱" in lex.synonyms["喜欢"] and "讨厌" in lex.antonyms["喜欢"]
+    assert {"不", "没", "非"} <= set(lex.negators)
+    ts = build_triggers([ASK], ["antonym", "negation"], seed=0, lexicon=lex)
+    got = {t.method: t for t in ts.items}
+    assert got["negation"].u2 == "你不喜欢狗吗？"
+    assert got["antonym"].detail.startswith("喜欢->") and got["antonym"].detail.split("->")[1] in lex.antonyms["喜欢"]
+
+
+def test_probe_triggers_cli(tmp_path, capsys):
+    src = tmp_path / "ctx.jsonl"
+    src.write_text(
+        json.dumps({"u1": DOG.u1, "b1": DOG.b1, "id": "x"}, ensure_ascii=False) + "\n" + json.dumps({"u1": RAIN.u1}),
+        encoding="utf-8",
+    )
+    dict_dir = tmp_path / "dict"
+    dict_dir.mkdir()
+    (dict_dir / "dict_synonym.txt").write_text("Bk01A01= 狗 犬\nGb09A01= 喜欢 喜爱 爱好\n", encoding="utf-8")
+    (dict_dir / "dict_antonym.txt").write_text("喜欢——讨厌\n有―没\n", encoding="utf-8")
+    (dict_dir / "dict_negative.txt").write_text("不\t0\t2\n没\t0\t3\n", encoding="utf-8")
+    out = tmp_path / "t.jsonl"
+    args = ["probe", "triggers", "--input", str(src), "--out", str(out), "--methods", "inquire_user,antonym"]
+    code = main([*args, "--dict-dir", str(dict_dir)])
+    assert code == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["id"], r["method"], r["u2"]) for r in rows] == [
+        ("x", "inquire_user", "你知道我家有三条什么吗？"),
+        ("x", "antonym", "我讨厌狗，我家有三条狗。"),
+        ("ctx.jsonl:2", "inquire_user", "你知道我不喜欢什么吗？"),
+        ("ctx.jsonl:2", "antonym", "我不讨厌下雨天。"),
+    ]
+    assert rows[1]["corpus_method"] == "反义-反义词" and rows[0]["b1"] == DOG.b1
+    assert "wrote" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"b1": "x"}\n', encoding="utf-8")
+    assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2
+    assert "bad.jsonl, line 1: u1: missing" in capsys.readouterr().err
