@@ -1,8 +1,9 @@
 """One-call entry points for engineers: :func:`check` a dialogue, :func:`load` a detector.
 
 Without an explicit model, a dialogue that carries a knowledge base (``"knowledge"``) goes to the shipped
-task-oriented detector (QI/HI/KBI labels, CI-ToD) and any other dialogue to the shipped English
-contradiction detector; :func:`route` is the one place that decides.
+task-oriented detector (QI/HI/KBI labels, CI-ToD), a Chinese dialogue to the Chinese default (none is
+shipped yet: pass a model) and any other dialogue to the shipped English contradiction detector;
+:func:`route` is the one place that decides.
 
 >>> import dialcheck
 >>> v = dialcheck.check(["Do you have pets?", "Yes, two dogs.", "Their names?", "I never had a pet."])  # doctest: +SKIP
@@ -21,6 +22,7 @@ from typing import Any
 from .detectors import Detector, default_model_path, load_detector
 from .errors import ModelError
 from .io import parse_dialogue
+from .language import check_chinese_conversation, dialogue_language
 from .schema import Dialogue, Verdict
 
 __all__ = ["check", "load", "predict", "route"]
@@ -53,12 +55,27 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
 
 def route(dialogue: Dialogue, language: str = "en") -> str:
     """Which shipped default checks ``dialogue``: ``"tod"`` when it carries a knowledge base (even an
-    empty one), else ``language``.
+    empty one), ``"zh"`` when it is Chinese (by script, see :mod:`dialcheck.language`), else ``language``.
+
+    Chinese input must be a conversation u1, b1, u2, b2 (or longer) without empty turns, and is routed only
+    when a shipped Chinese model exists; otherwise a :class:`ModelError` asks for ``--model``. Mixed
+    Chinese and non-Chinese turns raise an :class:`InputError`.
 
     >>> route(Dialogue.from_texts(["hi"])), route(parse_dialogue({"turns": ["hi"], "knowledge": []}))
     ('en', 'tod')
     """
-    return "tod" if dialogue.knowledge is not None else language
+    if dialogue.knowledge is not None:
+        return "tod"
+    kind = dialogue_language(dialogue)
+    if kind == "other":
+        return language
+    check_chinese_conversation(dialogue)  # mixed languages, empty turns, missing u1
+    if not default_model_path("zh").exists():
+        raise ModelError(
+            "no Chinese model is shipped yet: pass --model FOLDER with a detector trained on CDConv "
+            "(dialcheck train --task cdconv, see docs/chinese.md)"
+        )
+    return "zh"
 
 
 def predict(

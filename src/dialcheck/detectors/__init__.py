@@ -29,9 +29,15 @@ __all__ = [
 ]
 
 _MODELS = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODELS = {"en": "decode-utterance-minilm-v1", "tod": "citod-grounded-minilm-v1"}
+# "zh" is not shipped yet: api.route raises a ModelError for Chinese input until this folder exists.
+DEFAULT_MODELS = {
+    "en": "decode-utterance-minilm-v1",
+    "tod": "citod-grounded-minilm-v1",
+    "zh": "cdconv-hierarchical-zh-v1",
+}
 
 
 def default_model_path(language: str = "en") -> Path:
-    """Folder of the shipped default detector for ``language`` (``"tod"``: task-oriented, with knowledge)."""
+    """Folder of the shipped default detector for ``language`` (``"tod"``: task-oriented, with knowledge;
+    ``"zh"``: Chinese four-category, which may not exist yet)."""
     return _MODELS / DEFAULT_MODELS[language]

@@ -1,0 +1,98 @@
+"""Script detection: is a dialogue Chinese? Decides which shipped default checks it (see ``api.route``).
+
+A turn's CJK share is the share of CJK ideographs among its letters (CJK ideographs plus Latin, Greek,
+Cyrillic, kana and Hangul letters; digits, punctuation and spaces do not count). A turn is Chinese when
+the share reaches :data:`ZH_SHARE`, and not Chinese when it stays under :data:`OTHER_SHARE`.
+
+>>> cjk_share("我养了2只猫!"), cjk_share("I have 2 cats"), cjk_share("我爱 Python")
+(1.0, 0.0, 0.25)
+>>> dialogue_language(Dialogue.from_texts(["你好", "你好！有什么事？"]))
+'zh'
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+from .errors import InputError
+from .schema import Dialogue
+
+__all__ = ["OTHER_SHARE", "ZH_SHARE", "check_chinese_conversation", "cjk_share", "dialogue_language", "is_chinese"]
+
+ZH_SHARE = 0.5
+OTHER_SHARE = 0.2
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF or 0x20000 <= o <= 0x2FA1F
+
+
+def cjk_share(text: str) -> float:
+    """Share of CJK ideographs among the letters of ``text`` (0 when it has no letters)."""
+    cjk = other = 0
+    for ch in text:
+        if _is_cjk(ch):
+            cjk += 1
+        elif ch.isalpha() and unicodedata.category(ch).startswith("L"):
+            other += 1
+    return cjk / (cjk + other) if cjk + other else 0.0
+
+
+def _turn_languages(texts: Sequence[str]) -> list[str]:
+    out = []
+    for t in texts:
+        s = cjk_share(t)
+        has_letters = any(ch.isalpha() for ch in t)
+        out.append("zh" if s >= ZH_SHARE else ("other" if has_letters and s < OTHER_SHARE else "unknown"))
+    return out
+
+
+def dialogue_language(d: Dialogue) -> str:
+    """``"zh"`` (every turn with letters is Chinese), ``"other"`` (none is), or ``"mixed"``.
+
+    Turns without letters (numbers, emoji, "？？？") and turns in between the two thresholds do not vote;
+    a dialogue with no voting turn counts as ``"other"``.
+    """
+    langs = [x for x in _turn_languages([t.text for t in d.turns]) if x != "unknown"]
+    if not langs:
+        return "other"
+    if all(x == "zh" for x in langs):
+        return "zh"
+    if all(x == "other" for x in langs):
+        return "other"
+    return "mixed"
+
+
+def is_chinese(d: Dialogue) -> bool:
+    """True when the dialogue is Chinese (see :func:`dialogue_language`)."""
+    return dialogue_language(d) == "zh"
+
+
+def check_chinese_conversation(d: Dialogue) -> None:
+    """Raise :class:`InputError` when ``d`` cannot be checked as a Chinese conversation (u1, b1, u2, b2, ...):
+    mixed languages, an empty turn, or fewer than four turns.
+
+    >>> check_chinese_conversation(Dialogue.from_texts(["我养了猫。", "真好。", "你呢？"]))
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): \
+got 3 turns; is u1 missing?
+    """
+    langs = _turn_languages([t.text for t in d.turns])
+    if "zh" in langs and "other" in langs:
+        zh = [i for i, x in enumerate(langs) if x == "zh"]
+        other = [i for i, x in enumerate(langs) if x == "other"]
+        raise InputError(
+            f"the dialogue mixes Chinese turns {zh} with non-Chinese turns {other}: no default detector covers "
+            "mixed languages; pass --model to choose one"
+        )
+    for i, t in enumerate(d.turns):
+        if not t.text.strip():
+            raise InputError(f"turns[{i}].text: empty turn: every turn of a Chinese conversation needs text")
+    if len(d.turns) < 4:
+        raise InputError(
+            "a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): "
+            f"got {len(d.turns)} turns; is u1 missing?"
+        )

@@ -1,0 +1,80 @@
+"""Script detection and routing of Chinese input; bad Chinese input; `dialcheck check` with a Chinese model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dialcheck import api
+from dialcheck.cli import main
+from dialcheck.errors import InputError, ModelError
+from dialcheck.language import check_chinese_conversation, cjk_share, dialogue_language, is_chinese
+from dialcheck.schema import Dialogue
+
+ZH = ["你喜欢狗吗？", "喜欢，我养了两条狗。", "你养宠物吗？", "我从来没养过宠物。"]
+
+
+def test_cjk_share_and_dialogue_language():
+    assert cjk_share("我养了2只猫！") == 1.0
+    assert cjk_share("I have 2 cats") == 0.0
+    assert cjk_share("我爱 Python") == 0.25  # 2 ideographs, 6 Latin letters
+    assert cjk_share("？？？ 123") == 0.0
+    assert dialogue_language(Dialogue.from_texts(ZH)) == "zh" and is_chinese(Dialogue.from_texts(ZH))
+    assert dialogue_language(Dialogue.from_texts(["hi", "hello"])) == "other"
+    assert dialogue_language(Dialogue.from_texts([*ZH[:3], "？？？"])) == "zh"  # no letters: no vote
+    assert dialogue_language(Dialogue.from_texts(["你好", "hello there"])) == "mixed"
+    assert not is_chinese(Dialogue.from_texts(["你好", "hello there"]))
+
+
+def test_bad_chinese_input_has_clear_messages():
+    with pytest.raises(InputError, match=r"mixes Chinese turns \[0, 1, 3\] with non-Chinese turns \[2\].*--model"):
+        check_chinese_conversation(Dialogue.from_texts([*ZH[:2], "I never had pets", "真的吗"]))
+    with pytest.raises(InputError, match=r"turns\[1\].text: empty turn"):
+        check_chinese_conversation(Dialogue.from_texts([ZH[0], " ", ZH[2], ZH[3]]))
+    with pytest.raises(InputError, match="got 3 turns; is u1 missing"):
+        check_chinese_conversation(Dialogue.from_texts(ZH[1:]))
+    check_chinese_conversation(Dialogue.from_texts(ZH))  # a well-formed conversation passes
+    check_chinese_conversation(Dialogue.from_texts(ZH + ZH))  # longer is fine
+
+
+def test_route_chinese_only_when_a_chinese_model_is_shipped(monkeypatch, tmp_path):
+    paths = {"zh": tmp_path / "no-such-model", "en": tmp_path / "en"}
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": paths[language])
+    assert api.route(Dialogue.from_texts(["Do you have pets?", "No."])) == "en"
+    with pytest.raises(ModelError, match="no Chinese model is shipped yet: pass --model"):
+        api.route(Dialogue.from_texts(ZH))
+    with pytest.raises(InputError, match="is u1 missing"):  # input errors come before the model check
+        api.route(Dialogue.from_texts(ZH[1:]))
+    paths["zh"].mkdir()
+    assert api.route(Dialogue.from_texts(ZH)) == "zh"
+
+
+@pytest.fixture(scope="module")
+def tiny_hierarchical_dir(tiny_base, tmp_path_factory):
+    import torch
+
+    from dialcheck.detectors import HierarchicalDetector
+    from dialcheck.detectors.modeling import build_model
+
+    torch.manual_seed(0)
+    det = HierarchicalDetector(base=str(tiny_base), adapter={"type": "lora", "r": 2, "alpha": 4}, max_length=48)
+    for stage in ("intra_sentence", "role_confusion", "history"):
+        model, tok = build_model(det.stage_config(stage))
+        det.attach_stage(stage, model, tok)
+    det.config.thresholds["tau"] = 0.0  # every reply is flagged by the first stage: a known category
+    return det.save(tmp_path_factory.mktemp("models") / "tiny-hierarchical")
+
+
+def test_check_cli_chinese(tmp_path, capsys, tiny_hierarchical_dir, monkeypatch):
+    f = tmp_path / "zh.json"
+    f.write_text(json.dumps({"id": "c1", "turns": ZH}, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": tmp_path / f"none-{language}")
+    assert main(["check", str(f), "--json"]) == 2
+    assert "no Chinese model is shipped yet" in capsys.readouterr().err
+    assert main(["check", str(f), "--json", "--model", str(tiny_hierarchical_dir)]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["id"] == "c1" and rec["contradiction"] is True and rec["category"] == "intra_sentence"
+    assert set(rec["label_scores"]) == {"intra_sentence"}  # later stages did not run
+    assert main(["check", str(f), "--model", str(tiny_hierarchical_dir)]) == 0
+    assert "category: intra_sentence" in capsys.readouterr().out
