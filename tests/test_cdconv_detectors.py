@@ -162,3 +162,30 @@ def test_train_save_load_round_trip_with_a_tiny_model(tiny_base, tmp_path, cls, 
         shutil.rmtree(out / "role_confusion")
         with pytest.raises(ModelError, match="'role_confusion' stage is missing"):
             load_detector(out)
+
+
+def test_train_cli_cdconv_on_a_tiny_corpus(tiny_base, tmp_path, capsys):
+    import json
+
+    from dialcheck.cli import main
+
+    root = tmp_path / "data"
+    (root / "cdconv" / "splits_jsonl").mkdir(parents=True)
+    rows = []
+    for i in range(20):
+        rows.append({"u1": f"你喜欢狗吗{i}", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"没养过{i}", "label": i % 4})
+    for split in ("train", "dev"):
+        (root / "cdconv" / "splits_jsonl" / f"cdconv_{split}.jsonl").write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
+    out = tmp_path / "model"
+    args = ["train", "--task", "cdconv", "--detector", "pair", "--out", str(out), "--base", str(tiny_base)]
+    args += ["--data-dir", str(root), "--epochs", "1", "--batch-size", "8", "--threads", "1", "--max-length", "32"]
+    assert main([*args, "--no-progress", "--lora", "2"]) == 0
+    loaded = load_detector(out)
+    assert type(loaded) is PairCategoryDetector and loaded.config.training["train_examples"] == 20
+    assert "dev/4class/macro_f1" in loaded.config.metrics
+    capsys.readouterr()
+    bad = ["train", "--task", "decode", "--detector", "hierarchical", "--out", str(tmp_path / "x")]
+    assert main(bad) == 2
+    assert "applies to --task cdconv" in capsys.readouterr().err

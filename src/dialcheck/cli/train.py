@@ -3,6 +3,7 @@
 ``--task decode`` (default): a DECODE contradiction detector (utterance-based or unstructured).
 ``--task citod``: the CI-ToD knowledge-grounded QI/HI/KBI detector (calendar + navigate; weather has no
 labelled train split).
+``--task cdconv``: a CDConv four-category detector (``--detector hierarchical|flat|pair``).
 """
 
 from __future__ import annotations
@@ -21,15 +22,24 @@ from ..errors import InputError
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
+CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.flat.v1", "pair": "cdconv.pair.v1"}
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("train", help=HELP, description=HELP)
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
     p.add_argument(
-        "--task", choices=("decode", "citod"), default="decode", help="benchmark to train for (default decode)"
+        "--task",
+        choices=("decode", "citod", "cdconv"),
+        default="decode",
+        help="benchmark to train for (default decode)",
     )
-    p.add_argument("--detector", choices=sorted(DETECTOR_TYPES), default=None, help="DECODE only (default utterance)")
+    p.add_argument(
+        "--detector",
+        choices=sorted({**DETECTOR_TYPES, **CDCONV_DETECTORS}),
+        default=None,
+        help="decode: utterance (default) or unstructured; cdconv: hierarchical (default), flat or pair",
+    )
     p.add_argument(
         "--base", default="all-MiniLM-L6-v2", help="all-MiniLM-L6-v2, all-mpnet-base-v2 or a local HF folder"
     )
@@ -77,6 +87,8 @@ def add_parser(sub: Any) -> None:
         default="overlap",
         help="rank knowledge rows by entity overlap before the token budget cuts (default) or keep KB order",
     )
+    c = p.add_argument_group("cdconv")
+    c.add_argument("--split", choices=("official", "disjoint"), default="official", help="CDConv split to train on")
     d = p.add_argument_group("distillation (decode)")
     d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")
     d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
@@ -107,6 +119,12 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         raise InputError("output folder exists and is not empty", str(out))
+    if args.task == "cdconv":
+        from ..training.cdconv import run_cdconv
+
+        return run_cdconv(args, out, _command(), _machine())
+    if args.detector in CDCONV_DETECTORS:
+        raise InputError(f"--detector {args.detector} applies to --task cdconv")
     if args.task == "citod":
         return run_citod(args, out)
     return run_decode(args, out)
