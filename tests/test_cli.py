@@ -219,6 +219,27 @@ def test_train_cli_runs_a_tiny_job(capsys, tmp_path, tiny_base, data_root):
     assert (out / "MODEL_CARD.md").exists() and "dialcheck train" in (out / "MODEL_CARD.md").read_text()
 
 
+def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_base, data_root):
+    from dialcheck.detectors import load_detector
+    from dialcheck.schema import Dialogue
+
+    common = ["--limit", "30", "--epochs", "1", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
+    first, second = tmp_path / "first", tmp_path / "second"
+    code, _, err = _run(capsys, "train", "--out", str(first), "--base", str(tiny_base), "--lora", "4", *common)
+    assert code == 0, err
+    # lr ~0: continuing must leave the loaded weights as they are, so the scores match the first model's
+    code, _, err = _run(capsys, "train", "--out", str(second), "--init", str(first), "--lr", "1e-12", *common)
+    assert code == 0, err
+    d = [Dialogue.from_texts(["i like tea", "ok", "i never drink tea"]), Dialogue.from_texts(["a b", "c", "d e f"])]
+    s1 = [v.score for v in load_detector(first).predict(d)]
+    s2 = [v.score for v in load_detector(second).predict(d)]
+    assert s1 == pytest.approx(s2, abs=1e-5)
+    cfg = json.loads((second / "dialcheck.json").read_text())
+    assert cfg["adapter"]["r"] == 4 and cfg["training"]["init"]["folder"] == str(first)
+    code, _, err = _run(capsys, "train", "--out", str(tmp_path / "x"), "--init", str(tmp_path), *common)
+    assert code != 0 and "dialcheck.json" in err
+
+
 def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     capsys, tmp_path, tiny_base, tiny_detector_dir, data_root, monkeypatch
 ):

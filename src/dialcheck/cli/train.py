@@ -48,8 +48,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--augment",
         default=None,
-        help="comma-separated extra data ('' = none). decode: random_premise (default), restate, anli, nli_samples, swap; "
-        "citod: kbi (default: KBI synthesis by entity replacement)",
+        help="comma-separated extra data ('' = none). decode: random_premise (default), restate, anli, "
+        "nli_samples, swap; citod: kbi (default: KBI synthesis by entity replacement)",
     )
     p.add_argument("--epochs", type=float, default=2.0)
     p.add_argument("--batch-size", type=int, default=None, help="default 32 (decode), 16 (citod)")
@@ -92,6 +92,13 @@ def add_parser(sub: Any) -> None:
     d = p.add_argument_group("distillation (decode)")
     d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")
     d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
+    p.add_argument(
+        "--init",
+        default=None,
+        metavar="FOLDER",
+        help="decode: continue training a saved LoRA detector (its base, adapter, type and max length are "
+        "used; --base/--lora/--detector/--max-length are ignored), e.g. to add your own data",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -135,6 +142,20 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     from ..training import TrainConfig, build_decode_training_data, train_detector
     from ..training.card import write_model_card
 
+    init = None
+    if args.init:
+        from ..detectors.base import DetectorConfig
+
+        init = Path(args.init)
+        cfg_path = init / "dialcheck.json"
+        if not cfg_path.exists():
+            raise InputError("--init needs a saved dialcheck detector folder (dialcheck.json is missing)", str(init))
+        old = DetectorConfig.from_file(cfg_path)
+        kinds = {v: k for k, v in DETECTOR_TYPES.items()}
+        if old.detector not in kinds or not (old.adapter and old.adapter.get("type") == "lora"):
+            raise InputError(f"--init continues LoRA DECODE detectors only, not {old.detector!r}", str(init))
+        args.detector, args.base, args.max_length = kinds[old.detector], old.base, old.max_length
+        args.full, args.lora = False, int(old.adapter["r"])
     args.detector = args.detector or "utterance"
     args.augment = "random_premise" if args.augment is None else args.augment
     args.batch_size = args.batch_size or 32
@@ -149,6 +170,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
     cls = UnstructuredDetector if args.detector == "unstructured" else UtteranceDetector
+    if init is not None:
+        adapter = dict(old.adapter or {})
     det = cls(base=args.base, adapter=adapter, max_length=args.max_length)
     cfg = TrainConfig(
         epochs=args.epochs,
@@ -175,6 +198,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
             raise InputError(f"--distill-alpha must lie in [0, 1], got {args.distill_alpha}")
         teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
         info["teacher"] = args.teacher
+    if init is not None:
+        info["init"] = {"folder": str(args.init), **{k: old.training.get(k) for k in ("command", "date")}}
     train_detector(
         det,
         data.train,
@@ -185,6 +210,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         show_progress_bar=not args.no_progress,
         teacher_scores=teacher_scores,
         distill_alpha=args.distill_alpha,
+        init=init,
     )
     det.save(out)
     write_model_card(out, det.config)

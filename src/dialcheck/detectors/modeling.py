@@ -147,15 +147,11 @@ def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig)
     (folder / CONFIG_NAME).write_text(config.to_json(), encoding="utf-8")
 
 
-def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
-    """An inference-ready (model, tokenizer): adapters merged into the base, eval mode."""
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+def load_trainable(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
+    """The (model, tokenizer) of a saved LoRA detector, adapters kept separate and trainable.
 
-    if config.base == ".":
-        with _quiet_transformers():
-            tok = AutoTokenizer.from_pretrained(folder)
-            model = AutoModelForSequenceClassification.from_pretrained(folder)
-        return model.eval(), tok
+    Used to continue training a saved detector (``dialcheck train --init``).
+    """
     weights = folder / WEIGHTS_NAME
     if not weights.exists():
         raise ModelError(f"{folder}: {WEIGHTS_NAME} is missing")
@@ -167,6 +163,19 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     unexpected = getattr(result, "unexpected_keys", None)
     if unexpected:
         raise ModelError(f"{weights}: weights do not fit the base {config.base!r} (unexpected {unexpected[:3]})")
+    return model, tok
+
+
+def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
+    """An inference-ready (model, tokenizer): adapters merged into the base, eval mode."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    if config.base == ".":
+        with _quiet_transformers():
+            tok = AutoTokenizer.from_pretrained(folder)
+            model = AutoModelForSequenceClassification.from_pretrained(folder)
+        return model.eval(), tok
+    model, tok = load_trainable(folder, config)
     with _quiet_transformers():
         model = model.merge_and_unload()
     return model.eval(), tok

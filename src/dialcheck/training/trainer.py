@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -251,19 +252,28 @@ def train_detector(
     show_progress_bar: bool = False,
     teacher_scores: Sequence[float] | None = None,
     distill_alpha: float = 0.5,
+    init: str | Path | None = None,
 ) -> Detector:
     """Fine-tune a two-label contradiction ``detector`` on ``pairs``; weights attached, thresholds set.
+
+    With ``init`` (a saved LoRA detector folder of the same base and adapter) training continues from
+    its adapter and head instead of a fresh head.
 
     ``validation_dialogues`` drive early stopping and calibration at the dialogue level; without them the
     ``validation`` pairs are used. With ``teacher_scores`` (a teacher's P(contradiction) per pair) the
     target is ``distill_alpha * teacher + (1 - distill_alpha) * gold``.
     """
-    from ..detectors.modeling import build_model
+    from ..detectors.modeling import build_model, load_trainable
 
     cfg = config or TrainConfig()
     if not pairs:
         raise ValueError("no training pairs")
-    model, tok = build_model(detector.config)
+    if init is not None:
+        if not (detector.config.adapter and detector.config.adapter.get("type") == "lora"):
+            raise ValueError("init continues LoRA detectors only")
+        model, tok = load_trainable(Path(init), detector.config)
+    else:
+        model, tok = build_model(detector.config)
     detector.attach(model, tok)
     clf = detector.classifier
     cidx = clf.contradiction_index
