@@ -3,7 +3,9 @@
 ``--task decode`` (default): a DECODE contradiction detector (utterance-based or unstructured).
 ``--task citod``: the CI-ToD knowledge-grounded QI/HI/KBI detector (calendar + navigate; weather has no
 labelled train split).
-``--task cdconv``: a CDConv four-category detector (``--detector hierarchical|flat|pair``).
+``--task cdconv``: a CDConv four-category detector (``--detector hierarchical|flat|pair``; ``--init`` starts
+every classifier from a pre-trained pair classifier).
+``--task ocnli``: NLI pre-training on OCNLI (a two-label pair classifier for ``--task cdconv --init``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
     p.add_argument(
         "--task",
-        choices=("decode", "citod", "cdconv"),
+        choices=("decode", "citod", "cdconv", "ocnli"),
         default="decode",
         help="benchmark to train for (default decode)",
     )
@@ -41,7 +43,10 @@ def add_parser(sub: Any) -> None:
         help="decode: utterance (default) or unstructured; cdconv: hierarchical (default), flat or pair",
     )
     p.add_argument(
-        "--base", default="all-MiniLM-L6-v2", help="all-MiniLM-L6-v2, all-mpnet-base-v2 or a local HF folder"
+        "--base",
+        default="all-MiniLM-L6-v2",
+        help="all-MiniLM-L6-v2, all-mpnet-base-v2, gemma-3-270m or a local HF folder; NAME+zh adds the Chinese "
+        "characters MiniLM lacks (e.g. all-MiniLM-L6-v2+zh for --task cdconv/ocnli)",
     )
     p.add_argument("--lora", type=int, default=16, metavar="R", help="LoRA rank (default 16); 0 = full fine-tuning")
     p.add_argument("--full", action="store_true", help="full fine-tuning (same as --lora 0)")
@@ -97,7 +102,9 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="FOLDER",
         help="decode: continue training a saved LoRA detector (its base, adapter, type and max length are "
-        "used; --base/--lora/--detector/--max-length are ignored), e.g. to add your own data",
+        "used; --base/--lora/--detector/--max-length are ignored), e.g. to add your own data; cdconv: start "
+        "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
+        "are used; a 4-way classifier gets a new head)",
     )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
@@ -130,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
         from ..training.cdconv import run_cdconv
 
         return run_cdconv(args, out, _command(), _machine())
+    if args.task == "ocnli":
+        from ..training.nli import run_ocnli
+
+        return run_ocnli(args, out, _command(), _machine())
     if args.detector in CDCONV_DETECTORS:
         raise InputError(f"--detector {args.detector} applies to --task cdconv")
     if args.task == "citod":

@@ -6,6 +6,10 @@ The hierarchical detector learns its three binary stages one after another, each
 example (positive when the gold category is the stage's, as in the paper's released hierarchical
 splits). Early stopping uses dev 4-class macro-F1 (4-way) or the stage's dev F1 (cascade); the dev
 metrics of the finished detector are stored in its config.
+
+With ``init`` (a saved LoRA pair classifier, e.g. pre-trained on OCNLI by :mod:`dialcheck.training.nli`)
+every classifier starts from its encoder adapter (and added vocabulary rows); the binary stages keep its
+head, the 4-way classifiers get a new one (the paper's NLI pre-training before fine-tuning).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,7 +36,7 @@ from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, ver
 from ..schema import Example
 from .trainer import FitResult, TrainConfig, fit_pair_model
 
-__all__ = ["category_of_example", "train_category_detector"]
+__all__ = ["category_of_example", "start_model", "train_category_detector"]
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +56,22 @@ def _dev_metrics(detector: Detector, dev: Sequence[Example], batch_size: int = 6
     return cdconv_metrics([example_label(e) for e in dev], [verdict_label(v) for v in verdicts])
 
 
-def _fit_category(
-    det: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], cfg: TrainConfig, progress: bool
-) -> FitResult:
-    from ..detectors.modeling import build_model
+def start_model(config: Any, init: str | Path | None = None) -> tuple[Any, Any]:
+    """A trainable (model, tokenizer) for ``config``: fresh, or started from the saved detector ``init``."""
+    from ..detectors.modeling import build_model, load_pretrained
 
-    model, tok = build_model(det.config)
+    return load_pretrained(Path(init), config) if init is not None else build_model(config)
+
+
+def _fit_category(
+    det: CategoryDetector,
+    train: Sequence[Example],
+    dev: Sequence[Example],
+    cfg: TrainConfig,
+    progress: bool,
+    init: str | Path | None = None,
+) -> FitResult:
+    model, tok = start_model(det.config, init)
     det.attach(model, tok)
     labels = det.classifier.labels
     targets = np.array([labels.index(category_of_example(e)) for e in train], dtype=np.int64)
@@ -75,17 +90,20 @@ def _fit_category(
 
 
 def _fit_hierarchical(
-    det: HierarchicalDetector, train: Sequence[Example], dev: Sequence[Example], cfg: TrainConfig, progress: bool
+    det: HierarchicalDetector,
+    train: Sequence[Example],
+    dev: Sequence[Example],
+    cfg: TrainConfig,
+    progress: bool,
+    init: str | Path | None = None,
 ) -> dict[str, FitResult]:
-    from ..detectors.modeling import build_model
-
     results = {}
     for stage in STAGES:
         need = 2 if stage == "intra_sentence" else 3
         rows = [e for e in train if len(e.dialogue.turns) >= need]
         if not rows:
             raise InputError(f"no training example is long enough for the {stage!r} stage")
-        model, tok = build_model(det.stage_config(stage))
+        model, tok = start_model(det.stage_config(stage), init)
         clf = det.attach_stage(stage, model, tok)
         cidx = clf.contradiction_index
         sep = separator(tok)
@@ -115,17 +133,19 @@ def train_category_detector(
     config: TrainConfig | None = None,
     data_info: dict[str, Any] | None = None,
     show_progress_bar: bool = False,
+    init: str | Path | None = None,
 ) -> Detector:
     """Fine-tune a four-category ``detector`` (pair, flat or hierarchical) on ``train``; returns it with
-    weights attached and, when ``dev`` is given, its dev metrics in ``config.metrics``."""
+    weights attached and, when ``dev`` is given, its dev metrics in ``config.metrics``. ``init``: a saved
+    LoRA pair classifier (same base and adapter) every classifier starts from."""
     cfg = config or TrainConfig()
     if not train:
         raise InputError("no training examples")
     dev = list(dev or [])
     if isinstance(detector, HierarchicalDetector):
-        fits = _fit_hierarchical(detector, train, dev, cfg, show_progress_bar)
+        fits = _fit_hierarchical(detector, train, dev, cfg, show_progress_bar, init)
     elif isinstance(detector, CategoryDetector):
-        fits = {"all": _fit_category(detector, train, dev, cfg, show_progress_bar)}
+        fits = {"all": _fit_category(detector, train, dev, cfg, show_progress_bar, init)}
     else:
         raise TypeError(f"{type(detector).__name__} is not a four-category detector")
     counts: dict[str, int] = {}
@@ -136,6 +156,7 @@ def train_category_detector(
         "train_examples": len(train),
         "train_labels": counts,
         "dev_examples": len(dev),
+        **({"init": str(init)} if init is not None else {}),
         "fits": {k: {"steps": r.steps, "best_step": r.best_step, "seconds": r.seconds} for k, r in fits.items()},
         "threads": next(iter(fits.values())).threads,
         "lr": next(iter(fits.values())).lr,
@@ -178,6 +199,17 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
+    init = getattr(args, "init", None)
+    if init:
+        from ..detectors.modeling import CONFIG_NAME, DetectorConfig
+
+        if not (Path(init) / CONFIG_NAME).exists():
+            raise InputError("--init needs a saved dialcheck detector folder (dialcheck.json is missing)", str(init))
+        old = DetectorConfig.from_file(Path(init) / CONFIG_NAME)
+        if not (old.adapter and old.adapter.get("type") == "lora"):
+            raise InputError("--init starts CDConv detectors from a LoRA pair classifier only", str(init))
+        args.base, adapter = old.base, dict(old.adapter)
+        args.max_length = args.max_length or old.max_length
     det = kinds[kind](base=args.base, adapter=adapter, max_length=args.max_length or 128)
     cfg = TrainConfig(
         epochs=args.epochs,
@@ -194,7 +226,9 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         "date": dt.date.today().isoformat(),
     }
     print(f"dialcheck: training {det.registry_name} on {len(train)} examples, dev {len(dev)}", file=sys.stderr)
-    train_category_detector(det, train, dev, cfg, data_info=info, show_progress_bar=not args.no_progress)
+    train_category_detector(
+        det, train, dev, cfg, data_info=info, show_progress_bar=not args.no_progress, init=init or None
+    )
     det.save(out)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
