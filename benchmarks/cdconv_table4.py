@@ -79,6 +79,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="override a backbone's base (e.g. minilm-zh=/path/tiny+zh; tests use tiny random models)",
     )
     p.add_argument("--gemma-max-length", type=int, default=64)
+    p.add_argument(
+        "--eval-every",
+        type=int,
+        default=0,
+        help="dev evaluation interval in steps (default: four times per epoch; raise it for gemma-lora)",
+    )
     p.add_argument("--no-table", action="store_true", help="run cells only")
     p.add_argument("-v", "--verbose", action="store_true")
     return p.parse_args(argv)
@@ -131,7 +137,12 @@ class Runner:
 
         bb = self.backbones[backbone]
         return TrainConfig(
-            epochs=epochs, batch_size=bb["batch_size"], lr=self.args.lr, seed=seed, threads=self.args.threads
+            epochs=epochs,
+            batch_size=bb["batch_size"],
+            lr=self.args.lr,
+            seed=seed,
+            threads=self.args.threads,
+            eval_every=self.args.eval_every,
         )
 
     # -- OCNLI pre-training ----------------------------------------------------------------------

@@ -220,3 +220,47 @@ def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_roo
     capsys.readouterr()
     assert mod.main(args) == 0  # resumed: nothing left to run
     assert "0 cell(s) run, 8 already finished" in capsys.readouterr().err
+
+
+def test_gemma_code_paths_with_a_tiny_gemma3_text_model(tiny_base, tmp_path):
+    """The Gemma-3 paths (LoRA + a 'score' head, NLI init with a new 4-way head, frozen features) on a
+    2-layer random gemma3_text model with the MiniLM tokenizer: no real Gemma is loaded."""
+    import torch
+    from transformers import AutoTokenizer, Gemma3ForCausalLM, Gemma3TextConfig
+
+    from dialcheck.training.frozen import FeatureCache, FrozenHead
+    from dialcheck.training.nli import pretrain_nli
+
+    tok = AutoTokenizer.from_pretrained(tiny_base)
+    folder = tmp_path / "tiny-gemma"
+    cfg = Gemma3TextConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=16,
+        pad_token_id=0,
+        max_position_embeddings=256,
+        layer_types=["sliding_attention", "full_attention"],
+    )
+    torch.manual_seed(0)
+    Gemma3ForCausalLM(cfg).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    adapter = {"type": "lora", "r": 2, "alpha": 4, "dropout": 0.1}
+    nli = pretrain_nli(nli_pairs()[:8], (), str(folder), adapter, 32, TrainConfig(epochs=1, batch_size=4, threads=1))
+    nli_dir = nli.save(tmp_path / "nli")
+    det = FlatCategoryDetector(base=str(folder), adapter=dict(adapter), max_length=32)
+    det.fit(examples(8), config=TrainConfig(epochs=1, batch_size=4, threads=1, lr=1e-12), init=nli_dir)
+    assert det.classifier.model.base_model.model.score.modules_to_save["default"].weight.shape[0] == 4
+    dialogues = [e.dialogue for e in examples(8)]
+    out = det.save(tmp_path / "flat")
+    assert [v.score for v in load_detector(out).predict(dialogues)] == pytest.approx(
+        [v.score for v in det.predict(dialogues)], abs=1e-6
+    )
+    cache = FeatureCache.from_base(str(folder), max_length=32)
+    head = FrozenHead(cache, ["non_contradiction", "contradiction"])
+    pairs = [(p.first, p.second) for p in nli_pairs(8)]
+    head.fit(pairs, [p.label for p in nli_pairs(8)], steps=50)
+    assert head.score(pairs).shape == (8,) and len(cache._cache) == 8
