@@ -236,6 +236,8 @@ def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_b
     assert s1 == pytest.approx(s2, abs=1e-5)
     cfg = json.loads((second / "dialcheck.json").read_text())
     assert cfg["adapter"]["r"] == 4 and cfg["training"]["init"]["folder"] == str(first)
+    card = (second / "MODEL_CARD.md").read_text()
+    assert f"Continues `{first}`" in card and card.count("dialcheck train") >= 2  # the whole chain
     code, _, err = _run(capsys, "train", "--out", str(tmp_path / "x"), "--init", str(tmp_path), *common)
     assert code != 0 and "dialcheck.json" in err
 

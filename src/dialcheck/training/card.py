@@ -31,6 +31,10 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         "## Training",
         "",
     ]
+    init = t.get("init")
+    if isinstance(init, dict):
+        lines += [f"Continues `{init.get('folder')}` ({init.get('date')}), which was trained by:", ""]
+        lines += ["```", str(init.get("command")), "```", "", "and then:", ""]
     if t.get("command"):
         lines += ["```", str(t["command"]), "```", ""]
     for key in (
