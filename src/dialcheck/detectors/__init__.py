@@ -31,7 +31,7 @@ __all__ = [
 _MODELS = Path(__file__).resolve().parent.parent / "models"
 # "zh" is not shipped yet: api.route raises a ModelError for Chinese input until this folder exists.
 DEFAULT_MODELS = {
-    "en": "decode-utterance-minilm-v1",
+    "en": "decode-utterance-minilm-v2",
     "tod": "citod-grounded-minilm-v1",
     "zh": "cdconv-hierarchical-zh-v1",
 }
