@@ -181,8 +181,8 @@ def main() -> None:
         "command": " ".join(shlex.quote(x) for x in sys.argv),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), torch {torch.__version__}, "
         f"{args.threads} thread(s)",
-        "labels": "shipped detector decode-utterance-minilm-v1 standing in for annotators (not human labels), "
-        f"tau={det.tau}",
+        "labels": f"shipped detector {det.path.name if det.path else 'default'} standing in for annotators "
+        f"(not human labels), tau={det.tau}",
         "dialogues": len(examples),
         "candidate_contexts": dict(Counter(c.distance for c in scored)),
         "k_per_distance": args.k,
