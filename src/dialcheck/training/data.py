@@ -77,12 +77,21 @@ def random_premise_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed:
         if p.label != 1:
             continue
         for _ in range(per_positive):
-            for _attempt in range(20):
-                first, group = firsts[rng.randrange(len(firsts))]
-                if group != p.group and first != p.first:
-                    out.append(Pair(first, p.second, 0, "aug.random_premise", p.group))
-                    break
+            first = _from_another_group(rng, firsts, p.group, avoid=p.first)
+            if first is not None:
+                out.append(Pair(first, p.second, 0, "aug.random_premise", p.group))
     return out
+
+
+def _from_another_group(
+    rng: random.Random, firsts: Sequence[tuple[str, str]], group: str, avoid: str | None = None
+) -> str | None:
+    """A random utterance of ``firsts`` from a group other than ``group`` (20 tries, else None)."""
+    for _attempt in range(20):
+        text, g = firsts[rng.randrange(len(firsts))]
+        if g != group and text != avoid:
+            return text
+    return None
 
 
 def _sentences(text: str) -> list[str]:
@@ -121,11 +130,9 @@ def restatement_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: in
             elif kind == "part":
                 first, second = u, rng.choice(parts)
             else:
-                other = u
-                for _attempt in range(20):
-                    other, group = firsts[rng.randrange(len(firsts))]
-                    if group != p.group:
-                        break
+                other = _from_another_group(rng, firsts, p.group)
+                if other is None:
+                    continue
                 second = f"{u} {other}" if rng.random() < 0.5 else f"{other} {u}"
                 first = u
             if rng.random() < 0.5:
