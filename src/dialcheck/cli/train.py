@@ -184,14 +184,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     if init is not None:
         adapter = dict(old.adapter or {})
     det = cls(base=args.base, adapter=adapter, max_length=args.max_length)
-    cfg = TrainConfig(
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        seed=args.seed,
-        patience=args.patience,
-        threads=args.threads,
-    )
+    cfg = TrainConfig.from_args(args)
     info = {
         "command": _command(),
         "augment": list(augment),
@@ -256,15 +249,7 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
         selection=args.row_selection,
         marks=args.marks,
     )
-    cfg = TrainConfig(
-        epochs=args.epochs,
-        batch_size=args.batch_size or 16,
-        lr=args.lr,
-        seed=args.seed,
-        patience=args.patience,
-        threads=args.threads,
-        extra={"calibrate_thresholds": True} if args.calibrate_thresholds else {},
-    )
+    cfg = TrainConfig.from_args(args, 16, **({"calibrate_thresholds": True} if args.calibrate_thresholds else {}))
     info = {
         "command": _command(),
         "augment": list(augment),

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..datasets.cdconv import LABEL_NAMES, label_of
 from ..schema import Example, Verdict
+from .base import SplitEvaluator
 
 __all__ = [
     "PAPER",
@@ -175,12 +176,13 @@ def example_label(e: Example) -> int:
     return label_of(e.category)
 
 
-class CDConvEvaluator:
+class CDConvEvaluator(SplitEvaluator):
     """Runs a four-category detector on CDConv splits; returns ``{"split/metric": value}`` (percentages).
 
     ``primary_metric`` is the official test 4-class macro-F1 (the issue's target metric).
     """
 
+    known_splits = tuple(SPLITS)
     primary_metric = "test/4class/macro_f1"
 
     def __init__(
@@ -190,13 +192,7 @@ class CDConvEvaluator:
         limit: int | None = None,
         batch_size: int = 64,
     ) -> None:
-        unknown = set(splits) - set(SPLITS)
-        if unknown:
-            raise ValueError(f"unknown split(s) {sorted(unknown)}; known: {', '.join(SPLITS)}")
-        self.splits = list(splits)
-        self.data_dir = data_dir
-        self.limit = limit
-        self.batch_size = batch_size
+        super().__init__(splits, data_dir, limit, batch_size)
 
     def __call__(self, detector: Any, show_progress_bar: bool = False) -> dict[str, float]:
         from ..datasets import load_dataset

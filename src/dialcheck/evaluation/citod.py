@@ -22,6 +22,7 @@ from typing import Any
 from ..datasets.base import data_dir as resolve_data_dir
 from ..datasets.citod import DOMAINS, LABELS, load_citod
 from ..schema import Example, Verdict
+from .base import SplitEvaluator
 from .metrics import accuracy, evidence_prf, precision_recall_f1
 
 __all__ = ["PAPER", "TEST_SPLITS", "CitodEvaluator", "citod_metrics", "exact_match", "to_markdown"]
@@ -81,12 +82,13 @@ def citod_metrics(
     return out
 
 
-class CitodEvaluator:
+class CitodEvaluator(SplitEvaluator):
     """Runs a grounded detector on CI-ToD splits; returns ``{"split/metric": value}`` (fractions).
 
     ``primary_metric`` is ``all/overall_accuracy``: the exact triple on the three test sets together.
     """
 
+    known_splits = tuple(SPLITS)
     primary_metric = "all/overall_accuracy"
 
     def __init__(
@@ -96,14 +98,7 @@ class CitodEvaluator:
         limit: int | None = None,
         batch_size: int = 32,
     ) -> None:
-        unknown = set(splits) - set(SPLITS)
-        if unknown:
-            raise ValueError(f"unknown split(s) {sorted(unknown)}; known: {', '.join(SPLITS)}")
-        self.splits = list(splits)
-        self.data_dir = data_dir
-        self.limit = limit
-        self.batch_size = batch_size
-        self.predictions: dict[str, list[tuple[Example, Verdict]]] = {}
+        super().__init__(splits, data_dir, limit, batch_size)
 
     def _examples(self, split: str) -> list[Example]:
         root = resolve_data_dir(self.data_dir)

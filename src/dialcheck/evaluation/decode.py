@@ -21,6 +21,7 @@ from typing import Any
 from ..datasets import load_dataset
 from ..detectors.base import Detector
 from ..schema import Example, Verdict
+from .base import SplitEvaluator
 from .metrics import accuracy, evidence_f1, precision_recall_f1, roc_auc, strict_accuracy
 
 __all__ = ["PAPER", "SPLITS", "DecodeEvaluator", "decode_metrics", "to_markdown"]
@@ -84,12 +85,13 @@ def decode_metrics(split: str, examples: Sequence[Example], verdicts: Sequence[V
     return out
 
 
-class DecodeEvaluator:
+class DecodeEvaluator(SplitEvaluator):
     """Runs a detector on the DECODE splits and returns ``{"split/metric": value}`` (percentages).
 
     ``primary_metric`` is human-bot accuracy: real bot contradictions, out of the training domain.
     """
 
+    known_splits = tuple(SPLITS)
     primary_metric = "human_bot/accuracy"
 
     def __init__(
@@ -99,14 +101,7 @@ class DecodeEvaluator:
         limit: int | None = None,
         batch_size: int = 64,
     ) -> None:
-        unknown = set(splits) - set(SPLITS)
-        if unknown:
-            raise ValueError(f"unknown split(s) {sorted(unknown)}; known: {', '.join(SPLITS)}")
-        self.splits = list(splits)
-        self.data_dir = data_dir
-        self.limit = limit
-        self.batch_size = batch_size
-        self.predictions: dict[str, list[tuple[Example, Verdict]]] = {}
+        super().__init__(splits, data_dir, limit, batch_size)
 
     def __call__(self, detector: Detector, show_progress_bar: bool = False) -> dict[str, float]:
         results: dict[str, float] = {}

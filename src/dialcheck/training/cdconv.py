@@ -211,14 +211,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         args.base, adapter = old.base, dict(old.adapter)
         args.max_length = args.max_length or old.max_length
     det = kinds[kind](base=args.base, adapter=adapter, max_length=args.max_length or 128)
-    cfg = TrainConfig(
-        epochs=args.epochs,
-        batch_size=args.batch_size or 32,
-        lr=args.lr,
-        seed=args.seed,
-        patience=args.patience,
-        threads=args.threads,
-    )
+    cfg = TrainConfig.from_args(args)
     info = {
         "command": command,
         "data": f"CDConv {args.split} split: {train_name} (dev {dev_name})",

@@ -63,14 +63,7 @@ def run_ocnli(args: Any, out: Any, command: str = "", machine: str = "") -> int:
     if rank <= 0:
         raise InputError("--task ocnli pre-trains a LoRA adapter (the CDConv detectors start from it): use --lora R")
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1}
-    cfg = TrainConfig(
-        epochs=args.epochs,
-        batch_size=args.batch_size or 32,
-        lr=args.lr,
-        seed=args.seed,
-        patience=args.patience,
-        threads=args.threads,
-    )
+    cfg = TrainConfig.from_args(args)
     info = {
         "command": command,
         "data": "OCNLI train.10k (ocnli.train.v1; entailment + neutral = non-contradiction), dev ocnli.dev.v1",

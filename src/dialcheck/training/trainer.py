@@ -51,6 +51,25 @@ class TrainConfig:
     threads: int = 0  # 0 = all cores
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_args(cls, args: Any, batch_size: int = 32, **extra: Any) -> TrainConfig:
+        """The run's settings from ``dialcheck train`` options (``--batch-size`` unset: ``batch_size``).
+
+        >>> from argparse import Namespace
+        >>> a = Namespace(epochs=2, batch_size=None, lr=None, seed=1, patience=3, threads=2)
+        >>> TrainConfig.from_args(a, batch_size=16).batch_size
+        16
+        """
+        return cls(
+            epochs=args.epochs,
+            batch_size=args.batch_size or batch_size,
+            lr=args.lr,
+            seed=args.seed,
+            patience=args.patience,
+            threads=args.threads,
+            extra=dict(extra),
+        )
+
 
 @dataclass
 class FitResult:
