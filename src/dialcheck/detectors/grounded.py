@@ -331,14 +331,12 @@ class GroundedDetector(Detector):
     def options(self) -> dict[str, Any]:
         return self.config.options
 
-    @property
-    def tau(self) -> float:
-        """The threshold of every label that has none of its own (0.5 as in the paper)."""
-        return float(self.config.thresholds.get("tau", 0.5))
-
-    @tau.setter
+    @Detector.tau.setter
     def tau(self, value: float) -> None:
-        """Setting ``tau`` (``--tau``) moves all three labels: per-label thresholds (e.g. calibrated ones) go."""
+        """Setting ``tau`` (``--tau``) moves all three labels: per-label thresholds (e.g. calibrated ones) go.
+
+        Read, ``tau`` is the threshold of every label that has none of its own (0.5 as in the paper).
+        """
         self.config.thresholds["tau"] = float(value)
         for lab in LABELS:
             self.config.thresholds.pop(lab, None)
