@@ -217,6 +217,7 @@ def test_train_cli_runs_a_tiny_job(capsys, tmp_path, tiny_base, data_root):
     cfg = json.loads((out / "dialcheck.json").read_text())
     assert cfg["detector"] == "decode.utterance.v1" and cfg["training"]["counts"]["aug.random_premise"] > 0
     assert (out / "MODEL_CARD.md").exists() and "dialcheck train" in (out / "MODEL_CARD.md").read_text()
+    assert not (out / "checkpoint").exists()  # only kept when a run is interrupted
 
 
 def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_base, data_root):

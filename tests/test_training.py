@@ -48,6 +48,19 @@ def test_training_learns_a_simple_rule_and_calibrates(tiny_base, tmp_path):
     assert again.config.training["steps"] > 0 and again.tau == det.tau
 
 
+def test_checkpoint_holds_the_best_weights_and_thresholds(tiny_base, tmp_path):
+    """An interrupted run leaves the best model so far; after a full run it equals the final model."""
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, eval_every=8, patience=10, seed=0)
+    val = _toy_pairs(32, 1)
+    train_detector(det, _toy_pairs(64, 0), val, pseudo_dialogues(val), cfg, checkpoint=tmp_path / "ckpt")
+    ckpt = load_detector(tmp_path / "ckpt")
+    assert ckpt.config.training["checkpoint_step"] == det.config.training["best_step"]
+    assert ckpt.tau == pytest.approx(det.tau)
+    ds = [Dialogue.from_texts(["i really like tea", "ok", t]) for t in ("i never liked tea", "i also like golf")]
+    assert [v.score for v in ckpt.predict(ds)] == pytest.approx([v.score for v in det.predict(ds)], abs=1e-5)
+
+
 def test_split_groups_never_shares_a_group():
     pairs = [Pair(str(i), f"g{i % 37}", i % 2, group=f"g{i % 37}") for i in range(500)]
     tr, va = split_groups(pairs, 0.2, seed=0)

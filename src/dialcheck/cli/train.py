@@ -16,6 +16,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
     p.add_argument("--max-length", type=int, default=None, help="default 128 (decode), 256 (citod)")
     p.add_argument("--patience", type=int, default=3, help="validations without improvement before stopping")
+    p.add_argument(
+        "--eval-every",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="validate every STEPS steps (default 0 = four times per epoch); decode also writes OUT/checkpoint "
+        "at each new best, usable with evaluate or --init if the run is interrupted, removed when it ends",
+    )
     p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=0, help="CPU threads for torch (default 0 = all cores)")
@@ -215,9 +224,11 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         teacher_scores=teacher_scores,
         distill_alpha=args.distill_alpha,
         init=init,
+        checkpoint=out / "checkpoint",
     )
     det.save(out)
     write_model_card(out, det.config)
+    shutil.rmtree(out / "checkpoint", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
 

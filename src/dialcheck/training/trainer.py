@@ -65,6 +65,7 @@ class TrainConfig:
             batch_size=args.batch_size or batch_size,
             lr=args.lr,
             seed=args.seed,
+            eval_every=getattr(args, "eval_every", 0) or 0,
             patience=args.patience,
             threads=args.threads,
             extra=dict(extra),
@@ -115,8 +116,12 @@ def fit_pair_model(
     evaluate: Callable[[], dict[str, float]] | None = None,
     metric: str = "score",
     show_progress_bar: bool = False,
+    on_best: Callable[[int, dict[str, float]], None] | None = None,
 ) -> FitResult:
     """Train ``clf.model`` on text pairs in place; keep the weights with the best ``evaluate()[metric]``.
+
+    ``on_best(step, metrics)`` is called with the model holding each new best weights (e.g. to write a
+    checkpoint that survives an interrupted run).
 
     ``targets``: int class indices of shape (n,), soft distributions of shape (n, labels), or for a
     multi-label classifier (``clf.multi_label``) 0/1 rows of shape (n, labels).
@@ -202,6 +207,9 @@ def fit_pair_model(
                 if m[metric] > best_score + 1e-4:
                     best_score, best_step, bad_evals = m[metric], step, 0
                     best_state = {k: p.detach().clone() for k, p in model.named_parameters() if k in trainable}
+                    if on_best is not None:
+                        on_best(step, m)
+                        model.train()
                 else:
                     bad_evals += 1
                     if bad_evals >= config.patience:
@@ -272,8 +280,12 @@ def train_detector(
     teacher_scores: Sequence[float] | None = None,
     distill_alpha: float = 0.5,
     init: str | Path | None = None,
+    checkpoint: str | Path | None = None,
 ) -> Detector:
     """Fine-tune a two-label contradiction ``detector`` on ``pairs``; weights attached, thresholds set.
+
+    With ``checkpoint`` (a folder) the detector is saved there, calibrated, at every new best validation
+    score, so an interrupted run still leaves a usable model (for ``dialcheck evaluate`` or ``--init``).
 
     With ``init`` (a saved LoRA detector folder of the same base and adapter) training continues from
     its adapter and head instead of a fresh head.
@@ -316,6 +328,15 @@ def train_detector(
         return calibrate_pairs(detector, validation or [])
 
     has_val = bool(val_dialogues or validation)
+
+    def save_checkpoint(step: int, m: dict[str, float]) -> None:
+        if checkpoint is None:
+            return
+        detector.config.training = {**(data_info or {}), "checkpoint_step": step, "train_pairs": len(pairs)}
+        detector.config.metrics = {k: round(float(v), 4) for k, v in m.items()}
+        detector.save(checkpoint)
+        log.info("checkpoint at step %d saved to %s", step, checkpoint)
+
     res = fit_pair_model(
         clf,
         [(p.first, p.second) for p in pairs],
@@ -324,6 +345,7 @@ def train_detector(
         evaluate if has_val else None,
         metric="val_balanced_accuracy",
         show_progress_bar=show_progress_bar,
+        on_best=save_checkpoint if checkpoint is not None else None,
     )
     final = evaluate() if has_val else {}
     detector.config.training = {
