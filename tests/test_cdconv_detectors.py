@@ -186,6 +186,18 @@ def test_train_cli_cdconv_on_a_tiny_corpus(tiny_base, tmp_path, capsys):
     assert type(loaded) is PairCategoryDetector and loaded.config.training["train_examples"] == 20
     assert "dev/4class/macro_f1" in loaded.config.metrics
     capsys.readouterr()
+    res, pred = tmp_path / "res.json", tmp_path / "pred.jsonl"
+    ev = ["evaluate", "--benchmark", "cdconv", "--model", str(out), "--splits", "dev", "--data-dir", str(root)]
+    assert main([*ev, "--json", str(res), "--predictions", str(pred), "--update-card", "--no-progress"]) == 0
+    table = capsys.readouterr().out
+    results = json.loads(res.read_text())
+    assert 0 <= results["dev/4class/macro_f1"] <= 100 and "| 4-class macro-F1 |" in table
+    lines = [json.loads(x) for x in pred.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 20 and {x["gold"] for x in lines} == {0, 1, 2, 3} and lines[0]["split"] == "dev"
+    assert lines[1]["gold_category"] == "intra_sentence" and lines[0]["gold_category"] is None
+    assert "dev/4class/macro_f1" in (out / "MODEL_CARD.md").read_text()
+    assert main([*ev[:5], "--splits", "nope", "--data-dir", str(root)]) == 2
+    assert "unknown split" in capsys.readouterr().err
     bad = ["train", "--task", "decode", "--detector", "hierarchical", "--out", str(tmp_path / "x")]
     assert main(bad) == 2
     assert "applies to --task cdconv" in capsys.readouterr().err

@@ -1,5 +1,6 @@
-"""``dialcheck evaluate``: the DECODE benchmark (dev, human-bot, RCT, A2T, raw human-bot) or, with
-``--benchmark citod``, CI-ToD (calendar, navigate, weather test sets, pooled, and the KBI probe)."""
+"""``dialcheck evaluate``: the DECODE benchmark (dev, human-bot, RCT, A2T, raw human-bot); with
+``--benchmark citod``, CI-ToD (calendar, navigate, weather test sets, pooled, and the KBI probe); with
+``--benchmark cdconv``, CDConv (official and context-disjoint test and dev splits, four categories)."""
 
 from __future__ import annotations
 
@@ -13,21 +14,23 @@ from typing import Any
 from ..errors import InputError
 from .common import add_model_options, load_for
 
-HELP = "evaluate a detector on the DECODE (default) or CI-ToD splits; JSON results and a Markdown table"
+HELP = "evaluate a detector on the DECODE (default), CI-ToD or CDConv splits; JSON results and a Markdown table"
 
 
 def add_parser(sub: Any) -> None:
+    from ..evaluation.cdconv import SPLITS as CDCONV_SPLITS
     from ..evaluation.citod import SPLITS as CITOD_SPLITS
     from ..evaluation.decode import SPLITS
 
     p = sub.add_parser("evaluate", help=HELP, description=HELP)
     add_model_options(p)
-    p.add_argument("--benchmark", choices=("decode", "citod"), default="decode", help="default decode")
+    p.add_argument("--benchmark", choices=("decode", "citod", "cdconv"), default="decode", help="default decode")
     p.add_argument(
         "--splits",
         default=None,
         help=f"comma-separated; decode: {', '.join(SPLITS)} (default all); "
-        f"citod: {', '.join(CITOD_SPLITS)} (default calendar,navigate,weather,kbi_probe)",
+        f"citod: {', '.join(CITOD_SPLITS)} (default calendar,navigate,weather,kbi_probe); "
+        f"cdconv: {', '.join(CDCONV_SPLITS)} (default test,disjoint_test)",
     )
     p.add_argument(
         "--row-selection",
@@ -53,6 +56,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.benchmark == "citod":
         det, evaluator, results, table = _citod(args)
+    elif args.benchmark == "cdconv":
+        det, evaluator, results, table = _cdconv(args)
     else:
         det, evaluator, results, table = _decode(args)
     sys.stdout.write(table)
@@ -76,11 +81,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_citod_options(args: argparse.Namespace) -> None:
+    if args.row_selection is not None or args.no_history:
+        raise InputError("--row-selection and --no-history apply to --benchmark citod only")
+
+
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.decode import SPLITS, DecodeEvaluator, to_markdown
 
-    if args.row_selection is not None or args.no_history:
-        raise InputError("--row-selection and --no-history apply to --benchmark citod only")
+    _no_citod_options(args)
     splits = [s for s in (args.splits or ",".join(SPLITS)).split(",") if s]
     try:
         evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size)
@@ -115,3 +124,21 @@ def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     results["row_selection"] = det.config.options.get("selection", "overlap")
     results["history"] = bool(det.config.options.get("history", True))
     return det, evaluator, results, to_markdown(results)
+
+
+def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
+    from ..evaluation.cdconv import CDConvEvaluator, to_markdown
+
+    _no_citod_options(args)
+    splits = [s for s in (args.splits or "test,disjoint_test").split(",") if s]
+    try:
+        evaluator = CDConvEvaluator(splits, args.data_dir, args.limit, args.batch_size)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    det = load_for(args, language="zh")
+    if not det.config.detector.startswith("cdconv."):
+        raise InputError(f"the CDConv benchmark needs a four-category cdconv.* model, got {det.config.detector}")
+    results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
+    results["primary_metric"] = evaluator.primary_metric
+    tables = [f"### {split}\n\n" + to_markdown(results, split) for split in splits]
+    return det, evaluator, results, "\n".join(tables)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..schema import Example, Verdict
 
@@ -42,3 +43,16 @@ class SplitEvaluator:
         self.limit = limit
         self.batch_size = batch_size
         self.predictions: dict[str, list[tuple[Example, Verdict]]] = {}
+
+    def gold(self, example: Example) -> dict[str, Any]:
+        """The gold fields written beside each verdict by :meth:`write_predictions`."""
+        return {"gold": example.label}
+
+    def write_predictions(self, path: Path) -> None:
+        """One JSON line per example kept by the last run: split, id, gold fields and the verdict."""
+        with path.open("w", encoding="utf-8") as f:
+            for split, rows in self.predictions.items():
+                for e, v in rows:
+                    rec: dict[str, Any] = {"split": split, "id": e.id, **self.gold(e)}
+                    rec.update(v.to_dict())
+                    f.write(json.dumps(rec, ensure_ascii=False) + "\n")

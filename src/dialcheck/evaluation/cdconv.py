@@ -205,12 +205,16 @@ class CDConvEvaluator(SplitEvaluator):
                 [e.dialogue for e in examples], batch_size=self.batch_size, show_progress_bar=show_progress_bar
             )
             seconds = time.perf_counter() - t0
+            self.predictions[split] = list(zip(examples, verdicts, strict=True))
             gold = [example_label(e) for e in examples]
             for k, v in cdconv_metrics(gold, [verdict_label(v) for v in verdicts]).items():
                 results[f"{split}/{k}"] = v
             results[f"{split}/majority_accuracy"] = majority_floor(gold)["4class/accuracy"]
             results[f"{split}/dialogues_per_s"] = round(len(examples) / max(seconds, 1e-9), 1)
         return results
+
+    def gold(self, example: Example) -> dict[str, Any]:
+        return {"gold": example_label(example), "gold_category": example.category}
 
 
 def to_markdown(results: Mapping[str, Any], split: str = "test", title: str = "ours") -> str:

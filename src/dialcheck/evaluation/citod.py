@@ -12,7 +12,6 @@ inconsistencies and whether ``knowledge_evidence`` names the edited rows.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -149,14 +148,8 @@ class CitodEvaluator(SplitEvaluator):
             results.update({f"all/{k}": round(v, 4) if k != "n" else v for k, v in m.items()})
         return results
 
-    def write_predictions(self, path: Path) -> None:
-        """One JSON line per example: split, id, gold labels and the verdict."""
-        with path.open("w", encoding="utf-8") as f:
-            for split, rows in self.predictions.items():
-                for e, v in rows:
-                    rec: dict[str, Any] = {"split": split, "id": e.id, "gold": dict(e.labels or {})}
-                    rec.update(v.to_dict())
-                    f.write(json.dumps(rec) + "\n")
+    def gold(self, example: Example) -> dict[str, Any]:
+        return {"gold": dict(example.labels or {})}
 
 
 def to_markdown(results: Mapping[str, float], title: str = "ours") -> str:

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -122,19 +121,8 @@ class DecodeEvaluator(SplitEvaluator):
             results[f"{split}/dialogues_per_s"] = round(len(examples) / max(seconds, 1e-9), 1)
         return results
 
-    def write_predictions(self, path: Path) -> None:
-        """One JSON line per example: split, id, gold label/evidence and the verdict."""
-        with path.open("w", encoding="utf-8") as f:
-            for split, rows in self.predictions.items():
-                for e, v in rows:
-                    rec: dict[str, Any] = {
-                        "split": split,
-                        "id": e.id,
-                        "gold": e.label,
-                        "gold_evidence": e.evidence,
-                    }
-                    rec.update(v.to_dict())
-                    f.write(json.dumps(rec) + "\n")
+    def gold(self, example: Example) -> dict[str, Any]:
+        return {"gold": example.label, "gold_evidence": example.evidence}
 
 
 _ROWS = [

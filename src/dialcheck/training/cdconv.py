@@ -152,11 +152,11 @@ def train_category_detector(
     for e in train:
         counts[category_of_example(e)] = counts.get(category_of_example(e), 0) + 1
     detector.config.training = {
+        **({"init": str(init)} if init is not None else {}),
         **(data_info or {}),
         "train_examples": len(train),
         "train_labels": counts,
         "dev_examples": len(dev),
-        **({"init": str(init)} if init is not None else {}),
         "fits": {k: {"steps": r.steps, "best_step": r.best_step, "seconds": r.seconds} for k, r in fits.items()},
         "threads": next(iter(fits.values())).threads,
         "lr": next(iter(fits.values())).lr,
@@ -185,6 +185,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
 
     from ..datasets import load_dataset
     from ..detectors.categories import FlatCategoryDetector, PairCategoryDetector
+    from .card import write_model_card
 
     kinds = {"hierarchical": HierarchicalDetector, "flat": FlatCategoryDetector, "pair": PairCategoryDetector}
     kind = args.detector or "hierarchical"
@@ -218,10 +219,13 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         "machine": machine,
         "date": dt.date.today().isoformat(),
     }
+    if init:
+        info["init"] = {"folder": str(init), **{k: old.training.get(k) for k in ("command", "date")}}
     print(f"dialcheck: training {det.registry_name} on {len(train)} examples, dev {len(dev)}", file=sys.stderr)
     train_category_detector(
         det, train, dev, cfg, data_info=info, show_progress_bar=not args.no_progress, init=init or None
     )
     det.save(out)
+    write_model_card(Path(out), det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0

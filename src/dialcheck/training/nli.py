@@ -50,8 +50,10 @@ def run_ocnli(args: Any, out: Any, command: str = "", machine: str = "") -> int:
     import datetime as dt
     import json
     import sys
+    from pathlib import Path
 
     from ..datasets import load_dataset
+    from .card import write_model_card
 
     if args.detector or getattr(args, "teacher", None) or args.augment or getattr(args, "init", None):
         raise InputError("--detector, --teacher, --augment and --init do not apply to --task ocnli")
@@ -75,5 +77,6 @@ def run_ocnli(args: Any, out: Any, command: str = "", machine: str = "") -> int:
         train, dev, args.base, adapter, args.max_length or 128, cfg, info, show_progress_bar=not args.no_progress
     )
     det.save(out)
+    write_model_card(Path(out), det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
