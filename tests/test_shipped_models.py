@@ -80,3 +80,16 @@ def test_shipped_circa_answer_classifier_loads_and_judges_a_plain_yes():
     assert "circa_yesno.py final" in (folder / "MODEL_CARD.md").read_text()
     clf = load_answer_classifier()
     assert clf.judge(["Are you in NC?"], ["Yes, I live in Raleigh."]) == ["yes"]
+
+
+def test_default_chinese_detector_is_chosen_for_chinese_and_names_the_category():
+    import dialcheck
+
+    history = ["你有宠物吗？", "有啊，我养了一只狗，已经三年了。", "你的狗叫什么名字？", "我从来没有养过狗。"]
+    v = dialcheck.check(history)  # routed by script to the shipped Chinese default
+    assert v.contradiction and v.category == "history" and v.evidence == (1,)
+    ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"])
+    assert not ok.contradiction and ok.category is None
+    folder = default_model_path("zh")
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
+    assert "test/4class/macro_f1" in (folder / "MODEL_CARD.md").read_text()

@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> None:
         default=None,
         help=f"comma-separated; decode: {', '.join(SPLITS)} (default all); "
         f"citod: {', '.join(CITOD_SPLITS)} (default calendar,navigate,weather,kbi_probe); "
-        f"cdconv: {', '.join(CDCONV_SPLITS)} (default test,disjoint_test)",
+        f"cdconv: {', '.join(CDCONV_SPLITS)} (default test; disjoint_* only for models trained with --split disjoint)",
     )
     p.add_argument(
         "--row-selection",
@@ -130,7 +130,7 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.cdconv import CDConvEvaluator, to_markdown
 
     _no_citod_options(args)
-    splits = [s for s in (args.splits or "test,disjoint_test").split(",") if s]
+    splits = [s for s in (args.splits or "test").split(",") if s]
     try:
         evaluator = CDConvEvaluator(splits, args.data_dir, args.limit, args.batch_size)
     except ValueError as e:
@@ -138,6 +138,13 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     det = load_for(args, language="zh")
     if not det.config.detector.startswith("cdconv."):
         raise InputError(f"the CDConv benchmark needs a four-category cdconv.* model, got {det.config.detector}")
+    trained_on = str(det.config.training.get("data", ""))
+    if "CDConv official split" in trained_on and any(s.startswith("disjoint") for s in splits):
+        print(
+            "dialcheck: warning: this model was trained on the official split, which shares most contexts with "
+            "the context-disjoint dev/test sets: those numbers are optimistic",
+            file=sys.stderr,
+        )
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
     results["primary_metric"] = evaluator.primary_metric
     tables = [f"### {split}\n\n" + to_markdown(results, split) for split in splits]

@@ -29,15 +29,15 @@ __all__ = [
 ]
 
 _MODELS = Path(__file__).resolve().parent.parent / "models"
-# "zh" is not shipped yet: api.route raises a ModelError for Chinese input until this folder exists.
+# api.route raises a ModelError for Chinese input if the "zh" folder is missing (e.g. a stripped install).
 DEFAULT_MODELS = {
     "en": "decode-utterance-minilm-v2",
     "tod": "citod-grounded-minilm-v1",
-    "zh": "cdconv-hierarchical-zh-v1",
+    "zh": "cdconv-flat-zh-v1",
 }
 
 
 def default_model_path(language: str = "en") -> Path:
     """Folder of the shipped default detector for ``language`` (``"tod"``: task-oriented, with knowledge;
-    ``"zh"``: Chinese four-category, which may not exist yet)."""
+    ``"zh"``: Chinese four-category, CDConv)."""
     return _MODELS / DEFAULT_MODELS[language]

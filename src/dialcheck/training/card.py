@@ -61,10 +61,11 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     ):
         if key in t:
             lines.append(f"- {key}: {t[key]}")
-    lines += ["", "Validation (held-out train groups, used for early stopping and calibration):", ""]
-    for k, v in config.metrics.items():
-        if k.startswith("val_") or k in ("tau", "eta_e"):
-            lines.append(f"- {k}: {v}")
+    val = [f"- {k}: {v}" for k, v in config.metrics.items() if k.startswith("val_") or k in ("tau", "eta_e")]
+    if val:
+        lines += ["", "Validation (held-out train groups, used for early stopping and calibration):", "", *val]
+    elif any(k.startswith("dev/") for k in config.metrics):
+        lines += ["", "Model selection (early stopping) on the `dev/` split below; it is not a test set."]
     evals = {k: v for k, v in config.metrics.items() if "/" in k}
     if evals:
         lines += ["", "## Evaluation (`dialcheck evaluate`)", ""]
