@@ -211,6 +211,10 @@ def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base):
     }
     lines = (tmp_path / "run" / "nbest-beam2.jsonl").read_text().splitlines()
     assert len(lines) == 2 and all(len(json.loads(x)["replies"]) == 2 for x in lines)
+    # every list is stored: judging again never loads the generator (here a folder that does not exist)
+    gone = [*args[: args.index("--lm") + 1], str(tmp_path / "no-lm"), *args[args.index("--lm") + 2 :]]
+    assert main([*gone, "--no-plot", "--rejudge"]) == 0
+    assert "judged 4 stored lists again" in capsys.readouterr().err
 
 
 def test_lists_stored_unjudged_can_be_judged_later(tmp_path):

@@ -101,9 +101,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--endpoint needs --endpoint-model")
         generator: Any = OpenAIChatGenerator(args.endpoint, args.endpoint_model)
     else:
-        from ..generation.nbest import NBestGenerator
-
-        generator = NBestGenerator.load(args.lm)
+        generator = _LazyGenerator(args.lm)  # loaded only if some list is still missing (not for a pure --rejudge)
     classifier = None if args.generate_only else load_answer_classifier(args.classifier)
     if args.rejudge and classifier is not None:
         n = judge_folder(out, settings, es.items, classifier)
@@ -129,3 +127,19 @@ def run(args: argparse.Namespace) -> int:
         png = plot_certainty_variety(rows, out / "certainty_variety.png", title=f"{args.lm or 'SmolLM2-135M-Instruct'}")
         print(f"dialcheck: plot written to {png}", file=sys.stderr)
     return 0
+
+
+class _LazyGenerator:
+    """Loads the local LM on the first ``generate`` call: a resumed or ``--rejudge`` run with every list
+    already stored never pays for it."""
+
+    def __init__(self, lm: str | None) -> None:
+        self.lm = lm
+        self._gen: Any = None
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        if self._gen is None:
+            from ..generation.nbest import NBestGenerator
+
+            self._gen = NBestGenerator.load(self.lm)
+        return self._gen.generate(*args, **kwargs)
