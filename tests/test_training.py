@@ -161,3 +161,11 @@ def test_one_se_threshold_prefers_the_highest_threshold_on_a_flat_curve():
     # accuracy 5/6 at t=0.375 and t=0.625, 4/6 at 0.5 and 0.8; one SE = sqrt(5/6 * 1/6 / 6) = 0.152
     assert best_threshold(scores, gold, accuracy) == (0.375, pytest.approx(5 / 6))
     assert best_threshold(scores, gold, accuracy, one_se=True) == (0.625, pytest.approx(5 / 6))
+
+
+def test_no_periodic_validation_right_before_the_final_one(tiny_base):
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 2, "alpha": 4})
+    val = _toy_pairs(8, 1)
+    cfg = TrainConfig(epochs=1, batch_size=1, eval_every=10, patience=10, seed=0)
+    train_detector(det, _toy_pairs(21, 0), val, pseudo_dialogues(val), cfg)
+    assert [h["step"] for h in det.config.training["history"]] == [10, 21]  # not 20: the final one is next

@@ -197,7 +197,9 @@ def fit_pair_model(
             if step % 200 == 0:
                 rate = step * config.batch_size / max(time.time() - t0, 1e-9)
                 log.info("step %d/%d, loss %.4f, %.1f pairs/s", step, total, running, rate)
-            if evaluate is not None and (step % eval_every == 0 or step == total):
+            # a periodic validation right before the final one (e.g. step 846 of 847) is skipped
+            due = step % eval_every == 0 and total - step > eval_every // 10
+            if evaluate is not None and (due or step == total):
                 model.eval()
                 m = dict(evaluate())
                 model.train()
