@@ -42,7 +42,8 @@ class ModelError(DialcheckError):
 class MissingDependencyError(DialcheckError, ImportError):
     """An optional extra is not installed; the message names the ``pip install`` to run."""
 
-    def __init__(self, package: str, extra: str | None = None, purpose: str = "") -> None:
-        cmd = f'pip install "dialcheck[{extra}]"' if extra else f"pip install {package}"
+    def __init__(self, package: str, extra: str | None = None, purpose: str = "", command: str | None = None) -> None:
+        """``command`` replaces the ``pip install`` line (e.g. a system package to install)."""
+        cmd = command or (f'pip install "dialcheck[{extra}]"' if extra else f"pip install {package}")
         what = f" for {purpose}" if purpose else ""
         super().__init__(f"{package} is needed{what}: run `{cmd}`")

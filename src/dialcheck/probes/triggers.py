@@ -17,6 +17,7 @@ the entity is replaced by a question word (什么, or 多少/几 for numbers), f
 swapped for questions about the bot, and the sentence ends with "？". Every method takes a
 ``random.Random``; :func:`build_triggers` seeds one per input and method, so the output depends only on
 the input, the method and the seed. ``jieba`` is the ``zh`` extra (``pip install "dialcheck[zh]"``).
+English counterparts (WordNet, spaCy): :mod:`dialcheck.probes.triggers_en`, ``build_triggers(..., language="en")``.
 
 >>> know_form("我看了什么电影？")
 '你知道我看了什么电影吗？'
@@ -34,10 +35,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InputError, MissingDependencyError
 from ..schema import Dialogue, Turn
+
+if TYPE_CHECKING:
+    from .triggers_en import EnglishLexicon
 
 __all__ = [
     "METHODS",
@@ -56,6 +60,7 @@ __all__ = [
     "negation",
     "paraphrase",
     "perturb",
+    "run_methods",
     "short_utterance",
     "swap_person",
 ]
@@ -438,50 +443,78 @@ def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | No
     return Trigger(inp.u1, inp.b1, "".join(out), "negation", f"+{neg}", inp.id)
 
 
-def build_triggers(
+def run_methods(
     inputs: Sequence[TriggerInput],
-    methods: Sequence[str] = METHODS,
-    seed: int = 0,
-    lexicon: ChineseLexicon | None = None,
-    paraphraser: Paraphraser | None = None,
-    know: bool = True,
-    short_pool: Sequence[str] = SHORT_UTTERANCES,
+    methods: Sequence[str],
+    seed: int,
+    one: Callable[[str, TriggerInput, random.Random], Trigger | None],
 ) -> TriggerSet:
-    """Every method on every input. Each (input, method) gets its own generator seeded from ``seed``, the
-    input's position and the method, so adding inputs or methods does not change the others."""
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise InputError(f"unknown trigger method(s) {unknown}; known: {', '.join(METHODS)}")
-    needs_lexicon = {"synonym", "antonym"} & set(methods) or ("paraphrase" in methods and paraphraser is None)
-    if needs_lexicon and lexicon is None:
-        lexicon = ChineseLexicon.load()
-    if "paraphrase" in methods and paraphraser is None:
-        assert lexicon is not None
-        paraphraser = SynonymParaphraser(lexicon)
+    """``one(method, input, rng)`` for every input and method, with a generator seeded from ``seed``, the
+    input's position and the method (shared by the Chinese and English builders)."""
     out = TriggerSet()
     for n, inp in enumerate(inputs):
         if not inp.u1.strip():
             out.skipped["empty u1"] += 1
             continue
         for m in methods:
-            rng = random.Random(f"{seed}:{n}:{m}")
-            t: Trigger | None
-            if m == "short_utterance":
-                t = short_utterance(inp, rng, short_pool)
-            elif m == "inquire_bot":
-                t = inquire_bot(inp, rng)
-            elif m == "inquire_user":
-                t = inquire_user(inp, rng, know)
-            elif m == "paraphrase":
-                assert paraphraser is not None
-                t = paraphrase(inp, rng, paraphraser)
-            elif m == "negation":
-                t = negation(inp, rng, lexicon)
-            else:
-                assert lexicon is not None
-                t = perturb(inp, rng, lexicon, m)
+            t = one(m, inp, random.Random(f"{seed}:{n}:{m}"))
             if t is None:
                 out.skipped[f"{m}: nothing to change"] += 1
             else:
                 out.items.append(t)
     return out
+
+
+def build_triggers(
+    inputs: Sequence[TriggerInput],
+    methods: Sequence[str] = METHODS,
+    seed: int = 0,
+    lexicon: ChineseLexicon | EnglishLexicon | None = None,
+    paraphraser: Paraphraser | None = None,
+    know: bool = True,
+    short_pool: Sequence[str] | None = None,
+    language: str = "zh",
+) -> TriggerSet:
+    """Every method on every input. Each (input, method) gets its own generator seeded from ``seed``, the
+    input's position and the method, so adding inputs or methods does not change the others.
+
+    ``language="zh"`` (default) takes a :class:`ChineseLexicon`; ``language="en"`` runs the English
+    counterparts of :mod:`dialcheck.probes.triggers_en` with an English lexicon (default: WordNet)."""
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise InputError(f"unknown trigger method(s) {unknown}; known: {', '.join(METHODS)}")
+    if language == "en":
+        from .triggers_en import EN_SHORT_UTTERANCES, build_english_triggers
+
+        if isinstance(lexicon, ChineseLexicon):
+            raise InputError("language='en' needs an English lexicon (WordNetLexicon), got a ChineseLexicon")
+        pool = EN_SHORT_UTTERANCES if short_pool is None else short_pool
+        return build_english_triggers(inputs, methods, seed, lexicon, paraphraser, know, pool)
+    if language != "zh":
+        raise InputError(f"unknown trigger language {language!r}; use zh or en")
+    if lexicon is not None and not isinstance(lexicon, ChineseLexicon):
+        raise InputError(f"language='zh' needs a ChineseLexicon, got {type(lexicon).__name__}")
+    needs_lexicon = {"synonym", "antonym"} & set(methods) or ("paraphrase" in methods and paraphraser is None)
+    if needs_lexicon and lexicon is None:
+        lexicon = ChineseLexicon.load()
+    if "paraphrase" in methods and paraphraser is None:
+        assert lexicon is not None
+        paraphraser = SynonymParaphraser(lexicon)
+    pool = SHORT_UTTERANCES if short_pool is None else short_pool
+
+    def one(m: str, inp: TriggerInput, rng: random.Random) -> Trigger | None:
+        if m == "short_utterance":
+            return short_utterance(inp, rng, pool)
+        if m == "inquire_bot":
+            return inquire_bot(inp, rng)
+        if m == "inquire_user":
+            return inquire_user(inp, rng, know)
+        if m == "paraphrase":
+            assert paraphraser is not None
+            return paraphrase(inp, rng, paraphraser)
+        if m == "negation":
+            return negation(inp, rng, lexicon)
+        assert lexicon is not None
+        return perturb(inp, rng, lexicon, m)
+
+    return run_methods(inputs, methods, seed, one)
