@@ -15,6 +15,12 @@ of :mod:`dialcheck.probes.triggers` (needs ``pip install "dialcheck[zh]"``)::
 
     dialcheck probe triggers --input contexts.jsonl --out triggers.jsonl --methods negation,inquire_user
     dialcheck probe triggers --source cdconv.test.v1 --limit 100 --out triggers.jsonl --seed 1
+
+``--language en`` runs the English counterparts (:mod:`dialcheck.probes.triggers_en`; spaCy, and WordNet
+for synonym, antonym and paraphrase: ``pip install "dialcheck[spacy,wordnet]"`` and
+``apt-get install -y wordnet-base wordnet-sense-index``)::
+
+    dialcheck probe triggers --language en --input contexts.jsonl --out triggers.jsonl
 """
 
 from __future__ import annotations
@@ -185,13 +191,21 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default all): {', '.join(METHODS)}")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=int, default=0, help="first N contexts only (default all)")
-    p.add_argument("--no-know-form", action="store_true", help="inquire_user: plain question, not 你知道…吗")
+    p.add_argument(
+        "--no-know-form", action="store_true", help="inquire_user: plain question, not 你知道…吗 / Do you know ...?"
+    )
+    p.add_argument("--language", choices=("zh", "en"), default="zh", help="zh (default, CDConv) or en (WordNet)")
     p.add_argument("--dict-dir", default=None, help="chinese_dictionary folder (default: in the data directory)")
+    p.add_argument(
+        "--wordnet-dir", default=None, help="--language en: WordNet dict folder (default /usr/share/wordnet)"
+    )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
 
 
 @register_kind(
-    "triggers", "CDConv trigger methods: second user turns that goad a Chinese chatbot", add_trigger_arguments
+    "triggers",
+    "CDConv trigger methods: second user turns that goad a Chinese (or, with --language en, English) chatbot",
+    add_trigger_arguments,
 )
 def run_triggers(args: argparse.Namespace) -> int:
     from ..probes.triggers import ChineseLexicon, TriggerInput, build_triggers
@@ -202,6 +216,8 @@ def run_triggers(args: argparse.Namespace) -> int:
     if args.source:
         from ..datasets import load_dataset
 
+        if args.language == "en":
+            raise InputError("--source takes a CDConv dataset, which is Chinese; give English contexts with --input")
         if not args.source.startswith("cdconv."):
             raise InputError(f"--source must be a CDConv dataset (cdconv.*), got {args.source!r}")
         seen: dict[tuple[str, str], None] = {}
@@ -213,14 +229,19 @@ def run_triggers(args: argparse.Namespace) -> int:
     if args.limit:
         inputs = inputs[: args.limit]
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    lexicon = None
-    if {"paraphrase", "synonym", "antonym", "negation"} & set(methods):
+    lexicon: Any = None
+    if args.language == "en":
+        if {"paraphrase", "synonym", "antonym"} & set(methods):
+            from ..probes.triggers_en import WordNetLexicon
+
+            lexicon = WordNetLexicon.load(args.wordnet_dir)
+    elif {"paraphrase", "synonym", "antonym", "negation"} & set(methods):
         if args.dict_dir is None:
             from ..datasets.base import data_dir
 
             args.dict_dir = data_dir(args.data_dir) / "chinese_dictionary"
         lexicon = ChineseLexicon.load(args.dict_dir)
-    ts = build_triggers(inputs, methods, args.seed, lexicon=lexicon, know=not args.no_know_form)
+    ts = build_triggers(inputs, methods, args.seed, lexicon=lexicon, know=not args.no_know_form, language=args.language)
     ts.save(args.out)
     counts = ", ".join(f"{k} {v}" for k, v in ts.counts().items())
     print(

@@ -1,0 +1,275 @@
+"""English trigger methods: negation rules, word replacement with a tiny lexicon, questions, seeding,
+`dialcheck probe triggers --language en`, and one check against the real WordNet (skipped without it)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from dialcheck.cli import main
+from dialcheck.errors import MissingDependencyError
+from dialcheck.probes import triggers_en as en
+from dialcheck.probes.triggers import TriggerInput, build_triggers
+from dialcheck.probes.triggers_en import (
+    EN_SHORT_UTTERANCES,
+    EnglishSynonymParaphraser,
+    WordListLexicon,
+    WordNetLexicon,
+    inquire_bot_en,
+    inquire_user_en,
+    negate,
+    negation_en,
+    past_tense,
+    perturb_en,
+    plural,
+    tagged,
+    third_person,
+)
+
+LEX = WordListLexicon.from_groups(
+    [["big", "large"], ["car", "automobile"], ["film", "movie"]],
+    [("big", "small"), ("like", "dislike"), ("old", "new"), ("hot", "cold")],
+)
+
+
+@pytest.fixture(scope="module")
+def nlp() -> None:
+    """spaCy's English pipeline, or skip (the spacy extra)."""
+    try:
+        en.parse("Hello.")
+    except ImportError as e:  # MissingDependencyError
+        pytest.skip(str(e))
+
+
+# -- pure rules on hand-tagged tokens (no spaCy) -------------------------------------------------------
+
+
+def test_inflection_rules():
+    assert [third_person(v) for v in ("like", "go", "try", "play", "have", "give up")] == [
+        "likes",
+        "goes",
+        "tries",
+        "plays",
+        "has",
+        "gives up",
+    ]
+    assert [past_tense(v) for v in ("like", "stop", "visit", "carry", "go", "buy", "give up")] == [
+        "liked",
+        "stopped",
+        "visited",
+        "carried",
+        "went",
+        "bought",
+        "gave up",
+    ]
+    assert [plural(n) for n in ("car", "box", "city", "child", "motion picture")] == [
+        "cars",
+        "boxes",
+        "cities",
+        "children",
+        "motion pictures",
+    ]
+
+
+def test_negation_on_hand_tagged_tokens():
+    assert negate(tagged("He/PRP does/VBZ/do n't/RB/not like/VB cats/NNS/cat ./.")) == ("He likes cats.", "-doesn't")
+    assert negate(tagged("We/PRP can/MD swim/VB ./.")) == ("We cannot swim.", "+not")
+    assert negate(tagged("I/PRP 'll/MD/will go/VB ./.")) == ("I won't go.", "+won't")
+    assert negate(tagged("Nothing/NN happened/VBD/happen ./.")) is None  # already negative
+    assert negate(tagged("Hi/UH !/.")) is None
+    # two sentences: the generator picks which one is negated
+    two = tagged("I/PRP like/VBP tea/NN ./. She/PRP runs/VBZ/run ./.")
+    outs = {negate(two, random.Random(s))[0] for s in range(6)}
+    assert outs == {"I don't like tea. She runs.", "I like tea. She doesn't run."}
+    assert negate(two) == ("I don't like tea. She runs.", "+don't")  # without a generator: the first
+
+
+def test_word_list_lexicon_is_symmetric_and_case_blind():
+    assert LEX.synonyms("Big", "a") == ("large",) and LEX.synonyms("large", "a") == ("big",)
+    assert LEX.antonyms("dislike", "v") == ("like",) and LEX.antonyms("dog", "n") == ()
+
+
+# -- with spaCy ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("u1", "u2"),
+    [
+        ("I like dogs.", "I don't like dogs."),
+        ("She likes dogs.", "She doesn't like dogs."),
+        ("He went home yesterday.", "He didn't go home yesterday."),
+        ("I am happy.", "I am not happy."),
+        ("I'm happy.", "I'm not happy."),
+        ("I have seen it.", "I have not seen it."),
+        ("I have a dog.", "I don't have a dog."),
+        ("I've got two cats.", "I haven't got two cats."),
+        ("I'll go tomorrow.", "I won't go tomorrow."),
+        ("Can you swim?", "Can't you swim?"),
+        ("Do you like your job?", "Don't you like your job?"),
+        ("Go home now.", "Don't go home now."),
+        # and back
+        ("I don't like dogs.", "I like dogs."),
+        ("She doesn't like cats.", "She likes cats."),
+        ("He didn't go to school.", "He went to school."),
+        ("I can't swim.", "I can swim."),
+        ("I cannot swim.", "I can swim."),
+        ("I won't go.", "I will go."),
+        ("I am not a doctor.", "I am a doctor."),
+        ("Isn't it nice?", "Is it nice?"),
+        ("Don't worry about it!", "Worry about it!"),
+        ("Do you have pets? I don't.", "Do you have pets? I do."),
+    ],
+)
+def test_negation_adds_or_removes(nlp, u1, u2):
+    t = negation_en(TriggerInput(u1), random.Random(0))
+    assert t is not None and t.u2 == u2 and t.method == "negation"
+
+
+@pytest.mark.parametrize("u1", ["Hi!", "I never eat meat.", "What do you do?", "what do you do for a living"])
+def test_negation_skips_what_it_cannot_flip(nlp, u1):
+    assert negation_en(TriggerInput(u1), random.Random(0)) is None
+
+
+def test_antonym_and_synonym_replacement_keep_form_case_and_article(nlp):
+    def one(u1: str, kind: str) -> tuple[str, str]:
+        t = perturb_en(TriggerInput(u1), random.Random(0), LEX, kind)
+        assert t is not None
+        return t.u2, t.detail
+
+    assert one("I have a big dog.", "antonym") == ("I have a small dog.", "big->small")
+    assert one("Big dogs are fun.", "antonym") == ("Small dogs are fun.", "Big->small")
+    assert one("She likes cats.", "antonym") == ("She dislikes cats.", "likes->dislike")
+    assert one("I drove an old car.", "antonym") == ("I drove a new car.", "old->new")  # an -> a
+    assert one("I sold my cars.", "synonym") == ("I sold my automobiles.", "cars->automobile")
+    assert perturb_en(TriggerInput("I feel fine."), random.Random(0), LEX, "antonym") is None
+    # the paraphraser replaces two of the three words that have synonyms
+    para = EnglishSynonymParaphraser(LEX).paraphrase("The big car was in a film.", random.Random(0))
+    assert para == "The big automobile was in a movie."
+
+
+@pytest.mark.parametrize(
+    ("u1", "know", "u2"),
+    [
+        ("I have three dogs.", True, "Do you know how many dogs I have?"),
+        ("I have three dogs.", False, "How many dogs do I have?"),
+        ("My name is Sarah.", True, "Do you know what my name is?"),
+        ("I'm 23 years old.", True, "Do you know how old I am?"),
+        ("I live in Boston.", True, "Do you know where I live?"),
+        ("I gave up smoking.", False, "What did I give up?"),
+    ],
+)
+def test_inquire_user(nlp, u1, know, u2):
+    t = inquire_user_en(TriggerInput(u1), random.Random(0), know=know)
+    assert t is not None and t.u2 == u2
+
+
+@pytest.mark.parametrize(
+    ("b1", "u2"),
+    [
+        ("I like dogs.", "What do you like?"),
+        ("I'm from Texas.", "Where are you from?"),
+        ("My favorite color is blue.", "What is your favorite color?"),
+        ("I don't like cats.", "What don't you like?"),
+        ("Oh, I have two cats.", "How many cats do you have?"),
+    ],
+)
+def test_inquire_bot(nlp, b1, u2):
+    t = inquire_bot_en(TriggerInput("Hi", b1), random.Random(0))
+    assert t is not None and t.u2 == u2 and t.method == "inquire_bot"
+
+
+def test_questions_skip_inputs_without_a_first_person_statement(nlp):
+    assert inquire_bot_en(TriggerInput("I like dogs.", ""), random.Random(0)) is None  # no b1
+    for text in ("You like dogs.", "Do you like dogs?", "I am happy.", "My family is musical.", "Hi!"):
+        assert inquire_user_en(TriggerInput(text), random.Random(0)) is None, text
+
+
+def test_build_english_triggers_is_seeded_and_counts_skips(nlp):
+    inputs = [
+        TriggerInput("I have a big car.", "I have two cats.", "a"),
+        TriggerInput("Hi!", "Hello!", "b"),
+        TriggerInput("She doesn't like old films.", "", "c"),
+    ]
+    ts = build_triggers(inputs, seed=0, lexicon=LEX, language="en")
+    got = {(t.id, t.method): t.u2 for t in ts.items}
+    assert got[("a", "negation")] == "I don't have a big car."
+    assert got[("a", "inquire_bot")] == "How many cats do you have?"
+    assert got[("a", "inquire_user")] == "Do you know what I have?"
+    assert got[("c", "negation")] == "She likes old films."
+    assert {got[(i, "short_utterance")] for i in "abc"} <= set(EN_SHORT_UTTERANCES)
+    assert ts.skipped["negation: nothing to change"] == 1  # "Hi!"
+    assert ts.skipped["inquire_bot: nothing to change"] == 2  # "Hello!" and no b1
+    again = build_triggers(inputs, seed=0, lexicon=LEX, language="en")
+    assert [t.u2 for t in again.items] == [t.u2 for t in ts.items]
+    others = [build_triggers(inputs, seed=s, lexicon=LEX, language="en") for s in (1, 2, 3)]
+    assert any([t.u2 for t in o.items] != [t.u2 for t in ts.items] for o in others)
+    alone = build_triggers(inputs, ["antonym"], seed=0, lexicon=LEX, language="en")
+    assert [t.u2 for t in alone.items] == [t.u2 for t in ts.items if t.method == "antonym"]
+    with pytest.raises(Exception, match="unknown trigger language"):
+        build_triggers(inputs, seed=0, lexicon=LEX, language="fr")
+
+
+def test_probe_triggers_cli_english(nlp, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(WordNetLexicon, "load", classmethod(lambda cls, source=None, **kw: LEX))
+    src = tmp_path / "ctx.jsonl"
+    rows_in = [{"u1": "I like big dogs.", "b1": "I have three cats.", "id": "x"}, {"u1": "Hi!"}]
+    src.write_text("\n".join(json.dumps(r) for r in rows_in), encoding="utf-8")
+    out = tmp_path / "t.jsonl"
+    methods = "negation,antonym,inquire_bot,inquire_user"
+    code = main(["probe", "triggers", "--language", "en", "--input", str(src), "--out", str(out), "--methods", methods])
+    assert code == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["id"], r["method"], r["u2"]) for r in rows] == [
+        ("x", "negation", "I don't like big dogs."),
+        ("x", "antonym", "I dislike big dogs."),
+        ("x", "inquire_bot", "How many cats do you have?"),
+        ("x", "inquire_user", "Do you know what I like?"),
+    ]
+    err = capsys.readouterr().err
+    assert "wrote" in err and "negation: nothing to change 1" in err
+    # the Chinese corpus is refused in English
+    assert main(["probe", "triggers", "--language", "en", "--source", "cdconv.test.v1", "--out", str(out)]) == 2
+    assert "Chinese" in capsys.readouterr().err
+
+
+def test_cli_names_the_install_when_wordnet_is_missing(tmp_path, capsys):
+    src = tmp_path / "ctx.jsonl"
+    src.write_text('{"u1": "I like dogs."}\n', encoding="utf-8")
+    args = ["probe", "triggers", "--language", "en", "--input", str(src), "--out", str(tmp_path / "o.jsonl")]
+    code = main([*args, "--methods", "antonym", "--wordnet-dir", str(tmp_path / "nowhere")])
+    assert code == 2
+    assert "apt-get install -y wordnet-base wordnet-sense-index" in capsys.readouterr().err
+
+
+def test_missing_nltk_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "nltk", None)
+    with pytest.raises(MissingDependencyError, match=r'pip install "dialcheck\[wordnet\]"'):
+        WordNetLexicon.load()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("nltk") is None or not Path("/usr/share/wordnet/index.sense").is_file(),
+    reason="needs nltk and Debian's wordnet-base + wordnet-sense-index",
+)
+def test_real_wordnet(tmp_path):
+    lex = WordNetLexicon.load(cache=tmp_path)
+    lexnames = tmp_path / "nltk_data" / "corpora" / "wordnet" / "lexnames"
+    assert len(lexnames.read_text(encoding="utf-8").splitlines()) == 45
+    assert lex.wn.get_version() == "3.0"
+    assert "cold" in lex.antonyms("hot", "a") and "sell" in lex.antonyms("buy", "v")
+    assert "small" in lex.antonyms("huge", "a")  # through the cluster head "large"
+    assert "film" in lex.synonyms("movie", "n") and "occupation" in lex.synonyms("job", "n")
+    assert lex.synonyms("like", "v") == ()  # verb synonyms are off by default ("wish", "care")
+    assert "house" not in lex.synonyms("firm", "n")  # not the synonym's own first sense
+    t = perturb_en(TriggerInput("The soup is hot.", "", "s"), random.Random(0), lex, "antonym", parser=_hot_soup)
+    assert t is not None and t.u2 == "The soup is cold."
+
+
+def _hot_soup(text: str) -> list[en.Tok]:
+    assert text == "The soup is hot."
+    return tagged("The/DT soup/NN is/VBZ/be hot/JJ ./.")
