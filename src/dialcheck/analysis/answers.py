@@ -35,7 +35,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ANSWER_CLASSIFIER_TYPE = "circa.yesno.v1"
-DEFAULT_FOLDER = "circa-yesno-minilm-v1"
+DEFAULT_FOLDER = "circa-yesno-minilm-v2"
 
 
 def default_answer_classifier_path() -> Path:
