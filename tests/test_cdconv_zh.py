@@ -186,8 +186,8 @@ def test_cli_ocnli_then_cdconv_init(tiny_base, tmp_path, capsys):
     assert type(loaded) is HierarchicalDetector and loaded.config.base.endswith("+zh")
     assert loaded.config.training["init"]["folder"] == str(nli) and loaded.config.max_length == 32
     card = (out / "MODEL_CARD.md").read_text()
-    assert f"Continues `{nli}`" in card and "--task ocnli" in card and "--task cdconv" in card  # the chain
-    assert "--task ocnli" in (nli / "MODEL_CARD.md").read_text()
+    assert f"Continues `{nli}`" in card and "and then:" in card and "CDConv official split" in card  # the chain
+    assert "OCNLI train.10k" in (nli / "MODEL_CARD.md").read_text()
     assert all((out / s / ADDED_TOKENS_FILE).exists() for s in STAGES)
     capsys.readouterr()
     assert main(["train", "--task", "ocnli", "--out", str(tmp_path / "y"), "--detector", "flat", *common]) == 2
