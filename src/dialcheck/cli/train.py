@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
 def run_decode(args: argparse.Namespace, out: Path) -> int:
     from ..detectors import UnstructuredDetector, UtteranceDetector
     from ..training import TrainConfig, build_decode_training_data, train_detector
-    from ..training.card import write_model_card
+    from ..training.card import init_record, write_model_card
 
     init = None
     if args.init:
@@ -212,7 +212,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
         info["teacher"] = args.teacher
     if init is not None:
-        info["init"] = {"folder": str(args.init), **{k: old.training.get(k) for k in ("command", "date")}}
+        info["init"] = init_record(args.init, old)
     train_detector(
         det,
         data.train,

@@ -26,15 +26,20 @@ class SplitEvaluator:
     """
 
     known_splits: ClassVar[Collection[str]] = ()
+    default_splits: ClassVar[Sequence[str]] = ()
+    default_batch_size: ClassVar[int] = 64
     primary_metric: ClassVar[str] = ""
 
     def __init__(
         self,
-        splits: Sequence[str],
+        splits: Sequence[str] | None = None,
         data_dir: str | Path | None = None,
         limit: int | None = None,
-        batch_size: int = 64,
+        batch_size: int | None = None,
     ) -> None:
+        """``splits`` and ``batch_size`` default to the class's ``default_splits`` / ``default_batch_size``."""
+        splits = self.default_splits if splits is None else splits
+        batch_size = self.default_batch_size if batch_size is None else batch_size
         unknown = set(splits) - set(self.known_splits)
         if unknown:
             raise ValueError(f"unknown split(s) {sorted(unknown)}; known: {', '.join(self.known_splits)}")

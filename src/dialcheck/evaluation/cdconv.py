@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -184,15 +183,7 @@ class CDConvEvaluator(SplitEvaluator):
 
     known_splits = tuple(SPLITS)
     primary_metric = "test/4class/macro_f1"
-
-    def __init__(
-        self,
-        splits: Sequence[str] = ("test",),
-        data_dir: str | Path | None = None,
-        limit: int | None = None,
-        batch_size: int = 64,
-    ) -> None:
-        super().__init__(splits, data_dir, limit, batch_size)
+    default_splits = ("test",)
 
     def __call__(self, detector: Any, show_progress_bar: bool = False) -> dict[str, float]:
         from ..datasets import load_dataset

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..datasets.base import data_dir as resolve_data_dir
@@ -89,15 +88,8 @@ class CitodEvaluator(SplitEvaluator):
 
     known_splits = tuple(SPLITS)
     primary_metric = "all/overall_accuracy"
-
-    def __init__(
-        self,
-        splits: Sequence[str] = (*TEST_SPLITS, "kbi_probe"),
-        data_dir: str | Path | None = None,
-        limit: int | None = None,
-        batch_size: int = 32,
-    ) -> None:
-        super().__init__(splits, data_dir, limit, batch_size)
+    default_splits = (*TEST_SPLITS, "kbi_probe")
+    default_batch_size = 32
 
     def _examples(self, split: str) -> list[Example]:
         root = resolve_data_dir(self.data_dir)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ..datasets import load_dataset
@@ -92,15 +91,7 @@ class DecodeEvaluator(SplitEvaluator):
 
     known_splits = tuple(SPLITS)
     primary_metric = "human_bot/accuracy"
-
-    def __init__(
-        self,
-        splits: Sequence[str] = tuple(SPLITS),
-        data_dir: str | Path | None = None,
-        limit: int | None = None,
-        batch_size: int = 64,
-    ) -> None:
-        super().__init__(splits, data_dir, limit, batch_size)
+    default_splits = tuple(SPLITS)
 
     def __call__(self, detector: Detector, show_progress_bar: bool = False) -> dict[str, float]:
         results: dict[str, float] = {}

@@ -54,7 +54,8 @@ _FINITE = {"VB", "VBP", "VBZ", "VBD", "MD"}
 _SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _NEGATIONS = {"not", "n't", "no", "never", "nobody", "nothing", "nowhere", "neither", "nor", "none", "cannot"}
 _CONTRACTIONS = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "ca": "can", "wo": "will", "sha": "shall"}
-_NEGATIVE_FORMS = {
+# the negative contraction of each auxiliary ("am" -> "aren't" holds in questions only: "Aren't I ...?")
+NEGATIVE_FORMS = {
     "am": "aren't",
     "are": "aren't",
     "is": "isn't",
@@ -225,7 +226,7 @@ class EchoRewriter:
         verb = auxes[0] if auxes else root
         if verb.tag_ not in _FINITE:
             raise _Skip("no_finite_verb")
-        if verb.tag_ == "MD" and verb.lower_ not in ("'d", "'ll", "ca", "wo") and verb.lower_ not in _NEGATIVE_FORMS:
+        if verb.tag_ == "MD" and verb.lower_ not in ("'d", "'ll", "ca", "wo") and verb.lower_ not in NEGATIVE_FORMS:
             raise _Skip("modal_without_negative_form")  # may, might, shall, ought, need, dare
         subjects = [c for h in {root, verb} for c in h.lefts if c.dep_ in _SUBJECT_DEPS]
         if len(subjects) != 1:
@@ -265,7 +266,7 @@ class EchoRewriter:
             front, moved_main = "do", lower
         else:
             raise _Skip("no_finite_verb")
-        if front not in _NEGATIVE_FORMS:
+        if front not in NEGATIVE_FORMS:
             raise _Skip("unsupported_auxiliary")
 
         # 2. person swap (first <-> second), with be-agreement of the verbs whose subject changed
@@ -329,7 +330,7 @@ def _attaches_left(token: str) -> bool:
 
 def _negative(question: str, aux: str) -> str | None:
     """``Are you ...?`` -> ``Aren't you ...?`` (``None`` when the auxiliary has no negative contraction)."""
-    neg = _NEGATIVE_FORMS.get(aux.lower())
+    neg = NEGATIVE_FORMS.get(aux.lower())
     if neg is None:
         return None
     head, _, tail = question.partition(" ")

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from ..errors import MissingDependencyError
+from .echo import NEGATIVE_FORMS
 from .triggers import METHODS, Paraphraser, Trigger, TriggerInput, TriggerSet, paraphrase, run_methods
 
 __all__ = [
@@ -290,24 +291,7 @@ _NEGATIVE_WORDS = frozenset(_NEGATIVE_TEXT.split())
 _FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
 _SUBJECT_TAGS = frozenset({"PRP", "NN", "NNS", "NNP", "NNPS", "EX", "CD"})
 _WH = frozenset({"what", "who", "whom", "whose", "which", "where", "when", "why", "how"})
-_CONTRACTED = {
-    "is": "isn't",
-    "are": "aren't",
-    "was": "wasn't",
-    "were": "weren't",
-    "do": "don't",
-    "does": "doesn't",
-    "did": "didn't",
-    "have": "haven't",
-    "has": "hasn't",
-    "had": "hadn't",
-    "can": "can't",
-    "could": "couldn't",
-    "will": "won't",
-    "would": "wouldn't",
-    "should": "shouldn't",
-    "must": "mustn't",
-}
+_CONTRACTED = {k: v for k, v in NEGATIVE_FORMS.items() if k != "am"}  # statements: "I am not"
 _CLITIC_NEG = {"'ll": "won't", "'ve": "haven't"}
 _SPLIT_NEG = {"ca": "can", "wo": "will", "sha": "shall"}  # spaCy's halves of can't, won't, shan't
 

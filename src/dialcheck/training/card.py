@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
+from typing import Any
 
 from ..detectors.modeling import DetectorConfig
 
@@ -13,6 +14,11 @@ __all__ = ["write_model_card"]
 def _size(folder: Path) -> str:
     total = sum(f.stat().st_size for f in folder.iterdir() if f.is_file() and f.name != "MODEL_CARD.md")
     return f"{total / 1e6:.1f} MB"
+
+
+def init_record(folder: str | Path, config: DetectorConfig) -> dict[str, Any]:
+    """What a continued run stores under ``training["init"]`` so its card can show the whole chain."""
+    return {"folder": str(folder), **{k: config.training.get(k) for k in ("command", "date")}}
 
 
 def write_model_card(folder: Path, config: DetectorConfig) -> Path:

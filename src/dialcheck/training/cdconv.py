@@ -185,7 +185,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
 
     from ..datasets import load_dataset
     from ..detectors.categories import FlatCategoryDetector, PairCategoryDetector
-    from .card import write_model_card
+    from .card import init_record, write_model_card
 
     kinds = {"hierarchical": HierarchicalDetector, "flat": FlatCategoryDetector, "pair": PairCategoryDetector}
     kind = args.detector or "hierarchical"
@@ -220,7 +220,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         "date": dt.date.today().isoformat(),
     }
     if init:
-        info["init"] = {"folder": str(init), **{k: old.training.get(k) for k in ("command", "date")}}
+        info["init"] = init_record(init, old)
     print(f"dialcheck: training {det.registry_name} on {len(train)} examples, dev {len(dev)}", file=sys.stderr)
     train_category_detector(
         det, train, dev, cfg, data_info=info, show_progress_bar=not args.no_progress, init=init or None

@@ -211,7 +211,6 @@ def fit_pair_model(
                     best_state = {k: p.detach().clone() for k, p in model.named_parameters() if k in trainable}
                     if on_best is not None:
                         on_best(step, m)
-                        model.train()
                 else:
                     bad_evals += 1
                     if bad_evals >= config.patience:
@@ -332,8 +331,7 @@ def train_detector(
     has_val = bool(val_dialogues or validation)
 
     def save_checkpoint(step: int, m: dict[str, float]) -> None:
-        if checkpoint is None:
-            return
+        assert checkpoint is not None
         detector.config.training = {**(data_info or {}), "checkpoint_step": step, "train_pairs": len(pairs)}
         detector.config.metrics = {k: round(float(v), 4) for k, v in m.items()}
         detector.save(checkpoint)
