@@ -75,7 +75,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--taus", default="0.5,0.6,0.7,0.8,0.9")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: equal to tau)")
     p.add_argument("--markdown", type=Path, default=None)
+    p.add_argument(
+        "--band",
+        default=None,
+        metavar="LO,HI",
+        help="also print the largest dialogue score and the share of dialogues scoring in [LO, HI] (a pile-up)",
+    )
     args = p.parse_args(argv)
+    if args.band:
+        lo, hi = (float(x) for x in args.band.split(","))
+        scores = [json.loads(x)["score"] for x in args.predictions.read_text(encoding="utf-8").splitlines() if x]
+        inside = sum(lo <= s <= hi for s in scores)
+        share = f"{inside} ({inside / len(scores):.1%})"
+        print(f"{len(scores)} dialogues; max score {max(scores):.6f}; in [{lo}, {hi}]: {share}")
     rows = sweep(args.predictions, [float(t) for t in args.taus.split(",")], args.eta_e)
     table = to_markdown(rows)
     sys.stdout.write(table)
