@@ -10,6 +10,7 @@ from dialcheck.detectors.grounded import (
     GroundedDetector,
     build_input,
     dialogue_roles,
+    entity_checks,
     knowledge_notes,
     rank_rows,
     split_turns,
@@ -67,6 +68,53 @@ def test_marks_flag_values_of_the_reply_and_of_the_context():
     assert "poi type # rest stop" in y.first  # still named by system turn 1
     z = build_input(NAV, marks=True, rows=x.rows, history_turns=[])
     assert "# rest stop" not in z.first
+
+
+def test_entity_checks_name_typed_mismatches_with_request_history_and_knowledge():
+    vocab = {"location": ["downtown_chicago", "atherton", "manhattan"], "date": ["today", "tomorrow"]}
+    kb = KnowledgeBase(({"location": "manhattan", "date": "monday", "weather_attribute": "frost"},))
+    turns = (
+        Turn("user", "will there be frost today"),
+        Turn("system", "which city?"),
+        Turn("user", "downtown_chicago"),
+        Turn("system", "there will be no frost for atherton tomorrow"),
+    )
+    checks = dict(entity_checks(turns[3].text, turns[2].text, [t.text for t in turns[:2]], kb, vocab))
+    # atherton: the request names another city and the table has cities but not this one
+    assert checks["atherton"] == {"request": "other", "kb": "absent"}
+    # tomorrow: the history said today; the table has dates, not this one
+    assert checks["tomorrow"] == {"history": "other", "kb": "absent"}
+    assert checks["frost"] == {"history": "same", "kb": "same"}
+    d = Dialogue(turns, kb)
+    x = build_input(d, checks=True, vocabulary=vocab)
+    assert x.second == (
+        "there will be no frost for atherton tomorrow [check] frost: history same, kb same ; "
+        "atherton: request other, kb absent ; tomorrow: history other, kb absent"
+    )
+    assert build_input(d).second == "there will be no frost for atherton tomorrow"  # off by default
+
+
+def test_entity_checks_compare_with_the_row_the_reply_is_about():
+    reply = "the_westin is 6_miles away with heavy_traffic"
+    checks = dict(entity_checks(reply, "how far is it", [], KB))
+    assert checks["the westin"] == {"kb": "same"}
+    # both values exist in the table, but in other rows than the westin's
+    assert checks["6 miles"] == {"kb": "other"} and checks["heavy traffic"] == {"kb": "other"}
+    assert dict(entity_checks("the_westin is 2_miles away", None, [], KB))["2 miles"] == {"kb": "same"}
+    # restricted to rows without the westin (occlusion), its distance is only "same" somewhere else
+    assert dict(entity_checks(reply, None, [], KB, rows=[1, 3])).get("the westin") is None
+    # clock times match whatever their spelling; nothing typed, nothing said
+    cal = KnowledgeBase(({"event": "dinner", "time": "7_pm"},))
+    assert dict(entity_checks("dinner is at 7pm", None, [], cal))["7pm"] == {"kb": "same"}
+    assert entity_checks("you are welcome", "thanks", [], cal) == []
+
+
+def test_checks_option_is_used_by_build():
+    det = GroundedDetector(checks=True, vocabulary={"poi": ["hotel_keen"]})
+    assert det.build(NAV).second.startswith("the westin is 2 miles away [check] the westin: history same")
+    reply = Dialogue((*TURNS[:3], Turn("system", "hotel_keen is 2_miles away")), KB)
+    assert "hotel keen: kb other" not in det.build(reply).second  # hotel_keen is the reply's own row
+    assert "2 miles: kb other" in det.build(reply).second
 
 
 def test_roles_from_names_or_alternation_and_a_trailing_user_turn():
@@ -297,6 +345,26 @@ def test_labels_scores_and_evidence_by_occlusion():
     assert d["contradiction"] is True and set(d["label_scores"]) == {"QI", "HI", "KBI"}
 
 
+class RowBlindCore(RuleCore):
+    """KBI fires on the reply alone, so leaving a row out never changes it (occlusion finds no row)."""
+
+    def proba(self, pairs, batch_size=32, show_progress_bar=False):
+        return np.array([[0.1, 0.1, 0.95 if "6 miles" in second else 0.05] for _, second in pairs], dtype=np.float32)
+
+
+def test_kbi_evidence_with_checks_is_the_row_the_reply_contradicts():
+    turns = (Turn("user", "how far is the_westin"), Turn("system", "the_westin is 6_miles away"))
+    verdicts = []
+    for checks in (False, True):
+        det = GroundedDetector(checks=checks)
+        det._clf = RowBlindCore()
+        verdicts.append(det.predict([Dialogue(turns, KB)])[0])
+    plain, checked = verdicts
+    assert plain.labels["KBI"] and plain.knowledge_evidence == ()
+    # "6 miles: kb other": the westin's row (0) says 2 miles, hotel keen's row (2) has 6 miles
+    assert checked.labels["KBI"] and checked.knowledge_evidence == (0,)
+
+
 def test_consistent_reply_and_query_evidence():
     det = _rule_detector()
     ok, qi = det.predict([NAV, Dialogue((*TURNS[:3], Turn("system", "pizza_hut is 4_miles away")), KB)], evidence=True)
@@ -445,6 +513,9 @@ def test_train_and_evaluate_commands_for_citod(capsys, tmp_path, tiny_base, data
     )  # fmt: skip
     assert code == 0, err
     cfg = json.loads((out / "dialcheck.json").read_text())
+    # the entity vocabulary travels with the model (relative days from kvret_entities.json included)
+    assert cfg["options"]["checks"] is True and {"tomorrow", "the_1st"} <= set(cfg["options"]["vocabulary"]["date"])
+    assert "entity checks on" in (out / "MODEL_CARD.md").read_text()
     assert cfg["detector"] == "citod.grounded.v1" and cfg["labels"] == ["QI", "HI", "KBI"]
     assert cfg["training"]["calibrate_thresholds"] is True
     assert all(0.1 <= cfg["thresholds"][lab] <= 0.9 for lab in ("QI", "HI", "KBI"))
@@ -460,5 +531,12 @@ def test_train_and_evaluate_commands_for_citod(capsys, tmp_path, tiny_base, data
     r = json.loads(res.read_text())
     assert r["primary_metric"] == "all/overall_accuracy" and r["all/n"] == 18 and r["weather/n"] == 6
     assert "weather (unseen in training)" in table and "SGDCI" in table
+    assert r["entity_checks"] is True and r["vocabulary"] is True
+    code, _, err = _run(
+        capsys, "evaluate", "--benchmark", "citod", "--model", str(out), "--limit", "2", "--splits", "calendar",
+        "--no-vocabulary", "--json", str(res), "--data-dir", str(data_root), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(res.read_text())["vocabulary"] is False
     code, _, err = _run(capsys, "train", "--task", "citod", "--out", str(tmp_path / "w"), "--domains", "weather")
     assert code == 2 and "no labelled weather train split" in err

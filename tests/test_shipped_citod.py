@@ -41,3 +41,19 @@ def test_a_knowledge_dialogue_is_routed_to_the_shipped_citod_detector():
     assert set(v.label_scores) == {"QI", "HI", "KBI"} and all(0.0 <= s <= 1.0 for s in v.label_scores.values())
     assert v.contradiction == any(v.labels.values())
     assert v.knowledge_evidence is not None  # a grounded verdict, not the DECODE detector's
+
+
+def _check(reply: str, request: str = "how far is the_westin?"):
+    import dialcheck
+
+    turns = [{"speaker": "user", "text": request}, {"speaker": "system", "text": reply}]
+    return dialcheck.check({"turns": turns, "knowledge": KNOWLEDGE})
+
+
+def test_the_shipped_citod_detector_tells_a_correct_reply_from_wrong_ones():
+    ok = _check("the_westin is 2_miles away at 329_el_camino_real.")
+    assert not ok.contradiction, ok.label_scores
+    wrong_kb = _check("the_westin is 4_miles away at 329_el_camino_real.")  # the table says 2 miles
+    assert wrong_kb.labels["KBI"] and wrong_kb.knowledge_evidence == (0,), wrong_kb.label_scores
+    wrong_request = _check("whole_foods is 4_miles away at 819_alma_st.")  # asked about the westin
+    assert wrong_request.labels["QI"] and 0 in wrong_request.evidence, wrong_request.label_scores

@@ -43,6 +43,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="citod: leave the dialogue history out at test time (ablation of a model trained with it)",
     )
+    p.add_argument(
+        "--no-vocabulary",
+        action="store_true",
+        help="citod: entity checks type values by the table's columns only, without the model's entity "
+        "vocabulary (what a new domain without an entity list gets)",
+    )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     p.add_argument("--limit", type=int, default=None, help="first N examples per split (quick look)")
     p.add_argument("--json", dest="json_out", default=None, help="write the results as JSON here")
@@ -81,9 +87,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ablating(args: argparse.Namespace) -> bool:
+    return args.row_selection is not None or args.no_history or args.no_vocabulary
+
+
 def _no_citod_options(args: argparse.Namespace) -> None:
-    if args.row_selection is not None or args.no_history:
-        raise InputError("--row-selection and --no-history apply to --benchmark citod only")
+    if _ablating(args):
+        raise InputError("--row-selection, --no-history and --no-vocabulary apply to --benchmark citod only")
 
 
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
@@ -113,16 +123,20 @@ def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     det = load_for(args, language="tod")
     if not isinstance(det, GroundedDetector):
         raise InputError(f"the CI-ToD benchmark needs a citod.grounded.v1 model, got {det.config.detector}")
-    if (args.row_selection is not None or args.no_history) and args.update_card:
-        raise InputError("--update-card cannot be combined with --row-selection/--no-history (ablations)")
+    if _ablating(args) and args.update_card:
+        raise InputError("--update-card cannot be combined with an ablation (row selection, history, vocabulary)")
     if args.row_selection is not None:
         det.config.options["selection"] = args.row_selection
     if args.no_history:
         det.config.options["history"] = False
+    if args.no_vocabulary:
+        det.config.options["vocabulary"] = None
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
     results["primary_metric"] = evaluator.primary_metric
     results["row_selection"] = det.config.options.get("selection", "overlap")
     results["history"] = bool(det.config.options.get("history", True))
+    results["entity_checks"] = bool(det.config.options.get("checks", False))
+    results["vocabulary"] = bool(det.config.options.get("vocabulary"))
     return det, evaluator, results, to_markdown(results)
 
 

@@ -87,8 +87,17 @@ def add_parser(sub: Any) -> None:
     )
     g.add_argument(
         "--marks",
-        action="store_true",
-        help="mark knowledge values the reply mentions (*) and those only the request/history mention (#)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="mark knowledge values the reply mentions (*) and those only the request/history mention (#) "
+        "(default on; --no-marks to ablate)",
+    )
+    g.add_argument(
+        "--checks",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="append typed entity checks to the reply (request/history/kb: same, other, absent); the CI-ToD "
+        "entity vocabulary is stored in the model (default on; --no-checks to ablate)",
     )
     g.add_argument(
         "--calibrate-thresholds",
@@ -236,7 +245,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
 def run_citod(args: argparse.Namespace, out: Path) -> int:
     from ..detectors import GroundedDetector
     from ..training import TrainConfig
-    from ..training.citod import build_citod_training_data, train_grounded, write_citod_card
+    from ..training.citod import build_citod_training_data, check_vocabulary, train_grounded, write_citod_card
 
     if args.detector is not None:
         raise InputError("--detector applies to --task decode only (CI-ToD has one detector type)")
@@ -259,6 +268,8 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
         history=not args.no_history,
         selection=args.row_selection,
         marks=args.marks,
+        checks=args.checks,
+        vocabulary=check_vocabulary(args.data_dir) if args.checks else None,
     )
     cfg = TrainConfig.from_args(args, 16, **({"calibrate_thresholds": True} if args.calibrate_thresholds else {}))
     info = {

@@ -33,6 +33,7 @@ __all__ = [
     "CitodTrainingData",
     "build_citod_training_data",
     "calibrate_thresholds",
+    "check_vocabulary",
     "label_matrix",
     "top_layer_targets",
     "train_grounded",
@@ -58,6 +59,19 @@ def _vocabulary(root: Path) -> dict[str, list[str]]:
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
     return {str(k): [str(v) for v in vs] for k, vs in data.items() if isinstance(vs, list)}
+
+
+def check_vocabulary(data_dir: str | Path | None = None) -> dict[str, list[str]]:
+    """Entity type -> values for the grounded detector's ``checks``: CI-ToD's ``entities.json`` plus the
+    relative days ("today", "tomorrow", ...) of ``kvret_entities.json`` as dates. Empty if neither exists.
+    """
+    root = resolve_data_dir(data_dir)
+    vocab = {k: sorted(set(v)) for k, v in _vocabulary(root).items()}
+    kvret = root / ROOT / "kvret_entities.json"
+    if kvret.exists():
+        extra = json.loads(kvret.read_text(encoding="utf-8")).get("weekly_time", [])
+        vocab["date"] = sorted(set(vocab.get("date", [])) | {str(v) for v in extra})
+    return vocab
 
 
 def build_citod_training_data(
@@ -262,8 +276,10 @@ def write_citod_card(folder: Path, config: Any) -> Path:
             else "0.5 as in the paper)"
         ),
         "- input: knowledge rows as `column value` pairs between `[kb]` and `[/kb]`, the history with `user:`/"
-        f"`system:`, `request:`, then the reply; max_length {config.max_length}; history {history}; "
-        f"row selection `{opts.get('selection', 'overlap')}`; mention marks {'on' if opts.get('marks') else 'off'}",
+        f"`system:`, `request:`, then the reply{' and its `[check]` entity checks' if opts.get('checks') else ''}; "
+        f"max_length {config.max_length}; history {history}; "
+        f"row selection `{opts.get('selection', 'overlap')}`; mention marks {'on' if opts.get('marks') else 'off'}; "
+        f"entity checks {'on' if opts.get('checks') else 'off'}",
         f"- size on disk: {_size(folder)}",
         "",
         "## Training",
@@ -292,8 +308,12 @@ def write_citod_card(folder: Path, config: Any) -> Path:
         "## Limits",
         "",
         "- Weather was never seen in training: the labelled weather train split was not released.",
-        '- Entities are matched as words; paraphrased values ("two miles" for 2_miles) do not help row selection.',
-        "- Evidence (turns, rows) comes from occlusion of one item at a time; redundant evidence can hide.",
+        '- Entities are matched as words; paraphrased values ("two miles" for 2_miles) do not help row selection'
+        " or the entity checks.",
+        "- Entity checks type a value by the table's columns and the stored vocabulary; in a new domain, values the"
+        " table lacks are typed only if you add them (`GroundedDetector.add_vocabulary`).",
+        "- Evidence (turns, rows) comes from occlusion of one item at a time (redundant evidence can hide); with"
+        " entity checks, a KBI row is the row the reply is about when a check finds it contradicted.",
         "",
     ]
     path = folder / "MODEL_CARD.md"
