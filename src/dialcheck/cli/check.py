@@ -75,7 +75,7 @@ def render_grounded(i: int, d: Dialogue, v: Verdict) -> str:
             if e == request:
                 continue
             s = v.pair_scores.get(e)
-            score = f" (attribution {s:.2f})" if s is not None else ""
+            score = f" (attribution {s:.2f})" if s else ""
             lines.append(f'  HI: contradicts [{e}] {d.turns[e].speaker}: "{_quote(d.turns[e].text)}"{score}')
     if labels.get("KBI"):
         rows = v.knowledge_evidence or ()
@@ -84,7 +84,7 @@ def render_grounded(i: int, d: Dialogue, v: Verdict) -> str:
             lines.append("  KBI: no single knowledge row stands out")
         for r in rows:
             s = (v.knowledge_scores or {}).get(r)
-            score = f" (attribution {s:.2f})" if s is not None else ""
+            score = f" (attribution {s:.2f})" if s else ""
             lines.append(f"  KBI: contradicts knowledge row {r}: {_quote(row_text(kb[r]))}{score}")
     return "\n".join(lines)
 
