@@ -540,3 +540,31 @@ def test_train_and_evaluate_commands_for_citod(capsys, tmp_path, tiny_base, data
     assert json.loads(res.read_text())["vocabulary"] is False
     code, _, err = _run(capsys, "train", "--task", "citod", "--out", str(tmp_path / "w"), "--domains", "weather")
     assert code == 2 and "no labelled weather train split" in err
+
+
+def test_vocabulary_option_types_values_the_table_lacks(tmp_path):
+    from argparse import Namespace
+
+    from dialcheck.cli.common import configure
+
+    path = tmp_path / "v.json"
+    path.write_text('{"poi": ["hilton"]}')
+    det = GroundedDetector(checks=True)
+    d = Dialogue((Turn("user", "how far is the_westin"), Turn("system", "the hilton is 2_miles away")), KB)
+    assert "hilton:" not in det.build(d).second  # untyped: neither a column value nor in a vocabulary
+    configure(det, Namespace(tau=None, eta_e=None, vocabulary=str(path)))
+    assert "hilton: request other, kb absent" in det.build(d).second
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [('{"city": "boston"}', "city: expected a list"), ('{"city": [["x"]]}', "city[0]: expected a string"),
+     ("[1, 2]", "expected a JSON object"), ('{"city": [', "invalid JSON")],
+)  # fmt: skip
+def test_bad_vocabulary_file_is_a_user_error_naming_the_file_and_field(capsys, tmp_path, content, expected):
+    path = tmp_path / "vocab.json"
+    path.write_text(content)
+    src = tmp_path / "d.json"
+    src.write_text(json.dumps(TOD_INPUT))
+    code, _, err = _run(capsys, "check", str(src), "--vocabulary", str(path))
+    assert code == 2 and "vocab.json" in err and expected in err and "Traceback" not in err

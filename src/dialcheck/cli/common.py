@@ -21,6 +21,13 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tau", type=float, default=None, help="decision threshold (default: the model's)")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
     p.add_argument("--batch-size", type=int, default=64, help="pairs per forward pass (default 64)")
+    p.add_argument(
+        "--vocabulary",
+        default=None,
+        metavar="FILE",
+        help='JSON object of entity type -> values (e.g. {"city": ["boston"]}) added to the task-oriented '
+        "detector's entity checks, so values missing from a dialogue's table are typed too",
+    )
 
 
 def load_for(args: argparse.Namespace, language: str = "en") -> Any:
@@ -37,6 +44,12 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         det.tau = _prob(args.tau, "--tau")
     if args.eta_e is not None:
         det.eta_e = _prob(args.eta_e, "--eta-e")
+    path = getattr(args, "vocabulary", None)
+    if path:
+        if "_vocabulary" not in vars(args):  # read once, and even when no detector uses it (errors show early)
+            args._vocabulary = read_vocabulary(path)
+        if hasattr(det, "add_vocabulary"):
+            det.add_vocabulary(args._vocabulary)
 
 
 def predict_for(args: argparse.Namespace, dialogues: Sequence[Any]) -> list[Any]:
@@ -50,6 +63,36 @@ def _prob(v: float, name: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise InputError(f"{name} must lie in [0, 1], got {v}")
     return v
+
+
+def read_vocabulary(path: str) -> dict[str, list[str]]:
+    """An entity vocabulary file: a JSON object mapping each type to a list of strings or numbers.
+
+    >>> import json, tempfile
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    >>> _ = f.write(json.dumps({"city": ["boston", "paris"], "floor": [3]})); f.close()
+    >>> read_vocabulary(f.name)
+    {'city': ['boston', 'paris'], 'floor': ['3']}
+    """
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise InputError(f"cannot read the vocabulary ({e.strerror or e})", path) from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON ({e.msg})", path, e.lineno) from None
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object of type -> list of values, got {type(data).__name__}", path)
+    out: dict[str, list[str]] = {}
+    for key, values in data.items():
+        if not isinstance(values, list):
+            raise InputError(f"{key}: expected a list of values, got {type(values).__name__}", path)
+        for i, v in enumerate(values):
+            if isinstance(v, bool) or not isinstance(v, str | int | float):
+                raise InputError(f"{key}[{i}]: expected a string or number, got {type(v).__name__}", path)
+        out[str(key)] = [str(v) for v in values]
+    return out
 
 
 def existing_file(path: str) -> Path:
