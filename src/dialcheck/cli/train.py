@@ -71,6 +71,13 @@ def add_parser(sub: Any) -> None:
         "at each new best, usable with evaluate or --init if the run is interrupted, removed when it ends",
     )
     p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
+    p.add_argument(
+        "--class-weight",
+        choices=("balanced",),
+        default=None,
+        help="weight the cross-entropy by inverse class frequency (n / (k * count)), for skewed label mixes "
+        "such as CDConv's four categories (default: unweighted)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=0, help="CPU threads for torch (default 0 = all cores)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")

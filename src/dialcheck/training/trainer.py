@@ -48,6 +48,7 @@ class TrainConfig:
     patience: int = 3
     max_grad_norm: float = 1.0
     label_smoothing: float = 0.0
+    class_weight: str | None = None  # "balanced": cross-entropy weights n / (k * count) per hard label
     threads: int = 0  # 0 = all cores
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -67,9 +68,23 @@ class TrainConfig:
             seed=args.seed,
             eval_every=getattr(args, "eval_every", 0) or 0,
             patience=args.patience,
+            class_weight=getattr(args, "class_weight", None),
             threads=args.threads,
             extra=dict(extra),
         )
+
+
+def balanced_weights(labels: Sequence[int], n_classes: int) -> list[float]:
+    """Cross-entropy class weights ``n / (k * count)`` (scikit-learn's "balanced"); absent classes get 0.
+
+    >>> balanced_weights([0, 0, 0, 1], 3)
+    [0.6666666666666666, 2.0, 0.0]
+    """
+    counts = [0] * n_classes
+    for y in labels:
+        counts[int(y)] += 1
+    present = sum(c > 0 for c in counts)
+    return [len(labels) / (present * c) if c else 0.0 for c in counts]
 
 
 @dataclass
@@ -164,8 +179,14 @@ def fit_pair_model(
         def loss_fn(logits: Any, target: Any) -> Any:
             return -(target * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
     else:
-        loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=config.label_smoothing)
         t = t.long()
+        weight = None
+        if config.class_weight == "balanced":
+            weight = torch.as_tensor(balanced_weights(t.tolist(), len(clf.labels)), dtype=torch.float32)
+            log.info("class weights %s", dict(zip(clf.labels, [round(float(w), 3) for w in weight], strict=True)))
+        elif config.class_weight is not None:
+            raise ValueError(f"class_weight must be None or 'balanced', got {config.class_weight!r}")
+        loss_fn = torch.nn.CrossEntropyLoss(weight=weight, label_smoothing=config.label_smoothing)
 
     trainable = {name for name, p in model.named_parameters() if p.requires_grad}
     best_score, best_state, best_step = -math.inf, None, 0
