@@ -39,8 +39,10 @@ def test_demo_command_runs(capsys):
     example = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"
     assert main(["check", str(example), "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [r["id"] for r in rows] == ["pets", "music"]
+    assert [r["id"] for r in rows] == ["pets", "music", "route"]
     assert rows[0]["contradiction"] and rows[0]["evidence"] == [1]
+    # the dialogue with a knowledge table goes to the task-oriented detector: 6 miles contradicts row 0
+    assert rows[2]["labels"]["KBI"] and rows[2]["knowledge_evidence"] == [0]
 
 
 def test_demo_consistent_dialogue_is_not_flagged(capsys):
