@@ -19,6 +19,7 @@ import json
 import sys
 
 import numpy as np
+from _sklearn import sklearn_parts
 
 from dialcheck.datasets import load_dataset
 from dialcheck.evaluation.cdconv import cdconv_metrics, example_label, to_markdown
@@ -64,13 +65,10 @@ def hand_features(e: Example) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        from scipy.sparse import csr_matrix, hstack
-        from sklearn.feature_extraction.text import TfidfVectorizer
-        from sklearn.linear_model import LogisticRegression
-    except ImportError:
-        print("this baseline needs scikit-learn: pip install scikit-learn", file=sys.stderr)
+    parts = sklearn_parts()
+    if parts is None:
         return 2
+    csr_matrix, hstack, TfidfVectorizer, LogisticRegression = parts
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=tuple(SPLITS), default="official")
     ap.add_argument("--C", type=float, default=1.0, help="inverse regularisation of the logistic regression")

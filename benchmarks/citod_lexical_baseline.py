@@ -23,6 +23,7 @@ import json
 import sys
 
 import numpy as np
+from _sklearn import sklearn_parts
 
 from dialcheck.datasets import load_dataset
 from dialcheck.detectors.grounded import MARK_CONTEXT, MARK_REPLY, ROW_SEP, build_input, entity_checks, split_turns
@@ -63,13 +64,10 @@ def _parts(e: Example) -> tuple[str, str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        from scipy.sparse import csr_matrix, hstack
-        from sklearn.feature_extraction.text import TfidfVectorizer
-        from sklearn.linear_model import LogisticRegression
-    except ImportError:
-        print("this baseline needs scikit-learn: pip install scikit-learn", file=sys.stderr)
+    parts = sklearn_parts()
+    if parts is None:
         return 2
+    csr_matrix, hstack, TfidfVectorizer, LogisticRegression = parts
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--C", type=float, default=3.0, help="inverse regularisation of the logistic regressions")
