@@ -26,7 +26,7 @@ import numpy as np
 from _sklearn import sklearn_parts
 
 from dialcheck.datasets import load_dataset
-from dialcheck.detectors.grounded import MARK_CONTEXT, MARK_REPLY, ROW_SEP, build_input, entity_checks, split_turns
+from dialcheck.detectors.grounded import MARK_CONTEXT, MARK_REPLY, ROW_SEP, build_input, split_turns
 from dialcheck.evaluation.citod import TEST_SPLITS, citod_metrics, to_markdown
 from dialcheck.schema import Example
 
@@ -36,13 +36,8 @@ RELATIONS = [f"{where} {how}" for where in ("request", "history", "kb") for how 
 
 def check_counts(e: Example, vocabulary: dict[str, list[str]]) -> list[float]:
     """Counts of each entity-check relation of the reply (capped at 3) and of checked values."""
-    d = e.dialogue
-    history, request, reply = split_turns(d)
     counts = [0.0] * (len(RELATIONS) + 1)
-    if reply is None:
-        return counts
-    req = d.turns[request].text if request is not None else None
-    for _, rel in entity_checks(d.turns[reply].text, req, [d.turns[i].text for i in history], d.knowledge, vocabulary):
+    for _, rel in build_input(e.dialogue, checks=True, vocabulary=vocabulary).checks:
         for where, how in rel.items():
             counts[RELATIONS.index(f"{where} {how}")] += 1
         counts[-1] += 1

@@ -35,6 +35,7 @@ attributions, ``knowledge_evidence`` the rows and ``knowledge_scores`` the row a
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections import Counter
@@ -215,15 +216,25 @@ def type_values(
     >>> sorted((k, sorted(v)) for k, v in type_values(kb, {"poi": ["whole_foods"], "party": ["-"]}).items())
     [('distance', ['2 miles']), ('poi', ['the westin', 'whole foods'])]
     """
-    out: dict[str, set[str]] = {}
+    key = tuple((str(k), tuple(str(v) for v in vs)) for k, vs in (vocabulary or {}).items())
+    out = {k: set(forms) for k, forms in _value_forms(key).items()}
     rows = knowledge.rows if knowledge is not None else ()
-    pairs = [(k, v) for row in rows for k, v in row.items()]
-    pairs += [(k, v) for k, vs in (vocabulary or {}).items() for v in vs]
-    for k, v in pairs:
-        form = _check_form(str(v)) if str(v).strip() not in EMPTY_VALUES else ""
-        if form:
-            out.setdefault(str(k), set()).add(form)
+    for k, forms in _value_forms(tuple((k, (v,)) for row in rows for k, v in row.items())).items():
+        out.setdefault(k, set()).update(forms)
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _value_forms(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, frozenset[str]]:
+    """Type -> value forms of ``(type, values)`` pairs, empty cells left out (cached: a detector's vocabulary
+    is the same on every call)."""
+    out: dict[str, set[str]] = {}
+    for k, values in pairs:
+        for v in values:
+            form = _check_form(v) if v.strip() not in EMPTY_VALUES else ""
+            if form:
+                out.setdefault(k, set()).add(form)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def mentions(text: str, types: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -354,6 +365,7 @@ class GroundedInput:
     history: tuple[int, ...]
     request: int | None
     reply: int | None
+    checks: tuple[tuple[str, dict[str, str]], ...] = ()  # the reply's entity checks (``checks=True``)
 
 
 def split_turns(d: Dialogue) -> tuple[list[int], int | None, int | None]:
@@ -417,6 +429,7 @@ def build_input(
     elif not history:
         hist = []
     second = readable(d.turns[reply].text) if reply is not None else ""
+    found: list[tuple[str, dict[str, str]]] = []
     if checks and reply is not None:
         found = entity_checks(
             d.turns[reply].text,
@@ -465,7 +478,7 @@ def build_input(
     first = f"{KB_START} {kb_text} {KB_END}" if kb_text else f"{KB_START} {KB_END}"
     if dialogue_text:
         first = f"{first} {dialogue_text}"
-    return GroundedInput(first, second, tuple(chosen), tuple(hist), request, reply)
+    return GroundedInput(first, second, tuple(chosen), tuple(hist), request, reply, tuple(found))
 
 
 @register_detector("citod.grounded.v1")
@@ -590,7 +603,7 @@ class GroundedDetector(Detector):
             if on["HI"]:
                 turns.update(_evidence(turn_att, delta))
             rows = tuple(sorted(_evidence(row_att, delta))) if on["KBI"] else ()
-            if on["KBI"] and self.options.get("checks"):
+            if on["KBI"]:
                 rows = self._conflicting_row(d, x) or rows
             has_kb = d.knowledge is not None
             out.append(
@@ -608,19 +621,13 @@ class GroundedDetector(Detector):
             )
         return out
 
-    def _conflicting_row(self, d: Dialogue, x: GroundedInput) -> tuple[int, ...]:
-        """The shown row the reply is about, when an entity check finds a value of the reply that this row
-        contradicts (``kb other``) or that the table lacks (``kb absent``); else ()."""
-        if x.reply is None:
+    @staticmethod
+    def _conflicting_row(d: Dialogue, x: GroundedInput) -> tuple[int, ...]:
+        """The shown row the reply is about, when an entity check of the input finds a value of the reply
+        that this row contradicts (``kb other``) or that the table lacks (``kb absent``); else ()."""
+        if x.reply is None or not any(rel.get("kb") in ("other", "absent") for _, rel in x.checks):
             return ()
-        reply = d.turns[x.reply].text
-        request = d.turns[x.request].text if x.request is not None else None
-        found = entity_checks(
-            reply, request, [d.turns[i].text for i in x.history], d.knowledge, self.options.get("vocabulary"), x.rows
-        )
-        if not any(rel.get("kb") in ("other", "absent") for _, rel in found):
-            return ()
-        row = reply_row(reply, d.knowledge, x.rows)
+        row = reply_row(d.turns[x.reply].text, d.knowledge, x.rows)
         return (row,) if row is not None else ()
 
     def _occlusion(
