@@ -1,5 +1,5 @@
-"""End-to-end contradiction collection on DECODE dev dialogues (issue 6), with the shipped detector
-standing in for annotators (NOT human labels).
+"""End-to-end contradiction collection (issue 6) on a registered corpus (default DECODE dev dialogues),
+with the shipped detector standing in for annotators (NOT human labels).
 
 Steps: candidate contexts (question turn + referent at distance d = 1, 3, 5) from the first N DECODE
 dev dialogues -> FQness under SmolLM2-135M-Instruct -> top-k and k random contexts per distance ->
@@ -10,6 +10,15 @@ context; context-feature analysis; annotation tasks exported; optional leave-one
 Each step's file is reused when present (re-run the same command to resume).
 
     OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python benchmarks/collection_e2e.py --out runs/collection-e2e
+    # task-oriented (CI-ToD navigate dev; unpunctuated user questions, the system replies)
+    python benchmarks/collection_e2e.py --out runs/collection-citod --dataset citod.navigate.dev.v1 \
+        --dialogues 139 --reply-speaker system --history
+    # Chinese (CDConv dev, u1 b1 u2 -> the bot's b2) with Gemma-3-270m for FQness and replies
+    python benchmarks/collection_e2e.py --out runs/collection-cdconv --dataset cdconv.dev.v1 --lm gemma-3-270m \
+        --dialogues 300 --distances 1 --reply-speaker bot --history
+
+Labels come from the shipped default for the replies' language ("en": the DECODE detector, reply vs
+referent; "zh": the CDConv detector on u1 b1 u2 b2, any category counts as contradictory).
 
 Equivalent CLI steps::
 
@@ -40,13 +49,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-GENERATORS = (("smollm2-greedy", "greedy"), ("smollm2-sample", "nucleus1"))
+DECODINGS = (("greedy", "greedy"), ("sample", "nucleus1"))
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
-    p.add_argument("--dialogues", type=int, default=40, help="first N DECODE dev dialogues")
+    p.add_argument("--dataset", default="decode.dev.v1", help="registered dataset (dialogues)")
+    p.add_argument("--dialogues", type=int, default=40, help="first N dialogues of the dataset")
+    p.add_argument("--history", action="store_true", help="generators and the detector see the earlier turns too")
+    p.add_argument("--reply-speaker", default=None, help="only contexts this speaker answers (e.g. bot, system)")
     p.add_argument("--k", type=int, default=8, help="contexts per distance by FQness, and as many random ones")
     p.add_argument("--distances", default="1,3,5")
     p.add_argument("--max-new-tokens", type=int, default=24)
@@ -80,6 +92,7 @@ def main() -> None:
     )
     from dialcheck.datasets import load_dataset
     from dialcheck.generation.nbest import DecodingConfig, NBestGenerator
+    from dialcheck.language import dialogue_language
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -88,12 +101,19 @@ def main() -> None:
 
     # 1. contexts
     all_path, ctx_path = out / "all_contexts.jsonl", out / "contexts.jsonl"
-    examples = load_dataset("decode.dev.v1")[: args.dialogues]
+    examples = load_dataset(args.dataset)[: args.dialogues]
     if not all_path.exists():
         cands = [
             c
             for i, e in enumerate(examples)
-            for c in candidate_contexts(e.dialogue, distances, source=e.id or f"dev{i}", prefix=e.id or f"dev{i}")
+            for c in candidate_contexts(
+                e.dialogue,
+                distances,
+                source=e.id or f"dev{i}",
+                prefix=e.id or f"dev{i}",
+                history=args.history,
+                reply_speaker=args.reply_speaker,
+            )
         ]
         t0 = time.time()
         scorer = FQnessScorer.load(args.lm, batch_size=8)
@@ -107,14 +127,16 @@ def main() -> None:
         write_records(ctx_path, [*top, *rnd])
     contexts = read_records(ctx_path, CollectionContext)
 
-    # 2. replies from two generators
+    # 2. replies from two generators (two decodings of the same LM)
+    short = "smollm2" if args.lm == "SmolLM2-135M-Instruct" else Path(args.lm).name.lower()
+    generators = tuple((f"{short}-{suffix}", dec) for suffix, dec in DECODINGS)
     rep_path = out / "replies.jsonl"
     if not rep_path.exists():
         t0 = time.time()
         gen = NBestGenerator.load(args.lm)
         specs = [
             GeneratorSpec(name, gen, DecodingConfig.parse(dec, max_new_tokens=args.max_new_tokens, seed=args.seed))
-            for name, dec in GENERATORS
+            for name, dec in generators
         ]
         write_records(rep_path, collect_responses(contexts, specs, batch_size=4, show_progress_bar=True))
         timings["generation_s"] = round(time.time() - t0, 1)
@@ -123,7 +145,8 @@ def main() -> None:
 
     # 3. the shipped detector stands in for annotators; annotation tasks for humans
     lab_path = out / "labelled_by_detector.jsonl"
-    det = load()
+    language = "zh" if dialogue_language(replies[0].dialogue) == "zh" else "en"
+    det = load(language=language)
     if not lab_path.exists():
         write_records(lab_path, label_with_detector(replies, det))
     labelled = read_records(lab_path, CollectedReply)
@@ -159,7 +182,7 @@ def main() -> None:
     miss = [c.fqness for c in contexts if c.fqness is not None and counts.get(c.id, 0) == 0]
     tt_fq = ttest_greater(hit, miss) if len(hit) > 1 and len(miss) > 1 else None
     per_gen = {}
-    for g, _ in GENERATORS:
+    for g, _ in generators:
         rs = [r for r in labelled if r.generator == g]
         per_gen[g] = {"replies": len(rs), "flagged": sum(bool(r.label) for r in rs)}
     features = [analyse_feature(contexts, counts, f).to_dict() for f in ("contains_how", "declarative_yes_no")]
@@ -183,10 +206,11 @@ def main() -> None:
         f"{args.threads} thread(s)",
         "labels": f"shipped detector {det.path.name if det.path else 'default'} standing in for annotators "
         f"(not human labels), tau={det.tau}",
+        "dataset": args.dataset,
         "dialogues": len(examples),
         "candidate_contexts": dict(Counter(c.distance for c in scored)),
         "k_per_distance": args.k,
-        "generators": dict(GENERATORS),
+        "generators": dict(generators),
         "max_new_tokens": args.max_new_tokens,
         "table": rows,
         "per_generator": per_gen,

@@ -48,6 +48,18 @@ def test_split_question_keeps_trailing_questions_only():
     assert split_question("") == ("", "")
 
 
+def test_split_question_chinese_marks_and_unpunctuated_logs():
+    # full-width marks; Chinese sentences are joined without spaces
+    assert split_question("我也喜欢。你养的是什么狗？多大了？") == ("你养的是什么狗？多大了？", "我也喜欢。")
+    # task-oriented logs without punctuation: an interrogative opener or a Chinese question particle
+    assert split_question("is that the nearest grocery shop") == ("is that the nearest grocery shop", "")
+    assert split_question("Where can I get groceries") == ("Where can I get groceries", "")
+    assert split_question("你是学生吗") == ("你是学生吗", "")
+    # ...but a statement stays a statement, and punctuation wins over the opener rule
+    assert split_question("the nearest shop is 5 miles away") == ("", "the nearest shop is 5 miles away")
+    assert split_question("Is it. Fine.") == ("", "Is it. Fine.")
+
+
 def test_candidate_contexts_need_the_other_speaker_as_referent():
     d = Dialogue.from_texts(["I have a dog.", "Nice. What breed?", "A poodle.", "Is it old?", "Yes."])
     cs = candidate_contexts(d, (1, 2, 3), prefix="d")
@@ -55,6 +67,21 @@ def test_candidate_contexts_need_the_other_speaker_as_referent():
     c = cs[0]
     assert c.question == "What breed?" and c.rest == "Nice." and c.reply_speaker == "A"
     assert [t.text for t in cs[2].turns] == ["I have a dog.", "Nice. What breed?", "A poodle.", "Is it old?"]
+    assert all(c.history == () for c in cs)
+
+
+def test_candidate_contexts_history_and_reply_speaker():
+    d = Dialogue(
+        tuple(
+            Turn(s, t)
+            for s, t in [("user", "Hi."), ("bot", "I have a dog."), ("user", "What breed?"), ("bot", "A poodle.")]
+        )
+    )
+    (c,) = candidate_contexts(d, (1, 3), prefix="d", history=True, reply_speaker="bot")
+    assert c.id == "d:2:1" and [t.text for t in c.history] == ["Hi."]
+    assert [t.text for t in c.dialogue.turns] == ["Hi.", "I have a dog.", "What breed?"]
+    assert candidate_contexts(d, (1,), reply_speaker="user") == []
+    assert CollectionContext.from_dict(c.to_dict()) == c  # history survives the file round trip
 
 
 @pytest.fixture(scope="module")
@@ -426,6 +453,18 @@ def test_collect_responses_records_generator_and_picks_most_contradictory():
         collect_responses(contexts, specs)
 
 
+def test_collected_reply_with_history_points_at_its_referent():
+    from dialcheck.collection import GeneratorSpec, collect_responses
+
+    d = Dialogue.from_texts(["Hello there.", "I have a dog.", "What breed?"])
+    contexts = candidate_contexts(d, (1,), prefix="x", history=True)
+    gen = _FakeGenerator("r")
+    (reply,) = collect_responses(contexts, [GeneratorSpec("g", gen, "greedy")])
+    assert [t.text for t in reply.turns] == ["Hello there.", "I have a dog.", "What breed?", "r 0 0"]
+    assert reply.referent == 1 and reply.referent_turn.text == "I have a dog."
+    assert gen.calls[0][2] == "B"  # spoken by the referent's speaker
+
+
 def test_cli_export_aggregate_quiz_released_analyse(tmp_path: Path, capsys):
     from dialcheck.cli import main
 
@@ -527,3 +566,19 @@ def test_cli_contexts_with_a_tiny_lm(tmp_path: Path, tiny_lm):
     best1 = max((c for c in every if c.distance == 1), key=lambda c: c.fqness)
     assert got[0].id == best1.id and got[0].selection == "fqness"
     assert {c.selection for c in got} == {"fqness", "random"} and {c.distance for c in got} == {1, 3}
+
+
+def test_cli_contexts_history_and_reply_speaker(tmp_path: Path, tiny_lm, capsys):
+    from dialcheck.cli import main
+
+    model, tok = tiny_lm
+    model.save_pretrained(tmp_path / "lm")
+    tok.save_pretrained(tmp_path / "lm")
+    (tmp_path / "in.jsonl").write_text(json.dumps({"id": "d1", "turns": ["Hi.", "I have a dog.", "What breed?"]}) + "\n")
+    base = ["collect", "contexts", "--input", str(tmp_path / "in.jsonl"), "--lm", str(tmp_path / "lm")]
+    base += ["--distances", "1", "--threads", "1", "--no-progress", "--top-k", "1"]
+    assert main([*base, "--history", "--reply-speaker", "B", "--out", str(tmp_path / "c.jsonl")]) == 0
+    (c,) = read_records(tmp_path / "c.jsonl", CollectionContext)
+    assert [t.text for t in c.history] == ["Hi."] and c.referent.text == "I have a dog."
+    assert main([*base, "--reply-speaker", "A", "--out", str(tmp_path / "none.jsonl")]) == 2
+    assert "no context ends in a question" in capsys.readouterr().err

@@ -89,7 +89,13 @@ def run_contexts(args: argparse.Namespace) -> int:
         ]
     if args.limit:
         dialogues = dialogues[: args.limit]
-    cands = [c for key, d in dialogues for c in candidate_contexts(d, distances, source=key, prefix=key)]
+    cands = [
+        c
+        for key, d in dialogues
+        for c in candidate_contexts(
+            d, distances, source=key, prefix=key, history=args.history, reply_speaker=args.reply_speaker
+        )
+    ]
     _say(
         f"{len(cands)} candidate contexts from {len(dialogues)} dialogues ({dict(Counter(c.distance for c in cands))})"
     )
@@ -115,6 +121,12 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", default=None)
     p.add_argument("--limit", type=int, default=0, help="first N dialogues only")
     p.add_argument("--distances", default="1,3,5", help="turns from referent to question (default 1,3,5)")
+    p.add_argument(
+        "--history",
+        action="store_true",
+        help="keep the turns before the referent: generators and detectors see them (FQness does not)",
+    )
+    p.add_argument("--reply-speaker", default=None, help="only contexts this speaker answers (e.g. bot, system)")
     p.add_argument("--top-k", type=int, default=10, help="contexts per distance by FQness (default 10)")
     p.add_argument("--per-dialogue", type=int, default=0, help="at most N top contexts per dialogue (0 = any)")
     p.add_argument("--random-k", type=int, default=0, help="also N random contexts per distance, for comparison")

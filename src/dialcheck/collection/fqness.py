@@ -3,7 +3,10 @@
 A candidate context at distance ``d`` is ``d + 1`` consecutive turns ``u[t-d] .. u[t]``: ``u[t]`` is an
 utterance of one speaker that contains a question, ``u[t-d]`` (the *referent*) an utterance of the other
 speaker, who is the one to reply. ``u[t]`` is split into its question ``q`` (the trailing sentences
-that end in "?") and the rest ``r`` (everything before them).
+that end in "?" or "？") and the rest ``r`` (everything before them). A turn written without any
+sentence punctuation (common in task-oriented logs such as CI-ToD) counts as a question when it opens
+with an English interrogative word or auxiliary ("where", "is", "can", ...) or ends in a Chinese
+question particle (吗, 呢, 么).
 
 FQness asks how much the referent makes the question likely, with the turns in between left out::
 
@@ -18,6 +21,10 @@ plain ``speaker: text`` transcript.
 ('Where do you hike? Do you go often?', 'I love hiking.')
 >>> split_question("No question here.")
 ('', 'No question here.')
+>>> split_question("is that the nearest grocery shop")
+('is that the nearest grocery shop', '')
+>>> split_question("我也喜欢。你养的是什么狗？")
+('你养的是什么狗？', '我也喜欢。')
 """
 
 from __future__ import annotations
@@ -44,26 +51,83 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_DISTANCES = (1, 3, 5)
-_SENT = re.compile(r"[^.!?]*(?:[.!?]+|$)")
+_SENT = re.compile(r"[^.!?。！？]*(?:[.!?。！？]+|$)")
+_QMARKS = ("?", "？")
+_INTERROGATIVE = frozenset(
+    [
+        "what",
+        "where",
+        "when",
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "why",
+        "how",
+        "is",
+        "are",
+        "am",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "have",
+        "has",
+        "had",
+    ]
+)
+_ZH_PARTICLES = ("吗", "呢", "么")
 
 
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT.findall(text) if s.strip()]
 
 
+def _unpunctuated_question(text: str) -> bool:
+    t = text.strip()
+    if not t or any(m in t for m in ".!?。！？"):
+        return False
+    words = t.split()
+    return words[0].lower().strip(",") in _INTERROGATIVE or t.endswith(_ZH_PARTICLES)
+
+
 def split_question(text: str) -> tuple[str, str]:
-    """``(question, rest)``: the trailing sentences that end in "?" and what precedes them."""
+    """``(question, rest)``: the trailing sentences that end in a question mark and what precedes them."""
+    if _unpunctuated_question(text):
+        return text.strip(), ""
     sents = _sentences(text)
     k = len(sents)
-    while k > 0 and sents[k - 1].endswith("?"):
+    while k > 0 and sents[k - 1].endswith(_QMARKS):
         k -= 1
-    return " ".join(sents[k:]), " ".join(sents[:k])
+    sep = "" if any(_is_cjk(ch) for ch in text) else " "
+    return sep.join(sents[k:]), sep.join(sents[:k])
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
 
 
 def candidate_contexts(
-    dialogue: Dialogue, distances: Sequence[int] = DEFAULT_DISTANCES, source: str = "", prefix: str = ""
+    dialogue: Dialogue,
+    distances: Sequence[int] = DEFAULT_DISTANCES,
+    source: str = "",
+    prefix: str = "",
+    history: bool = False,
+    reply_speaker: str | None = None,
 ) -> list[CollectionContext]:
     """Every (question turn, distance) pair of ``dialogue`` whose referent is the other speaker's turn.
+
+    ``history=True`` keeps the turns before the referent (generators and detectors see them);
+    ``reply_speaker`` keeps only contexts that this speaker is to answer (e.g. ``"bot"``).
 
     >>> d = Dialogue.from_texts(["I have a dog.", "What breed is it?", "A poodle.", "Is it old?"])
     >>> [(c.id, c.distance, c.question) for c in candidate_contexts(d, (1, 3), prefix="x")]
@@ -78,6 +142,8 @@ def candidate_contexts(
         for d in distances:
             if d < 1 or t - d < 0 or turns[t - d].speaker == turn.speaker:
                 continue
+            if reply_speaker is not None and turns[t - d].speaker != reply_speaker:
+                continue
             out.append(
                 CollectionContext(
                     id=f"{prefix}:{t}:{d}",
@@ -86,6 +152,7 @@ def candidate_contexts(
                     question=q,
                     rest=r,
                     source=source,
+                    history=tuple(turns[: t - d]) if history else (),
                 )
             )
     return out
@@ -113,7 +180,8 @@ class FQnessScorer:
         """``(with referent, without referent, continuation)`` texts whose continuation is scored."""
         ref, last = context.turns[0], context.turns[-1]
         head = f"{last.speaker}: {context.rest}".rstrip()
-        return f"{ref.speaker}: {ref.text}\n{head}", head, " " + context.question
+        sep = "" if context.rest and _is_cjk(context.question[:1]) else " "
+        return f"{ref.speaker}: {ref.text}\n{head}", head, sep + context.question
 
     def _ids(self, prefix: str, continuation: str) -> tuple[list[int], int]:
         tok = self.tokenizer

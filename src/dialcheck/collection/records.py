@@ -51,7 +51,8 @@ class CollectionContext:
     sentences) after ``rest``; ``distance`` = number of turns from the referent to the question turn.
 
     ``fqness`` is the log FQness (see :mod:`dialcheck.collection.fqness`); ``selection`` says how the
-    context was chosen (``"fqness"`` top-k or ``"random"``).
+    context was chosen (``"fqness"`` top-k or ``"random"``). ``history`` holds the turns before the
+    referent when they are kept: generators and detectors then see them too (FQness never does).
     """
 
     id: str
@@ -63,6 +64,7 @@ class CollectionContext:
     selection: str = ""
     source: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    history: tuple[Turn, ...] = ()
 
     @property
     def referent(self) -> Turn:
@@ -74,11 +76,13 @@ class CollectionContext:
 
     @property
     def dialogue(self) -> Dialogue:
-        return Dialogue(self.turns, meta={"context_id": self.id})
+        """History (if kept), referent ... question turn: what a generator answers."""
+        return Dialogue((*self.history, *self.turns), meta={"context_id": self.id})
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            **({"history": [{"speaker": t.speaker, "text": t.text} for t in self.history]} if self.history else {}),
             "turns": [{"speaker": t.speaker, "text": t.text} for t in self.turns],
             "distance": self.distance,
             "question": self.question,
@@ -104,6 +108,7 @@ class CollectionContext:
             selection=str(obj.get("selection") or ""),
             source=str(obj.get("source") or ""),
             meta=dict(obj.get("meta") or {}),
+            history=_turns(obj, "history") if obj.get("history") else (),
         )
 
 

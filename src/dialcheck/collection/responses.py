@@ -68,8 +68,8 @@ def collect_responses(
                     id=f"{c.id}/{spec.name}",
                     context_id=c.id,
                     generator=spec.name,
-                    turns=(*c.turns, Turn(speaker, text)),
-                    referent=0,
+                    turns=(*c.history, *c.turns, Turn(speaker, text)),
+                    referent=len(c.history),
                     meta={**meta, "selection": c.selection, "distance": c.distance},
                 )
         log.info("generator %s: %d replies", spec.name, len(contexts))
