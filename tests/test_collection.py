@@ -574,7 +574,9 @@ def test_cli_contexts_history_and_reply_speaker(tmp_path: Path, tiny_lm, capsys)
     model, tok = tiny_lm
     model.save_pretrained(tmp_path / "lm")
     tok.save_pretrained(tmp_path / "lm")
-    (tmp_path / "in.jsonl").write_text(json.dumps({"id": "d1", "turns": ["Hi.", "I have a dog.", "What breed?"]}) + "\n")
+    (tmp_path / "in.jsonl").write_text(
+        json.dumps({"id": "d1", "turns": ["Hi.", "I have a dog.", "What breed?"]}) + "\n"
+    )
     base = ["collect", "contexts", "--input", str(tmp_path / "in.jsonl"), "--lm", str(tmp_path / "lm")]
     base += ["--distances", "1", "--threads", "1", "--no-progress", "--top-k", "1"]
     assert main([*base, "--history", "--reply-speaker", "B", "--out", str(tmp_path / "c.jsonl")]) == 0
