@@ -39,6 +39,7 @@ import json
 import logging
 import os
 import platform
+import random
 import shlex
 import sys
 import time
@@ -194,11 +195,21 @@ def main() -> None:
 
         cfg = TrainConfig(epochs=3, batch_size=16, seed=args.seed, threads=args.threads)
 
+        base = "all-MiniLM-L6-v2+zh" if language == "zh" else "all-MiniLM-L6-v2"
+
         def make(pairs):
-            d = UtteranceDetector(base="all-MiniLM-L6-v2", adapter={"type": "lora", "r": 16, "alpha": 32}, tau=0.5)
+            d = UtteranceDetector(base=base, adapter={"type": "lora", "r": 16, "alpha": 32}, tau=0.5)
             return train_detector(d, pairs, config=cfg)
 
-        logo = [r.to_dict() for r in leave_one_generator_out(labelled, make, seed=args.seed)]
+        # Every context here was answered by every generator, so excluding shared contexts would leave
+        # nothing to train on: keep one generator's reply per context (seeded, balanced), as when each
+        # context of a collection goes to one generator.
+        rng = random.Random(args.seed)
+        ids = sorted({r.context_id for r in labelled})
+        rng.shuffle(ids)
+        owner = {cid: generators[i % len(generators)][0] for i, cid in enumerate(ids)}
+        logo_rows = [r for r in labelled if owner[r.context_id] == r.generator]
+        logo = [r.to_dict() for r in leave_one_generator_out(logo_rows, make, seed=args.seed)]
     result = {
         "date": dt.date.today().isoformat(),
         "command": " ".join(shlex.quote(x) for x in sys.argv),
@@ -239,7 +250,45 @@ def main() -> None:
         "timings": timings,
     }
     (out / "results.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (out / "results.md").write_text(markdown(result), encoding="utf-8")
     print(json.dumps(result, indent=2))
+
+
+def markdown(result: dict) -> str:
+    """The tables of docs/benchmarks.md ("Contradiction collections") from a results.json."""
+    lines = [
+        f"{result['dataset']}: {result['dialogues']} dialogues, candidate contexts {result['candidate_contexts']}; "
+        f"{result['labels']}",
+        "",
+        "| distance | selection | contexts | replies | detector-flagged | rate | mean log FQness |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in result["table"]:
+        rate = "" if r["rate"] is None else f"{r['rate']:.2f}"
+        fq = "" if r["mean_fqness"] is None else f"{r['mean_fqness']:.2f}"
+        cells = (r["distance"], r["selection"], r["contexts"], r["replies"], r["flagged"], rate, fq)
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    t = result["ttest_flagged_per_context_fqness_gt_random"]
+    lines += [
+        "",
+        f"Flagged replies per context, FQness top-k {t['mean_fqness']:.2f} vs random {t['mean_random']:.2f}: "
+        f"one-tailed Welch t = {t['t']:.2f}, df {t['df']:.1f}, p = {t['p_one_tailed']:.3f}.",
+        "Per generator: " + ", ".join(f"{g} {v['flagged']}/{v['replies']}" for g, v in result["per_generator"].items()),
+    ]
+    for f in result["context_features"]:
+        lines.append(f"Context feature: `{json.dumps(f)}`")
+    if result.get("logo"):
+        lines += [
+            "",
+            "| held-out generator | train pairs | test pairs | excluded train rows | accuracy |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for r in result["logo"]:
+            lines.append(
+                f"| {r['generator']} | {r['train_pairs']} | {r['test_pairs']} | {r['excluded_train_rows']} | "
+                f"{r['accuracy']:.3f} |"
+            )
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

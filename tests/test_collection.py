@@ -395,6 +395,10 @@ def test_analyse_feature_and_declarative_questions():
     assert custom.n_with == 2 and custom.p > 0.01 and not custom.significant
     replies = [_reply("1", "c1", "g", True), _reply("2", "c1", "h", True), _reply("3", "c2", "g", False)]
     assert contradictions_per_context(replies) == {"c1": 2, "c2": 0}
+    # a feature no context has: no statistic, and the record stays valid JSON (null, not NaN)
+    none = analyse_feature(contexts, counts, lambda c: False).to_dict()
+    assert none["n_with"] == 0 and none["mean_with"] is None and none["p"] is None and not none["significant"]
+    json.loads(json.dumps(none, allow_nan=False))
 
 
 # -- responses, CLI -----------------------------------------------------------------------------------

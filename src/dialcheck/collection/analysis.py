@@ -171,7 +171,11 @@ class FeatureTest:
         return self.p < self.alpha
 
     def to_dict(self) -> dict[str, Any]:
-        r = {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        """Plain JSON: a statistic that cannot be computed (no context has the feature) is ``None``, not NaN."""
+        r = {
+            k: (None if v != v else round(v, 6)) if isinstance(v, float) else v  # v != v: NaN
+            for k, v in self.__dict__.items()
+        }
         return {**r, "significant": self.significant}
 
 
