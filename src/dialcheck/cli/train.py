@@ -119,6 +119,18 @@ def add_parser(sub: Any) -> None:
     )
     c = p.add_argument_group("cdconv")
     c.add_argument("--split", choices=("official", "disjoint"), default="official", help="CDConv split to train on")
+    c.add_argument(
+        "--lexical",
+        action="store_true",
+        help="flat/pair: also fit a character n-gram logistic regression on the train split and mix its "
+        "probabilities into the encoder's (mix chosen on dev; needs scikit-learn for training only)",
+    )
+    c.add_argument(
+        "--add-lexical",
+        default=None,
+        metavar="FOLDER",
+        help="skip encoder training: fit the lexical head onto this saved flat/pair detector and save to --out",
+    )
     d = p.add_argument_group("distillation (decode)")
     d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")
     d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
@@ -158,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         raise InputError("output folder exists and is not empty", str(out))
+    if args.task != "cdconv" and (args.lexical or args.add_lexical):
+        raise InputError("--lexical and --add-lexical apply to --task cdconv")
     if args.task == "cdconv":
         from ..training.cdconv import run_cdconv
 

@@ -33,7 +33,7 @@ _MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODELS = {
     "en": "decode-utterance-minilm-v2",
     "tod": "citod-grounded-minilm-v2",
-    "zh": "cdconv-flat-zh-v1",
+    "zh": "cdconv-flat-zh-v2",
 }
 
 

@@ -37,6 +37,7 @@ from ..errors import ModelError
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 from .core import CONTRADICTION, PairClassifier
+from .lexical import LexicalHead
 from .modeling import CONFIG_NAME, DEFAULT_LABELS, DetectorConfig, load_model, save_model
 
 __all__ = [
@@ -101,13 +102,39 @@ def category_evidence(d: Dialogue, category: str | None) -> tuple[int, ...]:
 
 class CategoryDetector(Detector):
     """One 4-way classifier (labels :data:`CATEGORY_LABELS`): contradiction when P(any) >= ``tau``; the
-    category is then the most likely of the three contradiction labels."""
+    category is then the most likely of the three contradiction labels.
+
+    With a :class:`~dialcheck.detectors.lexical.LexicalHead` in ``lexical`` (saved beside the weights),
+    the probabilities are ``(1 - mix) * encoder + mix * lexical`` before that decision."""
 
     view = "flat"
+    lexical: LexicalHead | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.config.labels = list(CATEGORY_LABELS)
+
+    def load_weights(self, folder: Path) -> None:
+        super().load_weights(folder)
+        self.lexical = LexicalHead.load(folder) if LexicalHead.present(folder) else None
+
+    def save(self, path: str | Path) -> Path:
+        folder = super().save(path)
+        if self.lexical is not None:
+            self.lexical.save(folder)
+        return folder
+
+    def mixed_proba(
+        self, dialogues: Sequence[Dialogue], probs: np.ndarray, lexical_probs: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Encoder probabilities (columns in the classifier's label order) mixed with the lexical head's
+        (``lexical_probs``: the head's own output for ``dialogues`` when already computed)."""
+        head = self.lexical
+        if head is None:
+            return np.asarray(probs)
+        lex = head.proba(dialogues) if lexical_probs is None else lexical_probs
+        order = [head.labels.index(lab) for lab in self.classifier.labels]
+        return (1.0 - head.mix) * np.asarray(probs) + head.mix * lex[:, order]
 
     def inputs(self, dialogues: Sequence[Dialogue]) -> list[tuple[str, str]]:
         sep = separator(self.classifier.tokenizer)
@@ -121,6 +148,11 @@ class CategoryDetector(Detector):
         if missing:
             raise ModelError(f"{type(self).__name__} needs the labels {list(CATEGORY_LABELS)}; {missing} are missing")
         probs = clf.proba(self.inputs(dialogues), batch_size=batch_size, show_progress_bar=show_progress_bar)
+        return self.decide(dialogues, self.mixed_proba(dialogues, probs))
+
+    def decide(self, dialogues: Sequence[Dialogue], probs: np.ndarray) -> list[Verdict]:
+        """Verdicts from class probabilities (columns in the classifier's label order)."""
+        clf = self.classifier
         idx = [clf.labels.index(c) for c in CATEGORIES]
         non = clf.labels.index(NON)
         out = []

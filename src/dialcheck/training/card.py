@@ -67,6 +67,24 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     ):
         if key in t:
             lines.append(f"- {key}: {t[key]}")
+    lex = t.get("lexical")
+    if isinstance(lex, dict):
+        lines += [
+            "",
+            "### Lexical head",
+            "",
+            "A character n-gram logistic regression (`lexical.json`, `lexical.safetensors`; "
+            "`dialcheck.detectors.lexical`) fitted on the same train split and mixed into the encoder's "
+            f"probabilities with weight {lex.get('mix')}; tau {lex.get('tau_before')} -> {lex.get('tau')}. "
+            "Mix and tau were chosen together on dev (mean of 2-class accuracy and 4-class macro-F1). Added by:",
+            "",
+            "```",
+            str(lex.get("command")),
+            "```",
+            "",
+            f"- n-grams: {lex.get('n_grams')}; C: {lex.get('C')}; date: {lex.get('date')}",
+            f"- dev, best tau per mix: {lex.get('dev_best_per_mix')}",
+        ]
     val = [f"- {k}: {v}" for k, v in config.metrics.items() if k.startswith("val_") or k in ("tau", "eta_e")]
     if val:
         lines += ["", "Validation (held-out train groups, used for early stopping and calibration):", "", *val]

@@ -36,7 +36,7 @@ from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, ver
 from ..schema import Example
 from .trainer import FitResult, TrainConfig, fit_pair_model
 
-__all__ = ["category_of_example", "start_model", "train_category_detector"]
+__all__ = ["MIX_GRID", "TAU_GRID", "category_of_example", "fit_lexical", "start_model", "train_category_detector"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,60 @@ def category_of_example(e: Example) -> str:
 def _dev_metrics(detector: Detector, dev: Sequence[Example], batch_size: int = 64) -> dict[str, float]:
     verdicts = detector.predict([e.dialogue for e in dev], batch_size=batch_size)
     return cdconv_metrics([example_label(e) for e in dev], [verdict_label(v) for v in verdicts])
+
+
+MIX_GRID = tuple(round(0.1 * i, 1) for i in range(11))
+TAU_GRID = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.30 .. 0.80
+
+
+def fit_lexical(
+    detector: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], c: float = 1.0
+) -> dict[str, Any]:
+    """Fit a :class:`~dialcheck.detectors.lexical.LexicalHead` on ``train``, attach it to ``detector`` and
+    choose its mix (0, 0.1, ..., 1) together with the decision threshold ``tau`` (0.30 ... 0.80) on dev.
+
+    The criterion is the mean of the two numbers CDConv is judged by, dev 2-class accuracy and 4-class
+    macro-F1 (ties: the smaller mix, then the tau nearer 0.5). The encoder runs once over dev; each
+    setting only re-decides. Returns the choice and, per mix, its best dev score. Needs scikit-learn.
+    """
+    from ..datasets.cdconv import LABEL_NAMES
+    from ..detectors.lexical import LexicalHead
+
+    if not isinstance(detector, CategoryDetector):
+        raise InputError(f"a lexical head mixes into the flat or pair detector, not {type(detector).__name__}")
+    if not dev:
+        raise InputError("choosing the lexical mix needs dev examples")
+    head = LexicalHead.fit([e.dialogue for e in train], [example_label(e) for e in train], LABEL_NAMES, c=c)
+    detector.lexical = head
+    dialogues = [e.dialogue for e in dev]
+    gold = [example_label(e) for e in dev]
+    enc = detector.classifier.proba(detector.inputs(dialogues), batch_size=64)
+    lex = head.proba(dialogues)
+    old_tau = detector.tau
+    scores: dict[tuple[float, float], tuple[float, float, float]] = {}
+    for mix in MIX_GRID:
+        head.mix = mix
+        probs = detector.mixed_proba(dialogues, enc, lexical_probs=lex)
+        for tau in TAU_GRID:
+            detector.tau = tau
+            m = cdconv_metrics(gold, [verdict_label(v) for v in detector.decide(dialogues, probs)])
+            acc2, f4 = m["2class/accuracy"], m["4class/macro_f1"]
+            scores[(mix, tau)] = (round((acc2 + f4) / 2, 3), acc2, f4)
+    best = max(scores, key=lambda k: (scores[k][0], -k[0], -abs(k[1] - 0.5)))
+    head.mix, detector.tau = best
+    alone = max((k for k in scores if k[0] == 0.0), key=lambda k: scores[k][0])
+    log.info(
+        "lexical head: %d n-grams; mix %.1f, tau %.2f: dev 2-class acc %.2f, 4-class macro-F1 %.2f "
+        "(encoder alone at its best tau %.2f: %.2f, %.2f; tau was %.2f)",
+        len(head.vocab), *best, *scores[best][1:], alone[1], *scores[alone][1:], old_tau,
+    )  # fmt: skip
+    per_mix = {
+        str(mix): dict(zip(("tau", "mean", "acc2", "macro_f1_4"), (t, *scores[(mix, t)]), strict=True))
+        for mix in MIX_GRID
+        for t in [max(TAU_GRID, key=lambda t, mix=mix: scores[(mix, t)][0])]
+    }
+    return {"mix": best[0], "tau": best[1], "tau_before": old_tau, "C": c, "n_grams": len(head.vocab),
+            "dev_best_per_mix": per_mix}  # fmt: skip
 
 
 def start_model(config: Any, init: str | Path | None = None) -> tuple[Any, Any]:
@@ -171,6 +225,38 @@ def train_category_detector(
     return detector
 
 
+def _attach_lexical(det: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], command: str) -> None:
+    """Fit the lexical head, choose its mix on dev, and record both in the detector's config."""
+    import datetime as dt
+
+    chosen = fit_lexical(det, train, dev)
+    det.config.training = {
+        **det.config.training,
+        "lexical": {
+            **chosen,
+            "train_examples": len(train),
+            "command": command,
+            "date": dt.date.today().isoformat(),
+        },
+    }
+    # earlier metrics describe the encoder alone: only the mixed detector's dev metrics stay
+    det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
+
+
+def _copy_with_lexical(det: CategoryDetector, source: Path, out: Path) -> None:
+    """The saved detector ``source`` copied to ``out`` as is (a loaded adapter is merged and cannot be
+    saved again), with the new config and the lexical head beside its weights."""
+    import shutil
+
+    from ..detectors.modeling import CONFIG_NAME
+
+    shutil.copytree(source, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "lexical.*"))
+    (out / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
+    assert det.lexical is not None
+    det.lexical.save(out)
+    det.path = out
+
+
 SPLIT_DATASETS = {
     "official": ("cdconv.train.v1", "cdconv.dev.v1"),
     "disjoint": ("cdconv.disjoint.train.v1", "cdconv.disjoint.dev.v1"),
@@ -198,6 +284,24 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     dev = load_dataset(dev_name, args.data_dir)
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
+    if args.lexical and kind == "hierarchical":
+        raise InputError("--lexical mixes into one 4-way classifier: use --detector flat or pair")
+    if args.add_lexical:
+        from ..detectors.base import Detector as _Detector
+
+        if args.threads:
+            import torch
+
+            torch.set_num_threads(args.threads)
+        det0 = _Detector.load(args.add_lexical)
+        if not isinstance(det0, CategoryDetector):
+            raise InputError("--add-lexical needs a saved flat or pair CDConv detector", str(args.add_lexical))
+        print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {args.add_lexical}", file=sys.stderr)
+        _attach_lexical(det0, train, dev, command)
+        _copy_with_lexical(det0, Path(args.add_lexical), Path(out))
+        write_model_card(Path(out), det0.config)
+        print(f"dialcheck: saved {out} ({json.dumps(det0.config.metrics)})", file=sys.stderr)
+        return 0
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
     init = getattr(args, "init", None)
@@ -225,6 +329,8 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     train_category_detector(
         det, train, dev, cfg, data_info=info, show_progress_bar=not args.no_progress, init=init or None
     )
+    if args.lexical:
+        _attach_lexical(det, train, dev, command)
     det.save(out)
     write_model_card(Path(out), det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)

@@ -1,0 +1,224 @@
+"""A character n-gram logistic regression that a four-category detector mixes into its probabilities.
+
+On CDConv a shallow model over surface cues (character 1-2-grams of b2, b1 and u2, weighted by TF-IDF, plus
+17 overlap/negation/pronoun features) finds the minority categories better than our small encoder does,
+and the two make different mistakes. :class:`LexicalHead` is that model in a form a detector can carry:
+it is fitted once with scikit-learn (training only) and then scores conversations with numpy alone.
+A :class:`~dialcheck.detectors.categories.CategoryDetector` that has one mixes
+``(1 - mix) * P_encoder + mix * P_lexical`` before deciding (``mix`` is chosen on dev when training).
+
+Features read conversations by position like the category detectors: ``b2`` is the last turn, then ``u2``,
+``b1``, ``u1``; missing leading turns are empty. They work on any script; the negation characters and the
+我/你 counts are Chinese cues and are zero for other languages.
+
+>>> overlap("我喜欢猫", "我喜欢狗"), overlap("", "")
+(0.5, 0.0)
+>>> sorted(char_ngrams("ab a"))
+[' ', ' a', 'a', 'a ', 'ab', 'b', 'b ']
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, ModelError
+from ..schema import Dialogue
+
+__all__ = ["LEXICAL_FILES", "LexicalHead", "char_ngrams", "hand_features", "overlap", "turns4"]
+
+log = logging.getLogger(__name__)
+
+NEGATION = "不没别非无"
+BLOCKS = (3, 1, 2)  # b2, b1, u2 in turns4 order (u1, b1, u2, b2)
+N_HAND = 17
+LEXICAL_FILES = ("lexical.json", "lexical.safetensors")
+_SPACES = re.compile(r"\s\s+")
+
+
+def turns4(d: Dialogue) -> list[str]:
+    """(u1, b1, u2, b2) of a conversation read from its end; missing leading turns are empty."""
+    texts = [t.text for t in d.turns][-4:]
+    return [""] * (4 - len(texts)) + texts
+
+
+def _bigrams(s: str) -> set[str]:
+    return {s[i : i + 2] for i in range(len(s) - 1)}
+
+
+def overlap(a: str, b: str) -> float:
+    """Jaccard overlap of character bigrams."""
+    x, y = _bigrams(a), _bigrams(b)
+    return len(x & y) / max(1, len(x | y))
+
+
+def hand_features(d: Dialogue) -> list[float]:
+    """17 surface cues: bigram overlaps (b2-b1, b2-u2, b2-u1, b1-u2), negation characters in b2 and b1,
+    我/你 counts in b2, u2 and b1, whether b2 asks, the lengths of b2 and b1, and containment of b2 in u2
+    and of u2 in b2."""
+    u1, b1, u2, b2 = turns4(d)
+    return [
+        overlap(b2, b1), overlap(b2, u2), overlap(b2, u1), overlap(b1, u2),
+        float(sum(c in NEGATION for c in b2)), float(sum(c in NEGATION for c in b1)),
+        float(b2.count("我")), float(b2.count("你")), float(u2.count("我")), float(u2.count("你")),
+        float(b1.count("我")), float(b1.count("你")),
+        float(any(q in b2 for q in ("？", "?", "吗"))), len(b2) / 20, len(b1) / 20,
+        float(bool(b2) and b2 in u2), float(bool(u2) and u2 in b2),
+    ]  # fmt: skip
+
+
+def char_ngrams(text: str) -> Counter[str]:
+    """Counts of character 1- and 2-grams of the lower-cased text, runs of white space collapsed."""
+    t = _SPACES.sub(" ", text.lower())
+    return Counter([*t, *(t[i : i + 2] for i in range(len(t) - 1))])
+
+
+class LexicalHead:
+    """Multinomial logistic regression over TF-IDF character n-grams of (b2, b1, u2) and the hand features.
+
+    ``labels`` are the class names in column order; ``mix`` is the weight a detector gives this head.
+    """
+
+    def __init__(
+        self,
+        vocab: Sequence[str],
+        idf: np.ndarray,
+        coef: np.ndarray,
+        intercept: np.ndarray,
+        labels: Sequence[str],
+        mix: float = 0.5,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.vocab = {g: i for i, g in enumerate(vocab)}
+        self.idf = np.asarray(idf, dtype=np.float32)
+        self.coef = np.asarray(coef, dtype=np.float32)
+        self.intercept = np.asarray(intercept, dtype=np.float32)
+        self.labels = list(labels)
+        self.mix = float(mix)
+        self.meta = dict(meta or {})
+        width = len(BLOCKS) * len(self.vocab) + N_HAND
+        if self.coef.shape != (len(self.labels), width) or self.idf.shape != (len(self.vocab),):
+            raise ModelError(
+                f"lexical head: coef {self.coef.shape} / idf {self.idf.shape} do not fit "
+                f"{len(self.labels)} labels and {len(self.vocab)} n-grams"
+            )
+
+    # -- features --------------------------------------------------------------------------------
+    def _block(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """Indices and L2-normalised TF-IDF values of one text's known n-grams."""
+        counts = [(self.vocab[g], c) for g, c in char_ngrams(text).items() if g in self.vocab]
+        if not counts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        idx = np.array([i for i, _ in counts], dtype=np.int64)
+        val = np.array([c for _, c in counts], dtype=np.float32) * self.idf[idx]
+        return idx, val / np.linalg.norm(val)
+
+    def rows(self, dialogues: Sequence[Dialogue]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each conversation as sparse (column indices, values) over the head's feature columns."""
+        out = []
+        n = len(self.vocab)
+        for d in dialogues:
+            texts = turns4(d)
+            parts = [self._block(texts[b]) for b in BLOCKS]
+            idx = np.concatenate([p[0] + k * n for k, p in enumerate(parts)] + [np.arange(N_HAND) + len(BLOCKS) * n])
+            val = np.concatenate([p[1] for p in parts] + [np.asarray(hand_features(d), dtype=np.float32)])
+            out.append((idx, val))
+        return out
+
+    def proba(self, dialogues: Sequence[Dialogue]) -> np.ndarray:
+        """Class probabilities, shape (len(dialogues), len(labels)), columns in ``labels`` order."""
+        logits = np.stack([self.coef[:, idx] @ val for idx, val in self.rows(dialogues)]) if dialogues else None
+        if logits is None:
+            return np.zeros((0, len(self.labels)), dtype=np.float32)
+        logits = logits + self.intercept
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(axis=1, keepdims=True)
+
+    # -- training --------------------------------------------------------------------------------
+    @classmethod
+    def fit(
+        cls,
+        dialogues: Sequence[Dialogue],
+        labels: Sequence[int],
+        label_names: Sequence[str],
+        c: float = 1.0,
+        min_df: int = 2,
+    ) -> LexicalHead:
+        """Fit on conversations and integer labels (indices into ``label_names``); balanced class weights.
+
+        Needs scikit-learn (``pip install scikit-learn``); the fitted head does not.
+        """
+        try:
+            from scipy.sparse import csr_matrix
+            from sklearn.linear_model import LogisticRegression
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ModelError("fitting a lexical head needs scikit-learn: pip install scikit-learn") from None
+        if len(dialogues) != len(labels) or not dialogues:
+            raise InputError(f"{len(dialogues)} conversations but {len(labels)} labels")
+        docs = [turns4(d)[b] for d in dialogues for b in (1, 2, 3)]  # every b1, u2, b2 is one document
+        df: Counter[str] = Counter()
+        for t in docs:
+            df.update(char_ngrams(t).keys())
+        vocab = sorted(g for g, k in df.items() if k >= min_df)
+        n_docs = len(docs)
+        idf = np.array([math.log((1 + n_docs) / (1 + df[g])) + 1.0 for g in vocab], dtype=np.float32)
+        present = sorted(set(labels))
+        # a provisional head with zero weights turns conversations into feature rows
+        width = len(BLOCKS) * len(vocab) + N_HAND
+        probe = cls(vocab, idf, np.zeros((len(label_names), width)), np.zeros(len(label_names)), label_names)
+        rows = probe.rows(dialogues)
+        indptr = np.cumsum([0, *(len(i) for i, _ in rows)])
+        x = csr_matrix(
+            (np.concatenate([v for _, v in rows]), np.concatenate([i for i, _ in rows]), indptr),
+            shape=(len(rows), width),
+        )
+        model = LogisticRegression(C=c, max_iter=3000, class_weight="balanced")
+        model.fit(x, list(labels))
+        coef = np.zeros((len(label_names), width), dtype=np.float32)
+        intercept = np.full(len(label_names), -1e4, dtype=np.float32)  # a class never seen stays improbable
+        if len(present) == 2:  # scikit-learn stores one row for two classes: logit of the second
+            coef[present[1]], intercept[present[0]], intercept[present[1]] = model.coef_[0], 0.0, model.intercept_[0]
+        else:
+            for row, k in enumerate(model.classes_):
+                coef[int(k)], intercept[int(k)] = model.coef_[row], model.intercept_[row]
+        meta = {"C": c, "min_df": min_df, "train_examples": len(dialogues), "n_grams": len(vocab)}
+        return cls(vocab, idf, coef, intercept, label_names, meta=meta)
+
+    # -- files -----------------------------------------------------------------------------------
+    def save(self, folder: str | Path) -> None:
+        """Write ``lexical.json`` (n-grams, labels, mix) and ``lexical.safetensors`` (idf, weights)."""
+        from safetensors.numpy import save_file
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        vocab = sorted(self.vocab, key=self.vocab.__getitem__)
+        info = {"version": 1, "labels": self.labels, "mix": self.mix, "meta": self.meta, "vocab": vocab}
+        (folder / LEXICAL_FILES[0]).write_text(json.dumps(info, ensure_ascii=False) + "\n", encoding="utf-8")
+        save_file({"idf": self.idf, "coef": self.coef, "intercept": self.intercept}, str(folder / LEXICAL_FILES[1]))
+
+    @classmethod
+    def load(cls, folder: str | Path) -> LexicalHead:
+        from safetensors.numpy import load_file
+
+        folder = Path(folder)
+        try:
+            info = json.loads((folder / LEXICAL_FILES[0]).read_text(encoding="utf-8"))
+            arrays = load_file(str(folder / LEXICAL_FILES[1]))
+        except (OSError, ValueError) as e:
+            raise ModelError(f"{folder}: cannot read the lexical head: {e}") from None
+        return cls(
+            info["vocab"], arrays["idf"], arrays["coef"], arrays["intercept"], info["labels"], info["mix"], info["meta"]
+        )
+
+    @staticmethod
+    def present(folder: str | Path) -> bool:
+        return all((Path(folder) / f).exists() for f in LEXICAL_FILES)

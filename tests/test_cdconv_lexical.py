@@ -1,0 +1,187 @@
+"""The lexical head a four-category detector mixes in: features, TF-IDF, fitting, files, mixing, CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dialcheck.datasets.cdconv import LABEL_NAMES
+from dialcheck.detectors import FlatCategoryDetector, load_detector
+from dialcheck.detectors.categories import CATEGORY_LABELS
+from dialcheck.detectors.lexical import LexicalHead, char_ngrams, hand_features, turns4
+from dialcheck.errors import InputError
+from dialcheck.schema import Dialogue, Example
+
+
+def conv(b2: str, u2: str = "你养宠物吗？") -> Dialogue:
+    return Dialogue.from_texts(["你喜欢狗吗？", "喜欢，我养了两条狗。", u2, b2])
+
+
+def test_hand_features_on_a_hand_made_conversation():
+    d = conv("我没有养狗吗")
+    f = hand_features(d)
+    assert len(f) == 17
+    # b2 = 我没有养狗吗 vs b1 = 喜欢，我养了两条狗。: no shared bigram; b2 vs u2: none either
+    assert f[0] == 0.0 and f[1] == 0.0
+    assert f[4] == 1.0 and f[5] == 0.0  # 没 in b2, no negation in b1
+    assert (f[6], f[7], f[10]) == (1.0, 0.0, 1.0)  # 我 in b2 and b1, no 你 in b2
+    assert f[12] == 1.0  # 吗: b2 asks
+    assert f[13] == pytest.approx(6 / 20)
+    assert turns4(Dialogue.from_texts(["only"])) == ["", "", "", "only"]
+
+
+def test_char_ngrams_lower_case_and_collapse_spaces():
+    assert char_ngrams("Ab  b") == {"a": 1, "b": 2, " ": 1, "ab": 1, "b ": 1, " b": 1}
+
+
+def _data() -> tuple[list[Dialogue], list[int]]:
+    words = {0: "好的我知道", 1: "我是男的我是女的", 2: "你是学生吗", 3: "我没有养狗"}
+    dialogues, labels = [], []
+    for i in range(40):
+        y = i % 4
+        dialogues.append(conv(f"{words[y]}{i % 3}"))
+        labels.append(y)
+    return dialogues, labels
+
+
+def test_tfidf_rows_match_scikit_learn():
+    sklearn_text = pytest.importorskip("sklearn.feature_extraction.text")
+    dialogues, labels = _data()
+    head = LexicalHead.fit(dialogues, labels, LABEL_NAMES)
+    vec = sklearn_text.TfidfVectorizer(analyzer="char", ngram_range=(1, 2), min_df=2)
+    vec.fit([t for d in dialogues for t in turns4(d)[1:]])
+    assert sorted(head.vocab) == sorted(vec.vocabulary_)
+    d = dialogues[5]
+    idx, val = head.rows([d])[0]
+    n = len(head.vocab)
+    ours = np.zeros(3 * n + 17)
+    ours[idx] = val
+    theirs = vec.transform([turns4(d)[3]]).toarray()[0]  # b2 block
+    by_gram = {g: theirs[j] for g, j in vec.vocabulary_.items()}
+    assert [ours[head.vocab[g]] for g in sorted(by_gram)] == pytest.approx(
+        [by_gram[g] for g in sorted(by_gram)], abs=1e-6
+    )
+    assert ours[3 * n :].tolist() == pytest.approx(hand_features(d))
+
+
+def test_fit_separates_easy_classes_and_round_trips(tmp_path):
+    pytest.importorskip("sklearn")
+    dialogues, labels = _data()
+    head = LexicalHead.fit(dialogues, labels, LABEL_NAMES)
+    p = head.proba(dialogues)
+    assert p.shape == (40, 4) and np.allclose(p.sum(axis=1), 1.0)
+    assert (p.argmax(axis=1) == np.array(labels)).mean() == 1.0
+    head.mix = 0.3
+    head.save(tmp_path)
+    again = LexicalHead.load(tmp_path)
+    assert again.mix == 0.3 and again.labels == list(LABEL_NAMES)
+    assert np.allclose(again.proba(dialogues), p, atol=1e-6)
+    # two classes only: scikit-learn keeps one weight row; the absent classes get no probability
+    two = LexicalHead.fit(dialogues[:20], [0 if y == 0 else 3 for y in labels[:20]], LABEL_NAMES)
+    q = two.proba(dialogues[:4])
+    assert np.allclose(q[:, [1, 2]], 0.0, atol=1e-6) and q[0].argmax() == 0 and q[3].argmax() == 3
+
+
+class _Rows:
+    tokenizer = None
+
+    def __init__(self, rows):
+        self.labels = list(CATEGORY_LABELS)
+        self.rows = np.asarray(rows, dtype=np.float32)
+
+    def proba(self, pairs, batch_size=64, show_progress_bar=False):
+        return self.rows[: len(pairs)]
+
+
+class _ConstHead(LexicalHead):
+    def __init__(self, row, mix, labels=LABEL_NAMES):
+        self.row, self.mix, self.labels = np.asarray(row, dtype=np.float32), mix, list(labels)
+
+    def proba(self, dialogues):
+        return np.tile(self.row, (len(dialogues), 1))
+
+
+def test_mixing_moves_the_decision_and_respects_label_order():
+    det = FlatCategoryDetector(tau=0.5)
+    det._clf = _Rows([[0.7, 0.1, 0.1, 0.1]])
+    assert det.predict([conv("x")])[0].category is None
+    # the head puts its mass on history; at mix 0.5 P(any) = 0.5 * 0.3 + 0.5 * 1.0 = 0.65
+    det.lexical = _ConstHead([0.0, 0.0, 0.0, 1.0], 0.5)
+    v = det.predict([conv("x")])[0]
+    assert v.category == "history" and v.score == pytest.approx(0.65)
+    # a head whose columns come in another order is re-ordered by label name
+    det.lexical = _ConstHead([1.0, 0.0, 0.0, 0.0], 0.5, labels=["history", "role_confusion", "intra_sentence", NON])
+    assert det.predict([conv("x")])[0].category == "history"
+    det.lexical = _ConstHead([0.0, 0.0, 0.0, 1.0], 0.0)  # mix 0: the encoder alone
+    assert det.predict([conv("x")])[0].category is None
+
+
+NON = "non_contradiction"
+
+
+def _examples(n: int = 40) -> list[Example]:
+    dialogues, labels = _data()
+    return [
+        Example(d, y != 0, None, None if y == 0 else LABEL_NAMES[y], id=str(i))
+        for i, (d, y) in enumerate(zip(dialogues[:n], labels[:n], strict=True))
+    ]
+
+
+def test_fit_lexical_chooses_mix_and_tau_on_dev():
+    pytest.importorskip("sklearn")
+    from dialcheck.training.cdconv import MIX_GRID, TAU_GRID, fit_lexical
+
+    exs = _examples()
+    det = FlatCategoryDetector(tau=0.5)
+    det._clf = _Rows([[0.97, 0.01, 0.01, 0.01]] * 40)  # an encoder that never fires
+    chosen = fit_lexical(det, exs[:32], exs[32:] + exs[:8])
+    assert chosen["mix"] > 0.0 and det.lexical is not None and det.lexical.mix == chosen["mix"]
+    assert chosen["mix"] in MIX_GRID and det.tau in TAU_GRID and chosen["tau_before"] == 0.5
+    assert (
+        chosen["dev_best_per_mix"]["0.0"]["macro_f1_4"] < chosen["dev_best_per_mix"][str(chosen["mix"])]["macro_f1_4"]
+    )
+    with pytest.raises(InputError, match="needs dev"):
+        fit_lexical(det, exs, [])
+
+
+def test_cli_add_lexical_onto_a_tiny_model(tiny_base, tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    from dialcheck.cli import main
+
+    root = tmp_path / "data"
+    (root / "cdconv" / "splits_jsonl").mkdir(parents=True)
+    words = {0: "好的我知道", 1: "我是男的我是女的", 2: "你是学生吗", 3: "我没有养狗"}
+    rows = [
+        {"u1": "你喜欢狗吗", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"{words[i % 4]}{i}", "label": i % 4}
+        for i in range(24)
+    ]
+    for split in ("train", "dev"):
+        (root / "cdconv" / "splits_jsonl" / f"cdconv_{split}.jsonl").write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
+    base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
+    enc = tmp_path / "enc"
+    tiny = ["--base", str(tiny_base), "--epochs", "1", "--batch-size", "8", "--max-length", "32", "--lora", "2"]
+    assert main([*base, "--detector", "flat", "--out", str(enc), *tiny]) == 0
+    out = tmp_path / "mixed"
+    assert main([*base, "--add-lexical", str(enc), "--out", str(out)]) == 0
+    loaded = load_detector(out)
+    assert isinstance(loaded, FlatCategoryDetector) and loaded.lexical is not None
+    lex = loaded.config.training["lexical"]
+    assert lex["mix"] == loaded.lexical.mix and loaded.tau == lex["tau"] and "command" in lex
+    assert set(loaded.config.metrics) >= {"dev/4class/macro_f1", "dev/2class/accuracy"}
+    assert not any(k.startswith("test/") for k in loaded.config.metrics)
+    # the copy works without the source folder and predicts with the head
+    import shutil
+
+    shutil.rmtree(enc)
+    verdicts = load_detector(out).predict([conv("我没有养狗1")])
+    assert math.isfinite(verdicts[0].score)
+    capsys.readouterr()
+    assert main([*base, "--detector", "hierarchical", "--lexical", "--out", str(tmp_path / "h"), *tiny]) == 2
+    assert "use --detector flat or pair" in capsys.readouterr().err
+    assert main(["train", "--task", "decode", "--lexical", "--out", str(tmp_path / "d")]) == 2
+    assert "apply to --task cdconv" in capsys.readouterr().err
