@@ -98,6 +98,8 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
+    if (out / "results.json").exists():  # a re-run reuses earlier steps: keep the times they took
+        timings.update(json.loads((out / "results.json").read_text(encoding="utf-8")).get("timings") or {})
     distances = tuple(int(x) for x in args.distances.split(","))
 
     # 1. contexts
@@ -148,8 +150,11 @@ def main() -> None:
     lab_path = out / "labelled_by_detector.jsonl"
     language = "zh" if dialogue_language(replies[0].dialogue) == "zh" else "en"
     det = load(language=language)
-    if not lab_path.exists():
+    labeller = {"detector": det.path.name if det.path else "default", "tau": det.tau}
+    who = out / "labelled_by_detector.json"  # which detector made the labels: relabel when it changed
+    if not lab_path.exists() or not who.exists() or json.loads(who.read_text(encoding="utf-8")) != labeller:
         write_records(lab_path, label_with_detector(replies, det))
+        who.write_text(json.dumps(labeller) + "\n", encoding="utf-8")
     labelled = read_records(lab_path, CollectedReply)
     export_tasks(replies, out / "annotation_tasks.csv", rows_per_task=5, seed=args.seed)
 
