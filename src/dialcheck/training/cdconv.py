@@ -15,6 +15,7 @@ head, the 4-way classifiers get a new one (the paper's NLI pre-training before f
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -36,7 +37,15 @@ from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, ver
 from ..schema import Example
 from .trainer import FitResult, TrainConfig, fit_pair_model
 
-__all__ = ["MIX_GRID", "TAU_GRID", "category_of_example", "fit_lexical", "start_model", "train_category_detector"]
+__all__ = [
+    "MIX_GRID",
+    "TAU_GRID",
+    "category_of_example",
+    "choose_mix",
+    "fit_lexical",
+    "start_model",
+    "train_category_detector",
+]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +69,28 @@ MIX_GRID = tuple(round(0.1 * i, 1) for i in range(11))
 TAU_GRID = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.30 .. 0.80
 
 
+def choose_mix(
+    scores: dict[tuple[float, float], tuple[float, float, float]], n_dev: int
+) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """``(chosen, top, one_se)`` from dev ``{(mix, tau): (criterion, 2-class accuracy, 4-class macro-F1)}``.
+
+    ``top`` maximises the criterion; ``chosen`` is the smallest mix whose best setting is within one
+    standard error of the top's 2-class accuracy (in points) of it, at that mix's best tau (ties: the tau
+    nearer 0.5). The same one-standard-error rule as the DECODE threshold.
+
+    >>> s = {(0.0, 0.5): (50.0, 70.0, 30.0), (0.4, 0.5): (59.6, 72.0, 47.2), (0.6, 0.6): (60.0, 72.0, 48.0)}
+    >>> choose_mix(s, 2332)[0], choose_mix(s, 100_000)[0]
+    ((0.4, 0.5), (0.6, 0.6))
+    """
+    top = max(scores, key=lambda k: (scores[k][0], -k[0], -abs(k[1] - 0.5)))
+    p = scores[top][1] / 100
+    se = 100 * math.sqrt(p * (1 - p) / n_dev)
+    near = [k for k in scores if scores[k][0] >= scores[top][0] - se]
+    mix = min(k[0] for k in near)
+    best = max((k for k in near if k[0] == mix), key=lambda k: (scores[k][0], -abs(k[1] - 0.5)))
+    return best, top, se
+
+
 def fit_lexical(
     detector: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], c: float = 1.0
 ) -> dict[str, Any]:
@@ -67,8 +98,11 @@ def fit_lexical(
     choose its mix (0, 0.1, ..., 1) together with the decision threshold ``tau`` (0.30 ... 0.80) on dev.
 
     The criterion is the mean of the two numbers CDConv is judged by, dev 2-class accuracy and 4-class
-    macro-F1 (ties: the smaller mix, then the tau nearer 0.5). The encoder runs once over dev; each
-    setting only re-decides. Returns the choice and, per mix, its best dev score. Needs scikit-learn.
+    macro-F1. The smallest mix whose best tau comes within one standard error (of the top setting's dev
+    2-class accuracy) of the top criterion is kept, with its best tau (ties: the tau nearer 0.5): the
+    encoder is the part that reads meaning, so it keeps as much weight as the dev data allow. The
+    encoder runs once over dev; each setting only re-decides. Returns the choice and, per mix, its best
+    dev score. Needs scikit-learn.
     """
     from ..datasets.cdconv import LABEL_NAMES
     from ..detectors.lexical import LexicalHead
@@ -93,7 +127,7 @@ def fit_lexical(
             m = cdconv_metrics(gold, [verdict_label(v) for v in detector.decide(dialogues, probs)])
             acc2, f4 = m["2class/accuracy"], m["4class/macro_f1"]
             scores[(mix, tau)] = (round((acc2 + f4) / 2, 3), acc2, f4)
-    best = max(scores, key=lambda k: (scores[k][0], -k[0], -abs(k[1] - 0.5)))
+    best, top, se = choose_mix(scores, len(dev))
     head.mix, detector.tau = best
     alone = max((k for k in scores if k[0] == 0.0), key=lambda k: scores[k][0])
     log.info(
@@ -107,6 +141,7 @@ def fit_lexical(
         for t in [max(TAU_GRID, key=lambda t, mix=mix: scores[(mix, t)][0])]
     }
     return {"mix": best[0], "tau": best[1], "tau_before": old_tau, "C": c, "n_grams": len(head.vocab),
+            "top": {"mix": top[0], "tau": top[1], "mean": scores[top][0]}, "one_se": round(se, 3),
             "dev_best_per_mix": per_mix}  # fmt: skip
 
 
