@@ -14,7 +14,7 @@ Features read conversations by position like the category detectors: ``b2`` is t
 >>> overlap("我喜欢猫", "我喜欢狗"), overlap("", "")
 (0.5, 0.0)
 >>> sorted(char_ngrams("ab a"))
-[' ', ' a', 'a', 'a ', 'ab', 'b', 'b ']
+[' ', ' a', 'a', 'ab', 'b', 'b ']
 """
 
 from __future__ import annotations
