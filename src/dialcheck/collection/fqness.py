@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..language import _is_cjk
 from ..schema import Dialogue
 from .records import CollectionContext
 
@@ -110,10 +111,6 @@ def split_question(text: str) -> tuple[str, str]:
         k -= 1
     sep = "" if any(_is_cjk(ch) for ch in text) else " "
     return sep.join(sents[k:]), sep.join(sents[:k])
-
-
-def _is_cjk(ch: str) -> bool:
-    return "\u4e00" <= ch <= "\u9fff"
 
 
 def candidate_contexts(

@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import InputError, ModelError
 from ..schema import Dialogue
 
-__all__ = ["LEXICAL_FILES", "LexicalHead", "char_ngrams", "hand_features", "overlap", "turns4"]
+__all__ = ["LEXICAL_FILES", "LexicalHead", "char_ngrams", "feature_rows", "hand_features", "overlap", "turns4"]
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,31 @@ def char_ngrams(text: str) -> Counter[str]:
     return Counter([*t, *(t[i : i + 2] for i in range(len(t) - 1))])
 
 
+def _block(text: str, vocab: dict[str, int], idf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and L2-normalised TF-IDF values of one text's known n-grams."""
+    counts = [(vocab[g], c) for g, c in char_ngrams(text).items() if g in vocab]
+    if not counts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    idx = np.array([i for i, _ in counts], dtype=np.int64)
+    val = np.array([c for _, c in counts], dtype=np.float32) * idf[idx]
+    return idx, val / np.linalg.norm(val)
+
+
+def feature_rows(
+    dialogues: Sequence[Dialogue], vocab: dict[str, int], idf: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each conversation as sparse (column indices, values): TF-IDF blocks of b2, b1, u2, then the hand cues."""
+    out = []
+    n = len(vocab)
+    for d in dialogues:
+        texts = turns4(d)
+        parts = [_block(texts[b], vocab, idf) for b in BLOCKS]
+        idx = np.concatenate([p[0] + k * n for k, p in enumerate(parts)] + [np.arange(N_HAND) + len(BLOCKS) * n])
+        val = np.concatenate([p[1] for p in parts] + [np.asarray(hand_features(d), dtype=np.float32)])
+        out.append((idx, val))
+    return out
+
+
 class LexicalHead:
     """Multinomial logistic regression over TF-IDF character n-grams of (b2, b1, u2) and the hand features.
 
@@ -111,27 +136,9 @@ class LexicalHead:
                 f"{len(self.labels)} labels and {len(self.vocab)} n-grams"
             )
 
-    # -- features --------------------------------------------------------------------------------
-    def _block(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Indices and L2-normalised TF-IDF values of one text's known n-grams."""
-        counts = [(self.vocab[g], c) for g, c in char_ngrams(text).items() if g in self.vocab]
-        if not counts:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        idx = np.array([i for i, _ in counts], dtype=np.int64)
-        val = np.array([c for _, c in counts], dtype=np.float32) * self.idf[idx]
-        return idx, val / np.linalg.norm(val)
-
     def rows(self, dialogues: Sequence[Dialogue]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each conversation as sparse (column indices, values) over the head's feature columns."""
-        out = []
-        n = len(self.vocab)
-        for d in dialogues:
-            texts = turns4(d)
-            parts = [self._block(texts[b]) for b in BLOCKS]
-            idx = np.concatenate([p[0] + k * n for k, p in enumerate(parts)] + [np.arange(N_HAND) + len(BLOCKS) * n])
-            val = np.concatenate([p[1] for p in parts] + [np.asarray(hand_features(d), dtype=np.float32)])
-            out.append((idx, val))
-        return out
+        return feature_rows(dialogues, self.vocab, self.idf)
 
     def proba(self, dialogues: Sequence[Dialogue]) -> np.ndarray:
         """Class probabilities, shape (len(dialogues), len(labels)), columns in ``labels`` order."""
@@ -172,10 +179,8 @@ class LexicalHead:
         n_docs = len(docs)
         idf = np.array([math.log((1 + n_docs) / (1 + df[g])) + 1.0 for g in vocab], dtype=np.float32)
         present = sorted(set(labels))
-        # a provisional head with zero weights turns conversations into feature rows
         width = len(BLOCKS) * len(vocab) + N_HAND
-        probe = cls(vocab, idf, np.zeros((len(label_names), width)), np.zeros(len(label_names)), label_names)
-        rows = probe.rows(dialogues)
+        rows = feature_rows(dialogues, {g: i for i, g in enumerate(vocab)}, idf)
         indptr = np.cumsum([0, *(len(i) for i, _ in rows)])
         x = csr_matrix(
             (np.concatenate([v for _, v in rows]), np.concatenate([i for i, _ in rows]), indptr),

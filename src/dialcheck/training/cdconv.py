@@ -32,7 +32,7 @@ from ..detectors.categories import (
     separator,
     stage_input,
 )
-from ..errors import InputError
+from ..errors import InputError, ModelError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
 from ..schema import Example
 from .trainer import FitResult, TrainConfig, fit_pair_model
@@ -287,7 +287,8 @@ def _copy_with_lexical(det: CategoryDetector, source: Path, out: Path) -> None:
 
     shutil.copytree(source, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "lexical.*"))
     (out / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
-    assert det.lexical is not None
+    if det.lexical is None:
+        raise ModelError("the detector has no lexical head to save")
     det.lexical.save(out)
     det.path = out
 
@@ -322,13 +323,11 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     if args.lexical and kind == "hierarchical":
         raise InputError("--lexical mixes into one 4-way classifier: use --detector flat or pair")
     if args.add_lexical:
-        from ..detectors.base import Detector as _Detector
-
         if args.threads:
             import torch
 
             torch.set_num_threads(args.threads)
-        det0 = _Detector.load(args.add_lexical)
+        det0 = Detector.load(args.add_lexical)
         if not isinstance(det0, CategoryDetector):
             raise InputError("--add-lexical needs a saved flat or pair CDConv detector", str(args.add_lexical))
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {args.add_lexical}", file=sys.stderr)
