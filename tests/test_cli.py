@@ -243,6 +243,29 @@ def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_b
     assert code != 0 and "dialcheck.json" in err
 
 
+def test_train_cli_init_continues_a_fully_fine_tuned_detector(capsys, tmp_path, tiny_base, data_root):
+    from dialcheck.detectors import load_detector
+    from dialcheck.schema import Dialogue
+
+    common = ["--limit", "30", "--epochs", "1", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
+    first, second = tmp_path / "first", tmp_path / "second"
+    code, _, err = _run(capsys, "train", "--out", str(first), "--base", str(tiny_base), "--full", *common)
+    assert code == 0, err
+    code, _, err = _run(capsys, "train", "--out", str(second), "--init", str(first), "--lr", "1e-12", *common)
+    assert code == 0, err
+    d = [Dialogue.from_texts(["i like tea", "ok", "i never drink tea"]), Dialogue.from_texts(["a b", "c", "d e f"])]
+    s1 = [v.score for v in load_detector(first).predict(d)]
+    s2 = [v.score for v in load_detector(second).predict(d)]
+    assert s1 == pytest.approx(s2, abs=1e-5)  # the loaded weights, head included, not a fresh model
+    cfg = json.loads((second / "dialcheck.json").read_text())
+    assert cfg["adapter"] is None and cfg["training"]["init"]["folder"] == str(first)
+    # a real update moves the scores: the continued model is trainable, not frozen
+    third = tmp_path / "third"
+    code, _, err = _run(capsys, "train", "--out", str(third), "--init", str(first), "--lr", "1e-2", *common)
+    assert code == 0, err
+    assert [v.score for v in load_detector(third).predict(d)] != pytest.approx(s1, abs=1e-5)
+
+
 def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     capsys, tmp_path, tiny_base, tiny_detector_dir, data_root, monkeypatch
 ):

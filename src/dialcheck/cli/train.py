@@ -138,8 +138,9 @@ def add_parser(sub: Any) -> None:
         "--init",
         default=None,
         metavar="FOLDER",
-        help="decode: continue training a saved LoRA detector (its base, adapter, type and max length are "
-        "used; --base/--lora/--detector/--max-length are ignored), e.g. to add your own data; cdconv: start "
+        help="decode: continue training a saved detector, LoRA or fully fine-tuned (its base, adapter, type "
+        "and max length are used; --base/--lora/--full/--detector/--max-length are ignored), e.g. to add your "
+        "own data or resume an interrupted run from OUT/checkpoint; cdconv: start "
         "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
         "are used; a 4-way classifier gets a new head)",
     )
@@ -202,10 +203,11 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
             raise InputError("--init needs a saved dialcheck detector folder (dialcheck.json is missing)", str(init))
         old = DetectorConfig.from_file(cfg_path)
         kinds = {v: k for k, v in DETECTOR_TYPES.items()}
-        if old.detector not in kinds or not (old.adapter and old.adapter.get("type") == "lora"):
-            raise InputError(f"--init continues LoRA DECODE detectors only, not {old.detector!r}", str(init))
+        if old.detector not in kinds:
+            raise InputError(f"--init continues DECODE detectors only, not {old.detector!r}", str(init))
         args.detector, args.base, args.max_length = kinds[old.detector], old.base, old.max_length
-        args.full, args.lora = False, int(old.adapter["r"])
+        lora = bool(old.adapter and old.adapter.get("type") == "lora")
+        args.full, args.lora = not lora, int(old.adapter["r"]) if lora and old.adapter else 0
     args.detector = args.detector or "utterance"
     args.augment = "random_premise" if args.augment is None else args.augment
     args.batch_size = args.batch_size or 32
@@ -221,7 +223,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
     cls = UnstructuredDetector if args.detector == "unstructured" else UtteranceDetector
     if init is not None:
-        adapter = dict(old.adapter or {})
+        adapter = dict(old.adapter) if old.adapter else None
     det = cls(base=args.base, adapter=adapter, max_length=args.max_length)
     cfg = TrainConfig.from_args(args)
     info = {

@@ -309,8 +309,8 @@ def train_detector(
     With ``checkpoint`` (a folder) the detector is saved there, calibrated, at every new best validation
     score, so an interrupted run still leaves a usable model (for ``dialcheck evaluate`` or ``--init``).
 
-    With ``init`` (a saved LoRA detector folder of the same base and adapter) training continues from
-    its adapter and head instead of a fresh head.
+    With ``init`` (a saved detector folder of the same base and adapter) training continues from its
+    adapter and head, or from all its weights when it was fully fine-tuned, instead of a fresh head.
 
     ``validation_dialogues`` drive early stopping and calibration at the dialogue level; without them the
     ``validation`` pairs are used. With ``teacher_scores`` (a teacher's P(contradiction) per pair) the
@@ -321,10 +321,11 @@ def train_detector(
     cfg = config or TrainConfig()
     if not pairs:
         raise ValueError("no training pairs")
-    if init is not None:
-        if not (detector.config.adapter and detector.config.adapter.get("type") == "lora"):
-            raise ValueError("init continues LoRA detectors only")
+    if init is not None and detector.config.adapter and detector.config.adapter.get("type") == "lora":
         model, tok = load_trainable(Path(init), detector.config)
+    elif init is not None:
+        # a fully fine-tuned detector folder is a complete Hugging Face model: it is its own base
+        model, tok = build_model(detector.config, base_dir=Path(init))
     else:
         model, tok = build_model(detector.config)
     detector.attach(model, tok)
