@@ -261,9 +261,14 @@ def test_train_cli_init_continues_a_fully_fine_tuned_detector(capsys, tmp_path, 
     assert cfg["adapter"] is None and cfg["training"]["init"]["folder"] == str(first)
     # a real update moves the scores: the continued model is trainable, not frozen
     third = tmp_path / "third"
-    code, _, err = _run(capsys, "train", "--out", str(third), "--init", str(first), "--lr", "1e-2", *common)
+    code, _, err = _run(
+        capsys, "train", "--out", str(third), "--init", str(first), "--lr", "1e-2", "--shuffle-seed", "5", *common
+    )
     assert code == 0, err
     assert [v.score for v in load_detector(third).predict(d)] != pytest.approx(s1, abs=1e-5)
+    t3 = json.loads((third / "dialcheck.json").read_text())["training"]
+    assert (t3["seed"], t3["split_seed"]) == (5, 0)  # a new batch order, the same validation split
+    assert t3["counts"] == cfg["training"]["counts"]
 
 
 def test_train_cli_distils_from_a_teacher_and_caches_its_scores(

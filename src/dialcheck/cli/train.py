@@ -78,7 +78,14 @@ def add_parser(sub: Any) -> None:
         help="weight the cross-entropy by inverse class frequency (n / (k * count)), for skewed label mixes "
         "such as CDConv's four categories (default: unweighted)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the validation split, the augmentations and training")
+    p.add_argument(
+        "--shuffle-seed",
+        type=int,
+        default=None,
+        help="seed of initialisation and batch order only (default --seed): continue a run with --init in a new "
+        "order while keeping its validation split",
+    )
     p.add_argument("--threads", type=int, default=0, help="CPU threads for torch (default 0 = all cores)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
@@ -229,6 +236,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     info = {
         "command": _command(),
         "augment": list(augment),
+        "split_seed": args.seed,
         "counts": data.counts,
         "data": "DECODE train utterance pairs (decode.train_pairs.v1)" + "".join(f" + {a}" for a in augment),
         "machine": _machine(),

@@ -60,12 +60,15 @@ class TrainConfig:
         >>> a = Namespace(epochs=2, batch_size=None, lr=None, seed=1, patience=3, threads=2)
         >>> TrainConfig.from_args(a, batch_size=16).batch_size
         16
+        >>> a.shuffle_seed = 7  # --shuffle-seed: batch order only; --seed still fixes the data split
+        >>> TrainConfig.from_args(a).seed
+        7
         """
         return cls(
             epochs=args.epochs,
             batch_size=args.batch_size or batch_size,
             lr=args.lr,
-            seed=args.seed,
+            seed=args.seed if getattr(args, "shuffle_seed", None) is None else args.shuffle_seed,
             eval_every=getattr(args, "eval_every", 0) or 0,
             patience=args.patience,
             class_weight=getattr(args, "class_weight", None),
