@@ -26,6 +26,7 @@ COLUMNS = (
     ("dev", "accuracy", "dev acc"),
     ("dev", "strict_accuracy", "dev strict"),
     ("dev", "evidence_f1", "SE F1"),
+    ("dev", "evidence_f1_per_example", "SE F1 per contradiction"),
     ("human_bot", "accuracy", "human-bot"),
     ("a2t", "accuracy", "A2T"),
     ("rct", "accuracy", "RCT"),

@@ -1,7 +1,9 @@
 """The DECODE benchmark: the paper's metrics on every split we have.
 
 - ``dev`` (rebuilt; stands in for the missing main test): accuracy, strict accuracy (label and evidence
-  set both exact), supporting-evidence F1 (mean per-example F1 over contradictions with evidence).
+  set both exact), supporting-evidence F1 as the authors' evaluation script computes it (F1 over every
+  scored pair of every dialogue: :func:`~dialcheck.evaluation.metrics.pair_evidence_f1`) and, beside it,
+  ``evidence_f1_per_example`` (the mean evidence-set F1 over the contradictions; not in the paper).
   The 8 dev contradictions whose evidence could not be recovered count for accuracy only.
 - ``human_bot``: accuracy on the 764 bot last turns.
 - ``rct``: accuracy (every example is a non-contradiction).
@@ -20,7 +22,7 @@ from ..datasets import load_dataset
 from ..detectors.base import Detector
 from ..schema import Example, Verdict
 from .base import SplitEvaluator
-from .metrics import accuracy, evidence_f1, precision_recall_f1, roc_auc, strict_accuracy
+from .metrics import accuracy, evidence_f1, pair_evidence_f1, precision_recall_f1, roc_auc, strict_accuracy
 
 __all__ = ["PAPER", "SPLITS", "DecodeEvaluator", "decode_metrics", "to_markdown"]
 
@@ -75,10 +77,14 @@ def decode_metrics(split: str, examples: Sequence[Example], verdicts: Sequence[V
             [e.evidence for e, _ in with_evidence],
             [v.evidence if v.contradiction else () for _, v in with_evidence],
         )
-        pos = [(e, v) for e, v in with_evidence if e.label]
-        out["evidence_f1"] = 100 * evidence_f1(
-            [e.evidence or () for e, _ in pos], [v.evidence if v.contradiction else () for _, v in pos]
+        predicted = [v.evidence if v.contradiction else () for _, v in with_evidence]
+        out["evidence_f1"] = 100 * pair_evidence_f1(
+            [e.evidence or () for e, _ in with_evidence],
+            predicted,
+            [list(v.pair_scores) if v.pair_scores else None for _, v in with_evidence],
         )
+        pos = [(e, p) for (e, _), p in zip(with_evidence, predicted, strict=True) if e.label]
+        out["evidence_f1_per_example"] = 100 * evidence_f1([e.evidence or () for e, _ in pos], [p for _, p in pos])
         out["n_without_evidence"] = float(len(examples) - len(with_evidence))
     return out
 
@@ -120,6 +126,7 @@ _ROWS = [
     ("dev", "accuracy", "Dev (rebuilt) accuracy [paper: main test]"),
     ("dev", "strict_accuracy", "Dev strict accuracy [paper: main test]"),
     ("dev", "evidence_f1", "Dev supporting-evidence F1 [paper: main test]"),
+    ("dev", "evidence_f1_per_example", "Dev evidence F1, mean per contradiction (not in the paper)"),
     ("human_bot", "accuracy", "Human-bot accuracy"),
     ("a2t", "accuracy", "A2T accuracy"),
     ("rct", "accuracy", "RCT accuracy"),

@@ -17,6 +17,7 @@ __all__ = [
     "best_threshold",
     "evidence_f1",
     "evidence_prf",
+    "pair_evidence_f1",
     "precision_recall_f1",
     "roc_auc",
     "strict_accuracy",
@@ -133,6 +134,44 @@ def evidence_f1(gold: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]) ->
     if not len(gold):
         return 0.0
     return float(np.mean([evidence_prf(g, p)[2] for g, p in zip(gold, pred, strict=True)]))
+
+
+def pair_evidence_f1(
+    gold: Sequence[Sequence[int]],
+    pred: Sequence[Sequence[int]],
+    candidates: Sequence[Sequence[int] | None] | None = None,
+) -> float:
+    """Supporting-evidence F1 as the DECODE paper computes it: F1 over every (earlier turn, last turn) pair.
+
+    A pair is positive when its earlier turn is gold evidence and predicted positive when it is in the
+    predicted evidence set (empty when the dialogue is not flagged); true positives, false positives and
+    false negatives are summed over all dialogues (non-contradictions included, where every flagged pair
+    is a false positive), and F1 = tp / (tp + (fp + fn) / 2), as in the authors' evaluation script.
+    ``candidates`` (the turns each dialogue's detector paired, or None for all) drops gold turns that
+    were never paired, as the script only visits pairs.
+
+    Example: gold {2} predicted {2}; gold {2, 4} predicted {4, 6}; gold {} predicted {1}:
+    tp = 2, fp = 2, fn = 1, F1 = 2 / 3.5 = 0.571.
+
+    >>> round(pair_evidence_f1([[2], [2, 4], []], [[2], [4, 6], [1]]), 3)
+    0.571
+    >>> pair_evidence_f1([[2]], [[]], candidates=[[0]])  # gold turn 2 was never paired: nothing to find
+    0.0
+    """
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(gold)} gold evidence sets but {len(pred)} predictions")
+    if candidates is not None and len(candidates) != len(gold):
+        raise ValueError(f"{len(gold)} gold evidence sets but {len(candidates)} candidate sets")
+    tp = fp = fn = 0
+    for k, (g_, p_) in enumerate(zip(gold, pred, strict=True)):
+        g, p = set(g_), set(p_)
+        cand = candidates[k] if candidates is not None else None
+        if cand is not None:
+            g &= set(cand)
+        tp += len(g & p)
+        fp += len(p - g)
+        fn += len(g - p)
+    return tp / (tp + 0.5 * (fp + fn)) if tp else 0.0
 
 
 def strict_accuracy(

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..detectors.base import Detector
 from ..detectors.core import PairClassifier
-from ..evaluation.metrics import balanced_accuracy, best_threshold, evidence_f1
+from ..evaluation.metrics import balanced_accuracy, best_threshold, pair_evidence_f1
 from ..schema import Example, Pair
 
 __all__ = ["FitResult", "TrainConfig", "calibrate", "calibrate_pairs", "fit_pair_model", "train_detector"]
@@ -256,7 +256,7 @@ def fit_pair_model(
 
 
 def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int = 64) -> dict[str, float]:
-    """Set ``tau`` (balanced accuracy) and ``eta_e`` (evidence F1) from validation dialogues.
+    """Set ``tau`` (balanced accuracy) and ``eta_e`` (the paper's pair-level evidence F1) from validation dialogues.
 
     ``tau`` is the highest threshold within one standard error of the best balanced accuracy: the
     validation curve is flat over a wide range, and in front of a chatbot a false alarm (a good reply
@@ -267,17 +267,19 @@ def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int 
     labels = np.array([e.label for e in dialogues], dtype=bool)
     tau, bacc = best_threshold(scores, labels, balanced_accuracy, one_se=True)
     detector.tau = tau
-    pos = [(e, v) for e, v in zip(dialogues, verdicts, strict=True) if e.label and e.evidence]
+    # eta_e maximises supporting-evidence F1 as the paper counts it: over every pair of every dialogue
+    known = [(e, v) for e, v in zip(dialogues, verdicts, strict=True) if not e.label or e.evidence]
+    has_evidence = any(e.label for e, _ in known)
     best_eta, best_f1 = tau, -1.0
     for eta in sorted({round(x, 2) for x in np.linspace(0.05, 0.95, 19)} | {round(tau, 4)}):
         preds = []
-        for _e, v in pos:
-            if v.score < tau:
+        for _e, v in known:
+            if v.score < tau or not v.pair_scores:
                 preds.append(())
                 continue
             ev = tuple(i for i, s in v.pair_scores.items() if s >= eta)
             preds.append(ev or (max(v.pair_scores, key=v.pair_scores.__getitem__),))
-        f1 = evidence_f1([e.evidence for e, _ in pos], preds) if pos else 0.0
+        f1 = pair_evidence_f1([e.evidence or () for e, _ in known], preds) if has_evidence else 0.0
         if f1 > best_f1 + 1e-9:
             best_eta, best_f1 = float(eta), f1
     detector.eta_e = best_eta

@@ -1,0 +1,43 @@
+"""DECODE metrics against hand-computed values (the authors' evaluation script counts evidence per pair)."""
+
+import pytest
+
+from dialcheck.evaluation.decode import decode_metrics
+from dialcheck.schema import Dialogue, Example, Verdict
+
+
+def _ex(label, evidence, n=6):
+    return Example(Dialogue.from_texts([f"t{i}" for i in range(n)]), label, evidence)
+
+
+def test_dev_metrics_match_a_hand_computed_example():
+    examples = [
+        _ex(True, (2,)),  # flagged, evidence {2}: tp 1
+        _ex(True, (0, 2)),  # flagged, evidence {2}: tp 1, fn 1 (turn 0 missed)
+        _ex(False, ()),  # falsely flagged, evidence {1}: fp 1
+        _ex(False, ()),  # not flagged: nothing
+        _ex(True, (4,)),  # missed: fn 1 (its pair score above eta_e does not count unflagged)
+        _ex(True, None),  # no recoverable evidence: accuracy only
+    ]
+    verdicts = [
+        Verdict(True, 0.9, (2,), None, {0: 0.1, 2: 0.9}),
+        Verdict(True, 0.8, (2,), None, {0: 0.3, 2: 0.8, 4: 0.2}),
+        Verdict(True, 0.7, (1,), None, {1: 0.7, 3: 0.1}),
+        Verdict(False, 0.2, (), None, {1: 0.2}),
+        Verdict(False, 0.4, (4,), None, {0: 0.1, 2: 0.1, 4: 0.4}),
+        Verdict(True, 0.9, (0,), None, {0: 0.9}),
+    ]
+    m = decode_metrics("dev", examples, verdicts)
+    assert m["accuracy"] == pytest.approx(100 * 4 / 6)
+    assert m["strict_accuracy"] == pytest.approx(100 * 2 / 5)  # the first and the fourth
+    # the paper: tp 2, fp 1, fn 2 over all pairs -> 2 / (2 + 1.5)
+    assert m["evidence_f1"] == pytest.approx(100 * 2 / 3.5)
+    # per contradiction: 1, F1({0, 2}, {2}) = 2/3, 0 -> mean 5/9
+    assert m["evidence_f1_per_example"] == pytest.approx(100 * 5 / 9)
+    assert m["n_without_evidence"] == 1
+
+
+def test_gold_evidence_on_a_turn_never_paired_is_not_counted():
+    # gold names turn 1 (the other speaker's), which the utterance-based detector never pairs
+    m = decode_metrics("dev", [_ex(True, (1, 2))], [Verdict(True, 0.9, (2,), None, {0: 0.1, 2: 0.9})])
+    assert m["evidence_f1"] == pytest.approx(100.0)
