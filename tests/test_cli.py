@@ -220,15 +220,17 @@ def test_train_cli_runs_a_tiny_job(capsys, tmp_path, tiny_base, data_root):
     assert not (out / "checkpoint").exists()  # only kept when a run is interrupted
 
 
-def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_base, data_root):
+@pytest.mark.parametrize("kind", ["lora", "full"])
+def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_base, data_root, kind):
     from dialcheck.detectors import load_detector
     from dialcheck.schema import Dialogue
 
     common = ["--limit", "30", "--epochs", "1", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
     first, second = tmp_path / "first", tmp_path / "second"
-    code, _, err = _run(capsys, "train", "--out", str(first), "--base", str(tiny_base), "--lora", "4", *common)
+    adapter = ["--lora", "4"] if kind == "lora" else ["--full"]
+    code, _, err = _run(capsys, "train", "--out", str(first), "--base", str(tiny_base), *adapter, *common)
     assert code == 0, err
-    # lr ~0: continuing must leave the loaded weights as they are, so the scores match the first model's
+    # lr ~0: continuing must leave the loaded weights (head included) as they are, so the scores match
     code, _, err = _run(capsys, "train", "--out", str(second), "--init", str(first), "--lr", "1e-12", *common)
     assert code == 0, err
     d = [Dialogue.from_texts(["i like tea", "ok", "i never drink tea"]), Dialogue.from_texts(["a b", "c", "d e f"])]
@@ -236,30 +238,15 @@ def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_b
     s2 = [v.score for v in load_detector(second).predict(d)]
     assert s1 == pytest.approx(s2, abs=1e-5)
     cfg = json.loads((second / "dialcheck.json").read_text())
-    assert cfg["adapter"]["r"] == 4 and cfg["training"]["init"]["folder"] == str(first)
+    assert cfg["training"]["init"]["folder"] == str(first)
+    assert (cfg["adapter"] or {}).get("r") == (4 if kind == "lora" else None)
     card = (second / "MODEL_CARD.md").read_text()
     assert f"Continues `{first}`" in card and card.count("dialcheck train") >= 2  # the whole chain
-    code, _, err = _run(capsys, "train", "--out", str(tmp_path / "x"), "--init", str(tmp_path), *common)
-    assert code != 0 and "dialcheck.json" in err
-
-
-def test_train_cli_init_continues_a_fully_fine_tuned_detector(capsys, tmp_path, tiny_base, data_root):
-    from dialcheck.detectors import load_detector
-    from dialcheck.schema import Dialogue
-
-    common = ["--limit", "30", "--epochs", "1", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
-    first, second = tmp_path / "first", tmp_path / "second"
-    code, _, err = _run(capsys, "train", "--out", str(first), "--base", str(tiny_base), "--full", *common)
-    assert code == 0, err
-    code, _, err = _run(capsys, "train", "--out", str(second), "--init", str(first), "--lr", "1e-12", *common)
-    assert code == 0, err
-    d = [Dialogue.from_texts(["i like tea", "ok", "i never drink tea"]), Dialogue.from_texts(["a b", "c", "d e f"])]
-    s1 = [v.score for v in load_detector(first).predict(d)]
-    s2 = [v.score for v in load_detector(second).predict(d)]
-    assert s1 == pytest.approx(s2, abs=1e-5)  # the loaded weights, head included, not a fresh model
-    cfg = json.loads((second / "dialcheck.json").read_text())
-    assert cfg["adapter"] is None and cfg["training"]["init"]["folder"] == str(first)
-    # a real update moves the scores: the continued model is trainable, not frozen
+    if kind == "lora":
+        code, _, err = _run(capsys, "train", "--out", str(tmp_path / "x"), "--init", str(tmp_path), *common)
+        assert code != 0 and "dialcheck.json" in err
+        return
+    # a real update moves the scores (the continued model is trainable); a new batch order, the same split
     third = tmp_path / "third"
     code, _, err = _run(
         capsys, "train", "--out", str(third), "--init", str(first), "--lr", "1e-2", "--shuffle-seed", "5", *common
@@ -267,8 +254,7 @@ def test_train_cli_init_continues_a_fully_fine_tuned_detector(capsys, tmp_path, 
     assert code == 0, err
     assert [v.score for v in load_detector(third).predict(d)] != pytest.approx(s1, abs=1e-5)
     t3 = json.loads((third / "dialcheck.json").read_text())["training"]
-    assert (t3["seed"], t3["split_seed"]) == (5, 0)  # a new batch order, the same validation split
-    assert t3["counts"] == cfg["training"]["counts"]
+    assert (t3["seed"], t3["split_seed"]) == (5, 0) and t3["counts"] == cfg["training"]["counts"]
 
 
 def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
