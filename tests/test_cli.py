@@ -75,6 +75,22 @@ def test_check_unknown_model_exits_2(capsys, dialogs, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+def test_threads_option_sets_torch_threads_and_rejects_negatives(capsys, dialogs, tiny_detector_dir):
+    import torch
+
+    before = torch.get_num_threads()
+    n = 1 if before != 1 else 2  # a count that differs from the current one, so the test can fail
+    try:
+        code, out, _ = _run(
+            capsys, "check", str(dialogs), "--json", "--model", str(tiny_detector_dir), "--threads", str(n)
+        )
+        assert code == 0 and out.strip() and torch.get_num_threads() == n
+    finally:
+        torch.set_num_threads(before)
+    code, _, err = _run(capsys, "check", str(dialogs), "--model", str(tiny_detector_dir), "--threads", "-1")
+    assert code == 2 and "--threads" in err and "Traceback" not in err
+
+
 def _log(tmp_path, n_good=7, bad_lines=(3,)):
     lines = []
     for i in range(1, n_good + len(bad_lines) + 1):

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from .common import set_threads
 
 HELP = "build contradiction collections: contexts by FQness, replies, annotation, LOGO, analysis"
 
@@ -48,13 +49,6 @@ def add_parser(sub: Any) -> None:
         k = steps.add_parser(name, help=help_, description=help_)
         add_arguments(k)
         k.set_defaults(func=fn)
-
-
-def _threads(n: int) -> None:
-    if n:
-        import torch
-
-        torch.set_num_threads(n)
 
 
 def _ints(s: str, name: str) -> tuple[int, ...]:
@@ -101,7 +95,7 @@ def run_contexts(args: argparse.Namespace) -> int:
     )
     if not cands:
         raise InputError("no context ends in a question at the requested distances")
-    _threads(args.threads)
+    set_threads(args.threads)
     scorer = FQnessScorer.load(args.lm, batch_size=args.batch_size)
     scored = scorer.score(cands, show_progress_bar=not args.no_progress)
     if args.all_scores:
@@ -155,7 +149,7 @@ def run_responses(args: argparse.Namespace) -> int:
     contexts = read_records(args.contexts, CollectionContext)
     if not args.generator and not args.endpoint:
         raise InputError("give at least one --generator or --endpoint")
-    _threads(args.threads)
+    set_threads(args.threads)
     specs = []
     loaded: dict[str, Any] = {}
     for g in args.generator or []:
@@ -215,7 +209,7 @@ def run_autolabel(args: argparse.Namespace) -> int:
     from ..collection import CollectedReply, label_with_detector, read_records, write_records
 
     replies = read_records(args.replies, CollectedReply)
-    _threads(args.threads)
+    set_threads(args.threads)
     det = load(args.model)
     if args.tau is not None:
         det.tau = args.tau

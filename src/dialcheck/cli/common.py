@@ -21,6 +21,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tau", type=float, default=None, help="decision threshold (default: the model's)")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
     p.add_argument("--batch-size", type=int, default=64, help="pairs per forward pass (default 64)")
+    add_threads_option(p)
     p.add_argument(
         "--vocabulary",
         default=None,
@@ -30,9 +31,26 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_threads_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--threads", type=int, default=0, help="CPU threads for torch (default 0 = torch's default, all cores)"
+    )
+
+
+def set_threads(n: int) -> None:
+    """Apply ``--threads`` (0 keeps torch's default); a negative count is a user error."""
+    if n < 0:
+        raise InputError(f"--threads must be 0 (torch's default) or a positive count, got {n}")
+    if n:
+        import torch
+
+        torch.set_num_threads(n)
+
+
 def load_for(args: argparse.Namespace, language: str = "en") -> Any:
     from ..api import load
 
+    set_threads(getattr(args, "threads", 0))
     det = load(args.model, language=language)
     configure(det, args)
     return det
@@ -56,6 +74,7 @@ def predict_for(args: argparse.Namespace, dialogues: Sequence[Any]) -> list[Any]
     """Verdicts from ``--model``, or from the shipped default each dialogue routes to (see ``api.route``)."""
     from ..api import predict
 
+    set_threads(getattr(args, "threads", 0))
     return predict(dialogues, args.model, args.batch_size, configure=lambda det: configure(det, args))
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from .common import set_threads
 from .probe import SOURCES, build_echo_items
 
 HELP = "n-best analysis: Certainty and Variety of replies to polar echo questions"
@@ -90,10 +91,7 @@ def run(args: argparse.Namespace) -> int:
         for s in args.settings.split(",")
         if s.strip()
     ]
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     if args.endpoint:
         from ..generation.openai import OpenAIChatGenerator
 
