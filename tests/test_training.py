@@ -190,3 +190,28 @@ def test_balanced_class_weight_lifts_a_rare_class_the_input_cannot_tell_apart(ti
     assert p_rare[None] < 0.25 and 0.35 < p_rare["balanced"] < 0.65, p_rare
     with pytest.raises(ValueError, match="class_weight"):
         fit_pair_model(clf, texts, labels, TrainConfig(epochs=1, class_weight="inverse"))
+
+
+def test_perturbation_pairs_flip_polarity_beside_a_paraphrase():
+    from dialcheck.probes import triggers_en as en
+    from dialcheck.training.data import perturbation_pairs
+
+    try:
+        en.parse("Hello.")
+    except ImportError as e:  # the spacy extra is missing
+        pytest.skip(str(e))
+    lex = en.WordListLexicon.from_groups([["dog", "hound"], ["job", "occupation"]], [("love", "hate")])
+    pairs = [
+        Pair("I have a dog.", "I hate my job.", 1, group="g1"),  # "I don't have a dog." / "I have a hound."
+        Pair("I love my job.", "I walk my dog.", 1, group="g2"),
+        Pair("Did you see my dog?", "Did you see my hound?", 1, group="g3"),  # questions: no polarity flip
+        Pair("I have a dog.", "I like tea.", 0, group="g4"),  # non-contradictions are not used
+    ]
+    out = perturbation_pairs(pairs, seed=0, lexicon=lex)
+    assert {p.source for p in out} == {"aug.perturb"} and not {p.group for p in out} & {"g3", "g4"}
+    by_label = {lab: [tuple(sorted((p.first, p.second))) for p in out if p.label == lab] for lab in (0, 1)}
+    assert len(by_label[0]) == len(by_label[1]) == len(out) // 2 > 0  # balanced: an edit is no label cue
+    for a, b in by_label[1]:  # the same sentence with its polarity flipped
+        assert ("n't" in a) != ("n't" in b) or {"love", "hate"} <= set((a + " " + b).replace(".", "").split())
+    for a, b in by_label[0]:  # the same sentence with a synonym
+        assert ("n't" in a) == ("n't" in b) and {"hound", "occupation"} & set((a + " " + b).replace(".", "").split())

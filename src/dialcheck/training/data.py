@@ -8,8 +8,10 @@ train dialogue, keyed by its last utterance). From them this module builds:
   dialogue: teaches the model that a contradiction needs a premise, which is what RCT tests),
   ``restate`` negatives (an utterance against itself, one of its own sentences, or itself extended by
   an unrelated sentence: DECODE's negatives are mostly off-topic turns, so without them a detector
-  learns "same topic = contradiction" and flags a speaker who repeats or restates themself) and
-  NLI pairs (ANLI, MNLI/SNLI samples) converted to two labels;
+  learns "same topic = contradiction" and flags a speaker who repeats or restates themself),
+  ``perturb`` pairs (an utterance against its negation or antonym swap, label 1, and against a synonym
+  paraphrase, label 0: the counterweight to ``restate``) and NLI pairs (ANLI, MNLI/SNLI samples)
+  converted to two labels;
 - pseudo-dialogues per group for validation and calibration at the dialogue level, including an
   RCT-like version of each contradiction (its evidence turns removed);
 - synthetic speaker-tagged histories for the unstructured detector.
@@ -23,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..datasets import load_dataset
 from ..datasets.decode import group_pairs
@@ -32,6 +35,7 @@ __all__ = [
     "AUGMENTATIONS",
     "DecodeTrainingData",
     "build_decode_training_data",
+    "perturbation_pairs",
     "pseudo_dialogues",
     "random_premise_negatives",
     "restatement_negatives",
@@ -39,7 +43,7 @@ __all__ = [
     "synthetic_histories",
 ]
 
-AUGMENTATIONS = ("random_premise", "restate", "anli", "nli_samples", "swap")
+AUGMENTATIONS = ("random_premise", "restate", "perturb", "anli", "nli_samples", "swap")
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -138,6 +142,67 @@ def restatement_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: in
             if rng.random() < 0.5:
                 first, second = second, first
             out.append(Pair(first, second, 0, "aug.restate", p.group))
+    return out
+
+
+def _edit_in_question(a: str, b: str) -> bool:
+    """Is the first place where ``a`` and ``b`` differ inside a question? (Negating a question is no
+    contradiction: "Did you go?" / "Didn't you go?".)"""
+    k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    for m in _SENTENCE_END.finditer(a + " "):
+        if m.start() >= k:
+            return a[: m.start()].rstrip().endswith("?")
+    return a.rstrip().endswith("?")
+
+
+def perturbation_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None, parse_batch: int = 256) -> list[Pair]:
+    """Near-copies that flip polarity (label 1), each beside a near-copy that keeps it (label 0).
+
+    For one utterance ``u`` of each contradicting pair: ``u`` against ``u`` with its polarity flipped (a
+    negation added or removed, else a verb replaced by a WordNet antonym: "I love my job." / "I hate my
+    job.") as a contradiction, and ``u`` against a WordNet synonym paraphrase of itself as a
+    non-contradiction, either order; both or neither, so a one-word edit is no label cue. Edits inside a
+    question are skipped. ``restate`` teaches that a near-copy is consistent; without these a detector
+    learns "almost the same words = consistent" and misses "I love it" ... "I hate it" (the shipped v2
+    flagged 10% of negated human-bot utterances, ``benchmarks/perturbation_probe.py``). Needs spaCy (the
+    ``spacy`` extra) and a lexicon (default WordNet, the ``wordnet`` extra).
+    """
+    from ..probes.triggers_en import (
+        EnglishSynonymParaphraser,
+        WordNetLexicon,
+        _candidates,
+        _from_doc,
+        _replace,
+        _spacy,
+        negate,
+    )
+
+    rng = random.Random(seed)
+    chosen = [(rng.choice((p.first, p.second)), p.group) for p in pairs if p.label == 1]
+    nlp = _spacy()
+    texts = list(dict.fromkeys(u for u, _ in chosen))
+    parsed = {t: _from_doc(doc) for t, doc in zip(texts, nlp.pipe(texts, batch_size=parse_batch), strict=True)}
+
+    def parser(text: str) -> Sequence:
+        return parsed[text] if text in parsed else _from_doc(nlp(text))
+
+    lexicon = lexicon if lexicon is not None else WordNetLexicon.load()
+    para = EnglishSynonymParaphraser(lexicon, parser=parser)
+    out = []
+    for u, group in chosen:
+        toks = parser(u)
+        flipped = negate(toks, rng)
+        second = flipped[0] if flipped and flipped[0] != u.strip() else None
+        if second is None:
+            verbs = [(i, alts) for i, alts in _candidates(toks, lexicon.antonyms) if toks[i].tag.startswith("VB")]
+            if verbs:
+                i, alts = rng.choice(verbs)
+                second = _replace(toks, [(i, rng.choice(alts))])
+        same = para.paraphrase(u, rng)
+        if second is None or same is None or same == u.strip() or _edit_in_question(u, second):
+            continue
+        out.append(Pair(*((u, second) if rng.random() < 0.5 else (second, u)), 1, "aug.perturb", group))
+        out.append(Pair(*((u, same) if rng.random() < 0.5 else (same, u)), 0, "aug.perturb", group))
     return out
 
 
@@ -249,6 +314,8 @@ def build_decode_training_data(
             train_out += random_premise_negatives(train, 1, seed)
         if "restate" in augment:
             train_out += restatement_negatives(train, 1, seed)
+        if "perturb" in augment:
+            train_out += perturbation_pairs(train, seed)
         if "swap" in augment:
             train_out += [Pair(p.second, p.first, 1, "aug.swap", p.group) for p in train if p.label == 1]
     if "anli" in augment:
