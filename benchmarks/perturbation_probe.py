@@ -6,6 +6,7 @@ perturbed copy of itself and the pair is scored as (earlier turn, last turn) by 
 
 - ``negation``: ``u`` with its first verbal negation removed or one added ("I have a dog." -> "I don't
   have a dog."). One sentence of ``u`` now says the opposite: a contradiction. Reported: share flagged.
+  Edits inside a question are left out (for antonyms too): "Didn't you go?" contradicts nothing.
 - ``antonym``: one content word replaced by a WordNet antonym ("I love my job" -> "I hate my job").
   Usually a contradiction, not always (a wrong word sense, or "small" in a side remark): share flagged.
 - ``synonym``: up to two content words replaced by WordNet synonyms. Meant to keep the meaning (WordNet
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import dialcheck
 from dialcheck.probes.triggers import TriggerInput
-from dialcheck.probes.triggers_en import build_english_triggers
+from dialcheck.probes.triggers_en import build_english_triggers, edits_a_question
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from restatement_probe import bot_utterances
@@ -40,6 +41,8 @@ def perturbed_pairs(utterances: list[str], seed: int) -> dict[str, list[tuple[st
     triggers = build_english_triggers(inputs, methods=KINDS, seed=seed)
     pairs: dict[str, list[tuple[str, str]]] = {k: [] for k in KINDS}
     for t in triggers.items:
+        if t.method != "paraphrase" and edits_a_question(t.u1, t.u2):
+            continue  # a negated question contradicts nothing
         pairs[t.method].append((t.u1, t.u2))
     return pairs
 

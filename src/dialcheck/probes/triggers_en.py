@@ -746,6 +746,25 @@ class EnglishSynonymParaphraser:
         return _replace(toks, [(i, rng.choice(alts)) for i, alts in sorted(picked)])
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
+def edits_a_question(a: str, b: str) -> bool:
+    """Is the first place where ``a`` and ``b`` differ inside a question of ``a``? A negated question
+    contradicts nothing ("Did you go?" / "Didn't you go?"), so polarity flips there are skipped.
+
+    >>> edits_a_question("Did you go? I did.", "Didn't you go? I did.")
+    True
+    >>> edits_a_question("I went. Did you?", "I didn't go. Did you?")
+    False
+    """
+    k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    for m in _SENTENCE_BREAK.finditer(a + " "):
+        if m.start() >= k:
+            return a[: m.start()].rstrip().endswith("?")
+    return a.rstrip().endswith("?")
+
+
 def negation_en(inp: TriggerInput, rng: random.Random, parser: Parser | None = None) -> Trigger | None:
     """u2 is u1 with its polarity flipped by :func:`negate`; None when no rule applies."""
     r = negate(_toks(inp.u1, parser), rng)

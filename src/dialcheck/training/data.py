@@ -145,16 +145,6 @@ def restatement_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: in
     return out
 
 
-def _edit_in_question(a: str, b: str) -> bool:
-    """Is the first place where ``a`` and ``b`` differ inside a question? (Negating a question is no
-    contradiction: "Did you go?" / "Didn't you go?".)"""
-    k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    for m in _SENTENCE_END.finditer(a + " "):
-        if m.start() >= k:
-            return a[: m.start()].rstrip().endswith("?")
-    return a.rstrip().endswith("?")
-
-
 def perturbation_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None, parse_batch: int = 256) -> list[Pair]:
     """Near-copies that flip polarity (label 1), each beside a near-copy that keeps it (label 0).
 
@@ -174,6 +164,7 @@ def perturbation_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None
         _from_doc,
         _replace,
         _spacy,
+        edits_a_question,
         negate,
     )
 
@@ -199,7 +190,7 @@ def perturbation_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None
                 i, alts = rng.choice(verbs)
                 second = _replace(toks, [(i, rng.choice(alts))])
         same = para.paraphrase(u, rng)
-        if second is None or same is None or same == u.strip() or _edit_in_question(u, second):
+        if second is None or same is None or same == u.strip() or edits_a_question(u, second):
             continue
         out.append(Pair(*((u, second) if rng.random() < 0.5 else (second, u)), 1, "aug.perturb", group))
         out.append(Pair(*((u, same) if rng.random() < 0.5 else (same, u)), 0, "aug.perturb", group))
