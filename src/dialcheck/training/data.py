@@ -145,17 +145,20 @@ def restatement_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: in
     return out
 
 
-def perturbation_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None, parse_batch: int = 256) -> list[Pair]:
+def perturbation_pairs(
+    pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None, antonym_share: float = 0.5, parse_batch: int = 256
+) -> list[Pair]:
     """Near-copies that flip polarity (label 1), each beside a near-copy that keeps it (label 0).
 
     For one utterance ``u`` of each contradicting pair: ``u`` against ``u`` with its polarity flipped (a
-    negation added or removed, else a verb replaced by a WordNet antonym: "I love my job." / "I hate my
-    job.") as a contradiction, and ``u`` against a WordNet synonym paraphrase of itself as a
-    non-contradiction, either order; both or neither, so a one-word edit is no label cue. Edits inside a
-    question are skipped. ``restate`` teaches that a near-copy is consistent; without these a detector
-    learns "almost the same words = consistent" and misses "I love it" ... "I hate it" (the shipped v2
-    flagged 10% of negated human-bot utterances, ``benchmarks/perturbation_probe.py``). Needs spaCy (the
-    ``spacy`` extra) and a lexicon (default WordNet, the ``wordnet`` extra).
+    negation added or removed, or, for ``antonym_share`` of the utterances that have one, a verb or
+    adjective replaced by a WordNet antonym: "I love my job." / "I hate my job.") as a contradiction,
+    and ``u`` against a WordNet synonym paraphrase of itself as a non-contradiction, either order; both
+    or neither, so a one-word edit is no label cue. Edits inside a question are skipped. ``restate``
+    teaches that a near-copy is consistent; without these a detector learns "almost the same words =
+    consistent" and misses "I love it" ... "I hate it" (the shipped v2 flagged 10% of negated human-bot
+    utterances, ``benchmarks/perturbation_probe.py``). Needs spaCy (the ``spacy`` extra) and a lexicon
+    (default WordNet, the ``wordnet`` extra).
     """
     from ..probes.triggers_en import (
         EnglishSynonymParaphraser,
@@ -184,11 +187,10 @@ def perturbation_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None
         toks = parser(u)
         flipped = negate(toks, rng)
         second = flipped[0] if flipped and flipped[0] != u.strip() else None
-        if second is None:
-            verbs = [(i, alts) for i, alts in _candidates(toks, lexicon.antonyms) if toks[i].tag.startswith("VB")]
-            if verbs:
-                i, alts = rng.choice(verbs)
-                second = _replace(toks, [(i, rng.choice(alts))])
+        opposites = [(i, alts) for i, alts in _candidates(toks, lexicon.antonyms) if toks[i].tag[:2] in ("VB", "JJ")]
+        if opposites and (second is None or rng.random() < antonym_share):
+            i, alts = rng.choice(opposites)
+            second = _replace(toks, [(i, rng.choice(alts))])
         same = para.paraphrase(u, rng)
         if second is None or same is None or same == u.strip() or edits_a_question(u, second):
             continue
