@@ -5,7 +5,7 @@ at several thresholds and recomputes the paper's metrics with the same code `dia
 It shows the trade-off a user buys with `dialcheck check --tau`: higher tau, fewer false alarms
 (RCT up), fewer detections (human-bot recall down).
 
-    dialcheck evaluate --model src/dialcheck/models/decode-utterance-minilm-v2 --predictions runs/p.jsonl
+    dialcheck evaluate --model src/dialcheck/models/decode-utterance-minilm-v3 --predictions runs/p.jsonl
     python benchmarks/decode_tau_sweep.py runs/p.jsonl --taus 0.5,0.6,0.7,0.8,0.9 --markdown runs/sweep.md
 """
 

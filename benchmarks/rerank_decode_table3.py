@@ -8,7 +8,7 @@ rate of the chosen replies is judged by the detector -- the same one that re-ran
 re-ranked rate is optimistic by construction: it counts only the contradictions the detector itself can
 see. ``--judge`` adds a second, independently trained detector as judge.
 
-    nice -n 10 python benchmarks/rerank_decode_table3.py --detector src/dialcheck/models/decode-utterance-minilm-v2 \
+    nice -n 10 python benchmarks/rerank_decode_table3.py --detector src/dialcheck/models/decode-utterance-minilm-v3 \
         --out runs/rerank-table3 --limit 300
     python benchmarks/rerank_decode_table3.py --out runs/rerank-table3 --report-only --detector ...
 
