@@ -261,6 +261,16 @@ def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_b
     if kind == "lora":
         code, _, err = _run(capsys, "train", "--out", str(tmp_path / "x"), "--init", str(tmp_path), *common)
         assert code != 0 and "dialcheck.json" in err
+        # --epochs 0 recalibrates only: the same weights, no training step, thresholds from validation
+        recal = tmp_path / "recal"
+        args = ["--limit", "30", "--data-dir", str(data_root), "--no-progress"]
+        code, _, err = _run(capsys, "train", "--out", str(recal), "--init", str(first), "--epochs", "0", *args)
+        assert code == 0, err
+        assert [v.score for v in load_detector(recal).predict(d)] == pytest.approx(s1, abs=1e-6)
+        t = json.loads((recal / "dialcheck.json").read_text())
+        assert t["training"]["steps"] == 0 and 0 < t["thresholds"]["eta_e"] <= 0.95
+        code, _, err = _run(capsys, "train", "--out", str(tmp_path / "y"), "--epochs", "0", *args)
+        assert code == 2 and "--epochs" in err
         return
     # a real update moves the scores (the continued model is trainable); a new batch order, the same split
     third = tmp_path / "third"

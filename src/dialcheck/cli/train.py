@@ -57,7 +57,12 @@ def add_parser(sub: Any) -> None:
         help="comma-separated extra data ('' = none). decode: random_premise (default), restate, anli, "
         "nli_samples, swap; citod: kbi (default: KBI synthesis by entity replacement)",
     )
-    p.add_argument("--epochs", type=float, default=2.0)
+    p.add_argument(
+        "--epochs",
+        type=float,
+        default=2.0,
+        help="passes over the training pairs (default 2); decode: 0 with --init recalibrates tau and eta_e only",
+    )
     p.add_argument("--batch-size", type=int, default=None, help="default 32 (decode), 16 (citod)")
     p.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
     p.add_argument("--max-length", type=int, default=None, help="default 128 (decode), 256 (citod)")
@@ -215,6 +220,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         args.detector, args.base, args.max_length = kinds[old.detector], old.base, old.max_length
         lora = bool(old.adapter and old.adapter.get("type") == "lora")
         args.full, args.lora = not lora, int(old.adapter["r"]) if lora and old.adapter else 0
+    if args.epochs < 0 or (args.epochs == 0 and init is None):
+        raise InputError(f"--epochs must be positive (0 only with --init, to recalibrate), got {args.epochs}")
     args.detector = args.detector or "utterance"
     args.augment = "random_premise" if args.augment is None else args.augment
     args.batch_size = args.batch_size or 32

@@ -256,7 +256,8 @@ def fit_pair_model(
 
 
 def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int = 64) -> dict[str, float]:
-    """Set ``tau`` (balanced accuracy) and ``eta_e`` (the paper's pair-level evidence F1) from validation dialogues.
+    """Set ``tau`` (balanced accuracy) and ``eta_e`` (the paper's pair-level evidence F1) from validation
+    dialogues, each the highest value within one standard error of the best.
 
     ``tau`` is the highest threshold within one standard error of the best balanced accuracy: the
     validation curve is flat over a wide range, and in front of a chatbot a false alarm (a good reply
@@ -267,10 +268,12 @@ def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int 
     labels = np.array([e.label for e in dialogues], dtype=bool)
     tau, bacc = best_threshold(scores, labels, balanced_accuracy, one_se=True)
     detector.tau = tau
-    # eta_e maximises supporting-evidence F1 as the paper counts it: over every pair of every dialogue
+    # eta_e: supporting-evidence F1 as the paper counts it (over every pair of every dialogue), and, as
+    # for tau, the highest eta_e within one standard error (sqrt(f(1-f)/n), n = contradictions with
+    # evidence) of the best: the curve is flat, and naming fewer, surer turns is the safer tie-break
     known = [(e, v) for e, v in zip(dialogues, verdicts, strict=True) if not e.label or e.evidence]
-    has_evidence = any(e.label for e, _ in known)
-    best_eta, best_f1 = tau, -1.0
+    n_pos = sum(1 for e, _ in known if e.label)
+    curve = []
     for eta in sorted({round(x, 2) for x in np.linspace(0.05, 0.95, 19)} | {round(tau, 4)}):
         preds = []
         for _e, v in known:
@@ -279,9 +282,11 @@ def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int 
                 continue
             ev = tuple(i for i, s in v.pair_scores.items() if s >= eta)
             preds.append(ev or (max(v.pair_scores, key=v.pair_scores.__getitem__),))
-        f1 = pair_evidence_f1([e.evidence or () for e, _ in known], preds) if has_evidence else 0.0
-        if f1 > best_f1 + 1e-9:
-            best_eta, best_f1 = float(eta), f1
+        curve.append((float(eta), pair_evidence_f1([e.evidence or () for e, _ in known], preds) if n_pos else 0.0))
+    best_f1 = max(f for _, f in curve)
+    floor = best_f1 - math.sqrt(max(best_f1 * (1 - best_f1), 0.0) / max(n_pos, 1))
+    best_eta = max(eta for eta, f in curve if f >= floor - 1e-12)
+    best_f1 = dict(curve)[best_eta]
     detector.eta_e = best_eta
     return {"val_balanced_accuracy": bacc, "val_evidence_f1": best_f1, "tau": tau, "eta_e": best_eta}
 
@@ -364,16 +369,22 @@ def train_detector(
         detector.save(checkpoint)
         log.info("checkpoint at step %d saved to %s", step, checkpoint)
 
-    res = fit_pair_model(
-        clf,
-        [(p.first, p.second) for p in pairs],
-        targets,
-        cfg,
-        evaluate if has_val else None,
-        metric="val_balanced_accuracy",
-        show_progress_bar=show_progress_bar,
-        on_best=save_checkpoint if checkpoint is not None else None,
-    )
+    if cfg.epochs == 0:  # calibration only: the loaded weights as they are, thresholds set anew
+        if init is None:
+            raise ValueError("epochs=0 only recalibrates a loaded detector (init)")
+        model.eval()
+        res = FitResult(0, 0, 0.0, [], 0.0, cfg.threads or os.cpu_count() or 1)
+    else:
+        res = fit_pair_model(
+            clf,
+            [(p.first, p.second) for p in pairs],
+            targets,
+            cfg,
+            evaluate if has_val else None,
+            metric="val_balanced_accuracy",
+            show_progress_bar=show_progress_bar,
+            on_best=save_checkpoint if checkpoint is not None else None,
+        )
     final = evaluate() if has_val else {}
     detector.config.training = {
         **(data_info or {}),
