@@ -269,6 +269,7 @@ def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_b
         assert [v.score for v in load_detector(recal).predict(d)] == pytest.approx(s1, abs=1e-6)
         t = json.loads((recal / "dialcheck.json").read_text())
         assert t["training"]["steps"] == 0 and 0 < t["thresholds"]["eta_e"] <= 0.95
+        assert "Calibration only" in (recal / "MODEL_CARD.md").read_text()
         code, _, err = _run(capsys, "train", "--out", str(tmp_path / "y"), "--epochs", "0", *args)
         assert code == 2 and "--epochs" in err
         return

@@ -43,6 +43,12 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         lines += ["```", str(init.get("command")), "```", "", "and then:", ""]
     if t.get("command"):
         lines += ["```", str(t["command"]), "```", ""]
+    if t.get("epochs") == 0 and t.get("steps") == 0:
+        lines += [
+            "Calibration only: the weights are unchanged; tau and eta_e were set on the validation",
+            "dialogues.",
+            "",
+        ]
     for key in (
         "augment",
         "counts",
