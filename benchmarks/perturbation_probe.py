@@ -29,7 +29,7 @@ from dialcheck.probes.triggers import TriggerInput
 from dialcheck.probes.triggers_en import build_english_triggers, edits_a_question
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from restatement_probe import bot_utterances
+from restatement_probe import bot_utterances, emit_table
 
 KINDS = ("negation", "antonym", "paraphrase")
 LABELS = {"negation": "negation (contradiction)", "antonym": "antonym (mostly contradiction)"}
@@ -84,10 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             rates.append(sum(float(s) >= det.tau for s in scores) / max(1, len(pairs[kind])))
         lines.append(f"| {name} | {det.tau:.3f} | " + " | ".join(f"{r:.3f}" for r in rates) + " |")
         print(f"{name}: done", file=sys.stderr)
-    text = "\n".join(lines)
-    print(text)
-    if args.markdown:
-        args.markdown.write_text(text + "\n", encoding="utf-8")
+    emit_table(lines, args.markdown)
     return 0
 
 

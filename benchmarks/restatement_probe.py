@@ -94,11 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     lines = [head, "|" + "---|" * 7]
     for name, tau, fa, rec, bal, rep, prt in rows:
         lines.append(f"| {name} | {tau:.3f} | {fa:.3f} | {rec:.3f} | {bal:.3f} | {rep:.3f} | {prt:.3f} |")
+    emit_table(lines, args.markdown)
+    return 0
+
+
+def emit_table(lines: list[str], markdown: Path | None) -> None:
+    """Print a Markdown table and, with ``markdown``, write it there too."""
     text = "\n".join(lines)
     print(text)
-    if args.markdown:
-        args.markdown.write_text(text + "\n", encoding="utf-8")
-    return 0
+    if markdown:
+        markdown.write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
