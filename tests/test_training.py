@@ -215,3 +215,33 @@ def test_perturbation_pairs_flip_polarity_beside_a_paraphrase():
         assert ("n't" in a) != ("n't" in b) or {"love", "hate"} <= set((a + " " + b).replace(".", "").split())
     for a, b in by_label[0]:  # the same sentence with a synonym
         assert ("n't" in a) == ("n't" in b) and {"hound", "occupation"} & set((a + " " + b).replace(".", "").split())
+
+
+class _FixedScores:
+    """A stand-in detector whose verdicts are given: calibration only reads scores and pair scores."""
+
+    def __init__(self, verdicts):
+        self.verdicts, self.tau, self.eta_e = verdicts, 0.5, 0.5
+
+    def predict(self, dialogues, batch_size=64):
+        return self.verdicts[: len(dialogues)]
+
+
+@pytest.mark.parametrize("second_gold, expect", [(False, 0.95), (True, 0.6)])
+def test_eta_e_is_the_highest_value_within_one_standard_error(second_gold, expect):
+    from dialcheck.schema import Example, Verdict
+    from dialcheck.training.trainer import calibrate
+
+    d = Dialogue.from_texts(["a", "b", "c", "d", "e"])
+    examples, verdicts = [], []
+    for _ in range(200):
+        # a contradiction: turn 0 is evidence (0.99); turn 2 is evidence too (0.6), or not (0.2)
+        examples.append(Example(d, True, (0, 2) if second_gold else (0,)))
+        verdicts.append(Verdict(True, 0.99, (0,), None, {0: 0.99, 2: 0.6 if second_gold else 0.2}))
+        examples.append(Example(d, False, ()))
+        verdicts.append(Verdict(False, 0.1, (), None, {0: 0.1, 2: 0.1}))
+    det = _FixedScores(verdicts)
+    out = calibrate(det, examples)
+    # a flat curve (every eta names exactly the gold turns) goes to the highest eta; when a higher eta
+    # drops a gold turn (F1 4/5 -> 2/3, far beyond one standard error) the rule stays at or below 0.6
+    assert det.eta_e == out["eta_e"] == pytest.approx(expect)

@@ -372,6 +372,10 @@ def train_detector(
     if cfg.epochs == 0:  # calibration only: the loaded weights as they are, thresholds set anew
         if init is None:
             raise ValueError("epochs=0 only recalibrates a loaded detector (init)")
+        import torch
+
+        if cfg.threads:
+            torch.set_num_threads(cfg.threads)
         model.eval()
         res = FitResult(0, 0, 0.0, [], 0.0, cfg.threads or os.cpu_count() or 1)
     else:
