@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import sys
 from pathlib import Path
 
 import dialcheck
 from dialcheck.datasets import load_dataset
 from dialcheck.io import parse_dialogue
+from dialcheck.language import SENTENCE_END
 
 HERE = Path(__file__).resolve().parent
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def hand_set(path: Path) -> tuple[list, list[int]]:

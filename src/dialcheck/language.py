@@ -12,15 +12,25 @@ the share reaches :data:`ZH_SHARE`, and not Chinese when it stays under :data:`O
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 
 from .errors import InputError
 from .schema import Dialogue
 
-__all__ = ["OTHER_SHARE", "ZH_SHARE", "check_chinese_conversation", "cjk_share", "dialogue_language", "is_chinese"]
+__all__ = [
+    "OTHER_SHARE",
+    "SENTENCE_END",
+    "ZH_SHARE",
+    "check_chinese_conversation",
+    "cjk_share",
+    "dialogue_language",
+    "is_chinese",
+]
 
 ZH_SHARE = 0.5
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # the space after an English sentence: SENTENCE_END.split(text)
 OTHER_SHARE = 0.2
 
 

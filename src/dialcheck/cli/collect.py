@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import set_threads
+from .common import add_threads_option, set_threads
 
 HELP = "build contradiction collections: contexts by FQness, replies, annotation, LOGO, analysis"
 
@@ -127,7 +127,7 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
     p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    add_threads_option(p)
     p.add_argument("--all-scores", default=None, help="also write every scored candidate here")
     p.add_argument("--out", "-o", required=True)
     p.add_argument("--no-progress", action="store_true")
@@ -198,7 +198,7 @@ def _add_responses(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=4)
-    p.add_argument("--threads", type=int, default=0)
+    add_threads_option(p)
     p.add_argument("--out", "-o", required=True)
     p.add_argument("--no-progress", action="store_true")
 
@@ -225,7 +225,7 @@ def _add_autolabel(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replies", required=True)
     p.add_argument("--model", "-m", default=None, help="detector folder (default: the shipped English one)")
     p.add_argument("--tau", type=float, default=None)
-    p.add_argument("--threads", type=int, default=0)
+    add_threads_option(p)
     p.add_argument("--out", "-o", required=True)
 
 
@@ -383,7 +383,7 @@ def _add_logo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epochs", type=float, default=3.0)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=0)
+    add_threads_option(p)
     p.add_argument("--out", "-o", default=None, help="write the table as JSON")
     p.add_argument("--no-progress", action="store_true")
 

@@ -31,7 +31,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_threads_option(p: argparse.ArgumentParser) -> None:
+def add_threads_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument(
         "--threads", type=int, default=0, help="CPU threads for torch (default 0 = torch's default, all cores)"
     )

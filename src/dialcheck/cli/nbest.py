@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import set_threads
+from .common import add_threads_option, set_threads
 from .probe import SOURCES, build_echo_items
 
 HELP = "n-best analysis: Certainty and Variety of replies to polar echo questions"
@@ -50,7 +50,7 @@ def add_parser(sub: Any) -> None:
     g.add_argument(
         "--batch-rows", type=int, default=0, help="size generate calls by sequences instead (beams x inputs)"
     )
-    g.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    add_threads_option(g)
     p.add_argument("--classifier", default=None, help="answer classifier folder (default: the shipped one)")
     p.add_argument("--generate-only", action="store_true", help="store the n-best lists unjudged (judge later)")
     p.add_argument("--rejudge", action="store_true", help="judge the stored lists again (e.g. with --classifier)")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from .common import add_threads_option
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
@@ -91,7 +92,7 @@ def add_parser(sub: Any) -> None:
         help="seed of initialisation and batch order only (default --seed): continue a run with --init in a new "
         "order while keeping its validation split",
     )
-    p.add_argument("--threads", type=int, default=0, help="CPU threads for torch (default 0 = all cores)")
+    add_threads_option(p)
     p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     g = p.add_argument_group("citod")

@@ -71,13 +71,13 @@ def decode_metrics(split: str, examples: Sequence[Example], verdicts: Sequence[V
         out.update(precision=100 * p, recall=100 * r, f1=100 * f)
     with_evidence = [(e, v) for e, v in zip(examples, verdicts, strict=True) if not e.label or e.evidence is not None]
     if split in ("dev", "a2t") and with_evidence:
+        predicted = [v.evidence if v.contradiction else () for _, v in with_evidence]
         out["strict_accuracy"] = 100 * strict_accuracy(
             [e.label for e, _ in with_evidence],
             [v.contradiction for _, v in with_evidence],
             [e.evidence for e, _ in with_evidence],
-            [v.evidence if v.contradiction else () for _, v in with_evidence],
+            predicted,
         )
-        predicted = [v.evidence if v.contradiction else () for _, v in with_evidence]
         out["evidence_f1"] = 100 * pair_evidence_f1(
             [e.evidence or () for e, _ in with_evidence],
             predicted,

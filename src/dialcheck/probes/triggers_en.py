@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from ..errors import MissingDependencyError
+from ..language import SENTENCE_END
 from .echo import NEGATIVE_FORMS
 from .triggers import METHODS, Paraphraser, Trigger, TriggerInput, TriggerSet, paraphrase, run_methods
 
@@ -62,6 +63,7 @@ __all__ = [
     "negate",
     "negation_en",
     "parse",
+    "parse_all",
     "past_tense",
     "perturb_en",
     "plural",
@@ -168,6 +170,15 @@ def parse(text: str, nlp: Any = None) -> list[Tok]:
 
 
 Parser = Callable[[str], Sequence[Tok]]
+
+
+def parse_all(texts: Iterable[str], batch_size: int = 256) -> Parser:
+    """A :data:`Parser` that has parsed ``texts`` in spaCy batches up front (much faster than one by one
+    for thousands of texts) and parses any other text on demand."""
+    nlp = _spacy()
+    unique = list(dict.fromkeys(texts))
+    parsed = {t: _from_doc(doc) for t, doc in zip(unique, nlp.pipe(unique, batch_size=batch_size), strict=True)}
+    return lambda text: parsed[text] if text in parsed else parse(text)
 
 
 def _render(parts: Sequence[tuple[str | None, str]]) -> str:
@@ -746,9 +757,6 @@ class EnglishSynonymParaphraser:
         return _replace(toks, [(i, rng.choice(alts)) for i, alts in sorted(picked)])
 
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
-
-
 def edits_a_question(a: str, b: str) -> bool:
     """Is the first place where ``a`` and ``b`` differ inside a question of ``a``? A negated question
     contradicts nothing ("Did you go?" / "Didn't you go?"), so polarity flips there are skipped.
@@ -759,7 +767,7 @@ def edits_a_question(a: str, b: str) -> bool:
     False
     """
     k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    for m in _SENTENCE_BREAK.finditer(a + " "):
+    for m in SENTENCE_END.finditer(a + " "):
         if m.start() >= k:
             return a[: m.start()].rstrip().endswith("?")
     return a.rstrip().endswith("?")

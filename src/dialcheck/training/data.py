@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 
 from ..datasets import load_dataset
 from ..datasets.decode import group_pairs
+from ..language import SENTENCE_END
 from ..schema import Dialogue, Example, Pair, Turn
 
 __all__ = [
@@ -44,8 +44,6 @@ __all__ = [
 ]
 
 AUGMENTATIONS = ("random_premise", "restate", "perturb", "anli", "nli_samples", "swap")
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _bucket(key: str, seed: int) -> float:
@@ -99,7 +97,7 @@ def _from_another_group(
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text.strip()) if len(s.split()) >= 3]
+    return [s for s in SENTENCE_END.split(text.strip()) if len(s.split()) >= 3]
 
 
 def restatement_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: int = 0) -> list[Pair]:
@@ -164,22 +162,15 @@ def perturbation_pairs(
         EnglishSynonymParaphraser,
         WordNetLexicon,
         _candidates,
-        _from_doc,
         _replace,
-        _spacy,
         edits_a_question,
         negate,
+        parse_all,
     )
 
     rng = random.Random(seed)
     chosen = [(rng.choice((p.first, p.second)), p.group) for p in pairs if p.label == 1]
-    nlp = _spacy()
-    texts = list(dict.fromkeys(u for u, _ in chosen))
-    parsed = {t: _from_doc(doc) for t, doc in zip(texts, nlp.pipe(texts, batch_size=parse_batch), strict=True)}
-
-    def parser(text: str) -> Sequence:
-        return parsed[text] if text in parsed else _from_doc(nlp(text))
-
+    parser = parse_all((u for u, _ in chosen), parse_batch)
     lexicon = lexicon if lexicon is not None else WordNetLexicon.load()
     para = EnglishSynonymParaphraser(lexicon, parser=parser)
     out = []
