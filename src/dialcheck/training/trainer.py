@@ -283,6 +283,7 @@ def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int 
             ev = tuple(i for i, s in v.pair_scores.items() if s >= eta)
             preds.append(ev or (max(v.pair_scores, key=v.pair_scores.__getitem__),))
         curve.append((float(eta), pair_evidence_f1([e.evidence or () for e, _ in known], preds) if n_pos else 0.0))
+    log.info("eta_e curve (pair-level evidence F1): %s", ", ".join(f"{eta:g}: {f:.4f}" for eta, f in curve))
     best_f1 = max(f for _, f in curve)
     floor = best_f1 - math.sqrt(max(best_f1 * (1 - best_f1), 0.0) / max(n_pos, 1))
     best_eta = max(eta for eta, f in curve if f >= floor - 1e-12)
