@@ -284,6 +284,30 @@ def test_train_cli_init_continues_from_a_saved_detector(capsys, tmp_path, tiny_b
     assert (t3["seed"], t3["split_seed"]) == (5, 0) and t3["counts"] == cfg["training"]["counts"]
 
 
+def test_train_cli_warm_starts_the_unstructured_detector_from_an_utterance_detector(
+    capsys, tmp_path, tiny_base, data_root
+):
+    from dialcheck.detectors import load_detector
+    from dialcheck.detectors.unstructured import history_text
+    from dialcheck.schema import Dialogue
+
+    common = ["--limit", "30", "--epochs", "1", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
+    first, second = tmp_path / "utterance", tmp_path / "unstructured"
+    code, _, err = _run(capsys, "train", "--out", str(first), "--base", str(tiny_base), "--lora", "4", *common)
+    assert code == 0, err
+    args = ["train", "--out", str(second), "--init", str(first), "--detector", "unstructured", "--lr", "1e-12"]
+    code, _, err = _run(capsys, *args, *common)
+    assert code == 0, err
+    cfg = json.loads((second / "dialcheck.json").read_text())
+    assert cfg["detector"] == "decode.unstructured.v1" and cfg["max_length"] == 256
+    assert cfg["training"]["counts"]["synthetic.history"] > 0 and cfg["adapter"]["r"] == 4
+    # lr ~0: the unstructured detector scores (history, last turn) exactly as the pair classifier it started from
+    d = Dialogue.from_texts(["i like tea", "ok", "i never drink tea"])
+    pair = (history_text(d), d.turns[-1].text)
+    expected = load_detector(first).classifier.score([pair])[0]
+    assert load_detector(second).predict([d])[0].score == pytest.approx(float(expected), abs=1e-5)
+
+
 def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     capsys, tmp_path, tiny_base, tiny_detector_dir, data_root, monkeypatch
 ):

@@ -41,3 +41,13 @@ def test_gold_evidence_on_a_turn_never_paired_is_not_counted():
     # gold names turn 1 (the other speaker's), which the utterance-based detector never pairs
     m = decode_metrics("dev", [_ex(True, (1, 2))], [Verdict(True, 0.9, (2,), None, {0: 0.1, 2: 0.9})])
     assert m["evidence_f1"] == pytest.approx(100.0)
+
+
+def test_a_detector_without_evidence_gets_no_evidence_metrics():
+    # the unstructured detector names no turns: strict accuracy would count every hit as wrong
+    examples = [_ex(True, (2,)), _ex(False, ())]
+    verdicts = [Verdict(True, 0.9, (), None, {}), Verdict(False, 0.1, (), None, {})]
+    m = decode_metrics("dev", examples, verdicts, evidence=False)
+    assert m["accuracy"] == 100.0
+    assert not {"strict_accuracy", "evidence_f1", "evidence_f1_per_example"} & set(m)
+    assert decode_metrics("dev", examples, verdicts)["strict_accuracy"] == 50.0

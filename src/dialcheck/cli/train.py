@@ -152,8 +152,10 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="FOLDER",
         help="decode: continue training a saved detector, LoRA or fully fine-tuned (its base, adapter, type "
-        "and max length are used; --base/--lora/--full/--detector/--max-length are ignored), e.g. to add your "
-        "own data or resume an interrupted run from OUT/checkpoint; cdconv: start "
+        "and max length are used; --base/--lora/--full/--max-length are ignored), e.g. to add your "
+        "own data or resume an interrupted run from OUT/checkpoint; with a --detector of the other type, a warm "
+        "start of that detector from the same pair classifier (--max-length default 256 for unstructured); "
+        "cdconv: start "
         "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
         "are used; a 4-way classifier gets a new head)",
     )
@@ -218,7 +220,13 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         kinds = {v: k for k, v in DETECTOR_TYPES.items()}
         if old.detector not in kinds:
             raise InputError(f"--init continues DECODE detectors only, not {old.detector!r}", str(init))
-        args.detector, args.base, args.max_length = kinds[old.detector], old.base, old.max_length
+        if args.detector is not None and DETECTOR_TYPES[args.detector] != old.detector:
+            # a warm start: the other detector type from the same pair classifier (weights, adapter, base)
+            print(f"dialcheck: the {args.detector} detector starts from the weights of {init}", file=sys.stderr)
+            args.max_length = args.max_length or (256 if args.detector == "unstructured" else old.max_length)
+        else:
+            args.detector, args.max_length = kinds[old.detector], old.max_length
+        args.base = old.base
         lora = bool(old.adapter and old.adapter.get("type") == "lora")
         args.full, args.lora = not lora, int(old.adapter["r"]) if lora and old.adapter else 0
     if args.epochs < 0 or (args.epochs == 0 and init is None):

@@ -49,6 +49,7 @@ class Detector(ABC):
 
     registry_name: ClassVar[str] = ""
     truncation_side: ClassVar[str] = "right"
+    names_evidence: ClassVar[bool] = True  # does ``predict`` name the earlier turns that are contradicted?
 
     def __init__(
         self,

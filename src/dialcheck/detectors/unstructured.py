@@ -30,6 +30,7 @@ class UnstructuredDetector(Detector):
     """Unstructured detector: one (tagged history, last turn) pair per dialogue."""
 
     truncation_side = "left"
+    names_evidence = False
 
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 32, show_progress_bar: bool = False

@@ -52,8 +52,14 @@ PAPER = {
 }
 
 
-def decode_metrics(split: str, examples: Sequence[Example], verdicts: Sequence[Verdict]) -> dict[str, float]:
-    """The metrics of one split from gold examples and verdicts (percentages)."""
+def decode_metrics(
+    split: str, examples: Sequence[Example], verdicts: Sequence[Verdict], evidence: bool = True
+) -> dict[str, float]:
+    """The metrics of one split from gold examples and verdicts (percentages).
+
+    ``evidence=False`` (a detector that names no evidence turns, e.g. the unstructured one) leaves out
+    strict accuracy and the evidence F1s, which would count every detected contradiction as wrong.
+    """
     gold = [e.label for e in examples]
     pred = [v.contradiction for v in verdicts]
     out: dict[str, float] = {"n": float(len(examples)), "accuracy": 100 * accuracy(gold, pred)}
@@ -70,7 +76,7 @@ def decode_metrics(split: str, examples: Sequence[Example], verdicts: Sequence[V
         p, r, f = precision_recall_f1(gold, pred)
         out.update(precision=100 * p, recall=100 * r, f1=100 * f)
     with_evidence = [(e, v) for e, v in zip(examples, verdicts, strict=True) if not e.label or e.evidence is not None]
-    if split in ("dev", "a2t") and with_evidence:
+    if split in ("dev", "a2t") and with_evidence and evidence:
         predicted = [v.evidence if v.contradiction else () for _, v in with_evidence]
         out["strict_accuracy"] = 100 * strict_accuracy(
             [e.label for e, _ in with_evidence],
@@ -113,7 +119,7 @@ class DecodeEvaluator(SplitEvaluator):
             )
             seconds = time.perf_counter() - t0
             self.predictions[split] = list(zip(examples, verdicts, strict=True))
-            for k, v in decode_metrics(split, examples, verdicts).items():
+            for k, v in decode_metrics(split, examples, verdicts, detector.names_evidence).items():
                 results[f"{split}/{k}"] = round(v, 2) if k != "n" else v
             results[f"{split}/dialogues_per_s"] = round(len(examples) / max(seconds, 1e-9), 1)
         return results
