@@ -7,6 +7,9 @@ It shows the trade-off a user buys with `dialcheck check --tau`: higher tau, few
 
     dialcheck evaluate --model src/dialcheck/models/decode-utterance-minilm-v3 --predictions runs/p.jsonl
     python benchmarks/decode_tau_sweep.py runs/p.jsonl --taus 0.5,0.6,0.7,0.8,0.9 --markdown runs/sweep.md
+
+Several prediction files (of the same splits) are an ensemble: each pair's score is the mean of the
+files' scores for it, then the dialogue is decided as one detector would decide it.
 """
 
 from __future__ import annotations
@@ -41,13 +44,39 @@ def redecide(record: dict, tau: float, eta_e: float) -> Verdict:
     return decide({int(k): float(v) for k, v in record["pair_scores"].items()}, tau, eta_e)
 
 
-def sweep(path: Path, taus: list[float], eta_e: float | None) -> list[dict[str, float]]:
+def read_predictions(paths: list[Path]) -> dict[str, list[dict]]:
+    """Records by split; with several files, each pair score is the mean over the files (an ensemble).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for name, s in (("a", 0.2), ("b", 0.6)):
+    ...     _ = (d / name).write_text(json.dumps({"split": "dev", "id": "x", "pair_scores": {"0": s}}) + "\\n")
+    >>> read_predictions([d / "a", d / "b"])["dev"][0]["pair_scores"]
+    {'0': 0.4}
+    """
+    tables = []
+    for path in paths:
+        table: dict[tuple[str, str], dict] = {}
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    record = json.loads(line)
+                    table[(record["split"], record["id"])] = record
+        tables.append(table)
     by_split: dict[str, list[dict]] = collections.defaultdict(list)
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                record = json.loads(line)
-                by_split[record["split"]].append(record)
+    for key, record in tables[0].items():
+        missing = [str(p) for p, t in zip(paths, tables, strict=True) if key not in t]
+        if missing:
+            raise SystemExit(f"{missing[0]}: no prediction for {key[0]} {key[1]} (ensembles need the same splits)")
+        scores = {
+            t: sum(float(tab[key]["pair_scores"][t]) for tab in tables) / len(tables) for t in record["pair_scores"]
+        }
+        by_split[key[0]].append({**record, "pair_scores": scores})
+    return by_split
+
+
+def sweep(paths: list[Path], taus: list[float], eta_e: float | None) -> list[dict[str, float]]:
+    by_split = read_predictions(paths)
     examples = {s: {e.id: e for e in load_dataset(SPLITS[s])} for s in by_split}
     rows = []
     for tau in taus:
@@ -72,7 +101,12 @@ def to_markdown(rows: list[dict[str, float]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("predictions", type=Path, help="JSONL written by dialcheck evaluate --predictions")
+    p.add_argument(
+        "predictions",
+        type=Path,
+        nargs="+",
+        help="JSONL written by dialcheck evaluate --predictions (several: ensemble)",
+    )
     p.add_argument("--taus", default="0.5,0.6,0.7,0.8,0.9")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: equal to tau)")
     p.add_argument("--markdown", type=Path, default=None)
@@ -85,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.band:
         lo, hi = (float(x) for x in args.band.split(","))
-        scores = [json.loads(x)["score"] for x in args.predictions.read_text(encoding="utf-8").splitlines() if x]
+        by_split = read_predictions(args.predictions)
+        scores = [max(r["pair_scores"].values(), default=r["score"]) for rs in by_split.values() for r in rs]
         inside = sum(lo <= s <= hi for s in scores)
         share = f"{inside} ({inside / len(scores):.1%})"
         print(f"{len(scores)} dialogues; max score {max(scores):.6f}; in [{lo}, {hi}]: {share}")

@@ -51,3 +51,32 @@ def test_a_detector_without_evidence_gets_no_evidence_metrics():
     assert m["accuracy"] == 100.0
     assert not {"strict_accuracy", "evidence_f1", "evidence_f1_per_example"} & set(m)
     assert decode_metrics("dev", examples, verdicts)["strict_accuracy"] == 50.0
+
+
+def _tau_sweep():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "decode_tau_sweep.py"
+    spec = importlib.util.spec_from_file_location("decode_tau_sweep", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path):
+    import json
+
+    sweep = _tau_sweep()
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    rec = {"split": "dev", "id": "dev:0", "score": 0.9, "pair_scores": {"0": 0.9, "2": 0.1}}
+    a.write_text(json.dumps(rec) + "\n")
+    b.write_text(json.dumps({**rec, "pair_scores": {"0": 0.3, "2": 0.5}}) + "\n")
+    merged = sweep.read_predictions([a, b])["dev"][0]
+    assert merged["pair_scores"] == pytest.approx({"0": 0.6, "2": 0.3})
+    # re-decided as one detector: the ensemble's max pair (0.6) passes tau 0.55, turn 0 is the evidence
+    v = sweep.redecide(merged, 0.55, 0.55)
+    assert v.contradiction and v.evidence == (0,)
+    b.write_text(json.dumps({**rec, "id": "dev:1"}) + "\n")
+    with pytest.raises(SystemExit, match="no prediction for dev dev:0"):
+        sweep.read_predictions([a, b])
