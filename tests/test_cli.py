@@ -301,6 +301,7 @@ def test_train_cli_warm_starts_the_unstructured_detector_from_an_utterance_detec
     cfg = json.loads((second / "dialcheck.json").read_text())
     assert cfg["detector"] == "decode.unstructured.v1" and cfg["max_length"] == 256
     assert cfg["training"]["counts"]["synthetic.history"] > 0 and cfg["adapter"]["r"] == 4
+    assert cfg["training"]["data"].startswith("synthetic speaker-tagged histories")
     # lr ~0: the unstructured detector scores (history, last turn) exactly as the pair classifier it started from
     d = Dialogue.from_texts(["i like tea", "ok", "i never drink tea"])
     pair = (history_text(d), d.turns[-1].text)

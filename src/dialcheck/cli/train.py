@@ -254,7 +254,9 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         "augment": list(augment),
         "split_seed": args.seed,
         "counts": data.counts,
-        "data": "DECODE train utterance pairs (decode.train_pairs.v1)" + "".join(f" + {a}" for a in augment),
+        "data": ("synthetic speaker-tagged histories built from " if args.detector == "unstructured" else "")
+        + "DECODE train utterance pairs (decode.train_pairs.v1)"
+        + "".join(f" + {a}" for a in augment),
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }
