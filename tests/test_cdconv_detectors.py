@@ -155,6 +155,11 @@ def test_train_save_load_round_trip_with_a_tiny_model(tiny_base, tmp_path, cls, 
     assert [v.score for v in after] == pytest.approx([v.score for v in before], abs=1e-5)
     assert all(v.category in (None, *CATEGORY_LABELS[1:]) for v in after)
     if cls is HierarchicalDetector:
+        # each stage keeps the threshold of its best dev F1 (a rare stage never fires at 0.5), and reloads it
+        from dialcheck.detectors.categories import STAGES
+
+        assert all(-1e-4 <= loaded.stage_threshold(s) <= 1 + 1e-4 for s in STAGES)
+        assert {s: loaded.stage_threshold(s) for s in STAGES} == {s: det.config.thresholds[s] for s in STAGES}
         with pytest.raises(ModelError, match="load its parent folder"):
             load_detector(out / "history")
         import shutil

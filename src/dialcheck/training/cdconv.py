@@ -4,7 +4,9 @@
 The 4-way detectors (``cdconv.pair.v1``, ``cdconv.flat.v1``) learn one classifier over the four labels.
 The hierarchical detector learns its three binary stages one after another, each on every training
 example (positive when the gold category is the stage's, as in the paper's released hierarchical
-splits). Early stopping uses dev 4-class macro-F1 (4-way) or the stage's dev F1 (cascade); the dev
+splits). Early stopping uses dev 4-class macro-F1 (4-way) or the stage's dev F1 at its best threshold
+(cascade), and each stage keeps that threshold: intra-sentence and role-confusion positives are 4-6% of
+the rows, so at 0.5 those stages never fire and their F1 would stay 0 whatever they learn. The dev
 metrics of the finished detector are stored in its config.
 
 With ``init`` (a saved LoRA pair classifier, e.g. pre-trained on OCNLI by :mod:`dialcheck.training.nli`)
@@ -34,6 +36,7 @@ from ..detectors.categories import (
 )
 from ..errors import InputError, ModelError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
+from ..evaluation.metrics import best_threshold
 from ..schema import Example
 from .trainer import FitResult, TrainConfig, fit_pair_model
 
@@ -178,6 +181,15 @@ def _fit_category(
     )
 
 
+def _positive_f1(gold: Sequence[bool], pred: Sequence[bool]) -> float:
+    """F1 of the positive class.
+
+    >>> _positive_f1([True, True, False], [True, False, True])
+    0.5
+    """
+    return f1_per_class([int(g) for g in gold], [int(p) for p in pred], [1])[1]
+
+
 def _fit_hierarchical(
     det: HierarchicalDetector,
     train: Sequence[Example],
@@ -202,16 +214,18 @@ def _fit_hierarchical(
         dev_texts = [stage_input(stage, e.dialogue, sep) for e in dev_rows]
         dev_gold = [int(category_of_example(e) == stage) for e in dev_rows]
 
-        def evaluate(
-            clf: Any = clf, dev_texts: list = dev_texts, dev_gold: list = dev_gold, stage: str = stage
-        ) -> dict:
-            pred = [int(s >= det.stage_threshold(stage)) for s in clf.score(dev_texts)]
-            return {"score": f1_per_class(dev_gold, pred, [1])[1]}
+        def evaluate(clf: Any = clf, dev_texts: list = dev_texts, dev_gold: list = dev_gold) -> dict:
+            threshold, f1 = best_threshold(clf.score(dev_texts), dev_gold, _positive_f1)
+            return {"score": f1, "threshold": threshold}
 
         log.info("training the %s stage on %d examples (%d positive)", stage, len(rows), int((targets == cidx).sum()))
         results[stage] = fit_pair_model(
             clf, texts, targets, cfg, evaluate if dev_rows else None, show_progress_bar=progress
         )
+        if dev_rows:  # the kept weights' best dev threshold becomes the stage's
+            best = evaluate()
+            det.config.thresholds[stage] = round(float(best["threshold"]), 6)
+            log.info("%s stage: dev F1 %.4f at threshold %.4f", stage, best["score"], best["threshold"])
     return results
 
 
