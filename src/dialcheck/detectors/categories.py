@@ -197,7 +197,8 @@ class StageScorer(Protocol):
 @register_detector("cdconv.hierarchical.v1")
 class HierarchicalDetector(Detector):
     """Three binary classifiers in sequence (intra-sentence, role confusion, history); the first whose
-    score reaches its threshold (``thresholds[stage]``, default ``tau``) decides the category.
+    score reaches its threshold (``thresholds[stage]``, set by training to the stage's best dev F1;
+    default ``tau``) decides the category.
 
     The folder holds ``dialcheck.json`` and one sub-folder per stage, each a saved binary classifier.
     """
@@ -219,6 +220,20 @@ class HierarchicalDetector(Detector):
 
     def stage_threshold(self, stage: str) -> float:
         return float(self.config.thresholds.get(stage, self.tau))
+
+    @Detector.tau.setter
+    def tau(self, value: float) -> None:
+        """Setting ``tau`` (``dialcheck check --tau``) moves every stage's threshold to it.
+
+        >>> d = HierarchicalDetector()
+        >>> d.config.thresholds["intra_sentence"] = 0.06
+        >>> d.tau = 0.7
+        >>> d.stage_threshold("intra_sentence"), d.stage_threshold("history")
+        (0.7, 0.7)
+        """
+        self.config.thresholds["tau"] = float(value)
+        for stage in STAGES:
+            self.config.thresholds[stage] = float(value)
 
     def set_stage(self, stage: str, scorer: StageScorer) -> HierarchicalDetector:
         """Use ``scorer`` (e.g. a :class:`PairClassifier`) for ``stage``."""
