@@ -222,8 +222,9 @@ def _fit_hierarchical(
         results[stage] = fit_pair_model(
             clf, texts, targets, cfg, evaluate if dev_rows else None, show_progress_bar=progress
         )
-        if dev_rows:  # the kept weights' best dev threshold becomes the stage's
-            best = evaluate()
+        # the kept weights' dev threshold (recorded at their validation) becomes the stage's
+        best = next((h for h in results[stage].history if h["step"] == results[stage].best_step), None)
+        if best is not None:
             det.config.thresholds[stage] = round(float(best["threshold"]), 6)
             log.info("%s stage: dev F1 %.4f at threshold %.4f", stage, best["score"], best["threshold"])
     return results
