@@ -12,8 +12,14 @@ seed, cached under ``OUT/pretrain``) and every CDConv classifier starts from it 
 a new head; for ``gemma-frozen`` the stage heads start from the OCNLI head and the flat 4-way cell has
 nothing to transfer, so it is skipped). Early stopping uses dev; the numbers are on test.
 
+Detectors: ``hierarchical`` (the three stage thresholds chosen together on dev for the mean of 2-class
+accuracy and 4-class macro-F1), ``hierarchical-stage`` (the same trained stages, each at the threshold of
+its own best dev F1) and ``flat`` (u1 b1 u2 -> b2, one 4-way classifier).
+
 Resumable: each finished cell is ``OUT/cells/<backbone>__<pretrain>__<detector>__<split>__s<seed>.json``
-and is skipped on the next run; the table (``OUT/table4.md``) is rebuilt from every finished cell.
+and is skipped on the next run; the table (``OUT/table4.md``) is rebuilt from every finished cell. The
+trained detectors (LoRA backbones) are kept in ``OUT/models/`` and reused: the two hierarchical
+variants share one training, and a new threshold rule needs no retraining.
 
     python benchmarks/cdconv_table4.py --out runs/cdconv_table4 --threads 2            # everything
     python benchmarks/cdconv_table4.py --backbones minilm-zh --seeds 0 --limit 200 --epochs 1   # quick look
@@ -45,6 +51,7 @@ SPLITS = {
     "official": ("cdconv.train.v1", "cdconv.dev.v1", "cdconv.test.v1"),
     "disjoint": ("cdconv.disjoint.train.v1", "cdconv.disjoint.dev.v1", "cdconv.disjoint.test.v1"),
 }
+DETECTORS = ("hierarchical", "hierarchical-stage", "flat")
 COLUMNS = (
     ("2class/accuracy", "2-cls acc"),
     ("2class/macro_f1", "2-cls F1"),
@@ -62,7 +69,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default="runs/cdconv_table4", help="results folder (cells, pre-trained models, table)")
     p.add_argument("--backbones", default=",".join(BACKBONES), help=f"comma-separated; known: {', '.join(BACKBONES)}")
     p.add_argument("--pretrain", default="none,ocnli", help="none and/or ocnli")
-    p.add_argument("--detectors", default="hierarchical,flat", help="hierarchical and/or flat")
+    p.add_argument("--detectors", default="hierarchical,flat", help=f"comma-separated; known: {', '.join(DETECTORS)}")
     p.add_argument("--splits", default="official,disjoint", help="official and/or disjoint")
     p.add_argument("--seeds", default="0,1,2,3", help="comma-separated seeds (the paper reports the mean of four)")
     p.add_argument("--epochs", type=float, default=2.0, help="CDConv fine-tuning epochs")
@@ -186,19 +193,41 @@ class Runner:
         bb = self.backbones[backbone]
         train_name, dev_name, test_name = SPLITS[split]
         train, dev, test = self.data(train_name), self.data(dev_name, "dev"), self.data(test_name)
-        cls = HierarchicalDetector if detector == "hierarchical" else FlatCategoryDetector
+        from dialcheck.detectors import load_detector
+        from dialcheck.detectors.categories import STAGES
+        from dialcheck.training.cdconv import calibrate_cascade
+
+        hier = detector.startswith("hierarchical")
+        cls = HierarchicalDetector if hier else FlatCategoryDetector
         t0 = time.time()
         init = self.pretrained(backbone, seed) if pretrain == "ocnli" else None
+        reused = False
         if bb["kind"] == "frozen":
             if detector == "flat" and init is not None:
                 return None  # frozen encoder + a new 4-way head: OCNLI has nothing to transfer
             det = self.fit_frozen(cls, backbone, train, seed, init)
+            if detector == "hierarchical" and dev:
+                calibrate_cascade(det, dev)
+            train_s = time.time() - t0
         else:
-            adapter = {"type": "lora", "r": bb["r"], "alpha": 2 * bb["r"], "dropout": 0.1}
-            det = cls(base=bb["base"], adapter=adapter, max_length=bb["max_length"])
-            cfg = self.train_config(backbone, seed, self.args.epochs)
-            train_category_detector(det, train, dev, cfg, init=init)
-        train_s = time.time() - t0
+            folder = (
+                self.out / "models" / cell_name(backbone, pretrain, "hierarchical" if hier else detector, split, seed)
+            )
+            if (folder / "dialcheck.json").exists():
+                det, reused = load_detector(folder), True
+                log.info("reusing the trained detector %s", folder)
+            else:
+                adapter = {"type": "lora", "r": bb["r"], "alpha": 2 * bb["r"], "dropout": 0.1}
+                det = cls(base=bb["base"], adapter=adapter, max_length=bb["max_length"])
+                cfg = self.train_config(backbone, seed, self.args.epochs)
+                train_category_detector(det, train, dev, cfg, init=init)
+                det.config.training["seconds_total"] = round(time.time() - t0, 1)
+                det.save(folder)
+            train_s = float(det.config.training.get("seconds_total", time.time() - t0))
+            if detector == "hierarchical-stage":  # each stage back at its own best-F1 threshold
+                before = det.config.training.get("cascade", {}).get("stage_thresholds_before", {})
+                for st in STAGES:
+                    det.config.thresholds[st] = float(before.get(st, det.stage_threshold(st)))
         t1 = time.time()
         dev_m = cdconv_metrics(
             [example_label(e) for e in dev], [verdict_label(v) for v in det.predict([e.dialogue for e in dev])]
@@ -217,6 +246,8 @@ class Runner:
             "train_examples": len(train),
             "test_examples": len(test),
             "train_seconds": round(train_s, 1),
+            "reused_model": reused,
+            "thresholds": {k: v for k, v in det.config.thresholds.items() if k in STAGES} if hier else None,
             "eval_seconds": round(time.time() - t1, 1),
             "dev": dev_m,
             "test": test_m,
@@ -347,12 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for seed in map(int, _items(args.seeds))
     ]
     for b, p, d, s, _ in plan:
-        if (
-            b not in runner.backbones
-            or p not in ("none", "ocnli")
-            or d not in ("hierarchical", "flat")
-            or s not in SPLITS
-        ):
+        if b not in runner.backbones or p not in ("none", "ocnli") or d not in DETECTORS or s not in SPLITS:
             raise SystemExit(f"unknown cell {b}/{p}/{d}/{s}")
     done = 0
     for i, key in enumerate(plan, 1):

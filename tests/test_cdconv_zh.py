@@ -223,6 +223,17 @@ def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_roo
     capsys.readouterr()
     assert mod.main(args) == 0  # resumed: nothing left to run
     assert "0 cell(s) run, 8 already finished" in capsys.readouterr().err
+    # the per-stage-threshold variant reuses the kept hierarchical model: no training, the stages' own thresholds
+    hier = json.loads((out / "cells" / "minilm-zh__ocnli__hierarchical__official__s0.json").read_text())
+    assert (
+        mod.main([*args, "--backbones", "minilm-zh", "--pretrain", "ocnli", "--detectors", "hierarchical-stage"]) == 0
+    )
+    stage = json.loads((out / "cells" / "minilm-zh__ocnli__hierarchical-stage__official__s0.json").read_text())
+    assert stage["reused_model"] and not hier["reused_model"]
+    saved = json.loads((out / "models" / "minilm-zh__ocnli__hierarchical__official__s0" / "dialcheck.json").read_text())
+    assert stage["thresholds"] == saved["training"]["cascade"]["stage_thresholds_before"]
+    assert hier["thresholds"] == {k: saved["thresholds"][k] for k in hier["thresholds"]}
+    assert "| minilm-zh | ocnli | hierarchical-stage | 1 |" in (out / "table4.md").read_text()
 
 
 def test_gemma_code_paths_with_a_tiny_gemma3_text_model(tiny_base, tmp_path):

@@ -139,6 +139,13 @@ def add_parser(sub: Any) -> None:
         "probabilities into the encoder's (mix chosen on dev; needs scikit-learn for training only)",
     )
     c.add_argument(
+        "--cascade",
+        choices=("joint", "stage"),
+        default="joint",
+        help="hierarchical: choose the three stage thresholds together on dev for the mean of 2-class accuracy "
+        "and 4-class macro-F1 (joint, default), or keep each stage's own best-F1 threshold (stage)",
+    )
+    c.add_argument(
         "--add-lexical",
         default=None,
         metavar="FOLDER",

@@ -197,8 +197,8 @@ class StageScorer(Protocol):
 @register_detector("cdconv.hierarchical.v1")
 class HierarchicalDetector(Detector):
     """Three binary classifiers in sequence (intra-sentence, role confusion, history); the first whose
-    score reaches its threshold (``thresholds[stage]``, set by training to the stage's best dev F1;
-    default ``tau``) decides the category.
+    score reaches its threshold (``thresholds[stage]``, chosen by training for the three stages together on
+    dev; default ``tau``) decides the category.
 
     The folder holds ``dialcheck.json`` and one sub-folder per stage, each a saved binary classifier.
     """

@@ -6,8 +6,11 @@ The hierarchical detector learns its three binary stages one after another, each
 example (positive when the gold category is the stage's, as in the paper's released hierarchical
 splits). Early stopping uses dev 4-class macro-F1 (4-way) or the stage's dev F1 at its best threshold
 (cascade), and each stage keeps that threshold: intra-sentence and role-confusion positives are 4-6% of
-the rows, so at 0.5 those stages never fire and their F1 would stay 0 whatever they learn. The dev
-metrics of the finished detector are stored in its config.
+the rows, so at 0.5 those stages never fire and their F1 would stay 0 whatever they learn. Chosen stage
+by stage, those thresholds over-fire together (any stage's false alarm is a false alarm of the cascade),
+so by default (``cascade_rule="joint"``) the three are then chosen together on dev for the mean of 2-class
+accuracy and 4-class macro-F1 (:func:`cascade_thresholds`). The dev metrics of the finished detector are
+stored in its config.
 
 With ``init`` (a saved LoRA pair classifier, e.g. pre-trained on OCNLI by :mod:`dialcheck.training.nli`)
 every classifier starts from its encoder adapter (and added vocabulary rows); the binary stages keep its
@@ -41,8 +44,11 @@ from ..schema import Example
 from .trainer import FitResult, TrainConfig, fit_pair_model
 
 __all__ = [
+    "CASCADE_RULES",
     "MIX_GRID",
     "TAU_GRID",
+    "calibrate_cascade",
+    "cascade_thresholds",
     "category_of_example",
     "choose_mix",
     "fit_lexical",
@@ -230,6 +236,130 @@ def _fit_hierarchical(
     return results
 
 
+CASCADE_RULES = ("joint", "stage")
+
+
+def _cascade_confusions(
+    s1: np.ndarray, s2: np.ndarray, s3: np.ndarray, gold: np.ndarray, t1: float, t2: float, t3s: np.ndarray
+) -> np.ndarray:
+    """(len(t3s), 4, 4) confusion counts (gold x predicted CDConv id) of the cascade at thresholds
+    (t1, t2, each of t3s); NaN scores (a stage that does not apply) never fire."""  # fmt: skip
+    with np.errstate(invalid="ignore"):
+        f1 = s1 >= t1
+        f2 = ~f1 & (s2 >= t2)
+        rest = ~f1 & ~f2
+        f3 = rest[None, :] & (s3[None, :] >= t3s[:, None])
+    pred = np.where(f1, 1, np.where(f2, 2, 0))[None, :].repeat(len(t3s), 0)
+    pred[f3] = 3
+    rows = np.arange(len(t3s))[:, None] * 16 + gold[None, :] * 4 + pred
+    return np.bincount(rows.ravel(), minlength=16 * len(t3s)).reshape(len(t3s), 4, 4)
+
+
+def _confusion_scores(conf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """2-class accuracy and 4-class macro-F1 (percent) of each confusion matrix in ``conf`` (k, 4, 4)."""
+    n = conf.sum(axis=(1, 2))
+    acc2 = (conf[:, 0, 0] + conf[:, 1:, 1:].sum(axis=(1, 2))) / n
+    tp = np.diagonal(conf, axis1=1, axis2=2)
+    fp = conf.sum(axis=1) - tp
+    fn = conf.sum(axis=2) - tp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(tp > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
+    return 100 * acc2, 100 * f1.mean(axis=1)
+
+
+def cascade_thresholds(
+    stage_scores: dict[str, Sequence[float]], gold: Sequence[int], levels: int = 36
+) -> dict[str, Any]:
+    """Choose the three stage thresholds of the cascade together on dev.
+
+    ``stage_scores``: each stage's P(contradiction) per dev example (NaN where the stage does not apply);
+    ``gold``: CDConv label ids. Each stage's candidates are its dev-score quantiles from 30% to 100%
+    (``levels`` of them) plus "never fires". The criterion is the one CDConv is judged by, the mean of
+    2-class accuracy and 4-class macro-F1; of the settings within one standard error (of the top
+    setting's 2-class accuracy) of the top criterion, the one that fires on the fewest dev examples is
+    kept (ties: the higher criterion), as the DECODE threshold keeps the highest within one SE: trained
+    per stage for its own F1, the stages together over-fire.
+
+    >>> gold = [0, 0, 0, 1, 2, 3, 3, 0]
+    >>> s = {"intra_sentence": [.1, .2, .1, .9, .1, .1, .2, .3], "role_confusion": [.1, .1, .2, .1, .8, .2, .1, .1],
+    ...      "history": [.2, .1, .6, .1, .2, .9, .7, .1]}
+    >>> r = cascade_thresholds(s, gold)
+    >>> r["dev"]["2class/accuracy"], r["dev"]["4class/macro_f1"]
+    (100.0, 100.0)
+    """
+    g = np.asarray(gold, dtype=np.int64)
+    s1, s2, s3 = (np.asarray(stage_scores[st], dtype=float) for st in STAGES)
+    if not (len(s1) == len(s2) == len(s3) == len(g)) or not len(g):
+        raise ValueError("every stage needs one score per dev example")
+    if not set(np.unique(g)) <= {0, 1, 2, 3}:
+        raise ValueError("gold labels are CDConv ids 0-3")
+
+    def candidates(s: np.ndarray) -> np.ndarray:
+        v = s[~np.isnan(s)]
+        q = np.unique(np.quantile(v, np.linspace(0.3, 1.0, levels))) if len(v) else np.array([])
+        return np.concatenate([q, [np.inf]])
+
+    c1, c2, c3 = candidates(s1), candidates(s2), candidates(s3)
+    crit, acc2, f4, fires, keys = [], [], [], [], []
+    for t1 in c1:
+        for t2 in c2:
+            conf = _cascade_confusions(s1, s2, s3, g, t1, t2, c3)
+            a, f = _confusion_scores(conf)
+            crit.append((a + f) / 2)
+            acc2.append(a)
+            f4.append(f)
+            fires.append(conf[:, :, 1:].sum(axis=(1, 2)))
+            keys.extend((t1, t2, t3) for t3 in c3)
+    crit_a, acc_a, f4_a, fires_a = (np.concatenate(x) for x in (crit, acc2, f4, fires))
+    top = int(np.argmax(crit_a))
+    p = acc_a[top] / 100
+    se = 100 * math.sqrt(p * (1 - p) / len(g))
+    near = np.flatnonzero(crit_a >= crit_a[top] - se)
+    chosen = int(near[np.lexsort((-crit_a[near], fires_a[near]))[0]])
+
+    def finite(t: float) -> float | None:
+        return None if not np.isfinite(t) else round(float(t), 6)
+
+    return {
+        "thresholds": {st: finite(t) for st, t in zip(STAGES, keys[chosen], strict=True)},
+        "dev": {"2class/accuracy": round(float(acc_a[chosen]), 2), "4class/macro_f1": round(float(f4_a[chosen]), 2),
+                "fires": int(fires_a[chosen])},
+        "top": {"thresholds": {st: finite(t) for st, t in zip(STAGES, keys[top], strict=True)},
+                "2class/accuracy": round(float(acc_a[top]), 2), "4class/macro_f1": round(float(f4_a[top]), 2)},
+        "one_se": round(se, 3),
+        "settings": len(keys),
+    }  # fmt: skip
+
+
+def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_size: int = 64) -> dict[str, Any]:
+    """Score ``dev`` once with every stage, choose the three thresholds together
+    (:func:`cascade_thresholds`) and set them on ``det`` (a stage that should never fire gets 1.01);
+    returns the choice, also recorded in ``det.config.training["cascade"]``."""
+    if not dev:
+        raise InputError("choosing the cascade thresholds needs dev examples")
+    n = len(dev)
+    scores = {st: np.full(n, np.nan) for st in STAGES}
+    for st in STAGES:
+        need = 2 if st == "intra_sentence" else 3
+        idx = [i for i, e in enumerate(dev) if len(e.dialogue.turns) >= need]
+        if idx:
+            sep = det._sep(st)
+            s = det.stages[st].score([stage_input(st, dev[i].dialogue, sep) for i in idx], batch_size=batch_size)
+            scores[st][idx] = np.asarray(s, dtype=float)
+    before = {st: det.stage_threshold(st) for st in STAGES}
+    res = cascade_thresholds(scores, [example_label(e) for e in dev])
+    for st, t in res["thresholds"].items():
+        det.config.thresholds[st] = 1.01 if t is None else t
+    res["stage_thresholds_before"] = before
+    det.config.training = {**det.config.training, "cascade": res}
+    log.info(
+        "cascade thresholds chosen together on dev: %s (dev 2-class acc %.2f, 4-class macro-F1 %.2f; "
+        "per-stage F1 thresholds were %s)", res["thresholds"], res["dev"]["2class/accuracy"],
+        res["dev"]["4class/macro_f1"], before,
+    )  # fmt: skip
+    return res
+
+
 def train_category_detector(
     detector: Detector,
     train: Sequence[Example],
@@ -246,6 +376,9 @@ def train_category_detector(
     if not train:
         raise InputError("no training examples")
     dev = list(dev or [])
+    rule = cfg.extra.get("cascade_rule", "joint")
+    if rule not in CASCADE_RULES:
+        raise InputError(f"cascade threshold rule {rule!r}; use one of {', '.join(CASCADE_RULES)}")
     if isinstance(detector, HierarchicalDetector):
         fits = _fit_hierarchical(detector, train, dev, cfg, show_progress_bar, init)
     elif isinstance(detector, CategoryDetector):
@@ -267,6 +400,8 @@ def train_category_detector(
         **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
         **cfg.extra,
     }
+    if dev and isinstance(detector, HierarchicalDetector) and rule == "joint":
+        calibrate_cascade(detector, dev)
     if dev:
         detector.config.metrics = {
             **detector.config.metrics,
@@ -365,7 +500,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         args.base, adapter = old.base, dict(old.adapter)
         args.max_length = args.max_length or old.max_length
     det = kinds[kind](base=args.base, adapter=adapter, max_length=args.max_length or 128)
-    cfg = TrainConfig.from_args(args)
+    cfg = TrainConfig.from_args(args, cascade_rule=getattr(args, "cascade", None) or "joint")
     info = {
         "command": command,
         "data": f"CDConv {args.split} split: {train_name} (dev {dev_name})",
