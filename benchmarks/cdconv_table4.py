@@ -14,7 +14,9 @@ nothing to transfer, so it is skipped). Early stopping uses dev; the numbers are
 
 Detectors: ``hierarchical`` (the three stage thresholds chosen together on dev for the mean of 2-class
 accuracy and 4-class macro-F1), ``hierarchical-stage`` (the same trained stages, each at the threshold of
-its own best dev F1) and ``flat`` (u1 b1 u2 -> b2, one 4-way classifier).
+its own best dev F1), ``hierarchical-lexical`` (the same stages with a character n-gram logistic regression
+mixed into each stage's score, mix and thresholds chosen on dev) and ``flat`` (u1 b1 u2 -> b2, one 4-way
+classifier).
 
 Resumable: each finished cell is ``OUT/cells/<backbone>__<pretrain>__<detector>__<split>__s<seed>.json``
 and is skipped on the next run; the table (``OUT/table4.md``) is rebuilt from every finished cell. The
@@ -51,7 +53,7 @@ SPLITS = {
     "official": ("cdconv.train.v1", "cdconv.dev.v1", "cdconv.test.v1"),
     "disjoint": ("cdconv.disjoint.train.v1", "cdconv.disjoint.dev.v1", "cdconv.disjoint.test.v1"),
 }
-DETECTORS = ("hierarchical", "hierarchical-stage", "flat")
+DETECTORS = ("hierarchical", "hierarchical-stage", "hierarchical-lexical", "flat")
 COLUMNS = (
     ("2class/accuracy", "2-cls acc"),
     ("2class/macro_f1", "2-cls F1"),
@@ -206,7 +208,7 @@ class Runner:
             if detector == "flat" and init is not None:
                 return None  # frozen encoder + a new 4-way head: OCNLI has nothing to transfer
             det = self.fit_frozen(cls, backbone, train, seed, init)
-            if detector == "hierarchical" and dev:
+            if detector in ("hierarchical", "hierarchical-lexical") and dev:
                 calibrate_cascade(det, dev)
             train_s = time.time() - t0
         else:
@@ -228,6 +230,12 @@ class Runner:
                 before = det.config.training.get("cascade", {}).get("stage_thresholds_before", {})
                 for st in STAGES:
                     det.config.thresholds[st] = float(before.get(st, det.stage_threshold(st)))
+        if detector == "hierarchical-lexical":
+            from dialcheck.training.cdconv import fit_cascade_lexical
+
+            t1 = time.time()
+            fit_cascade_lexical(det, train, dev)
+            train_s += time.time() - t1
         t1 = time.time()
         dev_m = cdconv_metrics(
             [example_label(e) for e in dev], [verdict_label(v) for v in det.predict([e.dialogue for e in dev])]
@@ -247,6 +255,7 @@ class Runner:
             "test_examples": len(test),
             "train_seconds": round(train_s, 1),
             "reused_model": reused,
+            "lexical_mix": det.lexical.mix if getattr(det, "lexical", None) is not None else None,
             "thresholds": {k: v for k, v in det.config.thresholds.items() if k in STAGES} if hier else None,
             "eval_seconds": round(time.time() - t1, 1),
             "dev": dev_m,

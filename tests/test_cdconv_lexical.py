@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from dialcheck.datasets.cdconv import LABEL_NAMES
-from dialcheck.detectors import FlatCategoryDetector, load_detector
-from dialcheck.detectors.categories import CATEGORY_LABELS
+from dialcheck.detectors import FlatCategoryDetector, HierarchicalDetector, load_detector
+from dialcheck.detectors.categories import CATEGORY_LABELS, STAGES
 from dialcheck.detectors.lexical import LexicalHead, char_ngrams, hand_features, turns4
 from dialcheck.errors import InputError
 from dialcheck.schema import Dialogue, Example
@@ -104,6 +104,47 @@ class _ConstHead(LexicalHead):
         return np.tile(self.row, (len(dialogues), 1))
 
 
+class _Stage:
+    tokenizer = None
+
+    def __init__(self, value):
+        self.value = value
+
+    def score(self, pairs, batch_size=64, show_progress_bar=False):
+        return np.full(len(pairs), self.value, dtype=np.float32)
+
+
+def test_cascade_mixes_the_lexical_head_into_each_stage():
+    det = HierarchicalDetector()
+    for st in STAGES:
+        det.set_stage(st, _Stage(0.2))
+        det.config.thresholds[st] = 0.5
+    assert det.predict([conv("x")])[0].category is None
+    # P_lexical(role confusion) = 1: at mix 0.5 the role stage scores 0.5 * 0.2 + 0.5 * 1 = 0.6 and fires;
+    # the intra stage (lexical 0) scores 0.1 and does not
+    det.lexical = _ConstHead([0.0, 0.0, 1.0, 0.0], 0.5)
+    v = det.predict([conv("x")])[0]
+    assert v.category == "role_confusion" and v.label_scores == pytest.approx(
+        {"intra_sentence": 0.1, "role_confusion": 0.6}
+    )
+
+
+def test_fit_cascade_lexical_chooses_a_mix_when_the_stages_know_nothing():
+    pytest.importorskip("sklearn")
+    from dialcheck.training.cdconv import MIX_GRID, fit_cascade_lexical
+
+    exs = _examples()
+    det = HierarchicalDetector()
+    for st in STAGES:
+        det.set_stage(st, _Stage(0.2))  # stages that score everything alike
+    chosen = fit_cascade_lexical(det, exs[:32], exs[32:] + exs[:8])
+    assert chosen["mix"] > 0.0 and chosen["mix"] in MIX_GRID and det.lexical.mix == chosen["mix"]
+    per_mix = det.config.training["cascade"]["lexical"]["dev_top_per_mix"]
+    assert per_mix["0.0"] < per_mix[str(chosen["mix"])]
+    with pytest.raises(InputError, match="needs dev"):
+        fit_cascade_lexical(det, exs, [])
+
+
 def test_mixing_moves_the_decision_and_respects_label_order():
     det = FlatCategoryDetector(tau=0.5)
     det._clf = _Rows([[0.7, 0.1, 0.1, 0.1]])
@@ -180,8 +221,15 @@ def test_cli_add_lexical_onto_a_tiny_model(tiny_base, tmp_path, capsys):
     shutil.rmtree(enc)
     verdicts = load_detector(out).predict([conv("我没有养狗1")])
     assert math.isfinite(verdicts[0].score)
+    # the cascade takes a lexical head too: its mix is chosen on dev with the three stage thresholds
+    hier = tmp_path / "h"
+    assert main([*base, "--detector", "hierarchical", "--lexical", "--out", str(hier), *tiny]) == 0
+    h = load_detector(hier)
+    assert isinstance(h, HierarchicalDetector) and h.lexical is not None
+    assert h.lexical.mix == h.config.training["lexical"]["mix"] == h.config.training["cascade"]["lexical"]["mix"]
+    assert {s: h.stage_threshold(s) for s in STAGES} == {
+        s: (1.01 if t is None else t) for s, t in h.config.training["cascade"]["thresholds"].items()
+    }
     capsys.readouterr()
-    assert main([*base, "--detector", "hierarchical", "--lexical", "--out", str(tmp_path / "h"), *tiny]) == 2
-    assert "use --detector flat or pair" in capsys.readouterr().err
     assert main(["train", "--task", "decode", "--lexical", "--out", str(tmp_path / "d")]) == 2
     assert "apply to --task cdconv" in capsys.readouterr().err

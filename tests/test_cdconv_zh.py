@@ -234,6 +234,10 @@ def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_roo
     assert stage["thresholds"] == saved["training"]["cascade"]["stage_thresholds_before"]
     assert hier["thresholds"] == {k: saved["thresholds"][k] for k in hier["thresholds"]}
     assert "| minilm-zh | ocnli | hierarchical-stage | 1 |" in (out / "table4.md").read_text()
+    one = ["--backbones", "minilm-zh", "--pretrain", "ocnli", "--detectors", "hierarchical-lexical"]
+    assert mod.main([*args, *one]) == 0
+    lex = json.loads((out / "cells" / "minilm-zh__ocnli__hierarchical-lexical__official__s0.json").read_text())
+    assert lex["reused_model"] and lex["lexical_mix"] in [round(0.1 * i, 1) for i in range(11)]
 
 
 def test_gemma_code_paths_with_a_tiny_gemma3_text_model(tiny_base, tmp_path):

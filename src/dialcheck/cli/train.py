@@ -135,8 +135,9 @@ def add_parser(sub: Any) -> None:
     c.add_argument(
         "--lexical",
         action="store_true",
-        help="flat/pair: also fit a character n-gram logistic regression on the train split and mix its "
-        "probabilities into the encoder's (mix chosen on dev; needs scikit-learn for training only)",
+        help="also fit a character n-gram logistic regression on the train split and mix its probabilities "
+        "into the encoder's (flat/pair) or each stage's score (hierarchical; mix chosen on dev with the stage "
+        "thresholds); needs scikit-learn for training only",
     )
     c.add_argument(
         "--cascade",
@@ -149,7 +150,7 @@ def add_parser(sub: Any) -> None:
         "--add-lexical",
         default=None,
         metavar="FOLDER",
-        help="skip encoder training: fit the lexical head onto this saved flat/pair detector and save to --out",
+        help="skip encoder training: fit the lexical head onto this saved CDConv detector and save to --out",
     )
     d = p.add_argument_group("distillation (decode)")
     d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")

@@ -201,9 +201,12 @@ class HierarchicalDetector(Detector):
     dev; default ``tau``) decides the category.
 
     The folder holds ``dialcheck.json`` and one sub-folder per stage, each a saved binary classifier.
+    With a :class:`~dialcheck.detectors.lexical.LexicalHead` in ``lexical`` (saved beside them), each
+    stage's score is ``(1 - mix) * stage + mix * P_lexical(stage's category)`` before its threshold.
     """
 
     truncation_side = "right"
+    lexical: LexicalHead | None = None
 
     @property
     def stages(self) -> dict[str, Any]:
@@ -260,6 +263,8 @@ class HierarchicalDetector(Detector):
         stages = self.stages
         scores: list[dict[str, float]] = [{} for _ in dialogues]
         fired: list[str | None] = [None] * len(dialogues)
+        head = self.lexical
+        lex = head.proba(dialogues) if head is not None and dialogues else None
         for stage in STAGES:
             # role confusion and history need an earlier bot turn; intra-sentence only a reply
             need = 2 if stage == "intra_sentence" else 3
@@ -268,7 +273,9 @@ class HierarchicalDetector(Detector):
                 continue
             sep = self._sep(stage)
             pairs = [stage_input(stage, dialogues[i], sep) for i in todo]
-            s = stages[stage].score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+            s = np.asarray(stages[stage].score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar))
+            if lex is not None and head is not None:
+                s = (1.0 - head.mix) * s + head.mix * lex[todo, head.labels.index(stage)]
             thr = self.stage_threshold(stage)
             for i, v in zip(todo, s, strict=True):
                 scores[i][stage] = float(v)
@@ -302,6 +309,8 @@ class HierarchicalDetector(Detector):
             save_model(clf.model, clf.tokenizer, folder / stage, self.stage_config(stage, clf.labels))
         self.config.options = {**self.config.options, "stages": list(STAGES)}
         (folder / CONFIG_NAME).write_text(self.config.to_json(), encoding="utf-8")
+        if self.lexical is not None:
+            self.lexical.save(folder)
         self.path = folder
         return folder
 
@@ -320,6 +329,7 @@ class HierarchicalDetector(Detector):
                 raise ModelError(f"{sub}: the stage's labels {cfg.labels} have no {CONTRADICTION!r}")
             model, tok = load_model(sub, cfg)
             self.attach_stage(stage, model, tok, cfg.labels)
+        self.lexical = LexicalHead.load(folder) if LexicalHead.present(folder) else None
 
     def quantize(self) -> Detector:
         import torch

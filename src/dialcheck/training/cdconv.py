@@ -51,6 +51,7 @@ __all__ = [
     "cascade_thresholds",
     "category_of_example",
     "choose_mix",
+    "fit_cascade_lexical",
     "fit_lexical",
     "start_model",
     "train_category_detector",
@@ -152,6 +153,22 @@ def fit_lexical(
     return {"mix": best[0], "tau": best[1], "tau_before": old_tau, "C": c, "n_grams": len(head.vocab),
             "top": {"mix": top[0], "tau": top[1], "mean": scores[top][0]}, "one_se": round(se, 3),
             "dev_best_per_mix": per_mix}  # fmt: skip
+
+
+def fit_cascade_lexical(
+    detector: HierarchicalDetector, train: Sequence[Example], dev: Sequence[Example], c: float = 1.0
+) -> dict[str, Any]:
+    """Fit a :class:`~dialcheck.detectors.lexical.LexicalHead` on ``train``, attach it to the cascade and
+    choose its mix with the three stage thresholds on dev (:func:`calibrate_cascade`). Needs scikit-learn."""
+    from ..datasets.cdconv import LABEL_NAMES
+    from ..detectors.lexical import LexicalHead
+
+    if not dev:
+        raise InputError("choosing the lexical mix needs dev examples")
+    head = LexicalHead.fit([e.dialogue for e in train], [example_label(e) for e in train], LABEL_NAMES, c=c)
+    detector.lexical = head
+    res = calibrate_cascade(detector, dev)
+    return {"mix": head.mix, "C": c, "n_grams": len(head.vocab), **res["lexical"], "thresholds": res["thresholds"]}
 
 
 def start_model(config: Any, init: str | Path | None = None) -> tuple[Any, Any]:
@@ -334,7 +351,10 @@ def cascade_thresholds(
 def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_size: int = 64) -> dict[str, Any]:
     """Score ``dev`` once with every stage, choose the three thresholds together
     (:func:`cascade_thresholds`) and set them on ``det`` (a stage that should never fire gets 1.01);
-    returns the choice, also recorded in ``det.config.training["cascade"]``."""
+    returns the choice, also recorded in ``det.config.training["cascade"]``.
+
+    With a lexical head on ``det``, its mix (0, 0.1, ..., 1) is chosen too: the smallest mix whose best
+    setting comes within one standard error of the best mix's, as for the flat detector."""
     if not dev:
         raise InputError("choosing the cascade thresholds needs dev examples")
     n = len(dev)
@@ -347,15 +367,35 @@ def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_s
             s = det.stages[st].score([stage_input(st, dev[i].dialogue, sep) for i in idx], batch_size=batch_size)
             scores[st][idx] = np.asarray(s, dtype=float)
     before = {st: det.stage_threshold(st) for st in STAGES}
-    res = cascade_thresholds(scores, [example_label(e) for e in dev])
+    gold = [example_label(e) for e in dev]
+    head = det.lexical
+    if head is None:
+        res = cascade_thresholds(scores, gold)
+    else:
+        lex = head.proba([e.dialogue for e in dev])
+        per_mix = {}
+        for mix in MIX_GRID:
+            mixed = {st: (1.0 - mix) * scores[st] + mix * lex[:, head.labels.index(st)] for st in STAGES}
+            per_mix[mix] = cascade_thresholds(mixed, gold)
+
+        def crit(r: dict) -> float:
+            return (r["top"]["2class/accuracy"] + r["top"]["4class/macro_f1"]) / 2
+
+        best = max(MIX_GRID, key=lambda m: (crit(per_mix[m]), -m))
+        p = per_mix[best]["top"]["2class/accuracy"] / 100
+        se = 100 * math.sqrt(p * (1 - p) / n)
+        head.mix = min(m for m in MIX_GRID if crit(per_mix[m]) >= crit(per_mix[best]) - se)
+        res = dict(per_mix[head.mix])
+        res["lexical"] = {"mix": head.mix, "top_mix": best, "one_se": round(se, 3),
+                          "dev_top_per_mix": {str(m): round(crit(r), 3) for m, r in per_mix.items()}}  # fmt: skip
     for st, t in res["thresholds"].items():
         det.config.thresholds[st] = 1.01 if t is None else t
     res["stage_thresholds_before"] = before
     det.config.training = {**det.config.training, "cascade": res}
     log.info(
         "cascade thresholds chosen together on dev: %s (dev 2-class acc %.2f, 4-class macro-F1 %.2f; "
-        "per-stage F1 thresholds were %s)", res["thresholds"], res["dev"]["2class/accuracy"],
-        res["dev"]["4class/macro_f1"], before,
+        "per-stage F1 thresholds were %s)%s", res["thresholds"], res["dev"]["2class/accuracy"],
+        res["dev"]["4class/macro_f1"], before, f"; lexical mix {head.mix}" if head is not None else "",
     )  # fmt: skip
     return res
 
@@ -410,11 +450,15 @@ def train_category_detector(
     return detector
 
 
-def _attach_lexical(det: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], command: str) -> None:
+def _attach_lexical(
+    det: CategoryDetector | HierarchicalDetector, train: Sequence[Example], dev: Sequence[Example], command: str
+) -> None:
     """Fit the lexical head, choose its mix on dev, and record both in the detector's config."""
     import datetime as dt
 
-    chosen = fit_lexical(det, train, dev)
+    chosen = (
+        fit_cascade_lexical(det, train, dev) if isinstance(det, HierarchicalDetector) else fit_lexical(det, train, dev)
+    )
     det.config.training = {
         **det.config.training,
         "lexical": {
@@ -428,7 +472,7 @@ def _attach_lexical(det: CategoryDetector, train: Sequence[Example], dev: Sequen
     det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
 
 
-def _copy_with_lexical(det: CategoryDetector, source: Path, out: Path) -> None:
+def _copy_with_lexical(det: CategoryDetector | HierarchicalDetector, source: Path, out: Path) -> None:
     """The saved detector ``source`` copied to ``out`` as is (a loaded adapter is merged and cannot be
     saved again), with the new config and the lexical head beside its weights."""
     import shutil
@@ -470,16 +514,14 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     dev = load_dataset(dev_name, args.data_dir)
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
-    if args.lexical and kind == "hierarchical":
-        raise InputError("--lexical mixes into one 4-way classifier: use --detector flat or pair")
     if args.add_lexical:
         if args.threads:
             import torch
 
             torch.set_num_threads(args.threads)
         det0 = Detector.load(args.add_lexical)
-        if not isinstance(det0, CategoryDetector):
-            raise InputError("--add-lexical needs a saved flat or pair CDConv detector", str(args.add_lexical))
+        if not isinstance(det0, CategoryDetector | HierarchicalDetector):
+            raise InputError("--add-lexical needs a saved CDConv detector", str(args.add_lexical))
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {args.add_lexical}", file=sys.stderr)
         _attach_lexical(det0, train, dev, command)
         _copy_with_lexical(det0, Path(args.add_lexical), Path(out))
