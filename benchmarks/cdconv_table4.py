@@ -227,7 +227,7 @@ class Runner:
                 det.save(folder)
             train_s = float(det.config.training.get("seconds_total", time.time() - t0))
             if detector == "hierarchical-stage":  # each stage back at its own best-F1 threshold
-                before = det.config.training.get("cascade", {}).get("stage_thresholds_before", {})
+                before = det.config.training.get("cascade", {}).get("stage_thresholds", {})
                 for st in STAGES:
                     det.config.thresholds[st] = float(before.get(st, det.stage_threshold(st)))
         if detector == "hierarchical-lexical":

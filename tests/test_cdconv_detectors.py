@@ -161,7 +161,14 @@ def test_calibrate_cascade_sets_thresholds_that_reproduce_its_dev_numbers():
     assert after["2class/accuracy"] == res["dev"]["2class/accuracy"]
     assert after["4class/macro_f1"] == res["dev"]["4class/macro_f1"]
     assert after["2class/accuracy"] + after["4class/macro_f1"] > before["2class/accuracy"] + before["4class/macro_f1"]
-    assert det.config.training["cascade"]["stage_thresholds_before"]["history"] == 0.3
+    assert det.config.training["cascade"]["stage_thresholds"]["history"] == 0.3
+    # a second calibration (e.g. after adding a lexical head) keeps the stages' own thresholds on record
+    first = det.config.training["cascade"]["thresholds"]
+    calibrate_cascade(det, dev)
+    assert det.config.training["cascade"]["stage_thresholds"]["history"] == 0.3
+    assert det.config.training["cascade"]["thresholds_before"] == {
+        k: 1.01 if v is None else v for k, v in first.items()
+    }
 
 
 class FakeClassifier:

@@ -231,7 +231,7 @@ def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_roo
     stage = json.loads((out / "cells" / "minilm-zh__ocnli__hierarchical-stage__official__s0.json").read_text())
     assert stage["reused_model"] and not hier["reused_model"]
     saved = json.loads((out / "models" / "minilm-zh__ocnli__hierarchical__official__s0" / "dialcheck.json").read_text())
-    assert stage["thresholds"] == saved["training"]["cascade"]["stage_thresholds_before"]
+    assert stage["thresholds"] == saved["training"]["cascade"]["stage_thresholds"]
     assert hier["thresholds"] == {k: saved["thresholds"][k] for k in hier["thresholds"]}
     assert "| minilm-zh | ocnli | hierarchical-stage | 1 |" in (out / "table4.md").read_text()
     one = ["--backbones", "minilm-zh", "--pretrain", "ocnli", "--detectors", "hierarchical-lexical"]

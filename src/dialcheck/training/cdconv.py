@@ -390,11 +390,13 @@ def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_s
                           "dev_top_per_mix": {str(m): round(crit(r), 3) for m, r in per_mix.items()}}  # fmt: skip
     for st, t in res["thresholds"].items():
         det.config.thresholds[st] = 1.01 if t is None else t
-    res["stage_thresholds_before"] = before
+    # each stage's own best-F1 threshold (from training) stays on record through later calibrations
+    res["stage_thresholds"] = det.config.training.get("cascade", {}).get("stage_thresholds", before)
+    res["thresholds_before"] = before
     det.config.training = {**det.config.training, "cascade": res}
     log.info(
         "cascade thresholds chosen together on dev: %s (dev 2-class acc %.2f, 4-class macro-F1 %.2f; "
-        "per-stage F1 thresholds were %s)%s", res["thresholds"], res["dev"]["2class/accuracy"],
+        "thresholds before: %s)%s", res["thresholds"], res["dev"]["2class/accuracy"],
         res["dev"]["4class/macro_f1"], before, f"; lexical mix {head.mix}" if head is not None else "",
     )  # fmt: skip
     return res
