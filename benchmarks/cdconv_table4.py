@@ -197,7 +197,7 @@ class Runner:
         train, dev, test = self.data(train_name), self.data(dev_name, "dev"), self.data(test_name)
         from dialcheck.detectors import load_detector
         from dialcheck.detectors.categories import STAGES
-        from dialcheck.training.cdconv import calibrate_cascade
+        from dialcheck.training.cdconv import calibrate_cascade, fit_cascade_lexical
 
         hier = detector.startswith("hierarchical")
         cls = HierarchicalDetector if hier else FlatCategoryDetector
@@ -231,8 +231,6 @@ class Runner:
                 for st in STAGES:
                     det.config.thresholds[st] = float(before.get(st, det.stage_threshold(st)))
         if detector == "hierarchical-lexical":
-            from dialcheck.training.cdconv import fit_cascade_lexical
-
             t1 = time.time()
             fit_cascade_lexical(det, train, dev)
             train_s += time.time() - t1

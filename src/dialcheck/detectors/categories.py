@@ -238,6 +238,19 @@ class HierarchicalDetector(Detector):
         for stage in STAGES:
             self.config.thresholds[stage] = float(value)
 
+    def stage_scores(self, dialogues: Sequence[Dialogue], batch_size: int = 64) -> dict[str, np.ndarray]:
+        """Every stage's own score (no lexical mix) for every dialogue, NaN where the stage does not apply;
+        unlike :meth:`predict`, later stages also score what an earlier one decided (for calibration)."""
+        out = {st: np.full(len(dialogues), np.nan) for st in STAGES}
+        for st in STAGES:
+            need = 2 if st == "intra_sentence" else 3
+            idx = [i for i, d in enumerate(dialogues) if len(d.turns) >= need]
+            if idx:
+                sep = self._sep(st)
+                pairs = [stage_input(st, dialogues[i], sep) for i in idx]
+                out[st][idx] = np.asarray(self.stages[st].score(pairs, batch_size=batch_size), dtype=float)
+        return out
+
     def set_stage(self, stage: str, scorer: StageScorer) -> HierarchicalDetector:
         """Use ``scorer`` (e.g. a :class:`PairClassifier`) for ``stage``."""
         if stage not in STAGES:

@@ -358,14 +358,7 @@ def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_s
     if not dev:
         raise InputError("choosing the cascade thresholds needs dev examples")
     n = len(dev)
-    scores = {st: np.full(n, np.nan) for st in STAGES}
-    for st in STAGES:
-        need = 2 if st == "intra_sentence" else 3
-        idx = [i for i, e in enumerate(dev) if len(e.dialogue.turns) >= need]
-        if idx:
-            sep = det._sep(st)
-            s = det.stages[st].score([stage_input(st, dev[i].dialogue, sep) for i in idx], batch_size=batch_size)
-            scores[st][idx] = np.asarray(s, dtype=float)
+    scores = det.stage_scores([e.dialogue for e in dev], batch_size=batch_size)
     before = {st: det.stage_threshold(st) for st in STAGES}
     gold = [example_label(e) for e in dev]
     head = det.lexical
@@ -378,16 +371,12 @@ def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_s
             mixed = {st: (1.0 - mix) * scores[st] + mix * lex[:, head.labels.index(st)] for st in STAGES}
             per_mix[mix] = cascade_thresholds(mixed, gold)
 
-        def crit(r: dict) -> float:
-            return (r["top"]["2class/accuracy"] + r["top"]["4class/macro_f1"]) / 2
-
-        best = max(MIX_GRID, key=lambda m: (crit(per_mix[m]), -m))
-        p = per_mix[best]["top"]["2class/accuracy"] / 100
-        se = 100 * math.sqrt(p * (1 - p) / n)
-        head.mix = min(m for m in MIX_GRID if crit(per_mix[m]) >= crit(per_mix[best]) - se)
+        # the flat detector's rule for the mix, on each mix's best setting (the tau slot is unused here)
+        tops = {m: (r["top"]["2class/accuracy"], r["top"]["4class/macro_f1"]) for m, r in per_mix.items()}
+        (head.mix, _), (best, _), se = choose_mix({(m, 0.5): ((a + f) / 2, a, f) for m, (a, f) in tops.items()}, n)
         res = dict(per_mix[head.mix])
         res["lexical"] = {"mix": head.mix, "top_mix": best, "one_se": round(se, 3),
-                          "dev_top_per_mix": {str(m): round(crit(r), 3) for m, r in per_mix.items()}}  # fmt: skip
+                          "dev_top_per_mix": {str(m): round((a + f) / 2, 3) for m, (a, f) in tops.items()}}  # fmt: skip
     for st, t in res["thresholds"].items():
         det.config.thresholds[st] = 1.01 if t is None else t
     # each stage's own best-F1 threshold (from training) stays on record through later calibrations
