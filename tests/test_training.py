@@ -9,6 +9,7 @@ from dialcheck.training.data import (
     pseudo_dialogues,
     random_premise_negatives,
     restatement_negatives,
+    reverse_half,
     split_groups,
     synthetic_histories,
 )
@@ -93,6 +94,34 @@ def test_restatement_negatives_restate_an_utterance_of_a_contradiction():
     }
     assert kinds == {"same", "part", "extend"}
     assert restatement_negatives(pairs, seed=0) == negs  # seeded
+
+
+def test_reverse_half_reads_about_half_the_pairs_backwards_and_keeps_everything_else():
+    pairs = _toy_pairs(400, 3)
+    out = reverse_half(pairs, seed=0)
+    flipped = [a for a, b in zip(out, pairs, strict=True) if a != b]
+    assert 150 < len(flipped) < 250
+    for a, b in zip(out, pairs, strict=True):
+        assert {a.first, a.second} == {b.first, b.second} and (a.label, a.source, a.group) == (
+            b.label,
+            b.source,
+            b.group,
+        )
+    assert reverse_half(pairs, seed=0) == out and reverse_half(pairs, seed=1) != out  # seeded
+
+
+def test_build_decode_training_data_reverse_flips_train_pairs_only(data_root):
+    from dialcheck.training.data import build_decode_training_data
+
+    plain = build_decode_training_data(data_root, augment=("random_premise",), limit=60)
+    rev = build_decode_training_data(data_root, augment=("random_premise", "reverse"), limit=60)
+    assert rev.validation == plain.validation
+    assert sorted((p.second, p.first) if p not in plain.train else (p.first, p.second) for p in rev.train) == sorted(
+        (p.first, p.second) for p in plain.train
+    )
+    assert rev.counts["reversed"] == sum(p not in plain.train for p in rev.train) > 0
+    with pytest.raises(ValueError, match="reverse"):
+        build_decode_training_data(data_root, "decode.unstructured.v1", ("reverse",), limit=200)
 
 
 def test_pseudo_dialogues_add_rct_like_negatives():
@@ -245,3 +274,8 @@ def test_eta_e_is_the_highest_value_within_one_standard_error(second_gold, expec
     # a flat curve (every eta names exactly the gold turns) goes to the highest eta; when a higher eta
     # drops a gold turn (F1 4/5 -> 2/3, far beyond one standard error) the rule stays at or below 0.6
     assert det.eta_e == out["eta_e"] == pytest.approx(expect)
+
+
+def test_synthetic_histories_refuse_a_single_dialogue_instead_of_hanging():
+    with pytest.raises(ValueError, match="two dialogues"):
+        synthetic_histories([Pair("a", "z", 1, group="z"), Pair("b", "z", 0, group="z")])

@@ -11,7 +11,10 @@ train dialogue, keyed by its last utterance). From them this module builds:
   learns "same topic = contradiction" and flags a speaker who repeats or restates themself),
   ``perturb`` pairs (an utterance against its negation or antonym swap, label 1, and against a synonym
   paraphrase, label 0: the counterweight to ``restate``) and NLI pairs (ANLI, MNLI/SNLI samples)
-  converted to two labels;
+  converted to two labels; ``reverse`` then reads half of all training pairs (chosen by a seeded hash
+  of the pair) backwards, label unchanged: contradiction and its absence are symmetric, and a model that
+  only ever sees the checked turn second can learn how such turns are phrased rather than whether they
+  conflict (use with ``--pair-order both``);
 - pseudo-dialogues per group for validation and calibration at the dialogue level, including an
   RCT-like version of each contradiction (its evidence turns removed);
 - synthetic speaker-tagged histories for the unstructured detector.
@@ -39,11 +42,12 @@ __all__ = [
     "pseudo_dialogues",
     "random_premise_negatives",
     "restatement_negatives",
+    "reverse_half",
     "split_groups",
     "synthetic_histories",
 ]
 
-AUGMENTATIONS = ("random_premise", "restate", "perturb", "anli", "nli_samples", "swap")
+AUGMENTATIONS = ("random_premise", "restate", "perturb", "anli", "nli_samples", "swap", "reverse")
 
 
 def _bucket(key: str, seed: int) -> float:
@@ -225,6 +229,8 @@ def synthetic_histories(
 
     rng = random.Random(seed)
     pool = [(p.first, p.group) for p in pairs]
+    if len({g for _, g in pool}) < 2:  # the fillers come from other groups: none would ever be found
+        raise ValueError(f"synthetic histories need utterance pairs of at least two dialogues, got {len(pool)} pairs")
 
     def filler(group: str) -> str:
         while True:
@@ -257,6 +263,21 @@ def synthetic_histories(
     return out
 
 
+def reverse_half(pairs: Sequence[Pair], seed: int = 0) -> list[Pair]:
+    """Each pair read backwards (``first`` and ``second`` exchanged) when a seeded hash of its two texts
+    falls below one half; labels, sources and groups are kept, and so is the order of the list.
+
+    >>> ps = [Pair(f"a{i}", f"b{i}", i % 2) for i in range(200)]
+    >>> out = reverse_half(ps, seed=0)
+    >>> 70 < sum(p.first.startswith("b") for p in out) < 130, [p.label for p in out] == [p.label for p in ps]
+    (True, True)
+    """
+    return [
+        Pair(p.second, p.first, p.label, p.source, p.group) if _bucket(f"{p.first}\x00{p.second}", seed) < 0.5 else p
+        for p in pairs
+    ]
+
+
 @dataclass
 class DecodeTrainingData:
     """Train pairs, validation pairs and validation dialogues, with counts per source."""
@@ -282,6 +303,8 @@ def build_decode_training_data(
     unknown = set(augment) - set(AUGMENTATIONS)
     if unknown:
         raise ValueError(f"unknown augmentation(s) {sorted(unknown)}; known: {', '.join(AUGMENTATIONS)}")
+    if "reverse" in augment and detector == "decode.unstructured.v1":
+        raise ValueError("the reverse augmentation applies to the utterance-based detector (pairs of turns)")
     pairs = load_dataset("decode.train_pairs.v1", root)
     if limit is not None:
         keep = set(list(group_pairs(pairs))[:limit])
@@ -306,9 +329,16 @@ def build_decode_training_data(
         train_out += load_dataset("nli.anli.v1", root)
     if "nli_samples" in augment:
         train_out += load_dataset("nli.mnli_snli_samples.v1", root)
+    reversed_pairs = 0
+    if "reverse" in augment:
+        flipped = reverse_half(train_out, seed)
+        reversed_pairs = sum(a is not b for a, b in zip(flipped, train_out, strict=True))
+        train_out = flipped
     counts: dict[str, int] = {}
     for p in train_out:
         counts[p.source] = counts.get(p.source, 0) + 1
+    if reversed_pairs:
+        counts["reversed"] = reversed_pairs
     counts["validation_pairs"] = len(val_out)
     counts["validation_dialogues"] = len(val_dialogues)
     return DecodeTrainingData(train_out, val_out, val_dialogues, counts)
