@@ -338,3 +338,35 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     assert cfg["training"]["teacher"] == str(tiny_detector_dir) and cfg["training"]["distill_alpha"] == 0.7
     assert _run(capsys, *args, "--out", str(tmp_path / "b"))[0] == 0  # second run reuses the cached scores
     assert list((tmp_path / "cache" / "teacher-scores").glob("*.npy")) == cached
+
+
+def test_pair_order_both_is_kept_by_calibration_and_applied_by_check(capsys, tmp_path, tiny_base, data_root):
+    from dialcheck.detectors import load_detector
+    from dialcheck.schema import Dialogue
+
+    args = ["--limit", "30", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
+    first, both, again = tmp_path / "first", tmp_path / "both", tmp_path / "again"
+    code, _, err = _run(
+        capsys, "train", "--out", str(first), "--base", str(tiny_base), "--lora", "4", "--epochs", "1", *args
+    )
+    assert code == 0, err
+    code, _, err = _run(
+        capsys, "train", "--out", str(both), "--init", str(first), "--epochs", "0", "--pair-order", "both", *args
+    )
+    assert code == 0, err
+    code, _, err = _run(capsys, "train", "--out", str(again), "--init", str(both), "--epochs", "0", *args)
+    assert code == 0, err
+    d = Dialogue.from_texts(["i like tea", "ok", "i never drink tea"])
+    fwd = load_detector(first).predict([d])[0].score
+    rev = load_detector(first).predict([Dialogue.from_texts(["i never drink tea", "ok", "i like tea"])])[0].score
+    for folder in (both, again):  # a recalibration from a "both" model keeps reading both orders
+        assert json.loads((folder / "dialcheck.json").read_text())["options"] == {"pair_order": "both"}
+        assert load_detector(folder).predict([d])[0].score == pytest.approx((fwd + rev) / 2, abs=1e-5)
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(["i like tea", "ok", "i never drink tea"]))
+    for order, expected in (("both", (fwd + rev) / 2), ("forward", fwd)):
+        code, out, err = _run(capsys, "check", str(path), "--json", "--model", str(both), "--pair-order", order)
+        assert code == 0, err
+        assert json.loads(out)["score"] == pytest.approx(expected, abs=1e-5)
+    code, _, err = _run(capsys, "train", "--task", "citod", "--out", str(tmp_path / "c"), "--pair-order", "both")
+    assert code == 2 and "--pair-order" in err

@@ -45,6 +45,18 @@ def test_all_speakers_option_pairs_every_earlier_turn():
     assert len(det._clf.calls[0]) == 4
 
 
+def test_pair_order_both_averages_the_two_readings_of_each_pair():
+    # RuleClassifier is order-sensitive: "never" must be in the second segment
+    det = _utterance(pair_order="both", tau=0.4, eta_e=0.45)
+    (v,) = det.predict([DOGS])
+    assert det._clf.calls[1] == [(b, a) for a, b in det._clf.calls[0]]
+    assert v.pair_scores[0] == pytest.approx((0.9 + 0.1) / 2)
+    assert v.contradiction and v.evidence == (0, 2)
+    det.tau = 0.6
+    (v,) = det.predict([DOGS])
+    assert not v.contradiction
+
+
 def test_no_contradiction_gives_no_evidence_and_tau_decides():
     det = _utterance(tau=0.95)
     (v,) = det.predict([DOGS])

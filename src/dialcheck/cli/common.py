@@ -21,6 +21,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tau", type=float, default=None, help="decision threshold (default: the model's)")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
     p.add_argument("--batch-size", type=int, default=64, help="pairs per forward pass (default 64)")
+    add_pair_order_option(p)
     add_threads_option(p)
     p.add_argument(
         "--vocabulary",
@@ -28,6 +29,16 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help='JSON object of entity type -> values (e.g. {"city": ["boston"]}) added to the task-oriented '
         "detector's entity checks, so values missing from a dialogue's table are typed too",
+    )
+
+
+def add_pair_order_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    p.add_argument(
+        "--pair-order",
+        choices=("forward", "both"),
+        default=None,
+        help="utterance-based detectors: read each (earlier turn, last turn) pair as trained (forward) or in "
+        "both orders, averaging the two scores (twice the cost); default: the model's",
     )
 
 
@@ -62,6 +73,9 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         det.tau = _prob(args.tau, "--tau")
     if args.eta_e is not None:
         det.eta_e = _prob(args.eta_e, "--eta-e")
+    order = getattr(args, "pair_order", None)
+    if order is not None and hasattr(det, "pair_order"):
+        det.pair_order = order
     path = getattr(args, "vocabulary", None)
     if path:
         if "_vocabulary" not in vars(args):  # read once, and even when no detector uses it (errors show early)

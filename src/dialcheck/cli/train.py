@@ -152,6 +152,14 @@ def add_parser(sub: Any) -> None:
         metavar="FOLDER",
         help="skip encoder training: fit the lexical head onto this saved CDConv detector and save to --out",
     )
+    p.add_argument(
+        "--pair-order",
+        choices=("forward", "both"),
+        default=None,
+        help="decode utterance-based: read each pair at calibration and test time as trained (forward, the "
+        "default) or in both orders, averaging the two scores; with --init the saved model's setting is kept "
+        "unless given",
+    )
     d = p.add_argument_group("distillation (decode)")
     d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")
     d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
@@ -196,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("output folder exists and is not empty", str(out))
     if args.task != "cdconv" and (args.lexical or args.add_lexical):
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
+    if args.task != "decode" and args.pair_order:
+        raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
     if args.task == "cdconv":
         from ..training.cdconv import run_cdconv
 
@@ -256,6 +266,11 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     if init is not None:
         adapter = dict(old.adapter) if old.adapter else None
     det = cls(base=args.base, adapter=adapter, max_length=args.max_length)
+    order = args.pair_order or (old.options.get("pair_order", "forward") if init is not None else "forward")
+    if order != "forward":
+        if cls is not UtteranceDetector:
+            raise InputError("--pair-order applies to the utterance-based detector only")
+        det.pair_order = order
     cfg = TrainConfig.from_args(args)
     info = {
         "command": _command(),

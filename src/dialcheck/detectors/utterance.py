@@ -2,7 +2,9 @@
 
 Each earlier turn of the last speaker (or of every speaker, with ``speakers="all"``) is paired with the
 last turn; the dialogue score is the maximum pair score and the evidence is every turn whose pair score
-reaches ``eta_e``. Pairs of many dialogues are scored in shared batches.
+reaches ``eta_e``. Pairs of many dialogues are scored in shared batches. With the option
+``pair_order="both"`` each pair is also read the other way round (last turn first) and the two scores are
+averaged: twice the cost, and a reading less tied to how the checked turn is phrased.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from collections.abc import Sequence
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 
-__all__ = ["UtteranceDetector"]
+__all__ = ["PAIR_ORDERS", "UtteranceDetector"]
+
+PAIR_ORDERS = ("forward", "both")
 
 
 @register_detector("decode.utterance.v1")
@@ -20,6 +24,20 @@ class UtteranceDetector(Detector):
     """Structured detector: score = max over (earlier turn, last turn) pairs; evidence = pairs >= eta_e."""
 
     truncation_side = "right"
+
+    @property
+    def pair_order(self) -> str:
+        """``"forward"`` (earlier turn first, as trained) or ``"both"`` (mean of the two readings)."""
+        return str(self.config.options.get("pair_order", "forward"))
+
+    @pair_order.setter
+    def pair_order(self, value: str) -> None:
+        if value not in PAIR_ORDERS:
+            raise ValueError(f"pair_order must be one of {', '.join(PAIR_ORDERS)}, got {value!r}")
+        if value == "forward":
+            self.config.options.pop("pair_order", None)
+        else:
+            self.config.options["pair_order"] = value
 
     def _indices(self, d: Dialogue) -> list[int]:
         if self.config.options.get("speakers", "same") == "all":
@@ -37,6 +55,12 @@ class UtteranceDetector(Detector):
             last = d.turns[-1].text
             pairs.extend((d.turns[i].text, last) for i in idx)
         scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        if self.pair_order == "both":
+            # each pair read in both orders and the two scores averaged: the classifier is order-sensitive
+            backward = self.classifier.score(
+                [(b, a) for a, b in pairs], batch_size=batch_size, show_progress_bar=show_progress_bar
+            )
+            scores = [(float(f) + float(b)) / 2 for f, b in zip(scores, backward, strict=True)]
         return [
             decide(
                 {i: float(v) for i, v in zip(idx, scores[start : start + len(idx)], strict=True)}, self.tau, self.eta_e
