@@ -55,8 +55,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--augment",
         default=None,
-        help="comma-separated extra data ('' = none). decode: random_premise (default), restate, anli, "
-        "nli_samples, swap; citod: kbi (default: KBI synthesis by entity replacement)",
+        help="comma-separated extra data ('' = none). decode: random_premise (default), restate, perturb, anli, "
+        "nli_samples, swap, reverse (half of all pairs read backwards; use with --pair-order both); "
+        "citod: kbi (default: KBI synthesis by entity replacement)",
     )
     p.add_argument(
         "--epochs",
