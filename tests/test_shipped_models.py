@@ -21,6 +21,17 @@ def test_default_english_detector_flags_an_obvious_contradiction_with_evidence()
     assert not ok.contradiction
 
 
+def test_the_both_order_english_model_loads_by_name_and_flags_an_obvious_contradiction():
+    import dialcheck
+
+    det = dialcheck.load("decode-utterance-minilm-v4")
+    assert det.pair_order == "both" and det.path.name == "decode-utterance-minilm-v4"
+    d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    v = dialcheck.check(d, model="decode-utterance-minilm-v4")
+    assert v.contradiction and v.evidence == (1,)
+    assert not dialcheck.check([*d[:3], "Max and Bella."], model="decode-utterance-minilm-v4").contradiction
+
+
 def test_default_english_detector_is_small_and_documented():
     folder = default_model_path("en")
     size = sum(f.stat().st_size for f in folder.iterdir())

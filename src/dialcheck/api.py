@@ -42,7 +42,8 @@ def _cached(path: str) -> Detector:
 def load(model: str | Path | None = None, language: str = "en") -> Detector:
     """A detector from a folder, or the shipped default for ``language`` (cached per process).
 
-    ``language="tod"`` is the task-oriented (knowledge-grounded) default.
+    ``language="tod"`` is the task-oriented (knowledge-grounded) default. The name of a model shipped
+    with the package (e.g. ``"decode-utterance-minilm-v4"``) works where no such folder exists here.
     """
     _offline()
     if model is None or str(model) == "default":
@@ -50,6 +51,9 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
         if not path.exists():
             raise ModelError(f"the shipped default model is missing at {path}; reinstall dialcheck")
         return _cached(str(path))
+    shipped = default_model_path(language).parent / str(model)
+    if not Path(model).exists() and "/" not in str(model) and (shipped / "dialcheck.json").exists():
+        return _cached(str(shipped))
     return _cached(str(Path(model).resolve()))
 
 

@@ -32,6 +32,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         f"- adapter: `{config.adapter}`" if config.adapter else "- full fine-tuning (complete weights in this folder)",
         f"- labels: {config.labels}; thresholds: tau={config.thresholds.get('tau')}, "
         f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
+        *([f"- options: `{config.options}`"] if config.options else []),
         f"- size on disk: {_size(folder)}",
         "",
         "## Training",
