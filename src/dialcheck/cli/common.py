@@ -32,14 +32,12 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_pair_order_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    p.add_argument(
-        "--pair-order",
-        choices=("forward", "both"),
-        default=None,
-        help="utterance-based detectors: read each (earlier turn, last turn) pair as trained (forward) or in "
-        "both orders, averaging the two scores (twice the cost); default: the model's",
-    )
+def add_pair_order_option(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup,
+    help: str = "utterance-based detectors: read each (earlier turn, last turn) pair as trained (forward) or in "
+    "both orders, averaging the two scores (twice the cost); default: the model's",
+) -> None:
+    p.add_argument("--pair-order", choices=("forward", "both"), default=None, help=help)
 
 
 def add_threads_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_threads_option
+from .common import add_pair_order_option, add_threads_option
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
@@ -153,10 +153,8 @@ def add_parser(sub: Any) -> None:
         metavar="FOLDER",
         help="skip encoder training: fit the lexical head onto this saved CDConv detector and save to --out",
     )
-    p.add_argument(
-        "--pair-order",
-        choices=("forward", "both"),
-        default=None,
+    add_pair_order_option(
+        p,
         help="decode utterance-based: read each pair at calibration and test time as trained (forward, the "
         "default) or in both orders, averaging the two scores; with --init the saved model's setting is kept "
         "unless given",
