@@ -54,13 +54,16 @@ class UtteranceDetector(Detector):
             spans.append((idx, len(pairs)))
             last = d.turns[-1].text
             pairs.extend((d.turns[i].text, last) for i in idx)
-        scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
         if self.pair_order == "both":
-            # each pair read in both orders and the two scores averaged: the classifier is order-sensitive
-            backward = self.classifier.score(
-                [(b, a) for a, b in pairs], batch_size=batch_size, show_progress_bar=show_progress_bar
+            # each pair read in both orders and the two scores averaged: the classifier is order-sensitive.
+            # One call, so that a pair and its reverse (same length) share the length-sorted batches.
+            both = self.classifier.score(
+                pairs + [(b, a) for a, b in pairs], batch_size=batch_size, show_progress_bar=show_progress_bar
             )
-            scores = [(float(f) + float(b)) / 2 for f, b in zip(scores, backward, strict=True)]
+            n = len(pairs)
+            scores = [(float(f) + float(b)) / 2 for f, b in zip(both[:n], both[n:], strict=True)]
+        else:
+            scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
         return [
             decide(
                 {i: float(v) for i, v in zip(idx, scores[start : start + len(idx)], strict=True)}, self.tau, self.eta_e
