@@ -1,0 +1,41 @@
+"""Write the from-scratch Chinese base (random weights, character vocabulary of the CDConv train splits
+and OCNLI train.10k): the third backbone candidate of the CDConv comparison (docs/benchmarks.md, CDConv).
+
+    python benchmarks/zh_scratch_base.py --out runs/zh-scratch-base
+    dialcheck -v train --task cdconv --detector flat --base runs/zh-scratch-base --full --lr 5e-4 \\
+        --epochs 8 --max-length 96 --seed 0 --threads 2 --out runs/zh-scratch-flat
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from dialcheck.scratch import build_scratch_base
+from dialcheck.vocab import corpus_texts
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--min-count", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--data-dir", default=None)
+    args = p.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    build_scratch_base(
+        args.out,
+        corpus_texts(args.data_dir),
+        layers=args.layers,
+        hidden=args.hidden,
+        heads=args.heads,
+        min_count=args.min_count,
+        seed=args.seed,
+    )
+
+
+if __name__ == "__main__":
+    main()
