@@ -14,7 +14,7 @@ single characters too (``##`` continuation pieces for ASCII letters and digits),
 characters only.
 
 >>> character_vocabulary(["我有猫", "我有狗", "猫"], min_count=2)
-['有', '我', '猫']
+['我', '有', '猫']
 """
 
 from __future__ import annotations
