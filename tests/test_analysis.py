@@ -215,6 +215,19 @@ def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base):
     gone = [*args[: args.index("--lm") + 1], str(tmp_path / "no-lm"), *args[args.index("--lm") + 2 :]]
     assert main([*gone, "--no-plot", "--rejudge"]) == 0
     assert "judged 4 stored lists again" in capsys.readouterr().err
+    # a list missing (e.g. a generation still running elsewhere): --rejudge generates nothing, summarises
+    # what is stored and says what it left out
+    path = tmp_path / "run" / "nbest-beam2.jsonl"
+    path.write_text(lines[0] + "\n")
+    assert main([*gone, "--no-plot", "--rejudge"]) == 0
+    captured = capsys.readouterr()
+    assert "beam2: 1 of 2 stimuli have a stored list; the other 1 are left out" in captured.err
+    assert len(path.read_text().splitlines()) == 1
+    beam2 = [r for r in json.loads((tmp_path / "run" / "results.json").read_text()) if r["setting"] == "beam2"]
+    assert [r["inputs"] for r in beam2] == [1]
+    assert main([*gone, "--no-plot", "--rejudge", "--settings", "beam4"]) == 2
+    assert "holds no n-best list for beam4" in capsys.readouterr().err
+    assert main([*gone, "--no-plot", "--rejudge", "--generate-only"]) == 2
 
 
 def test_lists_stored_unjudged_can_be_judged_later(tmp_path):

@@ -53,7 +53,13 @@ def add_parser(sub: Any) -> None:
     add_threads_option(g)
     p.add_argument("--classifier", default=None, help="answer classifier folder (default: the shipped one)")
     p.add_argument("--generate-only", action="store_true", help="store the n-best lists unjudged (judge later)")
-    p.add_argument("--rejudge", action="store_true", help="judge the stored lists again (e.g. with --classifier)")
+    p.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="judge the stored lists again (e.g. with --classifier) and summarise them; generates nothing: "
+        "stimuli without a stored list are left out and counted (do not point it at a folder another run is "
+        "still writing: copy the lists first)",
+    )
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
@@ -61,7 +67,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis.answers import load_answer_classifier
-    from ..analysis.experiment import judge_folder, run_nbest_experiment
+    from ..analysis.experiment import judge_folder, run_nbest_experiment, summarize_folder
     from ..analysis.report import markdown_table, plot_certainty_variety
     from ..generation.nbest import DecodingConfig
     from ..probes.echo import EchoSet
@@ -100,20 +106,27 @@ def run(args: argparse.Namespace) -> int:
         generator: Any = OpenAIChatGenerator(args.endpoint, args.endpoint_model)
     else:
         generator = _LazyGenerator(args.lm)  # loaded only if some list is still missing (not for a pure --rejudge)
+    if args.rejudge and args.generate_only:
+        raise InputError("--rejudge judges stored lists and --generate-only judges nothing: use one of them")
     classifier = None if args.generate_only else load_answer_classifier(args.classifier)
-    if args.rejudge and classifier is not None:
+    if args.rejudge:
         n = judge_folder(out, settings, es.items, classifier)
         print(f"dialcheck: judged {n} stored lists again", file=sys.stderr)
-    rows = run_nbest_experiment(
-        es.items,
-        generator,
-        classifier,
-        settings,
-        out,
-        args.batch_size,
-        show_progress_bar=not args.no_progress,
-        batch_rows=args.batch_rows,
-    )
+        _report_missing(out, settings, es.items)
+        rows = summarize_folder(out, settings, {it.id for it in es.items})
+        if not rows:
+            raise InputError(f"--rejudge: {out} holds no n-best list for {args.settings} (generate them first)")
+    else:
+        rows = run_nbest_experiment(
+            es.items,
+            generator,
+            classifier,
+            settings,
+            out,
+            args.batch_size,
+            show_progress_bar=not args.no_progress,
+            batch_rows=args.batch_rows,
+        )
     if classifier is None:
         print(f"dialcheck: n-best lists stored unjudged in {out}; judge them with --rejudge", file=sys.stderr)
         return 0
@@ -125,6 +138,23 @@ def run(args: argparse.Namespace) -> int:
         png = plot_certainty_variety(rows, out / "certainty_variety.png", title=f"{args.lm or 'SmolLM2-135M-Instruct'}")
         print(f"dialcheck: plot written to {png}", file=sys.stderr)
     return 0
+
+
+def _report_missing(out: Path, settings: list[Any], items: list[Any]) -> None:
+    """Say which settings lack stored lists for some stimuli (a --rejudge run leaves those out)."""
+    ids = {it.id for it in items}
+    for cfg in settings:
+        path = out / f"nbest-{cfg.name}.jsonl"
+        stored = set()
+        if path.exists():
+            stored = {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+        n = len(ids & stored)
+        if n < len(ids):
+            print(
+                f"dialcheck: {cfg.name}: {n} of {len(ids)} stimuli have a stored list; the other {len(ids) - n} "
+                "are left out (generate them with the same command without --rejudge)",
+                file=sys.stderr,
+            )
 
 
 class _LazyGenerator:
