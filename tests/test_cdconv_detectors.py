@@ -17,6 +17,7 @@ from dialcheck.detectors.categories import CATEGORY_LABELS, stage_input
 from dialcheck.errors import ModelError
 from dialcheck.schema import Dialogue, Example, Turn
 from dialcheck.training.trainer import TrainConfig
+from helpers_cdconv import write_cdconv_splits
 
 
 class Stub:
@@ -262,14 +263,10 @@ def test_train_cli_cdconv_on_a_tiny_corpus(tiny_base, tmp_path, capsys):
     from dialcheck.cli import main
 
     root = tmp_path / "data"
-    (root / "cdconv" / "splits_jsonl").mkdir(parents=True)
     rows = []
     for i in range(20):
         rows.append({"u1": f"你喜欢狗吗{i}", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"没养过{i}", "label": i % 4})
-    for split in ("train", "dev"):
-        (root / "cdconv" / "splits_jsonl" / f"cdconv_{split}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
+    write_cdconv_splits(root, rows)
     out = tmp_path / "model"
     args = ["train", "--task", "cdconv", "--detector", "pair", "--out", str(out), "--base", str(tiny_base)]
     args += ["--data-dir", str(root), "--epochs", "1", "--batch-size", "8", "--threads", "1", "--max-length", "32"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -14,6 +13,7 @@ from dialcheck.detectors.categories import CATEGORY_LABELS, STAGES
 from dialcheck.detectors.lexical import LexicalHead, char_ngrams, hand_features, turns4
 from dialcheck.errors import InputError
 from dialcheck.schema import Dialogue, Example
+from helpers_cdconv import write_cdconv_splits
 
 
 def conv(b2: str, u2: str = "你养宠物吗？") -> Dialogue:
@@ -193,16 +193,12 @@ def test_cli_add_lexical_onto_a_tiny_model(tiny_base, tmp_path, capsys):
     from dialcheck.cli import main
 
     root = tmp_path / "data"
-    (root / "cdconv" / "splits_jsonl").mkdir(parents=True)
     words = {0: "好的我知道", 1: "我是男的我是女的", 2: "你是学生吗", 3: "我没有养狗"}
     rows = [
         {"u1": "你喜欢狗吗", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"{words[i % 4]}{i}", "label": i % 4}
         for i in range(24)
     ]
-    for split in ("train", "dev"):
-        (root / "cdconv" / "splits_jsonl" / f"cdconv_{split}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
+    write_cdconv_splits(root, rows)
     base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
     enc = tmp_path / "enc"
     tiny = ["--base", str(tiny_base), "--epochs", "1", "--batch-size", "8", "--max-length", "32", "--lora", "2"]

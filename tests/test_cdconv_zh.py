@@ -16,6 +16,7 @@ from dialcheck.errors import InputError, ModelError
 from dialcheck.schema import Dialogue, Example, Pair, Turn
 from dialcheck.training.trainer import TrainConfig
 from dialcheck.vocab import ADDED_TOKENS_FILE, extension_tokens, split_base, unk_characters, unk_rate
+from helpers_cdconv import write_cdconv_splits
 
 SENTENCE = "我今年23岁了，你呢？我养了两只猫。"
 
@@ -160,7 +161,6 @@ def test_cli_ocnli_then_cdconv_init(tiny_base, tmp_path, capsys):
 
     root = tmp_path / "data"
     (root / "ocnli").mkdir(parents=True)
-    (root / "cdconv" / "splits_jsonl").mkdir(parents=True)
     rows = [
         {"sentence1": p.first, "sentence2": p.second, "label": ["entailment", "contradiction"][p.label]}
         for p in nli_pairs()
@@ -171,10 +171,7 @@ def test_cli_ocnli_then_cdconv_init(tiny_base, tmp_path, capsys):
         {"u1": f"你喜欢狗吗{i}", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"没养过{i}", "label": i % 4}
         for i in range(20)
     ]
-    for split in ("train", "dev"):
-        (root / "cdconv" / "splits_jsonl" / f"cdconv_{split}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in conv_rows), encoding="utf-8"
-        )
+    write_cdconv_splits(root, conv_rows)
     common = ["--data-dir", str(root), "--epochs", "1", "--batch-size", "8", "--threads", "1", "--no-progress"]
     nli = tmp_path / "nli"
     args = ["train", "--task", "ocnli", "--out", str(nli), "--base", f"{tiny_base}+zh", "--lora", "2"]

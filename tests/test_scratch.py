@@ -10,6 +10,7 @@ import pytest
 from dialcheck.errors import ModelError
 from dialcheck.schema import Dialogue
 from dialcheck.scratch import build_scratch_base, character_vocabulary
+from helpers_cdconv import write_cdconv_splits
 
 TEXTS = ["我今年23岁了，你呢？", "我养了两只猫。", "你喜欢狗吗？", "我不喜欢狗。", "罕"]
 
@@ -68,15 +69,11 @@ def test_cdconv_flat_detector_trains_from_scratch(tmp_path, capsys):
     from dialcheck.detectors import load_detector
 
     root = tmp_path / "data"
-    (root / "cdconv" / "splits_jsonl").mkdir(parents=True)
     rows = [
         {"u1": f"你喜欢狗吗{i}", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"没养过{i}", "label": i % 4}
         for i in range(16)
     ]
-    for split in ("train", "dev"):
-        (root / "cdconv" / "splits_jsonl" / f"cdconv_{split}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
+    write_cdconv_splits(root, rows)
     base = build_scratch_base(
         tmp_path / "base", [r["u1"] + r["b2"] + "喜欢。养？" for r in rows] * 2, layers=1, hidden=32, heads=2
     )
