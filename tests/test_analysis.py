@@ -243,3 +243,31 @@ def test_lists_stored_unjudged_can_be_judged_later(tmp_path):
     assert judge_folder(tmp_path, settings, _items(), KeywordJudge()) == 2
     rows = summarize_folder(tmp_path, settings)
     assert [r["certainty"] for r in rows if r["kind"] == "ENTQ"] == [1.0]
+
+
+def test_judging_refuses_a_list_another_live_run_is_writing(tmp_path):
+    import subprocess
+    import sys
+
+    from dialcheck.analysis.experiment import judge_folder
+    from dialcheck.errors import InputError
+
+    settings = [DecodingConfig.parse("beam2")]
+    run_nbest_experiment(_items(), FixedGenerator(), None, settings, tmp_path)
+    lock = tmp_path / "nbest-beam2.jsonl.lock"
+    assert not lock.exists()  # a finished run leaves no lock
+    writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(f"{writer.pid}\n")
+        with pytest.raises(InputError, match=f"process {writer.pid}"):
+            judge_folder(tmp_path, settings, _items(), KeywordJudge())
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / "nbest-beam2.jsonl.lock").write_text(f"{writer.pid}\n")
+        with pytest.raises(InputError, match="being written by another run"):
+            run_nbest_experiment(_items(), FixedGenerator(), None, settings, other)
+    finally:
+        writer.kill()
+        writer.wait()
+    # the writer is gone: its stale lock no longer blocks
+    assert judge_folder(tmp_path, settings, _items(), KeywordJudge()) == 2

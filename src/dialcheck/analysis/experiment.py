@@ -4,14 +4,20 @@ For each decoding setting, every stimulus gets an n-best list from the generator
 judges each reply (yes / no / ambiguous); lists are written to ``nbest-<setting>.jsonl`` in the output
 folder as they are made, so an interrupted run resumes where it stopped. :func:`summarize_folder` then
 computes Certainty and Variety per setting and stimulus kind.
+
+While a run appends to a list file it holds ``nbest-<setting>.jsonl.lock`` (its process id):
+:func:`judge_folder`, which rewrites the files in place, refuses to touch a file whose writer is alive,
+since the lines written in between would be lost. A lock left by a process that no longer exists is ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +48,41 @@ def _done_ids(path: Path) -> set[str]:
     if len(good) != len(lines):
         path.write_text("".join(good), encoding="utf-8")
     return done
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def _writer_alive(path: Path) -> int | None:
+    """The process id holding ``path``'s lock, if that process still exists."""
+    lock = _lock_path(path)
+    try:
+        pid = int(lock.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    if pid == os.getpid():
+        return pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid  # exists, owned by someone else
+    return pid
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    lock = _lock_path(path)
+    pid = _writer_alive(path)
+    if pid is not None and pid != os.getpid():
+        raise InputError(f"{path} is being written by another run (process {pid}); wait for it or use another --out")
+    lock.write_text(f"{os.getpid()}\n", encoding="utf-8")
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
 
 
 def run_nbest_experiment(
@@ -79,7 +120,7 @@ def run_nbest_experiment(
 
             bar = tqdm(total=len(todo), desc=f"n-best {cfg.name}", unit="input")
         t0 = time.time()
-        with path.open("a", encoding="utf-8") as f:
+        with _writing(path), path.open("a", encoding="utf-8") as f:
             step = max(chunk, bs)
             for s in range(0, len(todo), step):
                 part = todo[s : s + step]
@@ -122,6 +163,12 @@ def judge_folder(
         path = Path(out_dir) / f"nbest-{cfg.name}.jsonl"
         if not path.exists():
             continue
+        pid = _writer_alive(path)
+        if pid is not None and pid != os.getpid():
+            raise InputError(
+                f"{path} is still being written by another run (process {pid}): judging it now would drop the "
+                "lines written meanwhile; wait for that run, or copy the lists to another folder and judge them there"
+            )
         recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         recs = [r for r in recs if r["id"] in questions]
         qs = [questions[r["id"]] for r in recs for _ in r["replies"]]

@@ -57,8 +57,8 @@ def add_parser(sub: Any) -> None:
         "--rejudge",
         action="store_true",
         help="judge the stored lists again (e.g. with --classifier) and summarise them; generates nothing: "
-        "stimuli without a stored list are left out and counted (do not point it at a folder another run is "
-        "still writing: copy the lists first)",
+        "stimuli without a stored list are left out and counted; a list another run is still writing is "
+        "refused (copy it to another folder to judge it now)",
     )
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--no-progress", action="store_true")
