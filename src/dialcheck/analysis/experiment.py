@@ -167,7 +167,8 @@ def judge_folder(
         if pid is not None and pid != os.getpid():
             raise InputError(
                 f"{path} is still being written by another run (process {pid}): judging it now would drop the "
-                "lines written meanwhile; wait for that run, or copy the lists to another folder and judge them there"
+                "lines written meanwhile; wait for that run, or copy the lists to another folder and judge them there "
+                f"(if process {pid} is not a dialcheck run, delete {_lock_path(path).name})"
             )
         recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         recs = [r for r in recs if r["id"] in questions]
