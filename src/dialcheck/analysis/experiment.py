@@ -54,30 +54,29 @@ def _lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-def _writer_alive(path: Path) -> int | None:
-    """The process id holding ``path``'s lock, if that process still exists."""
-    lock = _lock_path(path)
+def _other_writer(path: Path) -> int | None:
+    """The id of another live process holding ``path``'s lock, if there is one."""
     try:
-        pid = int(lock.read_text().strip())
+        pid = int(_lock_path(path).read_text().strip())
     except (OSError, ValueError):
         return None
     if pid == os.getpid():
-        return pid
+        return None
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return None
+        return None  # a stale lock
     except PermissionError:
-        return pid  # exists, owned by someone else
+        pass  # the process exists, owned by another user
     return pid
 
 
 @contextlib.contextmanager
 def _writing(path: Path) -> Iterator[None]:
-    lock = _lock_path(path)
-    pid = _writer_alive(path)
-    if pid is not None and pid != os.getpid():
+    pid = _other_writer(path)
+    if pid is not None:
         raise InputError(f"{path} is being written by another run (process {pid}); wait for it or use another --out")
+    lock = _lock_path(path)
     lock.write_text(f"{os.getpid()}\n", encoding="utf-8")
     try:
         yield
@@ -163,8 +162,8 @@ def judge_folder(
         path = Path(out_dir) / f"nbest-{cfg.name}.jsonl"
         if not path.exists():
             continue
-        pid = _writer_alive(path)
-        if pid is not None and pid != os.getpid():
+        pid = _other_writer(path)
+        if pid is not None:
             raise InputError(
                 f"{path} is still being written by another run (process {pid}): judging it now would drop the "
                 "lines written meanwhile; wait for that run, or copy the lists to another folder and judge them there "

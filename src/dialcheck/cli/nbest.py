@@ -112,8 +112,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rejudge:
         n = judge_folder(out, settings, es.items, classifier)
         print(f"dialcheck: judged {n} stored lists again", file=sys.stderr)
-        _report_missing(out, settings, es.items)
         rows = summarize_folder(out, settings, {it.id for it in es.items})
+        _report_missing(rows, settings, len(es.items))
         if not rows:
             raise InputError(f"--rejudge: {out} holds no n-best list for {args.settings} (generate them first)")
     else:
@@ -140,18 +140,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_missing(out: Path, settings: list[Any], items: list[Any]) -> None:
-    """Say which settings lack stored lists for some stimuli (a --rejudge run leaves those out)."""
-    ids = {it.id for it in items}
+def _report_missing(rows: list[dict[str, Any]], settings: list[Any], total: int) -> None:
+    """Say which settings lack stored lists for some stimuli (a --rejudge run leaves those out); the
+    stored count is the summary rows' inputs, summed over the two stimulus kinds."""
     for cfg in settings:
-        path = out / f"nbest-{cfg.name}.jsonl"
-        stored = set()
-        if path.exists():
-            stored = {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
-        n = len(ids & stored)
-        if n < len(ids):
+        n = sum(r["inputs"] for r in rows if r["setting"] == cfg.name)
+        if n < total:
             print(
-                f"dialcheck: {cfg.name}: {n} of {len(ids)} stimuli have a stored list; the other {len(ids) - n} "
+                f"dialcheck: {cfg.name}: {n} of {total} stimuli have a stored list; the other {total - n} "
                 "are left out (generate them with the same command without --rejudge)",
                 file=sys.stderr,
             )
