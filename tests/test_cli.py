@@ -203,6 +203,69 @@ def test_evaluate_writes_json_and_markdown(capsys, tmp_path, tiny_detector_dir, 
     assert "| Dev (rebuilt) accuracy" in md.read_text() and "93.19" in out
 
 
+LABELLED_LINES = [
+    json.dumps(
+        {
+            "id": "p1",
+            "turns": ["I have two dogs.", "Nice!", "I never had dogs."],
+            "contradiction": True,
+            "evidence": [0],
+        }
+    ),
+    json.dumps({"turns": ["I like jazz.", "Me too.", "Miles Davis is my hero."], "contradiction": False}),
+    "not json",
+    json.dumps({"turns": ["I live in Paris.", "Nice!", "I live in Rome."], "contradiction": True}),
+]
+
+
+def test_evaluate_on_your_own_labelled_dialogues(capsys, tmp_path, tiny_detector_dir):
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    js, preds = tmp_path / "r.json", tmp_path / "p.jsonl"
+    code, out, err = _run(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs), "--tau", "0",
+        "--json", str(js), "--predictions", str(preds), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    res = json.loads(js.read_text())
+    assert not any(k.startswith(("dev/", "human_bot/")) for k in res)  # only the file, no DECODE split
+    assert res["mylogs/n"] == 3 and res["mylogs/skipped"] == 1 and res["primary_metric"] == "mylogs/accuracy"
+    # tau 0 flags all three: two of three right; the annotated contradiction's only pair is its evidence
+    assert res["mylogs/accuracy"] == pytest.approx(200 / 3, abs=0.01) and res["mylogs/recall"] == 100.0
+    assert res["mylogs/strict_accuracy"] == 50.0 and res["mylogs/n_without_evidence"] == 1
+    assert "mylogs, line 3" not in err and f"{logs}, line 3: invalid JSON" in err
+    assert "| mylogs: accuracy | 66.67 |" in out
+    ids = [json.loads(x)["id"] for x in preds.read_text().splitlines()]
+    assert ids == ["p1", "mylogs.jsonl:2", "mylogs.jsonl:4"]
+
+
+def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"turns": ["a", "b"]}) + "\n")
+    code, _, err = _run(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(bad))
+    assert code == 2 and "no labelled dialogue to evaluate on" in err and "contradiction: missing" in err
+    code, _, err = _run(capsys, "evaluate", "--benchmark", "cdconv", "--data", str(bad))
+    assert code == 2 and "--data" in err and "decode" in err
+
+
+def test_train_adds_pairs_from_your_own_labelled_dialogues(capsys, tmp_path, tiny_base, data_root):
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    out = tmp_path / "model"
+    code, _, err = _run(
+        capsys, "train", "--out", str(out), "--base", str(tiny_base), "--limit", "10", "--epochs", "1",
+        "--lora", "4", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16",
+        "--dialogues", str(logs), "--dialogues-repeat", "3",
+    )  # fmt: skip
+    assert code == 0, err
+    counts = json.loads((out / "dialcheck.json").read_text())["training"]["counts"]
+    # the annotated contradiction gives one positive pair, the consistent dialogue one negative, x3 each
+    assert counts["dialogues.positive"] == 3 and counts["dialogues.negative"] == 3
+    assert counts["dialogues_skipped"] == 1
+    assert "1 contradiction(s) name no evidence turns" in err and "line 3: invalid JSON" in err
+    assert "labelled dialogues" in (out / "MODEL_CARD.md").read_text()
+
+
 def test_data_verify_passes_on_the_shared_corpora(capsys, data_root):
     code, out, _ = _run(capsys, "data", "verify", "--data-dir", str(data_root))
     assert code == 0 and "ok  decode.dev.v1" in out

@@ -37,6 +37,30 @@ def test_dev_metrics_match_a_hand_computed_example():
     assert m["n_without_evidence"] == 1
 
 
+def test_own_labelled_file_gets_every_metric_its_labels_allow():
+    examples = [_ex(True, (2,)), _ex(True, None), _ex(False, ()), _ex(False, ())]
+    verdicts = [
+        Verdict(True, 0.9, (2,), None, {0: 0.1, 2: 0.9}),  # right, evidence exact
+        Verdict(False, 0.3, (), None, {0: 0.3}),  # missed
+        Verdict(True, 0.6, (0,), None, {0: 0.6}),  # false alarm
+        Verdict(False, 0.1, (), None, {0: 0.1}),  # right
+    ]
+    m = decode_metrics("mylogs", examples, verdicts)
+    assert m["accuracy"] == 50.0
+    assert m["balanced_accuracy"] == 50.0  # recall 1/2 on each class
+    assert (m["precision"], m["recall"], m["f1"]) == (50.0, 50.0, 50.0)
+    # scores 0.9, 0.3 (gold) vs 0.6, 0.1: 3 of the 4 (positive, negative) pairs ranked right
+    assert m["roc_auc"] == pytest.approx(75.0)
+    # evidence metrics over the examples that can have them (the unannotated contradiction left out):
+    # strict: 2 of 3 right; pairs: tp 1, fp 1 (the false alarm's turn 0) -> 1 / (1 + 0.5)
+    assert m["strict_accuracy"] == pytest.approx(100 * 2 / 3)
+    assert m["evidence_f1"] == pytest.approx(100 / 1.5)
+    assert m["n_without_evidence"] == 1
+    # a file with one class only has no ROC AUC, and without evidence turns no evidence metrics
+    m = decode_metrics("mylogs", examples[2:], verdicts[2:])
+    assert "roc_auc" not in m and "evidence_f1" not in m and m["accuracy"] == 50.0
+
+
 def test_gold_evidence_on_a_turn_never_paired_is_not_counted():
     # gold names turn 1 (the other speaker's), which the utterance-based detector never pairs
     m = decode_metrics("dev", [_ex(True, (1, 2))], [Verdict(True, 0.9, (2,), None, {0: 0.1, 2: 0.9})])

@@ -1,10 +1,11 @@
 import io
 import json
+import re
 
 import pytest
 
 from dialcheck.errors import InputError
-from dialcheck.io import parse_dialogue, read_dialogues
+from dialcheck.io import parse_dialogue, parse_example, read_dialogues, read_examples
 
 
 def _write(tmp_path, name, text):
@@ -101,3 +102,40 @@ def test_missing_file_and_empty_input(tmp_path):
 def test_knowledge_values_become_strings():
     d = parse_dialogue({"turns": ["a"], "knowledge": [{"distance": 5, "open": True, "note": None}]})
     assert d.knowledge.rows[0] == {"distance": "5", "open": "yes", "note": ""}
+
+
+LABELLED = {"id": "x", "turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True, "evidence": [0]}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"contradiction": None}, "contradiction: expected true or false, got null"),
+        ({"contradiction": "yes"}, "contradiction: expected true or false, got str"),
+        ({"evidence": [2]}, "evidence: 2 is not an earlier turn (this dialogue's earlier turns are 0..1)"),
+        ({"evidence": [-1]}, "evidence: -1 is not an earlier turn"),
+        ({"evidence": "0"}, "evidence: expected a list of turn indices, got str"),
+        ({"evidence": [True]}, "evidence: expected a list of turn indices"),
+        ({"contradiction": False}, "evidence: a dialogue labelled as no contradiction names no evidence turns"),
+    ],
+)
+def test_labelled_dialogues_name_the_bad_field(change, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        parse_example({**LABELLED, **change})
+
+
+def test_labelled_dialogue_without_label_or_evidence():
+    with pytest.raises(InputError, match=r"contradiction: missing"):
+        parse_example({"turns": ["a", "b"]})
+    assert parse_example({"turns": ["a", "b"], "contradiction": False}).evidence == ()
+    assert parse_example({"turns": ["a", "b", "c"], "contradiction": True}).evidence is None  # not annotated
+
+
+def test_read_examples_keeps_good_records_and_names_bad_lines(tmp_path):
+    p = tmp_path / "logs.jsonl"
+    rows = [json.dumps(LABELLED), "{oops", json.dumps({"turns": ["a", "b"], "contradiction": False}), ""]
+    p.write_text("\n".join(rows))
+    examples, errors = read_examples(p)
+    assert [e.id for e in examples] == ["x", "logs.jsonl:3"]
+    assert [e.label for e in examples] == [True, False] and examples[0].evidence == (0,)
+    assert len(errors) == 1 and str(errors[0]).startswith(f"{p}, line 2: invalid JSON")

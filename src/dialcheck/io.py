@@ -6,6 +6,10 @@ Accepted shapes of one dialogue:
 - ``{"turns": ["...", "..."]}`` or a bare ``["...", "..."]``: alternating speakers ``A`` and ``B``
 - DECODE's own records (turns with ``agent_id`` instead of ``speaker``)
 
+A *labelled* dialogue (for ``dialcheck evaluate --data`` and ``dialcheck train --dialogues``) is a dialogue
+object with ``"contradiction": true/false`` and, optionally, ``"evidence"``: the 0-based indices of the
+earlier turns the last turn contradicts (the fields ``dialcheck score`` writes).
+
 >>> parse_dialogue(["Do you have pets?", "I have two dogs.", "Cute!", "I have no pets."]).last.speaker
 'B'
 >>> parse_dialogue({"turns": [{"speaker": "bot", "text": 3}]})
@@ -20,14 +24,14 @@ import io
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import InputError
-from .schema import Dialogue, KnowledgeBase, Turn
+from .schema import Dialogue, Example, KnowledgeBase, Turn
 
-__all__ = ["ParsedRecord", "parse_dialogue", "parse_knowledge", "read_dialogues"]
+__all__ = ["ParsedRecord", "parse_dialogue", "parse_example", "parse_knowledge", "read_dialogues", "read_examples"]
 
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
 
@@ -114,18 +118,66 @@ def parse_dialogue(obj: Any) -> Dialogue:
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 
 
+def parse_example(obj: Any) -> Example:
+    """One labelled dialogue: a dialogue object with ``contradiction`` and optional ``evidence`` turn indices.
+
+    >>> ex = parse_example({"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True,
+    ...                     "evidence": [0]})
+    >>> ex.label, ex.evidence
+    (True, (0,))
+    >>> parse_example({"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True,
+    ...                "evidence": [1, 2]})
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: evidence: 2 is not an earlier turn (this dialogue's earlier turns are 0..1)
+    """
+    if not isinstance(obj, dict):
+        raise InputError(f'expected a dialogue object with a "contradiction" field, got {_type(obj)}')
+    dialogue = parse_dialogue(obj)
+    if "contradiction" not in obj:
+        raise InputError("contradiction: missing (true or false)")
+    label = obj["contradiction"]
+    if not isinstance(label, bool):
+        raise InputError(f"contradiction: expected true or false, got {_type(label)}")
+    raw = obj.get("evidence")
+    evidence: tuple[int, ...] | None
+    if raw is None:
+        evidence = None if label else ()
+    else:
+        if not isinstance(raw, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in raw):
+            raise InputError(f"evidence: expected a list of turn indices, got {_type(raw)}")
+        last = len(dialogue.turns) - 2
+        for i in raw:
+            if not 0 <= i <= last:
+                raise InputError(f"evidence: {i} is not an earlier turn (this dialogue's earlier turns are 0..{last})")
+        if raw and not label:
+            raise InputError("evidence: a dialogue labelled as no contradiction names no evidence turns")
+        evidence = tuple(sorted(set(raw)))
+    return Example(dialogue, label, evidence, id=str(dialogue.meta.get("id", "")))
+
+
 @dataclass(frozen=True)
 class ParsedRecord:
-    """One input record: its position (1-based line for JSONL, 0-based item for JSON lists) and result."""
+    """One input record: its position (1-based line for JSONL, 0-based item for JSON lists) and result.
+
+    ``example`` is set when labelled dialogues were read (:func:`read_examples`)."""
 
     line: int
     dialogue: Dialogue | None
     error: InputError | None
     raw_id: str | None = None
+    example: Example | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+def _parse(obj: Any, labelled: bool, raw_id: str | None, line: int) -> ParsedRecord:
+    if labelled:
+        ex = parse_example(obj)
+        return ParsedRecord(line, ex.dialogue, None, raw_id, ex)
+    return ParsedRecord(line, parse_dialogue(obj), None, raw_id)
 
 
 def _is_dialogue_list(value: list[Any]) -> bool:
@@ -137,7 +189,7 @@ def _is_dialogue_list(value: list[Any]) -> bool:
     return not all(isinstance(v, dict) and "text" in v and "turns" not in v for v in value)
 
 
-def _iter_jsonl(lines: Iterable[str], name: str) -> Iterator[ParsedRecord]:
+def _iter_jsonl(lines: Iterable[str], name: str, labelled: bool = False) -> Iterator[ParsedRecord]:
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -148,26 +200,27 @@ def _iter_jsonl(lines: Iterable[str], name: str) -> Iterator[ParsedRecord]:
             continue
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
-            yield ParsedRecord(n, parse_dialogue(obj), None, raw_id)
+            yield _parse(obj, labelled, raw_id, n)
         except InputError as e:
             yield ParsedRecord(n, None, e.at(name, n), raw_id)
 
 
 def read_dialogues(
-    source: str | Path | TextIO, name: str | None = None, jsonl: bool | None = None
+    source: str | Path | TextIO, name: str | None = None, jsonl: bool | None = None, labelled: bool = False
 ) -> Iterator[ParsedRecord]:
     """Parse every dialogue in a JSON/JSONL file, ``-`` (stdin) or an open text stream.
 
     Bad records are yielded with an :class:`InputError` (file, line, field) instead of a dialogue, so a
     caller can stop at the first one (``check``) or skip and report them (``score``). ``jsonl=True``
     reads one dialogue per line whatever the content (batch jobs); ``None`` detects the format.
+    ``labelled=True`` also requires each record's label (:func:`parse_example`) and sets ``example``.
     """
     if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
         path = Path(source)
         if not path.is_file():
             raise InputError("no such file", name or str(source))
         with path.open(encoding="utf-8", errors="replace") as f:  # streamed: logs can be large
-            yield from _iter_jsonl(f, name or str(source))
+            yield from _iter_jsonl(f, name or str(source), labelled)
         return
     if isinstance(source, (str, Path)) and str(source) == "-":
         stream: TextIO = sys.stdin
@@ -188,14 +241,14 @@ def read_dialogues(
     if not text.strip():
         raise InputError("the input is empty", name)
     if jsonl:
-        yield from _iter_jsonl(lines, name)
+        yield from _iter_jsonl(lines, name, labelled)
         return
     try:
         whole = json.loads(text)
     except json.JSONDecodeError as e:
         nonempty = [ln for ln in lines if ln.strip()]
         if len(nonempty) > 1 and (e.msg == "Extra data" or _parses(nonempty[0])):
-            yield from _iter_jsonl(lines, name)
+            yield from _iter_jsonl(lines, name, labelled)
             return
         raise InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, e.lineno) from None
     items = whole if isinstance(whole, list) and _is_dialogue_list(whole) else [whole]
@@ -203,7 +256,7 @@ def read_dialogues(
     for i, obj in enumerate(items):
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
-            yield ParsedRecord(i, parse_dialogue(obj), None, raw_id)
+            yield _parse(obj, labelled, raw_id, i)
         except InputError as e:
             where = e if single else InputError(f"item {i}: {e.message}")
             yield ParsedRecord(i, None, where.at(name, None), raw_id)
@@ -215,3 +268,26 @@ def _parses(line: str) -> bool:
     except json.JSONDecodeError:
         return False
     return True
+
+
+def read_examples(source: str | Path | TextIO, name: str | None = None) -> tuple[list[Example], list[InputError]]:
+    """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped.
+
+    A record without an id gets ``FILE:LINE`` (JSONL) or ``FILE:ITEM`` (a JSON list) as its id.
+
+    >>> import io
+    >>> good = '{"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": true}'
+    >>> examples, errors = read_examples(io.StringIO(good + "\\n" + '{"turns": ["Hi", "Hello"]}'), "logs.jsonl")
+    >>> len(examples), examples[0].id, str(errors[0])
+    (1, 'logs.jsonl:1', 'logs.jsonl, line 2: contradiction: missing (true or false)')
+    """
+    examples: list[Example] = []
+    errors: list[InputError] = []
+    for rec in read_dialogues(source, name, labelled=True):
+        if rec.example is not None:
+            ex = rec.example
+            label = name or (getattr(source, "name", "<stream>") if not isinstance(source, (str, Path)) else source)
+            examples.append(ex if ex.id else replace(ex, id=f"{Path(str(label)).name}:{rec.line}"))
+        elif rec.error is not None:
+            errors.append(rec.error)
+    return examples, errors

@@ -49,6 +49,15 @@ def add_parser(sub: Any) -> None:
         help="citod: entity checks type values by the table's columns only, without the model's entity "
         "vocabulary (what a new domain without an entity list gets)",
     )
+    p.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help='decode: your own labelled dialogues (JSON/JSONL; each a dialogue with "contradiction": true/false '
+        'and optional "evidence": [earlier turn indices]), reported as a split named after the file; '
+        "repeatable; bad records are skipped and reported. Without --splits, only these files are evaluated",
+    )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     p.add_argument("--limit", type=int, default=None, help="first N examples per split (quick look)")
     p.add_argument("--json", dest="json_out", default=None, help="write the results as JSON here")
@@ -74,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     if args.predictions:
         evaluator.write_predictions(Path(args.predictions))
     if args.update_card:
+        if args.data:
+            raise InputError("--update-card stores benchmark results in the model card; leave out --data")
         if det.path is None:
             raise InputError("--update-card needs a model folder")
         from ..detectors.modeling import CONFIG_NAME
@@ -96,23 +107,37 @@ def _no_citod_options(args: argparse.Namespace) -> None:
         raise InputError("--row-selection, --no-history and --no-vocabulary apply to --benchmark citod only")
 
 
+def _no_data_files(args: argparse.Namespace) -> None:
+    if args.data:
+        raise InputError(f"--data (labelled dialogues of your own) applies to --benchmark decode, not {args.benchmark}")
+
+
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.decode import SPLITS, DecodeEvaluator, to_markdown
 
     _no_citod_options(args)
-    splits = [s for s in (args.splits or ",".join(SPLITS)).split(",") if s]
+    default = "" if args.data else ",".join(SPLITS)
+    splits = [s for s in (args.splits if args.splits is not None else default).split(",") if s]
     try:
-        evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size)
+        evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size, files=args.data)
     except ValueError as e:
         raise InputError(str(e)) from None
+    for name, errors in evaluator.skipped.items():
+        if errors:
+            print(f"dialcheck: {name}: skipped {len(errors)} bad record(s); first: {errors[0]}", file=sys.stderr)
     det = load_for(args)
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
-    results["primary_metric"] = evaluator.primary_metric
+    primary = evaluator.primary_metric
+    if primary not in results and evaluator.files:
+        primary = f"{next(iter(evaluator.files))}/accuracy"  # only the user's own files were evaluated
+    results["primary_metric"] = primary
     return det, evaluator, results, to_markdown(results, det.config.detector)
 
 
 def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..detectors import GroundedDetector
+
+    _no_data_files(args)
     from ..evaluation.citod import TEST_SPLITS, CitodEvaluator, to_markdown
 
     splits = [s for s in (args.splits or ",".join((*TEST_SPLITS, "kbi_probe"))).split(",") if s]
@@ -144,6 +169,7 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.cdconv import CDConvEvaluator, to_markdown
 
     _no_citod_options(args)
+    _no_data_files(args)
     splits = [s for s in (args.splits or "test").split(",") if s]
     try:
         evaluator = CDConvEvaluator(splits, args.data_dir, args.limit, args.batch_size)

@@ -174,6 +174,24 @@ def add_parser(sub: Any) -> None:
         "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
         "are used; a 4-way classifier gets a new head)",
     )
+    own = p.add_argument_group("your own labelled dialogues (decode, utterance-based)")
+    own.add_argument(
+        "--dialogues",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="add training pairs from labelled dialogues (JSON/JSONL, the format of evaluate --data: "
+        '"contradiction": true/false, "evidence": [earlier turn indices]); repeatable; bad records are '
+        "skipped and reported. Validation and tau stay on held-out DECODE groups",
+    )
+    own.add_argument(
+        "--dialogues-repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="use the pairs of --dialogues N times per epoch (default 1), to weigh a few hundred dialogues "
+        "against DECODE's tens of thousands of pairs",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -205,6 +223,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
     if args.task != "decode" and args.pair_order:
         raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
+    if args.task != "decode" and args.dialogues:
+        raise InputError("--dialogues applies to --task decode (the utterance-based detector)")
+    if args.dialogues_repeat < 1:
+        raise InputError(f"--dialogues-repeat must be at least 1, got {args.dialogues_repeat}")
     if args.task == "cdconv":
         from ..training.cdconv import run_cdconv
 
@@ -258,6 +280,10 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         data = build_decode_training_data(args.data_dir, kind, augment, args.validation_fraction, args.seed, args.limit)
     except ValueError as e:
         raise InputError(str(e)) from None
+    if args.dialogues:
+        if args.detector != "utterance":
+            raise InputError("--dialogues applies to the utterance-based detector")
+        _add_own_dialogues(data, args.dialogues, args.dialogues_repeat, reverse="reverse" in augment)
     print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
@@ -278,7 +304,11 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         "counts": data.counts,
         "data": ("synthetic speaker-tagged histories built from " if args.detector == "unstructured" else "")
         + "DECODE train utterance pairs (decode.train_pairs.v1)"
-        + "".join(f" + {a}" for a in augment),
+        + "".join(f" + {a}" for a in augment)
+        + "".join(
+            f" + labelled dialogues {f}" + (f" x{args.dialogues_repeat}" if args.dialogues_repeat > 1 else "")
+            for f in args.dialogues
+        ),
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }
@@ -311,6 +341,34 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
+
+
+def _add_own_dialogues(data: Any, files: list[str], repeat: int, reverse: bool = False) -> None:
+    """Append the pairs of the user's labelled dialogues to the training pairs (``repeat`` times); with
+    ``reverse`` (the augmentation) half of them are read backwards, like the rest of the training pairs."""
+    from ..io import read_examples
+    from ..training.data import labelled_dialogue_pairs, reverse_half
+
+    for f in files:
+        examples, errors = read_examples(f)
+        for e in errors:
+            print(f"dialcheck: skipped: {e}", file=sys.stderr)
+        pairs, no_evidence = labelled_dialogue_pairs(examples, source="dialogues")
+        if not pairs:
+            raise InputError(
+                f"no training pair in {len(examples)} labelled dialogue(s) ({no_evidence} contradictions "
+                "without evidence turns, which give no pair)",
+                f,
+            )
+        if no_evidence:
+            print(
+                f"dialcheck: {f}: {no_evidence} contradiction(s) name no evidence turns and give no training pair",
+                file=sys.stderr,
+            )
+        data.train.extend((reverse_half(pairs) if reverse else pairs) * repeat)
+        for p in pairs:
+            data.counts[p.source] = data.counts.get(p.source, 0) + repeat
+        data.counts["dialogues_skipped"] = data.counts.get("dialogues_skipped", 0) + len(errors)
 
 
 def run_citod(args: argparse.Namespace, out: Path) -> int:

@@ -10,19 +10,36 @@
 - ``a2t``: accuracy (every example is a contradiction) and strict accuracy, built from dev with seed 0.
 - ``human_bot_raw``: every bot turn of the human-bot conversations (paper appendix F): precision, recall,
   F1 of the contradiction class and ROC AUC of the score.
+- your own labelled dialogues (``files``; ``dialcheck evaluate --data FILE``), named after the file:
+  accuracy, balanced accuracy, precision, recall and F1 of the contradiction class, ROC AUC when both
+  classes occur, and strict accuracy and evidence F1 when contradictions name their evidence turns.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..datasets import load_dataset
 from ..detectors.base import Detector
+from ..errors import InputError
+from ..io import read_examples
 from ..schema import Example, Verdict
 from .base import SplitEvaluator
-from .metrics import accuracy, evidence_f1, pair_evidence_f1, precision_recall_f1, roc_auc, strict_accuracy
+from .metrics import (
+    accuracy,
+    balanced_accuracy,
+    evidence_f1,
+    pair_evidence_f1,
+    precision_recall_f1,
+    roc_auc,
+    strict_accuracy,
+)
+
+log = logging.getLogger(__name__)
 
 __all__ = ["PAPER", "SPLITS", "DecodeEvaluator", "decode_metrics", "to_markdown"]
 
@@ -63,6 +80,12 @@ def decode_metrics(
     gold = [e.label for e in examples]
     pred = [v.contradiction for v in verdicts]
     out: dict[str, float] = {"n": float(len(examples)), "accuracy": 100 * accuracy(gold, pred)}
+    own = split not in SPLITS  # the user's labelled dialogues: every metric their labels allow
+    if own:
+        p, r, f = precision_recall_f1(gold, pred)
+        out.update(balanced_accuracy=100 * balanced_accuracy(gold, pred), precision=100 * p, recall=100 * r, f1=100 * f)
+        if 0 < sum(gold) < len(gold):
+            out["roc_auc"] = 100 * roc_auc(gold, [v.score for v in verdicts])
     if split == "human_bot_raw":
         p, r, f = precision_recall_f1(gold, pred)
         out.update(
@@ -76,7 +99,8 @@ def decode_metrics(
         p, r, f = precision_recall_f1(gold, pred)
         out.update(precision=100 * p, recall=100 * r, f1=100 * f)
     with_evidence = [(e, v) for e, v in zip(examples, verdicts, strict=True) if not e.label or e.evidence is not None]
-    if split in ("dev", "a2t") and with_evidence and evidence:
+    named = any(e.label and e.evidence is not None for e in examples)
+    if (split in ("dev", "a2t") or (own and named)) and with_evidence and evidence:
         predicted = [v.evidence if v.contradiction else () for _, v in with_evidence]
         out["strict_accuracy"] = 100 * strict_accuracy(
             [e.label for e, _ in with_evidence],
@@ -105,12 +129,42 @@ class DecodeEvaluator(SplitEvaluator):
     primary_metric = "human_bot/accuracy"
     default_splits = tuple(SPLITS)
 
+    def __init__(
+        self,
+        splits: Sequence[str] | None = None,
+        data_dir: str | Path | None = None,
+        limit: int | None = None,
+        batch_size: int | None = None,
+        files: Sequence[str | Path] = (),
+    ) -> None:
+        """``files``: JSON/JSONL files of labelled dialogues (:func:`dialcheck.io.parse_example`), each
+        reported as a split named after the file; their bad records are skipped and kept in ``skipped``.
+        With files and no ``splits``, only the files are evaluated."""
+        super().__init__(() if files and splits is None else splits, data_dir, limit, batch_size)
+        self.files: dict[str, list[Example]] = {}
+        self.skipped: dict[str, list[InputError]] = {}
+        for f in files:
+            path = Path(f)
+            name = path.stem or "data"
+            while name in self.files or name in SPLITS:
+                name += "_"
+            examples, errors = read_examples(path)
+            if not examples:
+                first = f" (first: {errors[0]})" if errors else ""
+                raise InputError(f"no labelled dialogue to evaluate on{first}", str(path))
+            self.files[name] = examples
+            self.skipped[name] = errors
+            for e in errors:
+                log.warning("skipped: %s", e)
+
     def __call__(self, detector: Detector, show_progress_bar: bool = False) -> dict[str, float]:
         results: dict[str, float] = {}
-        for split in self.splits:
-            examples = load_dataset(SPLITS[split], self.data_dir)
+        for split in [*self.splits, *self.files]:
+            examples = self.files[split] if split in self.files else load_dataset(SPLITS[split], self.data_dir)
             if self.limit:
                 examples = examples[: self.limit]
+            if split in self.skipped:
+                results[f"{split}/skipped"] = float(len(self.skipped[split]))
             t0 = time.perf_counter()
             verdicts = detector.predict(
                 [e.dialogue for e in examples],
@@ -143,14 +197,31 @@ _ROWS = [
 ]
 
 
+_OWN_ROWS = [
+    ("n", "dialogues"),
+    ("skipped", "bad records skipped"),
+    ("accuracy", "accuracy"),
+    ("balanced_accuracy", "balanced accuracy"),
+    ("precision", "precision"),
+    ("recall", "recall"),
+    ("f1", "F1"),
+    ("roc_auc", "ROC AUC"),
+    ("strict_accuracy", "strict accuracy"),
+    ("evidence_f1", "supporting-evidence F1"),
+]
+
+
 def to_markdown(results: dict[str, float], detector: str = "decode.utterance.v1", title: str = "ours") -> str:
     """A Markdown table of our numbers beside the paper's."""
     paper = PAPER.get(detector, {})
     lines = [f"| metric | {title} | paper (RoBERTa-large) |", "|---|---:|---:|"]
-    for split, metric, label in _ROWS:
+    own = sorted({k.split("/")[0] for k in results if "/" in k} - set(SPLITS))
+    rows = [*_ROWS, *((s, m, f"{s}: {label}") for s in own for m, label in _OWN_ROWS)]
+    for split, metric, label in rows:
         key = f"{split}/{metric}"
         if key not in results:
             continue
         ref = paper.get(key)
-        lines.append(f"| {label} | {results[key]:.2f} | {'' if ref is None else f'{ref:.2f}'} |")
+        value = f"{results[key]:.0f}" if metric in ("n", "skipped") else f"{results[key]:.2f}"
+        lines.append(f"| {label} | {value} | {'' if ref is None else f'{ref:.2f}'} |")
     return "\n".join(lines) + "\n"

@@ -17,7 +17,9 @@ train dialogue, keyed by its last utterance). From them this module builds:
   conflict (use with ``--pair-order both``);
 - pseudo-dialogues per group for validation and calibration at the dialogue level, including an
   RCT-like version of each contradiction (its evidence turns removed);
-- synthetic speaker-tagged histories for the unstructured detector.
+- synthetic speaker-tagged histories for the unstructured detector;
+- pairs from your own labelled dialogues (:func:`labelled_dialogue_pairs`, ``dialcheck train
+  --dialogues``), e.g. your bot's logs: the conversations the detector will be used on.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ __all__ = [
     "AUGMENTATIONS",
     "DecodeTrainingData",
     "build_decode_training_data",
+    "labelled_dialogue_pairs",
     "perturbation_pairs",
     "pseudo_dialogues",
     "random_premise_negatives",
@@ -276,6 +279,41 @@ def reverse_half(pairs: Sequence[Pair], seed: int = 0) -> list[Pair]:
         Pair(p.second, p.first, p.label, p.source, p.group) if _bucket(f"{p.first}\x00{p.second}", seed) < 0.5 else p
         for p in pairs
     ]
+
+
+def labelled_dialogue_pairs(examples: Sequence[Example], source: str = "dialogues") -> tuple[list[Pair], int]:
+    """Training pairs from labelled dialogues, the pairs the utterance-based detector scores.
+
+    Each earlier turn of the last turn's speaker is paired with the last turn: label 1 when the turn is
+    named as evidence, else 0 (every pair of a dialogue labelled consistent is a negative). A
+    contradiction without evidence turns gives no pair (which of its pairs conflicts is unknown); the
+    second value counts them.
+
+    >>> from dialcheck.io import parse_example
+    >>> ok = parse_example({"turns": ["I like tea.", "Me too.", "Tea is my favourite drink."],
+    ...                     "contradiction": False})
+    >>> bad = parse_example({"turns": ["I have a dog.", "Nice!", "I have no pets."],
+    ...                      "contradiction": True, "evidence": [0]})
+    >>> unknown = parse_example({"turns": ["I have a cat.", "Nice!", "I have no pets."], "contradiction": True})
+    >>> pairs, skipped = labelled_dialogue_pairs([ok, bad, unknown])
+    >>> [(p.first, p.label) for p in pairs], skipped
+    ([('I like tea.', 0), ('I have a dog.', 1)], 1)
+    """
+    pairs: list[Pair] = []
+    skipped = 0
+    for k, e in enumerate(examples):
+        if e.label and not e.evidence:
+            skipped += 1
+            continue
+        d = e.dialogue
+        evidence = set(e.evidence or ())
+        indices = sorted(set(d.same_speaker_indices()) | evidence)
+        group = f"{source}:{e.id or k}"
+        last = d.turns[-1].text
+        for i in indices:
+            label = int(i in evidence)
+            pairs.append(Pair(d.turns[i].text, last, label, f"{source}.{'positive' if label else 'negative'}", group))
+    return pairs, skipped
 
 
 @dataclass

@@ -1,0 +1,161 @@
+"""Would labelled logs of real bot conversations help? Cross-validation on DECODE human-bot.
+
+The DECODE detector is trained on crowd-written contradictions; its false alarms on real bot
+conversations (raw human-bot precision about 32%) are what keeps it from the human-bot target. A team
+running a chatbot has its own logs. This benchmark measures what ``dialcheck train --dialogues`` buys
+with such logs, using the human-bot conversations as "your logs" in K folds grouped by conversation:
+
+- fold k's training file: every human-bot dialogue and every raw bot turn (``human_bot_raw``) of the
+  conversations outside fold k, in the labelled format of ``dialcheck evaluate --data``. Human-bot
+  names no evidence turns, so only the consistent dialogues give pairs (negatives: real bot turns
+  that do not contradict); the contradictions are skipped and counted;
+- fold k's test file: the human-bot dialogues of the conversations in fold k;
+- ``control``: the same continuation of the starting detector (same DECODE subset, epochs, seed)
+  without the logs, so that the gain is the logs', not the extra training's; ``start``: the starting
+  detector itself. RCT and rebuilt dev (no human-bot conversation in them) show the cost elsewhere.
+
+Pooled human-bot accuracy over the K test folds is reported beside RCT and dev (mean over the fold
+runs). Every run is a ``dialcheck`` command (printed); finished runs are skipped when re-run.
+
+    python benchmarks/own_logs_cv.py --out runs/own_logs_cv --threads 1
+    python benchmarks/own_logs_cv.py --out runs/own_logs_cv --table     # the table of finished runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from dialcheck.datasets import load_dataset
+from dialcheck.schema import Example
+
+SHIPPED = str(Path(__file__).resolve().parents[1] / "src/dialcheck/models/decode-utterance-minilm-v3")
+
+
+def conversation(e: Example) -> str:
+    """The human-bot conversation an example comes from (raw turns carry ``#turn`` after its id)."""
+    return e.id.split("#")[0]
+
+
+def fold_of(key: str, k: int, seed: int = 0) -> int:
+    """A stable fold for a conversation id (seeded hash, independent of file order).
+
+    >>> fold_of("39d988a9", 5) == fold_of("39d988a9", 5)
+    True
+    """
+    return int(hashlib.sha1(f"{seed}:{key}".encode()).hexdigest()[:8], 16) % k
+
+
+def labelled_record(e: Example) -> dict[str, Any]:
+    """The example in the labelled-dialogue format (``dialcheck evaluate --data``)."""
+    rec: dict[str, Any] = {
+        "id": e.id,
+        "turns": [{"speaker": t.speaker, "text": t.text} for t in e.dialogue.turns],
+        "contradiction": bool(e.label),
+    }
+    if e.evidence:
+        rec["evidence"] = list(e.evidence)
+    return rec
+
+
+def write_folds(out: Path, k: int, seed: int, data_dir: str | None) -> dict[str, int]:
+    hb = load_dataset("decode.human_bot.v1", data_dir)
+    raw = load_dataset("decode.human_bot_raw.v1", data_dir)
+    counts: dict[str, int] = {}
+    for f in range(k):
+        train = [e for e in hb + raw if fold_of(conversation(e), k, seed) != f]
+        test = [e for e in hb if fold_of(conversation(e), k, seed) == f]
+        for name, rows in ((f"fold{f}-train.jsonl", train), (f"fold{f}-test.jsonl", test)):
+            with (out / name).open("w", encoding="utf-8") as w:
+                for e in rows:
+                    w.write(json.dumps(labelled_record(e), ensure_ascii=False) + "\n")
+            counts[name] = len(rows)
+    return counts
+
+
+def run(cmd: list[str]) -> None:
+    print("+ " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr, flush=True)
+    subprocess.run(cmd, check=True)
+
+
+def dialcheck(*args: str) -> list[str]:
+    return [sys.executable, "-m", "dialcheck.cli", *args]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--init", default=SHIPPED, help="detector to continue (default: the shipped v3)")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--limit", type=int, default=2000, help="DECODE train groups in each continuation")
+    ap.add_argument("--augment", default="random_premise,restate,perturb")
+    ap.add_argument("--epochs", default="1")
+    ap.add_argument("--repeat", type=int, default=1, help="--dialogues-repeat of the fold runs")
+    ap.add_argument("--splits", default="rct,dev", help="DECODE splits evaluated beside the human-bot folds")
+    ap.add_argument("--threads", default="1")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--table", action="store_true", help="only print the table of finished runs")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    k = args.folds
+    tests = [str(out / f"fold{f}-test.jsonl") for f in range(k)]
+    if not args.table:
+        if not (out / "folds.json").exists():
+            counts = write_folds(out, k, args.seed, args.data_dir)
+            (out / "folds.json").write_text(json.dumps(counts, indent=2) + "\n")
+        dd = ["--data-dir", args.data_dir] if args.data_dir else []
+        common = ["--limit", str(args.limit), "--augment", args.augment, "--epochs", args.epochs]
+        common += ["--threads", args.threads, "--no-progress", *dd]
+        runs: list[tuple[str, list[str], list[str]]] = [("start", [], tests), ("control", [], tests)]
+        runs += [(f"fold{f}", [tests[f].replace("-test", "-train")], [tests[f]]) for f in range(k)]
+        for name, train_files, test_files in runs:
+            model = args.init if name == "start" else str(out / name)
+            if name != "start" and not (Path(model) / "dialcheck.json").exists():
+                extra = [a for f in train_files for a in ("--dialogues", f)]
+                if train_files:
+                    extra += ["--dialogues-repeat", str(args.repeat)]
+                run(dialcheck("train", "--init", args.init, "--out", model, *common, *extra))
+            result = out / f"eval-{name}.json"
+            if not result.exists():
+                data = [a for f in test_files for a in ("--data", f)]
+                opts = ["--splits", args.splits, *data, "--json", str(result), "--threads", args.threads]
+                run(dialcheck("evaluate", "--model", model, *opts, "--no-progress", *dd))
+    print(table(out, k, args.splits.split(",")))
+    return 0
+
+
+def table(out: Path, k: int, splits: list[str]) -> str:
+    """Pooled human-bot accuracy over the test folds, and the DECODE splits, per run."""
+    head = "| run | human-bot (pooled folds) | n | " + " | ".join(splits) + " |"
+    lines = [head, "|---|---:|---:|" + "---:|" * len(splits)]
+    for name in ("start", "control", "adapted"):
+        files = [out / f"eval-fold{f}.json" for f in range(k)] if name == "adapted" else [out / f"eval-{name}.json"]
+        if not all(f.exists() for f in files):
+            lines.append(f"| {name} | (not run) | | " + " | ".join("" for _ in splits) + " |")
+            continue
+        results = [json.loads(f.read_text()) for f in files]
+        correct = n = 0.0
+        for r in results:
+            for f in range(k):
+                key = f"fold{f}-test"
+                if f"{key}/n" in r:
+                    correct += r[f"{key}/accuracy"] * r[f"{key}/n"] / 100
+                    n += r[f"{key}/n"]
+        cells = []
+        for s in splits:
+            vals = [r[f"{s}/accuracy"] for r in results if f"{s}/accuracy" in r]
+            cells.append(f"{sum(vals) / len(vals):.2f}" if vals else "")
+        lines.append(f"| {name} | {100 * correct / n:.2f} | {n:.0f} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
