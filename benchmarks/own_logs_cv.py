@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from dialcheck.datasets import load_dataset
+from dialcheck.evaluation.metrics import roc_auc
 from dialcheck.schema import Example
 
 SHIPPED = str(Path(__file__).resolve().parents[1] / "src/dialcheck/models/decode-utterance-minilm-v3")
@@ -123,23 +124,46 @@ def main() -> int:
                 if train_files:
                     extra += ["--dialogues-repeat", str(args.repeat)]
                 run(dialcheck("train", "--init", args.init, "--out", model, *common, *extra))
-            result = out / f"eval-{name}.json"
-            if not result.exists():
+            result, preds = out / f"eval-{name}.json", out / f"eval-{name}.pred.jsonl"
+            if not (result.exists() and preds.exists()):
                 data = [a for f in test_files for a in ("--data", f)]
-                opts = ["--splits", args.splits, *data, "--json", str(result), "--threads", args.threads]
+                opts = ["--splits", args.splits, *data, "--json", str(result), "--predictions", str(preds)]
+                opts += ["--threads", args.threads]
                 run(dialcheck("evaluate", "--model", model, *opts, "--no-progress", *dd))
-    print(table(out, k, args.splits.split(",")))
+    tau = json.loads((Path(args.init) / "dialcheck.json").read_text())["thresholds"]["tau"]
+    print(table(out, k, args.splits.split(","), tau))
     return 0
 
 
-def table(out: Path, k: int, splits: list[str]) -> str:
-    """Pooled human-bot accuracy over the test folds, and the DECODE splits, per run."""
+def fixed_tau(files: list[Path], tau: float, splits: list[str]) -> tuple[float, float, list[float]]:
+    """From stored predictions: pooled human-bot ROC AUC and accuracy at ``tau``, and each split's accuracy."""
+    gold: list[bool] = []
+    score: list[float] = []
+    by_split: dict[str, list[bool]] = {s: [] for s in splits}
+    for f in files:
+        for line in f.read_text().splitlines():
+            r = json.loads(line)
+            if r["split"].startswith("fold"):
+                gold.append(bool(r["gold"]))
+                score.append(float(r["score"]))
+            elif r["split"] in by_split:
+                by_split[r["split"]].append((r["score"] >= tau) == bool(r["gold"]))
+    acc = 100 * sum((s >= tau) == g for s, g in zip(score, gold, strict=True)) / len(gold)
+    per_split = [100 * sum(v) / len(v) if v else float("nan") for v in by_split.values()]
+    return 100 * roc_auc(gold, score), acc, per_split
+
+
+def table(out: Path, k: int, splits: list[str], tau: float) -> str:
+    """Pooled human-bot accuracy over the test folds and the DECODE splits per run, at each model's own
+    tau and at the starting model's tau (from the stored predictions), and the pooled human-bot ROC AUC."""
     head = "| run | human-bot (pooled folds) | n | " + " | ".join(splits) + " |"
-    lines = [head, "|---|---:|---:|" + "---:|" * len(splits)]
+    head += f" human-bot at tau {tau:.3f} | " + " | ".join(f"{s} at tau {tau:.3f}" for s in splits)
+    head += " | human-bot ROC AUC |"
+    lines = [head, "|---|---:|---:|" + "---:|" * (2 * len(splits) + 2)]
     for name in ("start", "control", "adapted"):
         files = [out / f"eval-fold{f}.json" for f in range(k)] if name == "adapted" else [out / f"eval-{name}.json"]
-        if not all(f.exists() for f in files):
-            lines.append(f"| {name} | (not run) | | " + " | ".join("" for _ in splits) + " |")
+        if not all(f.exists() and f.with_suffix(".pred.jsonl").exists() for f in files):
+            lines.append(f"| {name} | (not run) |" + " |" * (2 * len(splits) + 2))
             continue
         results = [json.loads(f.read_text()) for f in files]
         correct = n = 0.0
@@ -153,6 +177,8 @@ def table(out: Path, k: int, splits: list[str]) -> str:
         for s in splits:
             vals = [r[f"{s}/accuracy"] for r in results if f"{s}/accuracy" in r]
             cells.append(f"{sum(vals) / len(vals):.2f}" if vals else "")
+        auc, acc, per_split = fixed_tau([f.with_suffix(".pred.jsonl") for f in files], tau, splits)
+        cells += [f"{acc:.2f}", *(f"{a:.2f}" for a in per_split), f"{auc:.2f}"]
         lines.append(f"| {name} | {100 * correct / n:.2f} | {n:.0f} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

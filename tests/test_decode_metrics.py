@@ -77,15 +77,19 @@ def test_a_detector_without_evidence_gets_no_evidence_metrics():
     assert decode_metrics("dev", examples, verdicts)["strict_accuracy"] == 50.0
 
 
-def _tau_sweep():
+def _benchmark(name):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "decode_tau_sweep.py"
-    spec = importlib.util.spec_from_file_location("decode_tau_sweep", path)
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _tau_sweep():
+    return _benchmark("decode_tau_sweep")
 
 
 def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path):
@@ -104,3 +108,20 @@ def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path):
     b.write_text(json.dumps({**rec, "id": "dev:1"}) + "\n")
     with pytest.raises(SystemExit, match="no prediction for dev dev:0"):
         sweep.read_predictions([a, b])
+
+
+def test_own_logs_folds_keep_each_conversation_on_one_side(tmp_path, data_root):
+    import json
+
+    from dialcheck.io import read_examples
+
+    cv = _benchmark("own_logs_cv")
+    counts = cv.write_folds(tmp_path, 3, 0, str(data_root))
+    assert sum(counts[f"fold{f}-test.jsonl"] for f in range(3)) == 764  # every human-bot dialogue tested once
+    for f in range(3):
+        train, errors = read_examples(tmp_path / f"fold{f}-train.jsonl")
+        test, _ = read_examples(tmp_path / f"fold{f}-test.jsonl")
+        assert not errors and test
+        assert not {cv.conversation(e) for e in train} & {cv.conversation(e) for e in test}
+    row = json.loads((tmp_path / "fold0-test.jsonl").read_text().splitlines()[0])
+    assert set(row) == {"id", "turns", "contradiction"}  # human-bot names no evidence turns
