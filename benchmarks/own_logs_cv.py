@@ -12,7 +12,9 @@ with such logs, using the human-bot conversations as "your logs" in K folds grou
 - fold k's test file: the human-bot dialogues of the conversations in fold k;
 - ``control``: the same continuation of the starting detector (same DECODE subset, epochs, seed)
   without the logs, so that the gain is the logs', not the extra training's; ``start``: the starting
-  detector itself. Every continuation keeps its final weights (no early stopping on DECODE's
+  detector itself; ``adapted-top`` (``--unannotated top``): the fold runs also learn from the
+  human-bot contradictions, each with the turn the starting detector scores highest as its evidence.
+  Every continuation keeps its final weights (no early stopping on DECODE's
   validation, which cannot see what the logs teach); tau is calibrated on it as usual. RCT and
   rebuilt dev (no human-bot conversation in them) show the cost elsewhere.
 
@@ -101,6 +103,13 @@ def main() -> int:
     ap.add_argument("--augment", default="random_premise,restate,perturb")
     ap.add_argument("--epochs", default="1")
     ap.add_argument("--repeat", type=int, default=1, help="--dialogues-repeat of the fold runs")
+    ap.add_argument(
+        "--unannotated",
+        choices=("skip", "top"),
+        default="skip",
+        help="train --unannotated of the fold runs: 'top' also trains on the human-bot contradictions, "
+        "with the starting detector's top pair as evidence (runs named foldK-top, row 'adapted-top')",
+    )
     ap.add_argument("--splits", default="rct,dev", help="DECODE splits evaluated beside the human-bot folds")
     ap.add_argument("--threads", default="1")
     ap.add_argument("--data-dir", default=None)
@@ -121,13 +130,14 @@ def main() -> int:
         common += ["--eval-every", "1000000"]
         common += ["--threads", args.threads, "--no-progress", *dd]
         runs: list[tuple[str, list[str], list[str]]] = [("start", [], tests), ("control", [], tests)]
-        runs += [(f"fold{f}", [tests[f].replace("-test", "-train")], [tests[f]]) for f in range(k)]
+        sfx = "-top" if args.unannotated == "top" else ""
+        runs += [(f"fold{f}{sfx}", [tests[f].replace("-test", "-train")], [tests[f]]) for f in range(k)]
         for name, train_files, test_files in runs:
             model = args.init if name == "start" else str(out / name)
             if name != "start" and not (Path(model) / "dialcheck.json").exists():
                 extra = [a for f in train_files for a in ("--dialogues", f)]
                 if train_files:
-                    extra += ["--dialogues-repeat", str(args.repeat)]
+                    extra += ["--dialogues-repeat", str(args.repeat), "--unannotated", args.unannotated]
                 run(dialcheck("train", "--init", args.init, "--out", model, *common, *extra))
             result, preds = out / f"eval-{name}.json", out / f"eval-{name}.pred.jsonl"
             if not (result.exists() and preds.exists()):
@@ -165,8 +175,10 @@ def table(out: Path, k: int, splits: list[str], tau: float) -> str:
     head += f" human-bot at tau {tau:.3f} | " + " | ".join(f"{s} at tau {tau:.3f}" for s in splits)
     head += " | human-bot ROC AUC |"
     lines = [head, "|---|---:|---:|" + "---:|" * (2 * len(splits) + 2)]
-    for name in ("start", "control", "adapted"):
-        files = [out / f"eval-fold{f}.json" for f in range(k)] if name == "adapted" else [out / f"eval-{name}.json"]
+    for name in ("start", "control", "adapted", "adapted-top"):
+        sfx = "-top" if name == "adapted-top" else ""
+        folds = [out / f"eval-fold{f}{sfx}.json" for f in range(k)]
+        files = folds if name.startswith("adapted") else [out / f"eval-{name}.json"]
         if not all(f.exists() and f.with_suffix(".pred.jsonl").exists() for f in files):
             lines.append(f"| {name} | (not run) |" + " |" * (2 * len(splits) + 3))
             continue

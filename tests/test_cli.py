@@ -266,6 +266,22 @@ def test_train_adds_pairs_from_your_own_labelled_dialogues(capsys, tmp_path, tin
     assert "labelled dialogues" in (out / "MODEL_CARD.md").read_text()
 
 
+def test_train_can_take_the_init_detectors_top_pair_as_evidence(capsys, tmp_path, tiny_detector_dir, data_root):
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    out = tmp_path / "model"
+    base = ["train", "--out", str(out), "--limit", "10", "--epochs", "1", "--data-dir", str(data_root)]
+    base += ["--no-progress", "--batch-size", "16", "--dialogues", str(logs), "--unannotated", "top"]
+    code, _, err = _run(capsys, *base)
+    assert code == 2 and "--unannotated top needs --init" in err
+    code, _, err = _run(capsys, *base, "--init", str(tiny_detector_dir))
+    assert code == 0, err
+    counts = json.loads((out / "dialcheck.json").read_text())["training"]["counts"]
+    # "I live in Rome." has one earlier turn of its speaker: that pair becomes the second positive
+    assert counts["dialogues.positive"] == 2 and counts["dialogues.negative"] == 1
+    assert "evidence of 1 contradiction(s) taken from" in err and "name no evidence turns" not in err
+
+
 def test_data_verify_passes_on_the_shared_corpora(capsys, data_root):
     code, out, _ = _run(capsys, "data", "verify", "--data-dir", str(data_root))
     assert code == 0 and "ok  decode.dev.v1" in out

@@ -192,6 +192,14 @@ def add_parser(sub: Any) -> None:
         help="use the pairs of --dialogues N times per epoch (default 1), to weigh a few hundred dialogues "
         "against DECODE's tens of thousands of pairs",
     )
+    own.add_argument(
+        "--unannotated",
+        choices=("skip", "top"),
+        default="skip",
+        help="contradictions in --dialogues without evidence turns: skip them (default; only their "
+        "dialogue-level label is known) or take the earlier turn the --init detector scores highest as "
+        "their evidence",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -283,7 +291,10 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     if args.dialogues:
         if args.detector != "utterance":
             raise InputError("--dialogues applies to the utterance-based detector")
-        _add_own_dialogues(data, args.dialogues, args.dialogues_repeat, reverse="reverse" in augment)
+        if args.unannotated == "top" and init is None:
+            raise InputError("--unannotated top needs --init: the detector that picks the evidence turn")
+        scorer = str(init) if args.unannotated == "top" else None
+        _add_own_dialogues(data, args.dialogues, args.dialogues_repeat, "reverse" in augment, scorer)
     print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
@@ -308,7 +319,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         + "".join(
             f" + labelled dialogues {f}" + (f" x{args.dialogues_repeat}" if args.dialogues_repeat > 1 else "")
             for f in args.dialogues
-        ),
+        )
+        + (" (unannotated contradictions: the --init detector's top pair)" if args.unannotated == "top" else ""),
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }
@@ -343,16 +355,28 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
-def _add_own_dialogues(data: Any, files: list[str], repeat: int, reverse: bool = False) -> None:
+def _add_own_dialogues(
+    data: Any, files: list[str], repeat: int, reverse: bool = False, scorer: str | None = None
+) -> None:
     """Append the pairs of the user's labelled dialogues to the training pairs (``repeat`` times); with
-    ``reverse`` (the augmentation) half of them are read backwards, like the rest of the training pairs."""
+    ``reverse`` (the augmentation) half of them are read backwards, like the rest of the training pairs;
+    with ``scorer`` (a detector folder) contradictions without evidence get its top-scored turn as evidence."""
     from ..io import read_examples
-    from ..training.data import labelled_dialogue_pairs, reverse_half
+    from ..training.data import labelled_dialogue_pairs, reverse_half, top_pair_evidence
 
     for f in files:
         examples, errors = read_examples(f)
         for e in errors:
             print(f"dialcheck: skipped: {e}", file=sys.stderr)
+        if scorer is not None:
+            from ..api import load
+
+            det = load(scorer)
+            guess = [i for i, e in enumerate(examples) if e.label and not e.evidence]
+            verdicts = det.predict([examples[i].dialogue for i in guess])
+            for i, e in zip(guess, top_pair_evidence([examples[i] for i in guess], verdicts), strict=True):
+                examples[i] = e
+            print(f"dialcheck: {f}: evidence of {len(guess)} contradiction(s) taken from {scorer}", file=sys.stderr)
         pairs, no_evidence = labelled_dialogue_pairs(examples, source="dialogues")
         if not pairs:
             raise InputError(

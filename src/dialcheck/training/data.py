@@ -48,6 +48,7 @@ __all__ = [
     "reverse_half",
     "split_groups",
     "synthetic_histories",
+    "top_pair_evidence",
 ]
 
 AUGMENTATIONS = ("random_premise", "restate", "perturb", "anli", "nli_samples", "swap", "reverse")
@@ -314,6 +315,31 @@ def labelled_dialogue_pairs(examples: Sequence[Example], source: str = "dialogue
             label = int(i in evidence)
             pairs.append(Pair(d.turns[i].text, last, label, f"{source}.{'positive' if label else 'negative'}", group))
     return pairs, skipped
+
+
+def top_pair_evidence(examples: Sequence[Example], verdicts: Sequence[Any]) -> list[Example]:
+    """Contradictions labelled without evidence turns get, as evidence, the earlier turn whose pair a
+    detector scored highest (``verdicts[i].pair_scores``); every other example is returned unchanged.
+
+    For logs labelled at the dialogue level only: a multiple-instance guess, as good as the detector.
+
+    >>> from dialcheck.io import parse_example
+    >>> from dialcheck.schema import Verdict
+    >>> e = parse_example({"turns": ["I have a cat.", "Nice!", "I love cats.", "Yes!", "I have no pets."],
+    ...                    "contradiction": True})
+    >>> top_pair_evidence([e], [Verdict(True, 0.9, (), None, {0: 0.9, 2: 0.2})])[0].evidence
+    (0,)
+    """
+    from dataclasses import replace
+
+    if len(examples) != len(verdicts):
+        raise ValueError(f"{len(examples)} examples but {len(verdicts)} verdicts")
+    out = []
+    for e, v in zip(examples, verdicts, strict=True):
+        if e.label and not e.evidence and v.pair_scores:
+            e = replace(e, evidence=(max(v.pair_scores, key=v.pair_scores.get),))
+        out.append(e)
+    return out
 
 
 @dataclass
