@@ -131,6 +131,8 @@ def main() -> int:
         common += ["--threads", args.threads, "--no-progress", *dd]
         runs: list[tuple[str, list[str], list[str]]] = [("start", [], tests), ("control", [], tests)]
         sfx = "-top" if args.unannotated == "top" else ""
+        if sfx:  # start and control do not depend on it: run (and shared) by the default variant
+            runs = []
         runs += [(f"fold{f}{sfx}", [tests[f].replace("-test", "-train")], [tests[f]]) for f in range(k)]
         for name, train_files, test_files in runs:
             model = args.init if name == "start" else str(out / name)
