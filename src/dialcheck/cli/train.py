@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_pair_order_option, add_threads_option
+from .common import add_pair_order_option, add_threads_option, set_threads
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
@@ -294,6 +294,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         if args.unannotated == "top" and init is None:
             raise InputError("--unannotated top needs --init: the detector that picks the evidence turn")
         scorer = str(init) if args.unannotated == "top" else None
+        if scorer is not None:
+            set_threads(args.threads)  # the --init detector scores the unannotated contradictions first
         _add_own_dialogues(data, args.dialogues, args.dialogues_repeat, "reverse" in augment, scorer)
     print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
     rank = 0 if args.full else args.lora
