@@ -152,15 +152,16 @@ def main() -> int:
     return 0
 
 
-def fixed_tau(files: list[Path], tau: float, splits: list[str]) -> tuple[float, float, list[float]]:
-    """From stored predictions: pooled human-bot ROC AUC and accuracy at ``tau``, and each split's accuracy."""
+def fixed_tau(files: list[Path], tau: float, splits: list[str], tests: set[str]) -> tuple[float, float, list[float]]:
+    """From stored predictions: pooled human-bot ROC AUC and accuracy at ``tau`` over the fold test
+    files named in ``tests``, and each DECODE split's accuracy at ``tau``."""
     gold: list[bool] = []
     score: list[float] = []
     by_split: dict[str, list[bool]] = {s: [] for s in splits}
     for f in files:
         for line in f.read_text().splitlines():
             r = json.loads(line)
-            if r["split"].startswith("fold"):
+            if r["split"] in tests:
                 gold.append(bool(r["gold"]))
                 score.append(float(r["score"]))
             elif r["split"] in by_split:
@@ -170,25 +171,39 @@ def fixed_tau(files: list[Path], tau: float, splits: list[str]) -> tuple[float, 
     return 100 * roc_auc(gold, score), acc, per_split
 
 
+def _finished(out: Path, k: int, sfx: str) -> list[int]:
+    return [f for f in range(k) if all((out / f"eval-fold{f}{sfx}{x}").exists() for x in (".json", ".pred.jsonl"))]
+
+
 def table(out: Path, k: int, splits: list[str], tau: float) -> str:
     """Pooled human-bot accuracy over the test folds and the DECODE splits per run, at each model's own
-    tau and at the starting model's tau (from the stored predictions), and the pooled human-bot ROC AUC."""
+    tau and at the starting model's tau (from the stored predictions), and the pooled human-bot ROC AUC.
+
+    Every row pools the same folds: those finished by every adapted variant that has started (all K
+    when none has)."""
+    done = [fs for fs in (_finished(out, k, ""), _finished(out, k, "-top")) if fs]
+    folds = sorted(set.intersection(*map(set, done))) if done else list(range(k))
+    tests = {f"fold{f}-test" for f in folds}
     head = "| run | human-bot (pooled folds) | n | " + " | ".join(splits) + " |"
     head += f" human-bot at tau {tau:.3f} | " + " | ".join(f"{s} at tau {tau:.3f}" for s in splits)
     head += " | human-bot ROC AUC |"
-    lines = [head, "|---|---:|---:|" + "---:|" * (2 * len(splits) + 2)]
+    lines = [
+        f"folds {', '.join(map(str, folds))} of {k}",
+        "",
+        head,
+        "|---|---:|---:|" + "---:|" * (2 * len(splits) + 2),
+    ]
     for name in ("start", "control", "adapted", "adapted-top"):
         sfx = "-top" if name == "adapted-top" else ""
-        folds = [out / f"eval-fold{f}{sfx}.json" for f in range(k)]
-        files = folds if name.startswith("adapted") else [out / f"eval-{name}.json"]
-        if not all(f.exists() and f.with_suffix(".pred.jsonl").exists() for f in files):
+        runs = [out / f"eval-fold{f}{sfx}.json" for f in folds]
+        files = runs if name.startswith("adapted") else [out / f"eval-{name}.json"]
+        if not folds or not all(f.exists() and f.with_suffix(".pred.jsonl").exists() for f in files):
             lines.append(f"| {name} | (not run) |" + " |" * (2 * len(splits) + 3))
             continue
         results = [json.loads(f.read_text()) for f in files]
         correct = n = 0.0
         for r in results:
-            for f in range(k):
-                key = f"fold{f}-test"
+            for key in tests:
                 if f"{key}/n" in r:
                     correct += r[f"{key}/accuracy"] * r[f"{key}/n"] / 100
                     n += r[f"{key}/n"]
@@ -196,7 +211,7 @@ def table(out: Path, k: int, splits: list[str], tau: float) -> str:
         for s in splits:
             vals = [r[f"{s}/accuracy"] for r in results if f"{s}/accuracy" in r]
             cells.append(f"{sum(vals) / len(vals):.2f}" if vals else "")
-        auc, acc, per_split = fixed_tau([f.with_suffix(".pred.jsonl") for f in files], tau, splits)
+        auc, acc, per_split = fixed_tau([f.with_suffix(".pred.jsonl") for f in files], tau, splits, tests)
         cells += [f"{acc:.2f}", *(f"{a:.2f}" for a in per_split), f"{auc:.2f}"]
         lines.append(f"| {name} | {100 * correct / n:.2f} | {n:.0f} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
