@@ -282,6 +282,39 @@ def test_train_can_take_the_init_detectors_top_pair_as_evidence(capsys, tmp_path
     assert "evidence of 1 contradiction(s) taken from" in err and "name no evidence turns" not in err
 
 
+def test_train_calibrates_tau_on_your_own_labelled_dialogues(capsys, tmp_path, tiny_detector_dir, data_root):
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    out = tmp_path / "model"
+    base = ["train", "--init", str(tiny_detector_dir), "--epochs", "0", "--limit", "10", "--data-dir", str(data_root)]
+    code, _, err = _run(capsys, *base, "--out", str(out), "--calibrate-on", str(logs), "--no-progress")
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["training"]["validation_dialogues"] == 3 and "line 3: invalid JSON" in err
+    assert cfg["training"]["calibration_file"] == str(logs)
+    # tau separates the three dialogues as well as any threshold can, at one of their scores
+    from dialcheck import load
+    from dialcheck.io import read_examples
+
+    examples, _ = read_examples(logs)
+    scores = [v.score for v in load(str(tiny_detector_dir)).predict([e.dialogue for e in examples])]
+    assert any(abs(cfg["thresholds"]["tau"] - s) < 1e-4 for s in scores)
+    assert "val_evidence_f1" in cfg["metrics"]  # the first dialogue names its evidence turn
+    assert f"labelled dialogues of `{logs}`" in (out / "MODEL_CARD.md").read_text()
+    one_label = tmp_path / "neg.jsonl"
+    one_label.write_text(LABELLED_LINES[1] + "\n")
+    code, _, err = _run(capsys, *base, "--out", str(tmp_path / "m2"), "--calibrate-on", str(one_label))
+    assert code == 2 and "needs dialogues of both labels" in err
+    # labelled at the dialogue level only: tau is set, eta_e is kept as it was
+    no_evidence = tmp_path / "noev.jsonl"
+    no_evidence.write_text("\n".join(LABELLED_LINES[1:]) + "\n")
+    code, _, err = _run(capsys, *base, "--out", str(tmp_path / "m3"), "--calibrate-on", str(no_evidence))
+    assert code == 0, err
+    cfg3 = json.loads((tmp_path / "m3" / "dialcheck.json").read_text())
+    tiny_eta = json.loads((tiny_detector_dir / "dialcheck.json").read_text())["thresholds"]["eta_e"]
+    assert cfg3["thresholds"]["eta_e"] == tiny_eta and "val_evidence_f1" not in cfg3["metrics"]
+
+
 def test_data_verify_passes_on_the_shared_corpora(capsys, data_root):
     code, out, _ = _run(capsys, "data", "verify", "--data-dir", str(data_root))
     assert code == 0 and "ok  decode.dev.v1" in out

@@ -193,6 +193,14 @@ def add_parser(sub: Any) -> None:
         "against DECODE's tens of thousands of pairs",
     )
     own.add_argument(
+        "--calibrate-on",
+        default=None,
+        metavar="FILE",
+        help="labelled dialogues (same format) that replace the held-out DECODE groups for early stopping and "
+        "for setting tau (and eta_e, if their contradictions name evidence turns): your bot's operating "
+        "point. Keep them out of --dialogues. With --init and --epochs 0: recalibrate only",
+    )
+    own.add_argument(
         "--unannotated",
         choices=("skip", "top"),
         default="skip",
@@ -231,8 +239,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
     if args.task != "decode" and args.pair_order:
         raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
-    if args.task != "decode" and args.dialogues:
-        raise InputError("--dialogues applies to --task decode (the utterance-based detector)")
+    if args.task != "decode" and (args.dialogues or args.calibrate_on):
+        raise InputError("--dialogues and --calibrate-on apply to --task decode (the utterance-based detector)")
     if args.dialogues_repeat < 1:
         raise InputError(f"--dialogues-repeat must be at least 1, got {args.dialogues_repeat}")
     if args.task == "cdconv":
@@ -327,6 +335,18 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         "date": dt.date.today().isoformat(),
     }
     validation_dialogues = data.validation_dialogues if cls is UtteranceDetector else None
+    if args.calibrate_on:
+        if cls is not UtteranceDetector:
+            raise InputError("--calibrate-on applies to the utterance-based detector")
+        from ..io import read_examples
+
+        validation_dialogues, errors = read_examples(args.calibrate_on)
+        for e in errors:
+            print(f"dialcheck: skipped: {e}", file=sys.stderr)
+        labels = {e.label for e in validation_dialogues}
+        if labels != {True, False}:
+            raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
+        info["calibration_file"] = args.calibrate_on
     teacher_scores = None
     if args.teacher:
         from ..training.distill import teacher_pair_scores

@@ -94,7 +94,9 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         ]
     val = [f"- {k}: {v}" for k, v in config.metrics.items() if k.startswith("val_") or k in ("tau", "eta_e")]
     if val:
-        lines += ["", "Validation (held-out train groups, used for early stopping and calibration):", "", *val]
+        where = t.get("calibration_file")
+        source = f"labelled dialogues of `{where}`" if where else "held-out train groups"
+        lines += ["", f"Validation ({source}, used for early stopping and calibration):", "", *val]
     elif any(k.startswith("dev/") for k in config.metrics):
         lines += ["", "Model selection (early stopping) on the `dev/` split below; it is not a test set."]
     evals = {k: v for k, v in config.metrics.items() if "/" in k}

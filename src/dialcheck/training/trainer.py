@@ -273,6 +273,9 @@ def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int 
     # evidence) of the best: the curve is flat, and naming fewer, surer turns is the safer tie-break
     known = [(e, v) for e, v in zip(dialogues, verdicts, strict=True) if not e.label or e.evidence]
     n_pos = sum(1 for e, _ in known if e.label)
+    if not n_pos:  # e.g. logs labelled at the dialogue level only: nothing to set eta_e from
+        log.info("no validation contradiction names its evidence turns: eta_e kept at %g", detector.eta_e)
+        return {"val_balanced_accuracy": bacc, "tau": tau, "eta_e": detector.eta_e}
     curve = []
     for eta in sorted({round(x, 2) for x in np.linspace(0.05, 0.95, 19)} | {round(tau, 4)}):
         preds = []
