@@ -113,13 +113,27 @@ def main() -> int:
     ap.add_argument("--splits", default="rct,dev", help="DECODE splits evaluated beside the human-bot folds")
     ap.add_argument("--threads", default="1")
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="only recalibrate the starting detector's tau on each fold's training file (train --epochs 0 "
+        "--calibrate-on; runs calK); the table row 'start, tau from logs' applies each fold's tau to the "
+        "start run's stored predictions",
+    )
     ap.add_argument("--table", action="store_true", help="only print the table of finished runs")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     k = args.folds
     tests = [str(out / f"fold{f}-test.jsonl") for f in range(k)]
-    if not args.table:
+    if args.calibrate and not args.table:
+        for f in range(k):
+            model = out / f"cal{f}"
+            if not (model / "dialcheck.json").exists():
+                cal = ["--calibrate-on", tests[f].replace("-test", "-train"), "--threads", args.threads]
+                dd = ["--data-dir", args.data_dir] if args.data_dir else []
+                run(dialcheck("train", "--init", args.init, "--epochs", "0", "--out", str(model), *cal, *dd))
+    elif not args.table:
         if not (out / "folds.json").exists():
             counts = write_folds(out, k, args.seed, args.data_dir)
             (out / "folds.json").write_text(json.dumps(counts, indent=2) + "\n")
@@ -214,6 +228,30 @@ def table(out: Path, k: int, splits: list[str], tau: float) -> str:
         auc, acc, per_split = fixed_tau([f.with_suffix(".pred.jsonl") for f in files], tau, splits, tests)
         cells += [f"{acc:.2f}", *(f"{a:.2f}" for a in per_split), f"{auc:.2f}"]
         lines.append(f"| {name} | {100 * correct / n:.2f} | {n:.0f} | " + " | ".join(cells) + " |")
+    cal = [out / f"cal{f}" / "dialcheck.json" for f in folds]
+    start = out / "eval-start.pred.jsonl"
+    if folds and start.exists() and all(c.exists() for c in cal):
+        # each fold's test dialogues judged by the starting detector at the tau set on that fold's logs
+        cal_tau = [json.loads(c.read_text())["thresholds"]["tau"] for c in cal]
+        taus = {f"fold{f}-test": t for f, t in zip(folds, cal_tau, strict=True)}
+        rows = [json.loads(line) for line in start.read_text().splitlines()]
+        hb = [(r["score"] >= taus[r["split"]]) == bool(r["gold"]) for r in rows if r["split"] in taus]
+        cells = []
+        for s_ in splits:
+            accs = [
+                100
+                * sum((r["score"] >= t) == bool(r["gold"]) for r in rows if r["split"] == s_)
+                / max(1, sum(r["split"] == s_ for r in rows))
+                for t in taus.values()
+            ]
+            cells.append(f"{sum(accs) / len(accs):.2f}")
+        tau_list = ", ".join(f"{t:.3f}" for t in taus.values())
+        lines.append(
+            f"| start, tau from logs ({tau_list}) | {100 * sum(hb) / len(hb):.2f} | {len(hb)} | "
+            + " | ".join(cells)
+            + " |" * (len(splits) + 2)
+            + " |"
+        )
     return "\n".join(lines)
 
 
