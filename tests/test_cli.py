@@ -246,6 +246,13 @@ def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
     assert code == 2 and "no labelled dialogue to evaluate on" in err and "contradiction: missing" in err
     code, _, err = _run(capsys, "evaluate", "--benchmark", "cdconv", "--data", str(bad))
     assert code == 2 and "--data" in err and "decode" in err
+    good = tmp_path / "good.jsonl"
+    good.write_text(LABELLED_LINES[0] + "\n" + LABELLED_LINES[1] + "\n")
+    before = (tiny_detector_dir / "dialcheck.json").read_text()
+    code, _, err = _run(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(good), "--update-card", "--no-progress"
+    )
+    assert code == 2 and "leave out --data" in err and (tiny_detector_dir / "dialcheck.json").read_text() == before
 
 
 def test_train_adds_pairs_from_your_own_labelled_dialogues(capsys, tmp_path, tiny_base, data_root):

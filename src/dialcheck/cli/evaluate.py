@@ -69,6 +69,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.update_card and args.data:  # refused before any model runs
+        raise InputError("--update-card stores benchmark results in the model card; leave out --data")
     if args.benchmark == "citod":
         det, evaluator, results, table = _citod(args)
     elif args.benchmark == "cdconv":
@@ -83,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
     if args.predictions:
         evaluator.write_predictions(Path(args.predictions))
     if args.update_card:
-        if args.data:
-            raise InputError("--update-card stores benchmark results in the model card; leave out --data")
         if det.path is None:
             raise InputError("--update-card needs a model folder")
         from ..detectors.modeling import CONFIG_NAME
