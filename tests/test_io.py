@@ -129,6 +129,8 @@ def test_labelled_dialogue_without_label_or_evidence():
         parse_example({"turns": ["a", "b"]})
     assert parse_example({"turns": ["a", "b"], "contradiction": False}).evidence == ()
     assert parse_example({"turns": ["a", "b", "c"], "contradiction": True}).evidence is None  # not annotated
+    assert parse_example({"turns": ["a", "b", "c"], "contradiction": True, "evidence": []}).evidence is None
+    assert parse_example({"turns": ["a", "b"], "contradiction": False, "evidence": []}).evidence == ()
 
 
 def test_read_examples_keeps_good_records_and_names_bad_lines(tmp_path):

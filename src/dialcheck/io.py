@@ -152,7 +152,7 @@ def parse_example(obj: Any) -> Example:
                 raise InputError(f"evidence: {i} is not an earlier turn (this dialogue's earlier turns are 0..{last})")
         if raw and not label:
             raise InputError("evidence: a dialogue labelled as no contradiction names no evidence turns")
-        evidence = tuple(sorted(set(raw)))
+        evidence = tuple(sorted(set(raw))) if raw or not label else None  # [] on a contradiction: not annotated
     return Example(dialogue, label, evidence, id=str(dialogue.meta.get("id", "")))
 
 
