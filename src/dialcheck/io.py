@@ -8,7 +8,7 @@ Accepted shapes of one dialogue:
 
 A *labelled* dialogue (for ``dialcheck evaluate --data`` and ``dialcheck train --dialogues``) is a dialogue
 object with ``"contradiction": true/false`` and, optionally, ``"evidence"``: the 0-based indices of the
-earlier turns the last turn contradicts (the fields ``dialcheck score`` writes).
+earlier turns the last turn contradicts (the field names of ``dialcheck score``'s verdicts).
 
 >>> parse_dialogue(["Do you have pets?", "I have two dogs.", "Cute!", "I have no pets."]).last.speaker
 'B'
