@@ -126,18 +126,17 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     k = args.folds
     tests = [str(out / f"fold{f}-test.jsonl") for f in range(k)]
+    dd = ["--data-dir", args.data_dir] if args.data_dir else []
     if args.calibrate and not args.table:
         for f in range(k):
             model = out / f"cal{f}"
             if not (model / "dialcheck.json").exists():
                 cal = ["--calibrate-on", tests[f].replace("-test", "-train"), "--threads", args.threads]
-                dd = ["--data-dir", args.data_dir] if args.data_dir else []
                 run(dialcheck("train", "--init", args.init, "--epochs", "0", "--out", str(model), *cal, *dd))
     elif not args.table:
         if not (out / "folds.json").exists():
             counts = write_folds(out, k, args.seed, args.data_dir)
             (out / "folds.json").write_text(json.dumps(counts, indent=2) + "\n")
-        dd = ["--data-dir", args.data_dir] if args.data_dir else []
         # --eval-every beyond the run: the final weights, not those of the best DECODE validation (with
         # --limit 2000 it has 227 dialogues and picks a step by noise; the logs are another domain anyway)
         common = ["--limit", str(args.limit), "--augment", args.augment, "--epochs", args.epochs]

@@ -283,11 +283,12 @@ def read_examples(source: str | Path | TextIO, name: str | None = None) -> tuple
     """
     examples: list[Example] = []
     errors: list[InputError] = []
+    label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
+    prefix = Path(str(label)).name
     for rec in read_dialogues(source, name, labelled=True):
         if rec.example is not None:
             ex = rec.example
-            label = name or (getattr(source, "name", "<stream>") if not isinstance(source, (str, Path)) else source)
-            examples.append(ex if ex.id else replace(ex, id=f"{Path(str(label)).name}:{rec.line}"))
+            examples.append(ex if ex.id else replace(ex, id=f"{prefix}:{rec.line}"))
         elif rec.error is not None:
             errors.append(rec.error)
     return examples, errors

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import read_examples
+from ..schema import Example
 from .common import add_pair_order_option, add_threads_option, set_threads
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
@@ -338,11 +340,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     if args.calibrate_on:
         if cls is not UtteranceDetector:
             raise InputError("--calibrate-on applies to the utterance-based detector")
-        from ..io import read_examples
-
-        validation_dialogues, errors = read_examples(args.calibrate_on)
-        for e in errors:
-            print(f"dialcheck: skipped: {e}", file=sys.stderr)
+        validation_dialogues, _ = _read_labelled(args.calibrate_on)
         labels = {e.label for e in validation_dialogues}
         if labels != {True, False}:
             raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
@@ -377,23 +375,30 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
+def _read_labelled(path: str) -> tuple[list[Example], int]:
+    """The labelled dialogues of ``path`` and how many bad records were reported on stderr and skipped."""
+    examples, errors = read_examples(path)
+    for e in errors:
+        print(f"dialcheck: skipped: {e}", file=sys.stderr)
+    return examples, len(errors)
+
+
 def _add_own_dialogues(
     data: Any, files: list[str], repeat: int, reverse: bool = False, scorer: str | None = None
 ) -> None:
     """Append the pairs of the user's labelled dialogues to the training pairs (``repeat`` times); with
     ``reverse`` (the augmentation) half of them are read backwards, like the rest of the training pairs;
     with ``scorer`` (a detector folder) contradictions without evidence get its top-scored turn as evidence."""
-    from ..io import read_examples
     from ..training.data import labelled_dialogue_pairs, reverse_half, top_pair_evidence
 
-    for f in files:
-        examples, errors = read_examples(f)
-        for e in errors:
-            print(f"dialcheck: skipped: {e}", file=sys.stderr)
-        if scorer is not None:
-            from ..api import load
+    det = None
+    if scorer is not None:
+        from ..api import load
 
-            det = load(scorer)
+        det = load(scorer)
+    for f in files:
+        examples, skipped = _read_labelled(f)
+        if det is not None:
             guess = [i for i, e in enumerate(examples) if e.label and not e.evidence]
             verdicts = det.predict([examples[i].dialogue for i in guess])
             for i, e in zip(guess, top_pair_evidence([examples[i] for i in guess], verdicts), strict=True):
@@ -414,7 +419,7 @@ def _add_own_dialogues(
         data.train.extend((reverse_half(pairs) if reverse else pairs) * repeat)
         for p in pairs:
             data.counts[p.source] = data.counts.get(p.source, 0) + repeat
-        data.counts["dialogues_skipped"] = data.counts.get("dialogues_skipped", 0) + len(errors)
+        data.counts["dialogues_skipped"] = data.counts.get("dialogues_skipped", 0) + skipped
 
 
 def run_citod(args: argparse.Namespace, out: Path) -> int:

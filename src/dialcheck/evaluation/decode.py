@@ -99,8 +99,8 @@ def decode_metrics(
         p, r, f = precision_recall_f1(gold, pred)
         out.update(precision=100 * p, recall=100 * r, f1=100 * f)
     with_evidence = [(e, v) for e, v in zip(examples, verdicts, strict=True) if not e.label or e.evidence is not None]
-    named = any(e.label and e.evidence is not None for e in examples)
-    if (split in ("dev", "a2t") or (own and named)) and with_evidence and evidence:
+    named = own and any(e.label and e.evidence is not None for e in examples)
+    if (split in ("dev", "a2t") or named) and with_evidence and evidence:
         predicted = [v.evidence if v.contradiction else () for _, v in with_evidence]
         out["strict_accuracy"] = 100 * strict_accuracy(
             [e.label for e, _ in with_evidence],

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -330,8 +330,6 @@ def top_pair_evidence(examples: Sequence[Example], verdicts: Sequence[Any]) -> l
     >>> top_pair_evidence([e], [Verdict(True, 0.9, (), None, {0: 0.9, 2: 0.2})])[0].evidence
     (0,)
     """
-    from dataclasses import replace
-
     if len(examples) != len(verdicts):
         raise ValueError(f"{len(examples)} examples but {len(verdicts)} verdicts")
     out = []
