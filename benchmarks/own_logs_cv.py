@@ -206,6 +206,7 @@ def table(out: Path, k: int, splits: list[str], tau: float) -> str:
         head,
         "|---|---:|---:|" + "---:|" * (2 * len(splits) + 2),
     ]
+    rates: list[str] = []
     for name in ("start", "control", "adapted", "adapted-top"):
         sfx = "-top" if name == "adapted-top" else ""
         runs = [out / f"eval-fold{f}{sfx}.json" for f in folds]
@@ -227,6 +228,7 @@ def table(out: Path, k: int, splits: list[str], tau: float) -> str:
         auc, acc, per_split = fixed_tau([f.with_suffix(".pred.jsonl") for f in files], tau, splits, tests)
         cells += [f"{acc:.2f}", *(f"{a:.2f}" for a in per_split), f"{auc:.2f}"]
         lines.append(f"| {name} | {100 * correct / n:.2f} | {n:.0f} | " + " | ".join(cells) + " |")
+        rates.append(f"{name} {_rates([f.with_suffix('.pred.jsonl') for f in files], tests)}")
     cal = [out / f"cal{f}" / "dialcheck.json" for f in folds]
     start = out / "eval-start.pred.jsonl"
     if folds and start.exists() and all(c.exists() for c in cal):
@@ -251,7 +253,34 @@ def table(out: Path, k: int, splits: list[str], tau: float) -> str:
             + " |" * (len(splits) + 2)
             + " |"
         )
+    if rates:
+        lines += ["", "recall / false alarms on the pooled test folds, each run at its own tau: " + "; ".join(rates)]
+    every = [out / f"cal{f}" / "dialcheck.json" for f in range(k)]
+    if start.exists() and all(c.exists() for c in every):
+        taus = {f"fold{f}-test": json.loads(c.read_text())["thresholds"]["tau"] for f, c in enumerate(every)}
+        rows = [json.loads(line) for line in start.read_text().splitlines() if '"fold' in line]
+        logs = [(r["score"] >= taus[r["split"]]) == bool(r["gold"]) for r in rows if r["split"] in taus]
+        own = [bool(r["contradiction"]) == bool(r["gold"]) for r in rows if r["split"] in taus]
+        lines.append(
+            f"all {k} folds ({len(logs)} dialogues), the starting detector: {100 * sum(own) / len(own):.2f} at its "
+            f"own tau, {100 * sum(logs) / len(logs):.2f} at the tau set on each fold's logs"
+        )
     return "\n".join(lines)
+
+
+def _rates(files: list[Path], tests: set[str]) -> str:
+    """Recall on the contradictions and false-alarm rate on the consistent dialogues of ``tests``."""
+    tp = pos = fp = neg = 0
+    for f in files:
+        for line in f.read_text().splitlines():
+            r = json.loads(line)
+            if r["split"] in tests:
+                flagged = bool(r["contradiction"])
+                if r["gold"]:
+                    pos, tp = pos + 1, tp + flagged
+                else:
+                    neg, fp = neg + 1, fp + flagged
+    return f"{100 * tp / max(pos, 1):.1f}% / {100 * fp / max(neg, 1):.1f}% ({pos} / {neg})"
 
 
 if __name__ == "__main__":
