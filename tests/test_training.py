@@ -153,6 +153,43 @@ def test_teacher_scores_drive_the_targets_when_distilling(tiny_base):
     assert det.config.training["distill_alpha"] == 1.0
 
 
+def test_teacher_scoring_resumes_after_an_interruption(tiny_detector_dir, tmp_path, monkeypatch):
+    import numpy as np
+
+    from dialcheck.detectors.core import PairClassifier
+    from dialcheck.training.distill import teacher_pair_scores
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    pairs = _toy_pairs(10, 5)
+    expected = load_detector(tiny_detector_dir).classifier.score([(p.first, p.second) for p in pairs])
+    real_score, scored = PairClassifier.score, []
+
+    def failing_after_two_chunks(self, batch, *a, **k):
+        if len(scored) == 2:
+            raise KeyboardInterrupt
+        scored.append(len(batch))
+        return real_score(self, batch, *a, **k)
+
+    monkeypatch.setattr(PairClassifier, "score", failing_after_two_chunks)
+    with pytest.raises(KeyboardInterrupt):
+        teacher_pair_scores(tiny_detector_dir, pairs, chunk_size=3)
+    assert scored == [3, 3]
+    scored.clear()
+    monkeypatch.setattr(
+        PairClassifier,
+        "score",
+        lambda self, batch, *a, **k: scored.append(len(batch)) or real_score(self, batch, *a, **k),
+    )
+    scores = teacher_pair_scores(tiny_detector_dir, pairs, chunk_size=3)
+    assert scored == [3, 1]  # only the 4 pairs not scored before the interruption
+    np.testing.assert_allclose(scores, expected, atol=1e-6)
+    left = list((tmp_path / "cache" / "teacher-scores").iterdir())
+    assert len(left) == 1 and not left[0].name.endswith(".partial.npy")  # the partial file is gone
+    scored.clear()
+    np.testing.assert_allclose(teacher_pair_scores(tiny_detector_dir, pairs, chunk_size=3), expected, atol=1e-6)
+    assert scored == []  # the finished cache entry: nothing scored again
+
+
 def test_fit_pair_model_trains_a_multi_label_head(tiny_base):
     import numpy as np
 

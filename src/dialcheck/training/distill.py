@@ -36,9 +36,17 @@ def _key(teacher: Path, pairs: Sequence[Pair]) -> str:
 
 
 def teacher_pair_scores(
-    teacher: str | Path, pairs: Sequence[Pair], batch_size: int = 64, show_progress_bar: bool = False
+    teacher: str | Path,
+    pairs: Sequence[Pair],
+    batch_size: int = 64,
+    show_progress_bar: bool = False,
+    chunk_size: int = 4096,
 ) -> np.ndarray:
-    """P(contradiction) of ``teacher`` for every pair, from the cache when this teacher scored them before."""
+    """P(contradiction) of ``teacher`` for every pair, from the cache when this teacher scored them before.
+
+    The pairs are scored ``chunk_size`` at a time and the scores so far are kept in a ``.partial.npy``
+    file beside the cache entry, so an interrupted run (an hour of MPNet here) resumes where it stopped.
+    """
     from ..detectors import load_detector
 
     folder = Path(teacher)
@@ -48,8 +56,34 @@ def teacher_pair_scores(
         if len(scores) == len(pairs):
             log.info("teacher scores from %s", path)
             return scores
-    det = load_detector(folder)
-    scores = det.classifier.score([(p.first, p.second) for p in pairs], batch_size, show_progress_bar)
+    partial = path.with_name(path.stem + ".partial.npy")
+    done = np.zeros(0, dtype=np.float32)
+    if partial.exists():
+        done = np.load(partial, allow_pickle=False).astype(np.float32)
+        if len(done) > len(pairs):
+            done = np.zeros(0, dtype=np.float32)
+        else:
+            log.info("resuming teacher scores at pair %d of %d from %s", len(done), len(pairs), partial)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, scores.astype(np.float32), allow_pickle=False)
+    bar = None
+    if show_progress_bar:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(pairs), initial=len(done), desc="teacher scores", unit="pair")
+    det = load_detector(folder) if len(done) < len(pairs) else None
+    chunks = [done]
+    for start in range(len(done), len(pairs), max(1, chunk_size)):
+        assert det is not None
+        batch = pairs[start : start + max(1, chunk_size)]
+        chunks.append(det.classifier.score([(p.first, p.second) for p in batch], batch_size).astype(np.float32))
+        tmp = partial.with_name(partial.name + ".tmp.npy")
+        np.save(tmp, np.concatenate(chunks), allow_pickle=False)
+        tmp.replace(partial)
+        if bar is not None:
+            bar.update(len(batch))
+    if bar is not None:
+        bar.close()
+    scores = np.concatenate(chunks)
+    np.save(path, scores, allow_pickle=False)
+    partial.unlink(missing_ok=True)
     return scores
