@@ -24,6 +24,7 @@ demo: setup
 
 test: setup
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/python -m pytest -q
 
 test-slow: setup
