@@ -244,6 +244,7 @@ def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
     bad.write_text(json.dumps({"turns": ["a", "b"]}) + "\n")
     code, _, err = _run(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(bad))
     assert code == 2 and "no labelled dialogue to evaluate on" in err and "contradiction: missing" in err
+    assert err.count(str(bad)) == 1  # the file is named once
     code, _, err = _run(capsys, "evaluate", "--benchmark", "cdconv", "--data", str(bad))
     assert code == 2 and "--data" in err and "decode" in err
     good = tmp_path / "good.jsonl"

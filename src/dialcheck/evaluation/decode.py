@@ -150,7 +150,8 @@ class DecodeEvaluator(SplitEvaluator):
                 name += "_"
             examples, errors = read_examples(path)
             if not examples:
-                first = f" (first: {errors[0]})" if errors else ""
+                # the error is this file's: name the file once, in the message's prefix
+                first = f" (first: {InputError(errors[0].message, None, errors[0].line)})" if errors else ""
                 raise InputError(f"no labelled dialogue to evaluate on{first}", str(path))
             self.files[name] = examples
             self.skipped[name] = errors
