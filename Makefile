@@ -28,6 +28,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 test-slow: setup
+	$(BIN)/pip install --quiet -e ".[ray]"   # the Ray Data path of dialcheck.batch is checked here
 	$(BIN)/python -m pytest -q -m slow
 
 clean:

@@ -1,0 +1,172 @@
+"""Batch scoring on an existing engine: a callable class for Ray Data's ``map_batches`` (or any engine
+that hands out batches of rows as columns).
+
+``dialcheck score`` covers one machine. Beyond it, the rows of a chat-log table are scored where they
+live: each worker builds one :class:`BatchScorer` (the detector is loaded once, in the constructor) and
+calls it on batches. A row is a dialogue record as ``dialcheck score`` reads it (``turns``, optional
+``knowledge`` and ``id``); the batch comes back with the verdict columns added. A bad row is never dropped
+and never fails the batch: it keeps its place with its ``error`` set and empty verdict columns, so good
+rows are not lost and bad ones can be selected afterwards (``ds.filter(lambda r: r["error"] is None)``).
+
+>>> import ray  # doctest: +SKIP
+>>> from dialcheck.batch import score_dataset
+>>> ds = ray.data.read_json("logs.jsonl")  # doctest: +SKIP
+>>> score_dataset(ds, concurrency=2).write_json("verdicts/")  # doctest: +SKIP
+
+Without Ray, the same object scores a pandas DataFrame or a dict of columns:
+
+>>> from dialcheck.batch import BatchScorer
+>>> out = BatchScorer()({"turns": [["I have a dog.", "Nice.", "I have never had a pet."]]})  # doctest: +SKIP
+>>> out["contradiction"], out["evidence"]  # doctest: +SKIP
+([True], [[0]])
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import DialcheckError
+from .io import parse_dialogue
+from .schema import Dialogue, Verdict
+
+__all__ = ["VERDICT_COLUMNS", "BatchScorer", "score_dataset"]
+
+log = logging.getLogger(__name__)
+
+#: the columns :class:`BatchScorer` adds to each batch
+VERDICT_COLUMNS = ("contradiction", "score", "evidence", "category", "labels", "error")
+
+
+def _plain(value: Any) -> Any:
+    """A cell as plain Python: engines hand out numpy arrays and scalars where JSON had lists and numbers."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN, pandas' NA for an absent field
+    except (TypeError, ValueError):
+        return False
+
+
+class BatchScorer:
+    """Scores batches of dialogue rows with one detector (loaded once per worker).
+
+    ``model``: a detector folder or shipped name; None routes each row to the shipped default for it, as
+    :func:`dialcheck.predict` does (English, task-oriented with ``knowledge``). ``column``: the turns
+    column. ``threads``: torch CPU threads for this worker (None leaves torch's default). The call takes a
+    pandas DataFrame or a mapping of equal-length columns and returns the same kind with
+    :data:`VERDICT_COLUMNS` added (``evidence``: earlier turn indices; ``labels``: the task-oriented labels
+    that fired, e.g. ``["KBI"]``; ``error``: why a row was not scored).
+    """
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        column: str = "turns",
+        batch_size: int = 64,
+        threads: int | None = None,
+    ) -> None:
+        from . import api
+
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+        self.model, self.column, self.batch_size = model, column, batch_size
+        if model is not None:
+            api.load(model)  # fail at worker start, not at the first batch
+
+    def _dialogue(self, row: dict[str, Any]) -> Dialogue:
+        obj = {k: _plain(v) for k, v in row.items() if not _missing(v)}
+        if self.column not in obj:
+            raise DialcheckError(f"{self.column}: missing")
+        obj["turns"] = obj.pop(self.column)
+        return parse_dialogue(obj)
+
+    def score_rows(self, rows: list[dict[str, Any]]) -> list[Verdict | str]:
+        """One verdict per row, or the message of the error that kept the row from being scored."""
+        from . import api
+
+        out: list[Verdict | str] = [""] * len(rows)
+        groups: dict[int, tuple[Any, list[int], list[Dialogue]]] = {}
+        for i, row in enumerate(rows):
+            try:
+                d = self._dialogue(row)
+                det = api.load(self.model) if self.model is not None else api.load(language=api.route(d))
+            except DialcheckError as e:
+                out[i] = str(e)
+                continue
+            groups.setdefault(id(det), (det, [], []))
+            groups[id(det)][1].append(i)
+            groups[id(det)][2].append(d)
+        for det, idx, dialogues in groups.values():
+            for i, v in zip(idx, det.predict(dialogues, batch_size=self.batch_size), strict=True):
+                out[i] = v
+        bad = sum(isinstance(v, str) for v in out)
+        if bad:
+            log.warning("%d of %d rows not scored (see their error column)", bad, len(rows))
+        return out
+
+    def __call__(self, batch: Any) -> Any:
+        """Score a batch: a pandas DataFrame or a mapping of columns; the same kind comes back."""
+        is_frame = hasattr(batch, "to_dict") and hasattr(batch, "columns")
+        if is_frame:
+            rows = batch.to_dict("records")
+        elif isinstance(batch, Mapping):
+            columns = {k: list(v) for k, v in batch.items()}
+            n = {len(v) for v in columns.values()}
+            if len(n) > 1:
+                raise ValueError(f"columns of unequal length: {sorted(n)}")
+            rows = [{k: v[i] for k, v in columns.items()} for i in range(n.pop() if n else 0)]
+        else:
+            raise TypeError(f"expected a pandas DataFrame or a mapping of columns, got {type(batch).__name__}")
+        results = self.score_rows(rows)
+        added: dict[str, list[Any]] = {c: [] for c in VERDICT_COLUMNS}
+        for r in results:
+            ok = isinstance(r, Verdict)
+            added["contradiction"].append(r.contradiction if ok else None)
+            added["score"].append(float(r.score) if ok else None)
+            added["evidence"].append(list(r.evidence) if ok else [])
+            added["category"].append(r.category if ok else None)
+            added["labels"].append([k for k, on in (r.labels or {}).items() if on] if ok else [])
+            added["error"].append(None if ok else r)
+        if is_frame:
+            out = batch.copy()
+            for c, values in added.items():
+                out[c] = values
+            return out
+        return {**{k: list(v) for k, v in batch.items()}, **added}
+
+
+def score_dataset(
+    ds: Any,
+    model: str | Path | None = None,
+    *,
+    concurrency: int = 1,
+    batch_size: int = 256,
+    threads: int | None = None,
+    column: str = "turns",
+    **map_batches_kwargs: Any,
+) -> Any:
+    """``ds`` (a Ray Dataset of dialogue rows) with the verdict columns added, scored by ``concurrency``
+    workers that each hold one detector. Extra keyword arguments go to ``map_batches`` (e.g. ``num_cpus``)."""
+    return ds.map_batches(
+        BatchScorer,
+        fn_constructor_kwargs={"model": model, "column": column, "threads": threads},
+        batch_size=batch_size,
+        batch_format="pandas",
+        concurrency=concurrency,
+        **map_batches_kwargs,
+    )

@@ -1,0 +1,95 @@
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dialcheck.batch import VERDICT_COLUMNS, BatchScorer, score_dataset
+from dialcheck.detectors import load_detector
+from dialcheck.io import parse_dialogue
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"
+ROWS = [
+    {"id": "a", "turns": ["I have a dog.", "Nice!", "I have never had a pet."]},
+    {"id": "b", "turns": []},  # bad: empty
+    {
+        "id": "c",
+        "turns": [{"speaker": "bot", "text": "I live in Rome."}, {"speaker": "bot", "text": "I live in Oslo."}],
+    },
+    {"id": "d", "turns": "not a list"},  # bad: wrong type
+]
+
+
+def _expected(model_dir):
+    det = load_detector(model_dir)
+    good = [ROWS[0], ROWS[2]]
+    return det.predict([parse_dialogue(r) for r in good])
+
+
+def test_a_dataframe_batch_keeps_every_row_in_place_and_marks_the_bad_ones(tiny_detector_dir):
+    pd = pytest.importorskip("pandas")
+    out = BatchScorer(model=str(tiny_detector_dir))(pd.DataFrame(ROWS))
+    assert list(out["id"]) == ["a", "b", "c", "d"] and set(VERDICT_COLUMNS) <= set(out.columns)
+    errors = list(out["error"])
+    assert pd.isna(errors[0]) and pd.isna(errors[2])  # missing (pandas may store None as NaN)
+    assert "empty" in errors[1] and "turns: expected a list" in errors[3]
+    v0, v2 = _expected(tiny_detector_dir)
+    assert out["score"][0] == pytest.approx(v0.score, abs=1e-6) and out["score"][2] == pytest.approx(v2.score, abs=1e-6)
+    assert out["contradiction"][0] == v0.contradiction and list(out["evidence"][2]) == list(v2.evidence)
+    assert pd.isna(out["contradiction"][1]) and pd.isna(out["score"][1]) and list(out["evidence"][1]) == []
+
+
+def test_numpy_columns_as_engines_hand_them_out(tiny_detector_dir):
+    # Ray's numpy batches: object arrays whose cells are arrays of strings or of {"speaker", "text"} dicts
+    turns = np.empty(2, dtype=object)
+    turns[0] = np.array(ROWS[0]["turns"], dtype=object)
+    turns[1] = np.array(ROWS[2]["turns"], dtype=object)
+    batch = {"id": np.array(["a", "c"]), "turns": turns, "knowledge": np.array([None, np.nan], dtype=object)}
+    out = BatchScorer(model=str(tiny_detector_dir))(batch)
+    v0, v2 = _expected(tiny_detector_dir)
+    assert out["error"] == [None, None] and out["id"] == ["a", "c"]
+    assert out["score"] == pytest.approx([v0.score, v2.score], abs=1e-6)
+    assert out["evidence"] == [list(v0.evidence), list(v2.evidence)]
+
+
+def test_another_turns_column_and_bad_batches(tiny_detector_dir):
+    scorer = BatchScorer(model=str(tiny_detector_dir), column="messages")
+    out = scorer({"messages": [ROWS[0]["turns"]], "turns": [None]})
+    assert out["error"] == [None] and out["score"] == pytest.approx([_expected(tiny_detector_dir)[0].score], abs=1e-6)
+    assert scorer({"turns": [["a", "b"]]})["error"] == ["messages: missing"]
+    with pytest.raises(ValueError, match="unequal length"):
+        scorer({"messages": [["a"], ["b"]], "id": ["x"]})
+    with pytest.raises(TypeError, match="DataFrame or a mapping"):
+        scorer([ROWS[0]])
+
+
+def test_a_missing_model_fails_when_the_worker_starts(tmp_path):
+    from dialcheck.errors import DialcheckError
+
+    with pytest.raises(DialcheckError):
+        BatchScorer(model=str(tmp_path / "nowhere"))
+
+
+@pytest.mark.slow
+def test_score_dataset_on_ray_data_with_the_shipped_defaults():
+    """Ray workers load the shipped models and route each row as dialcheck.predict does (a knowledge base
+    goes to the task-oriented default). Slow lane: starting Ray and its workers takes about a minute."""
+    import dialcheck
+
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.data")
+    kb_row = {**json.loads(EXAMPLES.read_text())[-1], "id": "e"}  # the demo's KBI dialogue ("6 miles", KB: 2)
+    rows = [ROWS[0], ROWS[1], kb_row]
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    try:
+        ds = ray.data.from_items(rows)
+        out = sorted(score_dataset(ds, batch_size=2, threads=1).take_all(), key=lambda r: r["id"])
+    finally:
+        ray.shutdown()
+    expected = dialcheck.predict([parse_dialogue(rows[0]), parse_dialogue(kb_row)])
+    assert [r["id"] for r in out] == ["a", "b", "e"]
+    assert out[0]["contradiction"] is True and list(out[0]["evidence"]) == [0]
+    assert out[0]["score"] == pytest.approx(expected[0].score, abs=1e-5)
+    assert out[1]["error"].endswith("is empty (at least one turn is needed)") and out[1]["score"] is None
+    assert list(out[2]["labels"]) == ["KBI"] and expected[1].labels["KBI"]
+    assert out[2]["score"] == pytest.approx(expected[1].score, abs=1e-5)
