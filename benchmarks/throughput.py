@@ -75,9 +75,9 @@ def main() -> None:
     q = load_detector(det.path).quantize()
     q.predict(dialogues[:20])
     rows.append(("batched, int8 dynamic quantization", timed(lambda: q.predict(dialogues, batch_size=args.batch_size))))
-    agree = sum(
-        a.contradiction == b.contradiction for a, b in zip(det.predict(dialogues), q.predict(dialogues), strict=True)
-    )
+    fp32, int8 = det.predict(dialogues), q.predict(dialogues)
+    agree = sum(a.contradiction == b.contradiction for a, b in zip(fp32, int8, strict=True))
+    moved = sorted(abs(a.score - b.score) for a, b in zip(fp32, int8, strict=True))
     print(
         f"date: {time.strftime('%Y-%m-%d')}; machine: {platform.machine()}, {os.cpu_count()} cores, "
         f"torch {torch.__version__}, {args.threads} threads; model: {_shown(det.path)}"
@@ -89,6 +89,10 @@ def main() -> None:
     for name, secs in rows:
         print(f"| {name} | {len(dialogues) / secs:.1f} | {n_pairs / secs:.0f} | {base / secs:.2f}x |")
     print(f"\nint8 verdicts equal to fp32 on {agree}/{len(dialogues)} dialogues")
+    print(
+        f"int8 dialogue scores moved by |d| median {moved[len(moved) // 2]:.4f}, "
+        f"90th percentile {moved[int(0.9 * (len(moved) - 1))]:.4f}, max {moved[-1]:.4f}"
+    )
 
 
 if __name__ == "__main__":
