@@ -33,3 +33,25 @@ def test_rank_and_health_and_page(client):
     assert client.post("/rank", json={"context": ["a"], "candidates": []}).status_code == 422
     assert client.get("/health").json()["detector"] == "decode.utterance.v1"
     assert "<textarea" in client.get("/").text
+
+
+def test_without_a_model_each_dialogue_goes_to_the_default_it_routes_to(tiny_detector_dir, monkeypatch):
+    import dialcheck.api as api
+
+    # two stand-ins for the shipped defaults: the "task-oriented" one flags everything, the English one nothing
+    en, tod = load_detector(tiny_detector_dir), load_detector(tiny_detector_dir)
+    en.tau, tod.tau = 1.0, 0.0
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": {"en": en, "tod": tod}[language])
+    seen = []
+    client = TestClient(create_app(None, configure=seen.append))
+    plain = ["I have a cat.", "Nice.", "I never had pets."]
+    with_kb = {"turns": plain, "knowledge": [{"poi": "a", "distance": "2 miles"}]}
+    r = client.post("/check", json={"dialogues": [plain, with_kb, plain]})
+    assert [v["contradiction"] for v in r.json()["verdicts"]] == [False, True, False]
+    assert any(d is tod for d in seen) and any(d is en for d in seen)  # overrides reach every routed model
+    ranked = client.post("/rank", json={"context": with_kb, "candidates": ["x", "y"]}).json()["ranked"]
+    assert all(c["contradiction"] for c in ranked)
+    health = client.get("/health").json()
+    assert set(health["routes"]) == {"en", "tod"} and health["detector"] == "decode.utterance.v1"
+    r = client.post("/check", json={"dialogues": [plain, ["我今年23岁了。", "我也23了"]]})
+    assert r.status_code == 422 and r.json()["detail"].startswith("dialogues[1]: ")

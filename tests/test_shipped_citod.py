@@ -1,6 +1,7 @@
 """The shipped task-oriented (CI-ToD) detector (slow lane: `make test-slow`)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +58,20 @@ def test_the_shipped_citod_detector_tells_a_correct_reply_from_wrong_ones():
     assert wrong_kb.labels["KBI"] and wrong_kb.knowledge_evidence == (0,), wrong_kb.label_scores
     wrong_request = _check("whole_foods is 4_miles away at 819_alma_st.")  # asked about the westin
     assert wrong_request.labels["QI"] and 0 in wrong_request.evidence, wrong_request.label_scores
+
+
+def test_the_http_service_routes_a_knowledge_dialogue_as_check_does():
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    import dialcheck
+    from dialcheck.serve import create_app
+
+    route = json.loads((Path(__file__).resolve().parents[1] / "examples" / "dialogues.json").read_text())[-1]
+    pets = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never owned a dog."]
+    r = TestClient(create_app(None)).post("/check", json={"dialogues": [pets, route]})
+    assert r.status_code == 200
+    got = r.json()["verdicts"]
+    want = [dialcheck.check(pets).to_dict(), dialcheck.check(route).to_dict()]
+    assert got[1]["labels"] == want[1]["labels"] and got[1]["labels"]["KBI"]  # the demo's "6 miles" (KB: 2)
+    assert got[0]["evidence"] == want[0]["evidence"] == [1] and got[0]["score"] == want[0]["score"]

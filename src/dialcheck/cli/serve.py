@@ -25,7 +25,16 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise MissingDependencyError("uvicorn", "serve", "the HTTP service") from None
     from ..serve import create_app
+    from .common import configure, set_threads
 
-    app = create_app(load_for(args))
+    if args.model is not None:
+        app = create_app(load_for(args))
+    else:  # like `dialcheck check`: each dialogue to the shipped default it routes to (knowledge -> task-oriented)
+        from ..api import load
+
+        set_threads(args.threads)
+        for language in ("en", "tod"):  # loaded (and checked) before the first request
+            configure(load(language=language), args)
+        app = create_app(None, configure=lambda det: configure(det, args))
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0

@@ -3,6 +3,9 @@
 - ``POST /check``: ``{"dialogues": [dialogue, ...]}`` or one dialogue; returns ``{"verdicts": [...]}``
   with the same fields as ``dialcheck check --json``. A bad dialogue gives status 422 and a message
   naming it and its field (``dialogues[1]: turns[0].text: expected a string, got int``).
+- Without a model, each dialogue goes to the shipped default that :func:`dialcheck.route` names, as in
+  ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
+  English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so).
 - ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}``; candidates least contradictory first.
 - ``GET /health``: the model that answers and its thresholds.
 - ``GET /``: a small page to paste a dialogue and see the verdict.
@@ -10,11 +13,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..detectors import Detector
-from ..errors import InputError, MissingDependencyError
+from ..errors import DialcheckError, InputError, MissingDependencyError
 from ..io import parse_dialogue
+from ..schema import Dialogue
 
 __all__ = ["create_app"]
 
@@ -43,8 +48,25 @@ async function go(){
 </script></body></html>"""
 
 
-def create_app(detector: Detector, max_dialogues: int = 256) -> Any:
-    """A FastAPI app answering with ``detector``."""
+def _describe(det: Detector) -> dict[str, Any]:
+    c = det.config
+    return {
+        "detector": c.detector,
+        "base": c.base,
+        "thresholds": c.thresholds,
+        "model": str(det.path) if det.path else None,
+    }
+
+
+def create_app(
+    detector: Detector | None = None,
+    max_dialogues: int = 256,
+    configure: Callable[[Detector], None] | None = None,
+) -> Any:
+    """A FastAPI app answering with ``detector``; with None, with the shipped default each dialogue routes to
+    (:func:`dialcheck.route`). ``configure`` is applied to each routed detector (threshold overrides)."""
+    from .. import api
+
     try:
         from fastapi import Body, FastAPI, HTTPException
         from fastapi.responses import HTMLResponse
@@ -68,25 +90,50 @@ def create_app(detector: Detector, max_dialogues: int = 256) -> Any:
                 raise HTTPException(422, prefix + e.message) from None
         return out
 
+    def detector_for(d: Dialogue) -> Detector:
+        if detector is not None:
+            return detector
+        det = api.load(language=api.route(d))
+        if configure is not None:
+            configure(det)
+        return det
+
+    def routed(dialogues: list[Dialogue], prefix: str = "") -> list[Detector]:
+        out = []
+        for i, d in enumerate(dialogues):
+            try:
+                out.append(detector_for(d))
+            except DialcheckError as e:  # a Chinese dialogue without a Chinese model, mixed languages
+                where = f"dialogues[{i}]: " if len(dialogues) > 1 else prefix
+                raise HTTPException(422, where + (e.message if isinstance(e, InputError) else str(e))) from None
+        return out
+
     @app.get("/", response_class=HTMLResponse)
     def page() -> str:
         return PAGE
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        c = detector.config
-        return {
-            "status": "ok",
-            "detector": c.detector,
-            "base": c.base,
-            "thresholds": c.thresholds,
-            "model": str(detector.path) if detector.path else None,
-        }
+        if detector is not None:
+            return {"status": "ok", **_describe(detector)}
+        # routed: the English default answers plain dialogues, the task-oriented one those with knowledge
+        routes = {}
+        for language in ("en", "tod"):
+            det = api.load(language=language)
+            if configure is not None:
+                configure(det)
+            routes[language] = _describe(det)
+        return {"status": "ok", **routes["en"], "routes": routes}
 
     @app.post("/check")
     def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
         dialogues = parse_many(body)
-        verdicts = detector.predict(dialogues)
+        dets = routed(dialogues)
+        verdicts: list[Any] = [None] * len(dialogues)
+        for det in {id(d): d for d in dets}.values():
+            idx = [i for i, d in enumerate(dets) if d is det]
+            for i, v in zip(idx, det.predict([dialogues[i] for i in idx]), strict=True):
+                verdicts[i] = v
         return {"verdicts": [{"id": d.meta.get("id"), **v.to_dict()} for d, v in zip(dialogues, verdicts, strict=True)]}
 
     @app.post("/rank")
@@ -100,7 +147,8 @@ def create_app(detector: Detector, max_dialogues: int = 256) -> Any:
             ctx = parse_dialogue(body["context"])
         except InputError as e:
             raise HTTPException(422, f"context: {e.message}") from None
-        ranked = detector.rank(ctx, cands, speaker=body.get("speaker"))
+        (det,) = routed([ctx], prefix="context: ")
+        ranked = det.rank(ctx, cands, speaker=body.get("speaker"))
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
 
     return app
