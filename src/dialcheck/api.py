@@ -91,9 +91,20 @@ def predict(
     """Verdicts in input order. With ``model`` every dialogue goes to it; without, each goes to the shipped
     default that :func:`route` names, dialogues of one default being scored in shared batches.
     ``configure`` is applied to each detector used (e.g. threshold overrides)."""
+    dets = [load(model) if model is not None else load(language=route(d)) for d in dialogues]
+    return predict_grouped(dialogues, dets, batch_size, configure)
+
+
+def predict_grouped(
+    dialogues: Sequence[Dialogue],
+    detectors: Sequence[Detector],
+    batch_size: int = 64,
+    configure: Callable[[Detector], None] | None = None,
+) -> list[Verdict]:
+    """Verdicts in input order, ``dialogues[i]`` judged by ``detectors[i]``; the dialogues of one detector
+    are scored in shared batches. ``configure`` is applied to each detector used."""
     groups: dict[int, tuple[Detector, list[int]]] = {}
-    for i, d in enumerate(dialogues):
-        det = load(model) if model is not None else load(language=route(d))
+    for i, det in enumerate(detectors):
         groups.setdefault(id(det), (det, []))[1].append(i)
     out: list[Verdict | None] = [None] * len(dialogues)
     for det, idx in groups.values():

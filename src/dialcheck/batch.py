@@ -100,20 +100,20 @@ class BatchScorer:
         from . import api
 
         out: list[Verdict | str] = [""] * len(rows)
-        groups: dict[int, tuple[Any, list[int], list[Dialogue]]] = {}
+        ok: list[int] = []
+        dialogues: list[Dialogue] = []
+        dets: list[Any] = []
         for i, row in enumerate(rows):
             try:
                 d = self._dialogue(row)
-                det = api.load(self.model) if self.model is not None else api.load(language=api.route(d))
+                dets.append(api.load(self.model) if self.model is not None else api.load(language=api.route(d)))
             except DialcheckError as e:
                 out[i] = str(e)
                 continue
-            groups.setdefault(id(det), (det, [], []))
-            groups[id(det)][1].append(i)
-            groups[id(det)][2].append(d)
-        for det, idx, dialogues in groups.values():
-            for i, v in zip(idx, det.predict(dialogues, batch_size=self.batch_size), strict=True):
-                out[i] = v
+            ok.append(i)
+            dialogues.append(d)
+        for i, v in zip(ok, api.predict_grouped(dialogues, dets, self.batch_size), strict=True):
+            out[i] = v
         bad = sum(isinstance(v, str) for v in out)
         if bad:
             log.warning("%d of %d rows not scored (see their error column)", bad, len(rows))

@@ -128,12 +128,7 @@ def create_app(
     @app.post("/check")
     def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
         dialogues = parse_many(body)
-        dets = routed(dialogues)
-        verdicts: list[Any] = [None] * len(dialogues)
-        for det in {id(d): d for d in dets}.values():
-            idx = [i for i, d in enumerate(dets) if d is det]
-            for i, v in zip(idx, det.predict([dialogues[i] for i in idx]), strict=True):
-                verdicts[i] = v
+        verdicts = api.predict_grouped(dialogues, routed(dialogues))
         return {"verdicts": [{"id": d.meta.get("id"), **v.to_dict()} for d, v in zip(dialogues, verdicts, strict=True)]}
 
     @app.post("/rank")
