@@ -1,4 +1,5 @@
 import json
+import logging
 
 import pytest
 
@@ -354,6 +355,38 @@ def test_train_cli_runs_a_tiny_job(capsys, tmp_path, tiny_base, data_root):
     assert cfg["detector"] == "decode.utterance.v1" and cfg["training"]["counts"]["aug.random_premise"] > 0
     assert (out / "MODEL_CARD.md").exists() and "dialcheck train" in (out / "MODEL_CARD.md").read_text()
     assert not (out / "checkpoint").exists()  # only kept when a run is interrupted
+
+
+def test_train_cli_resume_continues_an_interrupted_run(capsys, caplog, tmp_path, tiny_base, data_root, monkeypatch):
+    from dialcheck.training import trainer
+
+    out = tmp_path / "model"
+    args = ["train", "--out", str(out), "--base", str(tiny_base), "--lora", "4", "--limit", "40", "--epochs", "1"]
+    args += ["--batch-size", "16", "--eval-every", "2", "--data-dir", str(data_root), "--no-progress"]
+    code, _, err = _run(capsys, *args, "--resume")
+    assert code == 2 and "nothing to resume" in err
+    real, calls = trainer.calibrate, []
+
+    def killed_in_second_validation(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    with monkeypatch.context() as m:
+        m.setattr(trainer, "calibrate", killed_in_second_validation)
+        code, _, err = _run(capsys, *args)
+    assert code != 0 and (out / "resume" / trainer.STATE_FILE).exists()
+    code, _, err = _run(capsys, *args)  # the same command again refuses to overwrite, and says what to do
+    assert code == 2 and "--resume" in err
+    with caplog.at_level(logging.INFO, logger="dialcheck"):
+        code, _, err = _run(capsys, *args, "--resume")
+    assert code == 0, err
+    assert "resuming at step 2 " in caplog.text
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["training"]["history"][0]["step"] == 2  # the validation before the interruption is kept
+    assert not (out / "resume").exists() and not (out / "checkpoint").exists()
+    assert "--resume" not in (out / "MODEL_CARD.md").read_text()  # the card records the run's own command
 
 
 @pytest.mark.parametrize("kind", ["lora", "full"])

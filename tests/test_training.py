@@ -192,6 +192,7 @@ def test_teacher_scoring_resumes_after_an_interruption(tiny_detector_dir, tmp_pa
 
 def test_fit_pair_model_trains_a_multi_label_head(tiny_base):
     import numpy as np
+    import torch
 
     from dialcheck.detectors.core import PairClassifier
     from dialcheck.detectors.modeling import DetectorConfig, build_model
@@ -203,6 +204,7 @@ def test_fit_pair_model_trains_a_multi_label_head(tiny_base):
         labels=["tea", "golf"],
         problem_type="multi_label_classification",
     )
+    torch.manual_seed(0)  # the head's initial weights must not depend on which tests ran before
     model, tok = build_model(cfg)
     clf = PairClassifier(model, tok, cfg.labels, multi_label=True)
     rng = random.Random(0)
@@ -316,3 +318,79 @@ def test_eta_e_is_the_highest_value_within_one_standard_error(second_gold, expec
 def test_synthetic_histories_refuse_a_single_dialogue_instead_of_hanging():
     with pytest.raises(ValueError, match="two dialogues"):
         synthetic_histories([Pair("a", "z", 1, group="z"), Pair("b", "z", 0, group="z")])
+
+
+def _resume_run(tiny_base, state_dir, resume=False, checkpoint=None, pairs=64, epochs=2):
+    import torch
+
+    torch.manual_seed(0)
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    cfg = TrainConfig(epochs=epochs, batch_size=16, lr=3e-3, eval_every=3, patience=10, seed=0)
+    val = _toy_pairs(32, 1)
+    train_detector(
+        det, _toy_pairs(pairs, 0), val, pseudo_dialogues(val), cfg,
+        checkpoint=checkpoint, resume_dir=state_dir, resume=resume,
+    )  # fmt: skip
+    return det
+
+
+RESUME_PROBE = [Dialogue.from_texts(["i really like tea", "ok", t]) for t in ("i never liked tea", "i also like golf")]
+
+
+def _interrupt_at_validation(monkeypatch, n):
+    """Make the n-th validation raise, as if the run were killed while it validates."""
+    from dialcheck.training import trainer
+
+    real, calls = trainer.calibrate, []
+
+    def calibrate(*a, **k):
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(trainer, "calibrate", calibrate)
+
+
+def test_an_interrupted_run_resumes_exactly_where_it_stopped(tiny_base, tmp_path, monkeypatch):
+    """Killed in its last validation (step 8), the run resumes from its state at step 6, in the middle of the
+    second epoch (4 steps each), and ends with the uninterrupted run's weights and validation history."""
+    whole = _resume_run(tiny_base, tmp_path / "whole")
+    with monkeypatch.context() as m:
+        _interrupt_at_validation(m, 3)
+        with pytest.raises(KeyboardInterrupt):
+            _resume_run(tiny_base, tmp_path / "cut")
+    assert (tmp_path / "cut" / "trainer_state.pt").exists()
+    resumed = _resume_run(tiny_base, tmp_path / "cut", resume=True)
+    t_whole, t_resumed = whole.config.training, resumed.config.training
+    assert t_resumed["steps"] == t_whole["steps"] == 8 and t_resumed["best_step"] == t_whole["best_step"]
+    drop = ("elapsed_s",)
+    hist = [[{k: v for k, v in h.items() if k not in drop} for h in t["history"]] for t in (t_whole, t_resumed)]
+    assert hist[0] == hist[1] and [h["step"] for h in hist[1]] == [3, 6, 8]
+    assert [v.score for v in resumed.predict(RESUME_PROBE)] == pytest.approx(
+        [v.score for v in whole.predict(RESUME_PROBE)], abs=1e-6
+    )
+
+
+def test_resume_refuses_a_state_written_for_other_training_pairs(tiny_base, tmp_path, monkeypatch):
+    with monkeypatch.context() as m:
+        _interrupt_at_validation(m, 2)
+        with pytest.raises(KeyboardInterrupt):
+            _resume_run(tiny_base, tmp_path / "cut")
+    with pytest.raises(ValueError, match="other training pairs or settings"):
+        _resume_run(tiny_base, tmp_path / "cut", resume=True, pairs=48)
+
+
+def test_a_run_with_only_a_checkpoint_continues_from_its_step(tiny_base, tmp_path, monkeypatch):
+    """Runs from before the training state existed left a checkpoint only: they go on from its step."""
+    with monkeypatch.context() as m:
+        _interrupt_at_validation(m, 3)
+        with pytest.raises(KeyboardInterrupt):
+            _resume_run(tiny_base, None, checkpoint=tmp_path / "ckpt")
+    step = load_detector(tmp_path / "ckpt").config.training["checkpoint_step"]
+    assert step in (3, 6)
+    det = _resume_run(tiny_base, tmp_path / "state", resume=True, checkpoint=tmp_path / "ckpt")
+    steps = [h["step"] for h in det.config.training["history"]]
+    assert steps == [step, *[s for s in (3, 6, 8) if s > step]]
+    with pytest.raises(FileNotFoundError, match="nothing to resume"):
+        _resume_run(tiny_base, tmp_path / "none", resume=True, checkpoint=tmp_path / "missing")

@@ -79,6 +79,13 @@ def add_parser(sub: Any) -> None:
         help="validate every STEPS steps (default 0 = four times per epoch); decode also writes OUT/checkpoint "
         "at each new best, usable with evaluate or --init if the run is interrupted, removed when it ends",
     )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="decode: continue an interrupted run: the same command plus --resume picks up from the training "
+        "state in OUT/resume (written at every validation: weights, optimizer, batch order) as if it had not "
+        "stopped; a run that left only OUT/checkpoint continues from there with fresh optimizer moments",
+    )
     p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
     p.add_argument(
         "--class-weight",
@@ -225,7 +232,7 @@ def _command() -> str:
     args = sys.argv[1:]
     typed = os.path.basename(sys.argv[0]) in ("dialcheck", "__main__.py") and "train" in args
     head = args[: args.index("train")] if typed else []
-    rest = args[len(head) + 1 :] if typed else args
+    rest = [a for a in (args[len(head) + 1 :] if typed else args) if a != "--resume"]  # the run's own command
     return " ".join(["dialcheck", *map(shlex.quote, head), "train", *map(shlex.quote, rest)])
 
 
@@ -234,9 +241,16 @@ def _machine() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..training.trainer import STATE_FILE
+
     out = Path(args.out)
-    if out.exists() and any(out.iterdir()):
-        raise InputError("output folder exists and is not empty", str(out))
+    if args.resume and args.task != "decode":
+        raise InputError("--resume applies to --task decode")
+    if args.resume and not ((out / "resume" / STATE_FILE).exists() or (out / "checkpoint" / "dialcheck.json").exists()):
+        raise InputError("nothing to resume: no resume/ or checkpoint/ folder of an interrupted run", str(out))
+    if not args.resume and out.exists() and any(out.iterdir()):
+        hint = "; it holds an interrupted run: add --resume to continue it" if (out / "checkpoint").exists() else ""
+        raise InputError(f"output folder exists and is not empty{hint}", str(out))
     if args.task != "cdconv" and (args.lexical or args.add_lexical):
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
     if args.task != "decode" and args.pair_order:
@@ -355,22 +369,30 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         info["teacher"] = args.teacher
     if init is not None:
         info["init"] = init_record(args.init, old)
-    train_detector(
-        det,
-        data.train,
-        data.validation,
-        validation_dialogues,
-        cfg,
-        data_info=info,
-        show_progress_bar=not args.no_progress,
-        teacher_scores=teacher_scores,
-        distill_alpha=args.distill_alpha,
-        init=init,
-        checkpoint=out / "checkpoint",
-    )
+    try:
+        train_detector(
+            det,
+            data.train,
+            data.validation,
+            validation_dialogues,
+            cfg,
+            data_info=info,
+            show_progress_bar=not args.no_progress,
+            teacher_scores=teacher_scores,
+            distill_alpha=args.distill_alpha,
+            init=init,
+            checkpoint=out / "checkpoint",
+            resume_dir=out / "resume",
+            resume=args.resume,
+        )
+    except (FileNotFoundError, ValueError) as e:
+        if not args.resume:
+            raise
+        raise InputError(str(e)) from None
     det.save(out)
     write_model_card(out, det.config)
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
+    shutil.rmtree(out / "resume", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
 

@@ -135,11 +135,21 @@ def fit_pair_model(
     metric: str = "score",
     show_progress_bar: bool = False,
     on_best: Callable[[int, dict[str, float]], None] | None = None,
+    resume_dir: str | Path | None = None,
+    resume: bool = False,
+    start: dict[str, Any] | None = None,
 ) -> FitResult:
     """Train ``clf.model`` on text pairs in place; keep the weights with the best ``evaluate()[metric]``.
 
     ``on_best(step, metrics)`` is called with the model holding each new best weights (e.g. to write a
     checkpoint that survives an interrupted run).
+
+    With ``resume_dir`` the whole training state (current and best weights, optimizer and scheduler,
+    random generators, validation history) is written there at every validation; with ``resume`` a run
+    interrupted after one continues from it exactly as if it had not stopped. The pairs, targets and
+    settings must be the ones of the interrupted run (checked). ``start`` (``{"step", "best_score",
+    "history"}``) instead continues at a step from weights already loaded, with fresh optimizer moments:
+    for runs that left a checkpoint but no training state.
 
     ``targets``: int class indices of shape (n,), soft distributions of shape (n, labels), or for a
     multi-label classifier (``clf.multi_label``) 0/1 rows of shape (n, labels).
@@ -195,17 +205,51 @@ def fit_pair_model(
     best_score, best_state, best_step = -math.inf, None, 0
     bad_evals = 0
     history: list[dict[str, float]] = []
-    t0 = time.time()
+    step = 0
+    running = 0.0
+    elapsed0 = 0.0
+    state_dir = Path(resume_dir) if resume_dir is not None else None
+    fingerprint = _fingerprint(texts, targets, config, lr) if state_dir is not None else ""
+    if resume:
+        if state_dir is None:
+            raise ValueError("resume needs resume_dir")
+        state = _load_state(state_dir, fingerprint)
+        named = dict(model.named_parameters())
+        with torch.no_grad():
+            for k, v in state["weights"].items():
+                named[k].copy_(v)
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["torch_rng"])
+        step, running, elapsed0 = state["step"], state["running_loss"], state["elapsed_s"]
+        best_score, best_step, bad_evals = state["best_score"], state["best_step"], state["bad_evals"]
+        history = list(state["history"])
+        if (state_dir / "best.pt").exists():
+            best_state = torch.load(state_dir / "best.pt", weights_only=True)
+        log.info("resuming at step %d of %d (best step %d) from %s", step, total, best_step, state_dir)
+    elif start:
+        step = int(start["step"])
+        best_score, best_step = float(start.get("best_score", -math.inf)), step
+        history = list(start.get("history", []))
+        best_state = {k: p.detach().clone() for k, p in model.named_parameters() if k in trainable}
+        sched.last_epoch = step
+        for group, base_lr in zip(opt.param_groups, sched.base_lrs, strict=True):
+            group["lr"] = base_lr * sched.lr_lambdas[0](step)
+        log.info("continuing at step %d of %d with fresh optimizer moments", step, total)
+    t0 = time.time() - elapsed0
     bar = None
     if show_progress_bar:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=total, desc="training", unit="step")
-    step = 0
-    running = 0.0
-    stop = False
+        bar = tqdm(total=total, initial=step, desc="training", unit="step")
+    # the batch order is a function of the seed alone: replay the finished epochs, skip the done batches
+    for _ in range(step // steps_per_epoch):
+        _length_grouped_batches(texts, config.batch_size, rng)
+    skip = step % steps_per_epoch
+    stop = step >= total or bad_evals >= config.patience
     while not stop:
-        for batch in _length_grouped_batches(texts, config.batch_size, rng):
+        batches = _length_grouped_batches(texts, config.batch_size, rng)
+        for batch in batches[skip:]:
             enc = clf.encode([texts[i] for i in batch])
             loss = loss_fn(model(**enc).logits.float(), t[batch])
             loss.backward()
@@ -230,20 +274,41 @@ def fit_pair_model(
                 m.update(step=step, elapsed_s=round(time.time() - t0, 1))
                 history.append(m)
                 log.info("step %d: %s", step, {k: round(v, 4) for k, v in m.items()})
-                if m[metric] > best_score + 1e-4:
+                improved = m[metric] > best_score + 1e-4
+                if improved:
                     best_score, best_step, bad_evals = m[metric], step, 0
                     best_state = {k: p.detach().clone() for k, p in model.named_parameters() if k in trainable}
                     if on_best is not None:
                         on_best(step, m)
                 else:
                     bad_evals += 1
-                    if bad_evals >= config.patience:
-                        log.info("early stopping at step %d (best step %d)", step, best_step)
-                        stop = True
-                        break
+                if state_dir is not None and step < total:
+                    _save_state(
+                        state_dir,
+                        {
+                            "fingerprint": fingerprint,
+                            "step": step,
+                            "running_loss": running,
+                            "elapsed_s": time.time() - t0,
+                            "best_score": best_score,
+                            "best_step": best_step,
+                            "bad_evals": bad_evals,
+                            "history": history,
+                            "weights": {k: p.detach() for k, p in model.named_parameters() if k in trainable},
+                            "optimizer": opt.state_dict(),
+                            "scheduler": sched.state_dict(),
+                            "torch_rng": torch.get_rng_state(),
+                        },
+                        best_state if improved else None,
+                    )
+                if bad_evals >= config.patience:
+                    log.info("early stopping at step %d (best step %d)", step, best_step)
+                    stop = True
+                    break
             if step >= total:
                 stop = True
                 break
+        skip = 0
     if bar is not None:
         bar.close()
     if best_state is not None:
@@ -253,6 +318,52 @@ def fit_pair_model(
                 named[k].copy_(v)
     model.eval()
     return FitResult(step, best_step or step, round(time.time() - t0, 1), history, lr, threads)
+
+
+STATE_FILE = "trainer_state.pt"
+
+
+def _fingerprint(texts: Sequence[tuple[str, str]], targets: np.ndarray, config: TrainConfig, lr: float) -> str:
+    """A digest of the pairs, targets and the settings that shape the run: a resumed run must match it."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for a, b in texts:
+        h.update(a.encode())
+        h.update(b"\x00")
+        h.update(b.encode())
+        h.update(b"\x01")
+    h.update(np.ascontiguousarray(targets).tobytes())
+    h.update(repr((config.epochs, config.batch_size, lr, config.seed, config.warmup, config.weight_decay)).encode())
+    return h.hexdigest()
+
+
+def _save_state(folder: Path, state: dict[str, Any], best: dict[str, Any] | None) -> None:
+    """Write the training state (and new best weights) so that a crash mid-write keeps the old state."""
+    import torch
+
+    folder.mkdir(parents=True, exist_ok=True)
+    if best is not None:
+        torch.save(best, folder / "best.pt.tmp")
+        os.replace(folder / "best.pt.tmp", folder / "best.pt")
+    torch.save(state, folder / f"{STATE_FILE}.tmp")
+    os.replace(folder / f"{STATE_FILE}.tmp", folder / STATE_FILE)
+    log.info("training state at step %d saved to %s", state["step"], folder)
+
+
+def _load_state(folder: Path, fingerprint: str) -> dict[str, Any]:
+    import torch
+
+    path = folder / STATE_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no training state to resume from")
+    state = torch.load(path, weights_only=True)
+    if state.get("fingerprint") != fingerprint:
+        raise ValueError(
+            f"{path}: written by a run with other training pairs or settings; resume with the interrupted "
+            "run's exact command"
+        )
+    return state
 
 
 def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int = 64) -> dict[str, float]:
@@ -317,11 +428,17 @@ def train_detector(
     distill_alpha: float = 0.5,
     init: str | Path | None = None,
     checkpoint: str | Path | None = None,
+    resume_dir: str | Path | None = None,
+    resume: bool = False,
 ) -> Detector:
     """Fine-tune a two-label contradiction ``detector`` on ``pairs``; weights attached, thresholds set.
 
     With ``checkpoint`` (a folder) the detector is saved there, calibrated, at every new best validation
     score, so an interrupted run still leaves a usable model (for ``dialcheck evaluate`` or ``--init``).
+
+    With ``resume_dir`` the full training state is kept there (see :func:`fit_pair_model`); ``resume``
+    continues an interrupted run from it. A run that left only ``checkpoint`` (no state) continues from
+    the checkpoint's weights and step with fresh optimizer moments, and says so in the log.
 
     With ``init`` (a saved detector folder of the same base and adapter) training continues from its
     adapter and head, or from all its weights when it was fully fine-tuned, instead of a fresh head.
@@ -335,6 +452,10 @@ def train_detector(
     cfg = config or TrainConfig()
     if not pairs:
         raise ValueError("no training pairs")
+    start = None
+    if resume and not (resume_dir is not None and (Path(resume_dir) / STATE_FILE).exists()):
+        start, init = _checkpoint_start(checkpoint, len(pairs)), checkpoint
+        resume = False
     if init is not None and detector.config.adapter and detector.config.adapter.get("type") == "lora":
         model, tok = load_trainable(Path(init), detector.config)
     elif init is not None:
@@ -392,6 +513,9 @@ def train_detector(
             metric="val_balanced_accuracy",
             show_progress_bar=show_progress_bar,
             on_best=save_checkpoint if checkpoint is not None else None,
+            resume_dir=resume_dir,
+            resume=resume,
+            start=start,
         )
     final = evaluate() if has_val else {}
     detector.config.training = {
@@ -410,3 +534,24 @@ def train_detector(
     }
     detector.config.metrics = {**detector.config.metrics, **{k: round(float(v), 4) for k, v in final.items()}}
     return detector
+
+
+def _checkpoint_start(checkpoint: str | Path | None, n_pairs: int) -> dict[str, Any]:
+    """Where a run that left a checkpoint but no training state stopped: its step, score and history."""
+    from ..detectors.base import DetectorConfig
+
+    path = Path(checkpoint) / "dialcheck.json" if checkpoint is not None else None
+    if path is None or not path.exists():
+        raise FileNotFoundError("nothing to resume: no training state and no checkpoint")
+    cfg = DetectorConfig.from_file(path)
+    step = cfg.training.get("checkpoint_step")
+    if step is None:
+        raise ValueError(f"{path}: training.checkpoint_step is missing; not a training checkpoint")
+    if cfg.training.get("train_pairs") != n_pairs:
+        raise ValueError(
+            f"{path}: training.train_pairs is {cfg.training.get('train_pairs')}, this run has {n_pairs} pairs; "
+            "resume with the interrupted run's exact command"
+        )
+    log.warning("%s holds weights but no optimizer state: continuing at step %d with fresh moments", path, step)
+    metrics = cfg.metrics
+    return {"step": int(step), "best_score": metrics.get("val_balanced_accuracy", -math.inf), "history": [metrics]}
