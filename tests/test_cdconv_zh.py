@@ -191,6 +191,63 @@ def test_cli_ocnli_then_cdconv_init(tiny_base, tmp_path, capsys):
     assert "do not apply to --task ocnli" in capsys.readouterr().err
 
 
+def test_cli_cdconv_cascade_resumes_in_the_stage_that_was_cut(tiny_base, tmp_path, capsys, caplog, monkeypatch):
+    """Killed in the role-confusion stage's second validation, the run resumes with the finished
+    intra-sentence stage as it was and the cut stage from its last validation, and ends as the
+    uninterrupted run does."""
+    import logging
+
+    import torch
+
+    from dialcheck.cli import main
+    from dialcheck.training import cdconv
+
+    conv_rows = [
+        {"u1": f"你喜欢狗吗{i}", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"没养过{i % 3}", "label": i % 4}
+        for i in range(20)
+    ]
+    root = write_cdconv_splits(tmp_path / "data", conv_rows)
+    common = ["--data-dir", str(root), "--base", str(tiny_base), "--lora", "2", "--epochs", "2", "--batch-size", "8"]
+    common += ["--eval-every", "2", "--threads", "1", "--no-progress"]
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+
+    def train(out, *extra):
+        torch.manual_seed(0)  # each run as in a new process: the first stage's fresh weights come from here
+        return main(["train", "--task", "cdconv", "--out", str(out), *common, *extra])
+
+    assert train(whole) == 0
+    real, calls = cdconv.best_threshold, []
+
+    def killed(*a, **k):  # each stage validates at steps 2, 4, 6: the 5th call is role confusion's second
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    with monkeypatch.context() as m:
+        m.setattr(cdconv, "best_threshold", killed)
+        assert train(cut) == 130
+    assert sorted(p.parent.name for p in (cut / "resume").rglob("trainer_state.pt")) == [
+        "intra_sentence",
+        "role_confusion",
+    ]
+    capsys.readouterr()
+    assert train(cut) == 2
+    assert "--resume" in capsys.readouterr().err
+    with caplog.at_level(logging.INFO, logger="dialcheck"):
+        assert train(cut, "--resume") == 0
+    assert "resuming at step 6 of 6" in caplog.text and "resuming at step 2 of 6" in caplog.text
+    a, b = load_detector(whole), load_detector(cut)
+    assert a.config.thresholds == b.config.thresholds and not (cut / "resume").exists()
+    fits = [
+        {s: {k: v for k, v in f.items() if k != "seconds"} for s, f in d.config.training["fits"].items()}
+        for d in (a, b)
+    ]
+    assert fits[0] == fits[1]
+    probe = [Dialogue.from_texts(["你喜欢狗吗", "喜欢。", "你养狗吗？", t]) for t in ("没养过", "养了三只")]
+    assert [v.score for v in b.predict(probe)] == pytest.approx([v.score for v in a.predict(probe)], abs=1e-6)
+
+
 def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_root, capsys):
     import importlib.util
     from pathlib import Path

@@ -449,6 +449,48 @@ def test_training_learns_label_priors_in_the_right_order(tiny_base, tmp_path):
     assert v.label_scores["QI"] > 0.5 > v.label_scores["HI"] and v.label_scores["QI"] - v.label_scores["HI"] > 0.3
 
 
+def test_an_interrupted_grounded_run_resumes_to_the_same_model(tiny_base, tmp_path, monkeypatch, caplog):
+    import logging
+
+    import torch
+
+    from dialcheck.training import TrainConfig, citod
+
+    examples = []
+    for i in range(48):
+        km = ["2_miles", "6_miles", "4_miles"][i % 3]
+        d = Dialogue((Turn("user", "how far is the_westin"), Turn("system", f"it is {km} away")), KB)
+        examples.append(Example(d, True, (), None, str(i), {"QI": True, "HI": False, "KBI": km != "2_miles"}))
+    data = citod.CitodTrainingData(examples[:32], examples[32:])
+    cfg = TrainConfig(epochs=3, batch_size=8, lr=1e-2, eval_every=4, patience=20, threads=1)
+
+    def fit(state, resume=False):
+        torch.manual_seed(0)
+        det = GroundedDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8}, max_length=96)
+        return citod.train_grounded(det, data, cfg, resume_dir=state, resume=resume)
+
+    whole = fit(tmp_path / "whole")
+    real, calls = citod.citod_metrics, []
+
+    def killed(*a, **k):  # validations at steps 4, 8, 12: killed in the second, the state is at step 4
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    with monkeypatch.context() as m:
+        m.setattr(citod, "citod_metrics", killed)
+        with pytest.raises(KeyboardInterrupt):
+            fit(tmp_path / "cut")
+    with caplog.at_level(logging.INFO, logger="dialcheck"):
+        resumed = fit(tmp_path / "cut", resume=True)
+    assert "resuming at step 4 of 12" in caplog.text
+    steps = [[h["step"] for h in d.config.training["history"]] for d in (whole, resumed)]
+    assert steps[0] == steps[1] == [4, 8, 12]
+    (a,), (b,) = whole.predict([examples[40].dialogue]), resumed.predict([examples[40].dialogue])
+    assert a.label_scores == pytest.approx(b.label_scores, abs=1e-6)
+
+
 def _run(capsys, *argv):
     from dialcheck.cli import main
 

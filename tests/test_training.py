@@ -3,6 +3,7 @@ import random
 import pytest
 
 from dialcheck.detectors import UtteranceDetector, load_detector
+from dialcheck.errors import InputError
 from dialcheck.schema import Dialogue, Pair
 from dialcheck.training import TrainConfig, train_detector
 from dialcheck.training.data import (
@@ -392,5 +393,5 @@ def test_a_run_with_only_a_checkpoint_continues_from_its_step(tiny_base, tmp_pat
     det = _resume_run(tiny_base, tmp_path / "state", resume=True, checkpoint=tmp_path / "ckpt")
     steps = [h["step"] for h in det.config.training["history"]]
     assert steps == [step, *[s for s in (3, 6, 8) if s > step]]
-    with pytest.raises(FileNotFoundError, match="nothing to resume"):
+    with pytest.raises(InputError, match="nothing to resume"):
         _resume_run(tiny_base, tmp_path / "none", resume=True, checkpoint=tmp_path / "missing")

@@ -82,9 +82,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--resume",
         action="store_true",
-        help="decode: continue an interrupted run: the same command plus --resume picks up from the training "
-        "state in OUT/resume (written at every validation: weights, optimizer, batch order) as if it had not "
-        "stopped; a run that left only OUT/checkpoint continues from there with fresh optimizer moments",
+        help="continue an interrupted run: the same command plus --resume picks up from the training state in "
+        "OUT/resume (written at every validation: weights, optimizer, batch order) as if it had not stopped; "
+        "decode: a run that left only OUT/checkpoint continues from there with fresh optimizer moments",
     )
     p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
     p.add_argument(
@@ -244,13 +244,19 @@ def run(args: argparse.Namespace) -> int:
     from ..training.trainer import STATE_FILE
 
     out = Path(args.out)
-    if args.resume and args.task != "decode":
-        raise InputError("--resume applies to --task decode")
-    if args.resume and not ((out / "resume" / STATE_FILE).exists() or (out / "checkpoint" / "dialcheck.json").exists()):
+    interrupted = any((out / "resume").rglob(STATE_FILE)) or (out / "checkpoint" / "dialcheck.json").exists()
+    if args.resume and not interrupted:
         raise InputError("nothing to resume: no resume/ or checkpoint/ folder of an interrupted run", str(out))
     if not args.resume and out.exists() and any(out.iterdir()):
-        hint = "; it holds an interrupted run: add --resume to continue it" if (out / "checkpoint").exists() else ""
+        hint = "; it holds an interrupted run: add --resume to continue it" if interrupted else ""
         raise InputError(f"output folder exists and is not empty{hint}", str(out))
+    code = _dispatch(args, out)
+    if code == 0:
+        shutil.rmtree(out / "resume", ignore_errors=True)  # the run finished: its training state is spent
+    return code
+
+
+def _dispatch(args: argparse.Namespace, out: Path) -> int:
     if args.task != "cdconv" and (args.lexical or args.add_lexical):
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
     if args.task != "decode" and args.pair_order:
@@ -369,30 +375,24 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         info["teacher"] = args.teacher
     if init is not None:
         info["init"] = init_record(args.init, old)
-    try:
-        train_detector(
-            det,
-            data.train,
-            data.validation,
-            validation_dialogues,
-            cfg,
-            data_info=info,
-            show_progress_bar=not args.no_progress,
-            teacher_scores=teacher_scores,
-            distill_alpha=args.distill_alpha,
-            init=init,
-            checkpoint=out / "checkpoint",
-            resume_dir=out / "resume",
-            resume=args.resume,
-        )
-    except (FileNotFoundError, ValueError) as e:
-        if not args.resume:
-            raise
-        raise InputError(str(e)) from None
+    train_detector(
+        det,
+        data.train,
+        data.validation,
+        validation_dialogues,
+        cfg,
+        data_info=info,
+        show_progress_bar=not args.no_progress,
+        teacher_scores=teacher_scores,
+        distill_alpha=args.distill_alpha,
+        init=init,
+        checkpoint=out / "checkpoint",
+        resume_dir=out / "resume",
+        resume=args.resume,
+    )
     det.save(out)
     write_model_card(out, det.config)
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
-    shutil.rmtree(out / "resume", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
 
@@ -484,7 +484,15 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }
-    train_grounded(det, data, cfg, data_info=info, show_progress_bar=not args.no_progress)
+    train_grounded(
+        det,
+        data,
+        cfg,
+        data_info=info,
+        show_progress_bar=not args.no_progress,
+        resume_dir=out / "resume",
+        resume=args.resume,
+    )
     det.save(out)
     write_citod_card(out, det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)

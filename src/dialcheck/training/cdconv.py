@@ -41,7 +41,7 @@ from ..errors import InputError, ModelError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
 from ..evaluation.metrics import best_threshold
 from ..schema import Example
-from .trainer import FitResult, TrainConfig, fit_pair_model
+from .trainer import FitResult, TrainConfig, fit_pair_model, has_state
 
 __all__ = [
     "CASCADE_RULES",
@@ -185,6 +185,8 @@ def _fit_category(
     cfg: TrainConfig,
     progress: bool,
     init: str | Path | None = None,
+    resume_dir: Path | None = None,
+    resume: bool = False,
 ) -> FitResult:
     model, tok = start_model(det.config, init)
     det.attach(model, tok)
@@ -201,6 +203,8 @@ def _fit_category(
         cfg,
         evaluate if dev else None,
         show_progress_bar=progress,
+        resume_dir=resume_dir,
+        resume=resume and has_state(resume_dir),
     )
 
 
@@ -220,6 +224,8 @@ def _fit_hierarchical(
     cfg: TrainConfig,
     progress: bool,
     init: str | Path | None = None,
+    resume_dir: Path | None = None,
+    resume: bool = False,
 ) -> dict[str, FitResult]:
     results = {}
     for stage in STAGES:
@@ -242,8 +248,16 @@ def _fit_hierarchical(
             return {"score": f1, "threshold": threshold}
 
         log.info("training the %s stage on %d examples (%d positive)", stage, len(rows), int((targets == cidx).sum()))
+        state = resume_dir / stage if resume_dir is not None else None
         results[stage] = fit_pair_model(
-            clf, texts, targets, cfg, evaluate if dev_rows else None, show_progress_bar=progress
+            clf,
+            texts,
+            targets,
+            cfg,
+            evaluate if dev_rows else None,
+            show_progress_bar=progress,
+            resume_dir=state,
+            resume=resume and has_state(state),
         )
         # the kept weights' dev threshold (recorded at their validation) becomes the stage's
         best = next((h for h in results[stage].history if h["step"] == results[stage].best_step), None)
@@ -399,21 +413,28 @@ def train_category_detector(
     data_info: dict[str, Any] | None = None,
     show_progress_bar: bool = False,
     init: str | Path | None = None,
+    resume_dir: str | Path | None = None,
+    resume: bool = False,
 ) -> Detector:
     """Fine-tune a four-category ``detector`` (pair, flat or hierarchical) on ``train``; returns it with
     weights attached and, when ``dev`` is given, its dev metrics in ``config.metrics``. ``init``: a saved
-    LoRA pair classifier (same base and adapter) every classifier starts from."""
+    LoRA pair classifier (same base and adapter) every classifier starts from.
+
+    With ``resume_dir`` each classifier keeps its training state there (a cascade: one folder per stage),
+    and ``resume`` continues an interrupted run: finished stages are not trained again, the stage that
+    was cut continues from its last validation (see :func:`~dialcheck.training.trainer.fit_pair_model`)."""
     cfg = config or TrainConfig()
     if not train:
         raise InputError("no training examples")
     dev = list(dev or [])
     rule = cfg.extra.get("cascade_rule", "joint")
+    state = Path(resume_dir) if resume_dir is not None else None
     if rule not in CASCADE_RULES:
         raise InputError(f"cascade threshold rule {rule!r}; use one of {', '.join(CASCADE_RULES)}")
     if isinstance(detector, HierarchicalDetector):
-        fits = _fit_hierarchical(detector, train, dev, cfg, show_progress_bar, init)
+        fits = _fit_hierarchical(detector, train, dev, cfg, show_progress_bar, init, state, resume)
     elif isinstance(detector, CategoryDetector):
-        fits = {"all": _fit_category(detector, train, dev, cfg, show_progress_bar, init)}
+        fits = {"all": _fit_category(detector, train, dev, cfg, show_progress_bar, init, state, resume)}
     else:
         raise TypeError(f"{type(detector).__name__} is not a four-category detector")
     counts: dict[str, int] = {}
@@ -544,7 +565,15 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         info["init"] = init_record(init, old)
     print(f"dialcheck: training {det.registry_name} on {len(train)} examples, dev {len(dev)}", file=sys.stderr)
     train_category_detector(
-        det, train, dev, cfg, data_info=info, show_progress_bar=not args.no_progress, init=init or None
+        det,
+        train,
+        dev,
+        cfg,
+        data_info=info,
+        show_progress_bar=not args.no_progress,
+        init=init or None,
+        resume_dir=Path(out) / "resume",
+        resume=getattr(args, "resume", False),
     )
     if args.lexical:
         _attach_lexical(det, train, dev, command)

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..evaluation.citod import citod_metrics
 from ..probes.kbi import kbi_examples
 from ..schema import Example
-from .trainer import TrainConfig, fit_pair_model
+from .trainer import TrainConfig, fit_pair_model, has_state
 
 __all__ = [
     "AUGMENTATIONS",
@@ -196,9 +196,14 @@ def train_grounded(
     config: TrainConfig | None = None,
     data_info: dict[str, Any] | None = None,
     show_progress_bar: bool = False,
+    resume_dir: str | Path | None = None,
+    resume: bool = False,
 ) -> GroundedDetector:
     """Fit ``detector`` (new weights from its config) on ``data.train`` with binary cross-entropy, keep the
     weights with the best validation score, and record the provenance in its config.
+
+    ``resume_dir`` / ``resume``: keep the training state / continue an interrupted run (as in
+    :func:`~dialcheck.training.trainer.fit_pair_model`).
 
     With ``config.extra["calibrate_thresholds"]`` the per-label thresholds are then set on the validation
     dialogues (:func:`calibrate_thresholds`) instead of the paper's 0.5."""
@@ -223,7 +228,15 @@ def train_grounded(
         return out
 
     res = fit_pair_model(
-        clf, texts, targets, cfg, evaluate if val else None, metric="val_score", show_progress_bar=show_progress_bar
+        clf,
+        texts,
+        targets,
+        cfg,
+        evaluate if val else None,
+        metric="val_score",
+        show_progress_bar=show_progress_bar,
+        resume_dir=resume_dir,
+        resume=resume and has_state(resume_dir),
     )
     if val and cfg.extra.get("calibrate_thresholds"):
         xs = [detector.build(e.dialogue) for e in val]

@@ -32,8 +32,11 @@ def pretrain_nli(
     data_info: dict[str, Any] | None = None,
     show_progress_bar: bool = False,
     source: str = "ocnli",
+    resume_dir: Any = None,
+    resume: bool = False,
 ) -> Detector:
-    """Train a two-label pair classifier on NLI ``train`` pairs (early stopping and ``tau`` on ``dev``)."""
+    """Train a two-label pair classifier on NLI ``train`` pairs (early stopping and ``tau`` on ``dev``);
+    ``resume_dir`` / ``resume`` as in :func:`~dialcheck.training.trainer.train_detector`."""
     from ..detectors import UtteranceDetector
 
     if not train:
@@ -41,7 +44,15 @@ def pretrain_nli(
     adapter = adapter if adapter is not None else {"type": "lora", "r": 16, "alpha": 32, "dropout": 0.1}
     det = UtteranceDetector(base=base, adapter=adapter, max_length=max_length, nli=source)
     return train_detector(
-        det, list(train), list(dev) or None, None, config, data_info=data_info, show_progress_bar=show_progress_bar
+        det,
+        list(train),
+        list(dev) or None,
+        None,
+        config,
+        data_info=data_info,
+        show_progress_bar=show_progress_bar,
+        resume_dir=resume_dir,
+        resume=resume,
     )
 
 
@@ -74,7 +85,16 @@ def run_ocnli(args: Any, out: Any, command: str = "", machine: str = "") -> int:
     }
     print(f"dialcheck: pre-training on {len(train)} OCNLI pairs, dev {len(dev)}", file=sys.stderr)
     det = pretrain_nli(
-        train, dev, args.base, adapter, args.max_length or 128, cfg, info, show_progress_bar=not args.no_progress
+        train,
+        dev,
+        args.base,
+        adapter,
+        args.max_length or 128,
+        cfg,
+        info,
+        show_progress_bar=not args.no_progress,
+        resume_dir=Path(out) / "resume",
+        resume=getattr(args, "resume", False),
     )
     det.save(out)
     write_model_card(Path(out), det.config)

@@ -26,10 +26,11 @@ import numpy as np
 
 from ..detectors.base import Detector
 from ..detectors.core import PairClassifier
+from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy, best_threshold, pair_evidence_f1
 from ..schema import Example, Pair
 
-__all__ = ["FitResult", "TrainConfig", "calibrate", "calibrate_pairs", "fit_pair_model", "train_detector"]
+__all__ = ["FitResult", "TrainConfig", "calibrate", "calibrate_pairs", "fit_pair_model", "has_state", "train_detector"]
 
 log = logging.getLogger(__name__)
 
@@ -282,7 +283,7 @@ def fit_pair_model(
                         on_best(step, m)
                 else:
                     bad_evals += 1
-                if state_dir is not None and step < total:
+                if state_dir is not None:  # also after the last one: a finished stage of a cascade resumes as done
                     _save_state(
                         state_dir,
                         {
@@ -351,17 +352,22 @@ def _save_state(folder: Path, state: dict[str, Any], best: dict[str, Any] | None
     log.info("training state at step %d saved to %s", state["step"], folder)
 
 
+def has_state(folder: str | Path | None) -> bool:
+    """Whether ``folder`` holds a training state written by :func:`fit_pair_model` (``resume_dir``)."""
+    return folder is not None and (Path(folder) / STATE_FILE).exists()
+
+
 def _load_state(folder: Path, fingerprint: str) -> dict[str, Any]:
     import torch
 
     path = folder / STATE_FILE
     if not path.exists():
-        raise FileNotFoundError(f"{path}: no training state to resume from")
+        raise InputError("no training state to resume from", str(path))
     state = torch.load(path, weights_only=True)
     if state.get("fingerprint") != fingerprint:
-        raise ValueError(
-            f"{path}: written by a run with other training pairs or settings; resume with the interrupted "
-            "run's exact command"
+        raise InputError(
+            "written by a run with other training pairs or settings; resume with the interrupted run's exact command",
+            str(path),
         )
     return state
 
@@ -453,7 +459,7 @@ def train_detector(
     if not pairs:
         raise ValueError("no training pairs")
     start = None
-    if resume and not (resume_dir is not None and (Path(resume_dir) / STATE_FILE).exists()):
+    if resume and not has_state(resume_dir):
         start, init = _checkpoint_start(checkpoint, len(pairs)), checkpoint
         resume = False
     if init is not None and detector.config.adapter and detector.config.adapter.get("type") == "lora":
@@ -542,15 +548,16 @@ def _checkpoint_start(checkpoint: str | Path | None, n_pairs: int) -> dict[str, 
 
     path = Path(checkpoint) / "dialcheck.json" if checkpoint is not None else None
     if path is None or not path.exists():
-        raise FileNotFoundError("nothing to resume: no training state and no checkpoint")
+        raise InputError("nothing to resume: no training state and no checkpoint")
     cfg = DetectorConfig.from_file(path)
     step = cfg.training.get("checkpoint_step")
     if step is None:
-        raise ValueError(f"{path}: training.checkpoint_step is missing; not a training checkpoint")
+        raise InputError("training.checkpoint_step is missing; not a training checkpoint", str(path))
     if cfg.training.get("train_pairs") != n_pairs:
-        raise ValueError(
-            f"{path}: training.train_pairs is {cfg.training.get('train_pairs')}, this run has {n_pairs} pairs; "
-            "resume with the interrupted run's exact command"
+        raise InputError(
+            f"training.train_pairs is {cfg.training.get('train_pairs')}, this run has {n_pairs} pairs; "
+            "resume with the interrupted run's exact command",
+            str(path),
         )
     log.warning("%s holds weights but no optimizer state: continuing at step %d with fresh moments", path, step)
     metrics = cfg.metrics
