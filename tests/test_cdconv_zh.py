@@ -17,6 +17,7 @@ from dialcheck.schema import Dialogue, Example, Pair, Turn
 from dialcheck.training.trainer import TrainConfig
 from dialcheck.vocab import ADDED_TOKENS_FILE, extension_tokens, split_base, unk_characters, unk_rate
 from helpers_cdconv import write_cdconv_splits
+from helpers_interrupt import kill_on_call
 
 SENTENCE = "我今年23岁了，你呢？我养了两只猫。"
 
@@ -216,16 +217,8 @@ def test_cli_cdconv_cascade_resumes_in_the_stage_that_was_cut(tiny_base, tmp_pat
         return main(["train", "--task", "cdconv", "--out", str(out), *common, *extra])
 
     assert train(whole) == 0
-    real, calls = cdconv.best_threshold, []
-
-    def killed(*a, **k):  # each stage validates at steps 2, 4, 6: the 5th call is role confusion's second
-        calls.append(1)
-        if len(calls) == 5:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    with monkeypatch.context() as m:
-        m.setattr(cdconv, "best_threshold", killed)
+    with monkeypatch.context() as m:  # each stage validates at steps 2, 4, 6: the 5th is role confusion's 2nd
+        kill_on_call(m, cdconv, "best_threshold", 5)
         assert train(cut) == 130
     assert sorted(p.parent.name for p in (cut / "resume").rglob("trainer_state.pt")) == [
         "intra_sentence",

@@ -20,6 +20,7 @@ from dialcheck.evaluation.citod import citod_metrics, exact_match
 from dialcheck.io import parse_dialogue
 from dialcheck.probes.kbi import kbi_candidates, kbi_examples, synthesize_kbi
 from dialcheck.schema import Dialogue, Example, KnowledgeBase, Turn
+from helpers_interrupt import kill_on_call
 
 KB = KnowledgeBase(
     (
@@ -470,16 +471,8 @@ def test_an_interrupted_grounded_run_resumes_to_the_same_model(tiny_base, tmp_pa
         return citod.train_grounded(det, data, cfg, resume_dir=state, resume=resume)
 
     whole = fit(tmp_path / "whole")
-    real, calls = citod.citod_metrics, []
-
-    def killed(*a, **k):  # validations at steps 4, 8, 12: killed in the second, the state is at step 4
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    with monkeypatch.context() as m:
-        m.setattr(citod, "citod_metrics", killed)
+    with monkeypatch.context() as m:  # validations at steps 4, 8, 12: the state is at 4
+        kill_on_call(m, citod, "citod_metrics", 2)
         with pytest.raises(KeyboardInterrupt):
             fit(tmp_path / "cut")
     with caplog.at_level(logging.INFO, logger="dialcheck"):

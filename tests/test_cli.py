@@ -4,6 +4,7 @@ import logging
 import pytest
 
 from dialcheck.cli import main
+from helpers_interrupt import kill_on_call
 
 CONTRA = {
     "id": "c1",
@@ -365,16 +366,8 @@ def test_train_cli_resume_continues_an_interrupted_run(capsys, caplog, tmp_path,
     args += ["--batch-size", "16", "--eval-every", "2", "--data-dir", str(data_root), "--no-progress"]
     code, _, err = _run(capsys, *args, "--resume")
     assert code == 2 and "nothing to resume" in err
-    real, calls = trainer.calibrate, []
-
-    def killed_in_second_validation(*a, **k):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    with monkeypatch.context() as m:
-        m.setattr(trainer, "calibrate", killed_in_second_validation)
+    with monkeypatch.context() as m:  # killed in the second validation
+        kill_on_call(m, trainer, "calibrate", 2)
         code, _, err = _run(capsys, *args)
     assert code != 0 and (out / "resume" / trainer.STATE_FILE).exists()
     code, _, err = _run(capsys, *args)  # the same command again refuses to overwrite, and says what to do

@@ -14,6 +14,7 @@ from dialcheck.training.data import (
     split_groups,
     synthetic_histories,
 )
+from helpers_interrupt import kill_on_call
 
 WORDS = ["dogs", "cats", "tea", "coffee", "paris", "rome", "piano", "guitar", "chess", "golf"]
 
@@ -342,15 +343,7 @@ def _interrupt_at_validation(monkeypatch, n):
     """Make the n-th validation raise, as if the run were killed while it validates."""
     from dialcheck.training import trainer
 
-    real, calls = trainer.calibrate, []
-
-    def calibrate(*a, **k):
-        calls.append(1)
-        if len(calls) == n:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(trainer, "calibrate", calibrate)
+    kill_on_call(monkeypatch, trainer, "calibrate", n)
 
 
 def test_an_interrupted_run_resumes_exactly_where_it_stopped(tiny_base, tmp_path, monkeypatch):
