@@ -41,7 +41,7 @@ from ..errors import InputError, ModelError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
 from ..evaluation.metrics import best_threshold
 from ..schema import Example
-from .trainer import FitResult, TrainConfig, fit_pair_model, has_state
+from .trainer import FitResult, TrainConfig, fit_pair_model
 
 __all__ = [
     "CASCADE_RULES",
@@ -204,7 +204,7 @@ def _fit_category(
         evaluate if dev else None,
         show_progress_bar=progress,
         resume_dir=resume_dir,
-        resume=resume and has_state(resume_dir),
+        resume=resume,
     )
 
 
@@ -257,7 +257,7 @@ def _fit_hierarchical(
             evaluate if dev_rows else None,
             show_progress_bar=progress,
             resume_dir=state,
-            resume=resume and has_state(state),
+            resume=resume,
         )
         # the kept weights' dev threshold (recorded at their validation) becomes the stage's
         best = next((h for h in results[stage].history if h["step"] == results[stage].best_step), None)

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..evaluation.citod import citod_metrics
 from ..probes.kbi import kbi_examples
 from ..schema import Example
-from .trainer import TrainConfig, fit_pair_model, has_state
+from .trainer import TrainConfig, fit_pair_model
 
 __all__ = [
     "AUGMENTATIONS",
@@ -236,7 +236,7 @@ def train_grounded(
         metric="val_score",
         show_progress_bar=show_progress_bar,
         resume_dir=resume_dir,
-        resume=resume and has_state(resume_dir),
+        resume=resume,
     )
     if val and cfg.extra.get("calibrate_thresholds"):
         xs = [detector.build(e.dialogue) for e in val]

@@ -147,7 +147,8 @@ def fit_pair_model(
 
     With ``resume_dir`` the whole training state (current and best weights, optimizer and scheduler,
     random generators, validation history) is written there at every validation; with ``resume`` a run
-    interrupted after one continues from it exactly as if it had not stopped. The pairs, targets and
+    interrupted after one continues from it exactly as if it had not stopped (with no state there yet,
+    e.g. a cascade stage the interrupted run never reached, training starts afresh). The pairs, targets and
     settings must be the ones of the interrupted run (checked). ``start`` (``{"step", "best_score",
     "history"}``) instead continues at a step from weights already loaded, with fresh optimizer moments:
     for runs that left a checkpoint but no training state.
@@ -211,9 +212,7 @@ def fit_pair_model(
     elapsed0 = 0.0
     state_dir = Path(resume_dir) if resume_dir is not None else None
     fingerprint = _fingerprint(texts, targets, config, lr) if state_dir is not None else ""
-    if resume:
-        if state_dir is None:
-            raise ValueError("resume needs resume_dir")
+    if resume and has_state(state_dir):
         state = _load_state(state_dir, fingerprint)
         named = dict(model.named_parameters())
         with torch.no_grad():
@@ -232,7 +231,7 @@ def fit_pair_model(
         step = int(start["step"])
         best_score, best_step = float(start.get("best_score", -math.inf)), step
         history = list(start.get("history", []))
-        best_state = {k: p.detach().clone() for k, p in model.named_parameters() if k in trainable}
+        best_state = _weights(model, trainable)
         sched.last_epoch = step
         for group, base_lr in zip(opt.param_groups, sched.base_lrs, strict=True):
             group["lr"] = base_lr * sched.lr_lambdas[0](step)
@@ -278,7 +277,7 @@ def fit_pair_model(
                 improved = m[metric] > best_score + 1e-4
                 if improved:
                     best_score, best_step, bad_evals = m[metric], step, 0
-                    best_state = {k: p.detach().clone() for k, p in model.named_parameters() if k in trainable}
+                    best_state = _weights(model, trainable)
                     if on_best is not None:
                         on_best(step, m)
                 else:
@@ -295,7 +294,7 @@ def fit_pair_model(
                             "best_step": best_step,
                             "bad_evals": bad_evals,
                             "history": history,
-                            "weights": {k: p.detach() for k, p in model.named_parameters() if k in trainable},
+                            "weights": _weights(model, trainable, copy=False),
                             "optimizer": opt.state_dict(),
                             "scheduler": sched.state_dict(),
                             "torch_rng": torch.get_rng_state(),
@@ -322,6 +321,11 @@ def fit_pair_model(
 
 
 STATE_FILE = "trainer_state.pt"
+
+
+def _weights(model: Any, names: set[str], copy: bool = True) -> dict[str, Any]:
+    """The named parameters in ``names``, detached (and cloned unless ``copy`` is false)."""
+    return {k: p.detach().clone() if copy else p.detach() for k, p in model.named_parameters() if k in names}
 
 
 def _fingerprint(texts: Sequence[tuple[str, str]], targets: np.ndarray, config: TrainConfig, lr: float) -> str:
