@@ -92,6 +92,12 @@ def test_json_list_error_names_the_item(tmp_path):
     assert "item 1: turns: the dialogue is empty" in str(rs[1].error)
 
 
+def test_one_record_file_error_names_its_line(tmp_path):
+    p = _write(tmp_path, "one.jsonl", '\n{"turns": [{"speaker": "A"}]}\n')
+    rs = list(read_dialogues(p))
+    assert str(rs[0].error).startswith(f"{p}, line 2: turns[0].text: missing")
+
+
 def test_missing_file_and_empty_input(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         list(read_dialogues(tmp_path / "nope.json"))

@@ -253,13 +253,16 @@ def read_dialogues(
         raise InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, e.lineno) from None
     items = whole if isinstance(whole, list) and _is_dialogue_list(whole) else [whole]
     single = len(items) == 1 and items[0] is whole
+    # a file of one non-empty line (a one-record .jsonl, a compact .json) is on line N whatever the item
+    nonempty_at = [n for n, ln in enumerate(lines, start=1) if ln.strip()]
+    line_no = nonempty_at[0] if len(nonempty_at) == 1 else None
     for i, obj in enumerate(items):
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
             yield _parse(obj, labelled, raw_id, i)
         except InputError as e:
             where = e if single else InputError(f"item {i}: {e.message}")
-            yield ParsedRecord(i, None, where.at(name, None), raw_id)
+            yield ParsedRecord(i, None, where.at(name, line_no), raw_id)
 
 
 def _parses(line: str) -> bool:
