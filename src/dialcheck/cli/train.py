@@ -99,8 +99,9 @@ def add_parser(sub: Any) -> None:
         "--shuffle-seed",
         type=int,
         default=None,
-        help="seed of initialisation and batch order only (default --seed): continue a run with --init in a new "
-        "order while keeping its validation split",
+        help="seed of the batch order and dropout only (default --seed): continue a run with --init in a new "
+        "order while keeping its validation split (new heads and adapters are initialised before seeding, "
+        "from torch's fixed start-up state, whatever the seeds)",
     )
     add_threads_option(p)
     p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")
