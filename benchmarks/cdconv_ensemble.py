@@ -56,13 +56,13 @@ def paired(a: Path, b: Path, split: str) -> tuple[np.ndarray, np.ndarray, list[i
     return pa, pb, gold
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", type=Path, help="predictions of detector A (dev rows, and test rows unless --test-a)")
     p.add_argument("b", type=Path, help="predictions of detector B")
     p.add_argument("--test-a", type=Path, default=None)
     p.add_argument("--test-b", type=Path, default=None)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     pa, pb, gold = paired(args.a, args.b, "dev")
     scores = {}
     for w in MIX_GRID:

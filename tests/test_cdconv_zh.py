@@ -329,3 +329,33 @@ def test_gemma_code_paths_with_a_tiny_gemma3_text_model(tiny_base, tmp_path):
     pairs = [(p.first, p.second) for p in nli_pairs(8)]
     head.fit(pairs, [p.label for p in nli_pairs(8)], steps=50)
     assert head.score(pairs).shape == (8,) and len(cache._cache) == 8
+
+
+def test_ensemble_benchmark_chooses_the_smallest_weight_that_fixes_dev(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "cdconv_ensemble.py"
+    spec = importlib.util.spec_from_file_location("cdconv_ensemble", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cats = ["intra_sentence", "role_confusion", "history"]
+
+    def rows(confident: bool) -> str:
+        out = []
+        for split in ("dev", "test"):
+            for i in range(40):
+                gold = [None, *cats][i % 4]
+                scores = {c: (0.97 if c == gold else 0.01) if confident else 0.25 for c in cats}
+                row = {"split": split, "id": f"{split}:{i}", "gold": int(gold is not None), "gold_category": gold}
+                out.append(json.dumps({**row, "label_scores": scores}))
+        return "\n".join(out) + "\n"
+
+    (tmp_path / "a.jsonl").write_text(rows(True))
+    (tmp_path / "b.jsonl").write_text(rows(False))
+    mod.main([str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
+    out = capsys.readouterr().out
+    # B alone calls everything or nothing a contradiction; a tenth of A already separates both ways
+    assert "w=0.1 tau=0.70: (100.0, 100.0, 100.0) <- chosen" in out
+    assert "chosen (w=0.1, tau=0.70): 2class/accuracy 100.00, 4class/macro_f1 100.00" in out
+    assert "B alone (w=0.0, tau=0.30): 2class/accuracy 75.00" in out
