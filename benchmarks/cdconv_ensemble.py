@@ -71,15 +71,14 @@ def main(argv: list[str] | None = None) -> None:
             acc2, f4 = m["2class/accuracy"], m["4class/macro_f1"]
             scores[(w, tau)] = (round((acc2 + f4) / 2, 3), acc2, f4)
     chosen, _top, se = choose_mix(scores, len(gold))
+    best_tau = {w: max(TAU_GRID, key=lambda t, w=w: scores[(w, t)][0]) for w in MIX_GRID}
     print(f"dev ({len(gold)}): weight of A, best tau, mean, 2-class acc, 4-class macro-F1 (one SE {se:.2f})")
-    for w in MIX_GRID:
-        tau = max(TAU_GRID, key=lambda t, w=w: scores[(w, t)][0])
+    for w, tau in best_tau.items():
         mark = " <- chosen" if (w, tau) == chosen else ""
         print(f"  w={w:.1f} tau={tau:.2f}: {scores[(w, tau)]}{mark}")
     ta, tb, tgold = paired(args.test_a or args.a, args.test_b or args.b, "test")
     print(f"test ({len(tgold)}):")
-    alone = {w: max(TAU_GRID, key=lambda t, w=w: scores[(w, t)][0]) for w in (1.0, 0.0)}
-    for name, (w, tau) in (("chosen", chosen), ("A alone", (1.0, alone[1.0])), ("B alone", (0.0, alone[0.0]))):
+    for name, (w, tau) in (("chosen", chosen), ("A alone", (1.0, best_tau[1.0])), ("B alone", (0.0, best_tau[0.0]))):
         m = cdconv_metrics(tgold, decide(w * ta + (1 - w) * tb, tau))
         print(f"  {name} (w={w:.1f}, tau={tau:.2f}): " + ", ".join(f"{k} {m[k]:.2f}" for k in SHOWN))
 

@@ -22,6 +22,21 @@ def data_root() -> Path:
 
 
 @pytest.fixture(scope="session")
+def load_benchmark():
+    """Import a script of ``benchmarks/`` by name (they are scripts, not a package)."""
+    import importlib.util
+
+    def load(name: str):
+        path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    return load
+
+
+@pytest.fixture(scope="session")
 def tiny_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 2-layer, 32-wide BERT with random weights, saved with the real all-MiniLM-L6-v2 tokenizer."""
     import torch

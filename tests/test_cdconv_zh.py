@@ -241,16 +241,10 @@ def test_cli_cdconv_cascade_resumes_in_the_stage_that_was_cut(tiny_base, tmp_pat
     assert [v.score for v in b.predict(probe)] == pytest.approx([v.score for v in a.predict(probe)], abs=1e-6)
 
 
-def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_root, capsys):
-    import importlib.util
-    from pathlib import Path
-
+def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_root, capsys, load_benchmark):
     if not (data_root / "ocnli" / "train.10k.json").exists():
         pytest.skip("OCNLI is not present")
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "cdconv_table4.py"
-    spec = importlib.util.spec_from_file_location("cdconv_table4", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("cdconv_table4")
     out = tmp_path / "t4"
     args = ["--out", str(out), "--backbones", "minilm-zh,gemma-frozen", "--splits", "official", "--seeds", "0"]
     args += ["--base", f"minilm-zh={tiny_base}+zh", "--base", f"gemma-frozen={tiny_base}", "--limit", "20"]
@@ -331,14 +325,8 @@ def test_gemma_code_paths_with_a_tiny_gemma3_text_model(tiny_base, tmp_path):
     assert head.score(pairs).shape == (8,) and len(cache._cache) == 8
 
 
-def test_ensemble_benchmark_chooses_the_smallest_weight_that_fixes_dev(tmp_path, capsys):
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "cdconv_ensemble.py"
-    spec = importlib.util.spec_from_file_location("cdconv_ensemble", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+def test_ensemble_benchmark_chooses_the_smallest_weight_that_fixes_dev(tmp_path, capsys, load_benchmark):
+    mod = load_benchmark("cdconv_ensemble")
     cats = ["intra_sentence", "role_confusion", "history"]
 
     def rows(confident: bool) -> str:

@@ -77,25 +77,10 @@ def test_a_detector_without_evidence_gets_no_evidence_metrics():
     assert decode_metrics("dev", examples, verdicts)["strict_accuracy"] == 50.0
 
 
-def _benchmark(name):
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _tau_sweep():
-    return _benchmark("decode_tau_sweep")
-
-
-def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path):
+def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path, load_benchmark):
     import json
 
-    sweep = _tau_sweep()
+    sweep = load_benchmark("decode_tau_sweep")
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     rec = {"split": "dev", "id": "dev:0", "score": 0.9, "pair_scores": {"0": 0.9, "2": 0.1}}
     a.write_text(json.dumps(rec) + "\n")
@@ -110,12 +95,12 @@ def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path):
         sweep.read_predictions([a, b])
 
 
-def test_own_logs_folds_keep_each_conversation_on_one_side(tmp_path, data_root):
+def test_own_logs_folds_keep_each_conversation_on_one_side(tmp_path, data_root, load_benchmark):
     import json
 
     from dialcheck.io import read_examples
 
-    cv = _benchmark("own_logs_cv")
+    cv = load_benchmark("own_logs_cv")
     counts = cv.write_folds(tmp_path, 3, 0, str(data_root))
     assert sum(counts[f"fold{f}-test.jsonl"] for f in range(3)) == 764  # every human-bot dialogue tested once
     for f in range(3):
