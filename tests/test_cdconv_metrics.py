@@ -78,3 +78,45 @@ def test_labels_of_verdicts_and_examples():
     assert example_label(Example(d, True, category="intra_sentence")) == 1
     with pytest.raises(ValueError, match="without a category"):
         example_label(Example(d, True))
+
+
+class _ByLastTurn:
+    """A stand-in detector: the last turn's text names the verdict ("none" or a category)."""
+
+    def predict(self, dialogues, batch_size=64, show_progress_bar=False):
+        out = []
+        for d in dialogues:
+            cat = d.turns[-1].text
+            out.append(Verdict(False, 0.1) if cat == "none" else Verdict(True, 0.9, category=cat))
+        return out
+
+
+def test_evaluator_on_your_own_labelled_conversations(tmp_path):
+    import json
+
+    from dialcheck.evaluation.cdconv import CDConvEvaluator
+
+    def rec(last, contradiction, category=None):
+        r = {"turns": ["u1", "b1", "u2", last], "contradiction": contradiction}
+        return json.dumps({**r, "category": category} if category else r)
+
+    # gold: none, none, history, role, intra; the stand-in says: none, history, history, none, intra
+    lines = [
+        rec("none", False), rec("history", False), rec("history", True, "history"),
+        rec("none", True, "role_confusion"), rec("intra_sentence", True, "intra_sentence"),
+        rec("history", True),  # a contradiction without its category: skipped and reported
+    ]  # fmt: skip
+    f = tmp_path / "mine.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    ev = CDConvEvaluator(files=[f])
+    assert ev.splits == [] and len(ev.files["mine"]) == 5
+    assert [str(e) for e in ev.skipped["mine"]] == [f"{f}, line 6: category: missing (a contradiction needs one of "
+                                                   "intra_sentence, role_confusion, history)"]  # fmt: skip
+    res = ev(_ByLastTurn())
+    # 2-class: gold 0 0 1 1 1, pred 0 1 1 0 1: 3/5 right; flagged 3, 2 of them right; 2 of 3 caught.
+    # 4-class: 3/5 right; F1 none 1/2 (TP 1, FP 1, FN 1), intra 1, role 0, history 2/3 (TP 1, FP 1).
+    assert res["mine/n"] == 5 and res["mine/skipped"] == 1
+    assert res["mine/2class/accuracy"] == 60.0 and res["mine/4class/accuracy"] == 60.0
+    assert res["mine/2class/precision"] == pytest.approx(66.67) and res["mine/2class/recall"] == pytest.approx(66.67)
+    assert res["mine/4class/macro_f1"] == pytest.approx(100 * (1 / 2 + 1 + 0 + 2 / 3) / 4, abs=0.01)
+    assert "test/4class/macro_f1" not in res  # no CDConv split was asked for

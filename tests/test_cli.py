@@ -247,8 +247,12 @@ def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
     code, _, err = _run(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(bad))
     assert code == 2 and "no labelled dialogue to evaluate on" in err and "contradiction: missing" in err
     assert err.count(str(bad)) == 1  # the file is named once
-    code, _, err = _run(capsys, "evaluate", "--benchmark", "cdconv", "--data", str(bad))
-    assert code == 2 and "--data" in err and "decode" in err
+    code, _, err = _run(capsys, "evaluate", "--benchmark", "citod", "--data", str(bad))
+    assert code == 2 and "--data" in err and "decode or cdconv" in err
+    zh = tmp_path / "zh.jsonl"  # the four-category benchmark needs each contradiction's category
+    zh.write_text(json.dumps({"turns": ["你养猫吗？", "养了。", "几岁？", "没养猫。"], "contradiction": True}) + "\n")
+    code, _, err = _run(capsys, "evaluate", "--benchmark", "cdconv", "--data", str(zh))
+    assert code == 2 and "no labelled dialogue to evaluate on" in err and "line 1: category: missing" in err
     good = tmp_path / "good.jsonl"
     good.write_text(LABELLED_LINES[0] + "\n" + LABELLED_LINES[1] + "\n")
     before = (tiny_detector_dir / "dialcheck.json").read_text()

@@ -147,3 +147,20 @@ def test_read_examples_keeps_good_records_and_names_bad_lines(tmp_path):
     assert [e.id for e in examples] == ["x", "logs.jsonl:3"]
     assert [e.label for e in examples] == [True, False] and examples[0].evidence == (0,)
     assert len(errors) == 1 and str(errors[0]).startswith(f"{p}, line 2: invalid JSON")
+
+
+def test_labelled_dialogue_with_a_cdconv_category():
+    turns = ["你养猫吗？", "养了两只。", "几岁了？", "我没养猫。"]
+    assert parse_example({"turns": turns, "contradiction": True, "category": "history"}).category == "history"
+    assert parse_example({"turns": turns, "contradiction": True}).category is None
+    assert parse_example({"turns": turns, "contradiction": False, "category": None}).category is None
+    with pytest.raises(InputError, match="category: missing"):
+        parse_example({"turns": turns, "contradiction": True}, require_category=True)
+    with pytest.raises(
+        InputError, match="category: expected one of intra_sentence, role_confusion, history or null, got 'History'"
+    ):
+        parse_example({"turns": turns, "contradiction": True, "category": "History"})
+    with pytest.raises(InputError, match="got int"):
+        parse_example({"turns": turns, "contradiction": True, "category": 3})
+    with pytest.raises(InputError, match="no contradiction has no category"):
+        parse_example({"turns": turns, "contradiction": False, "category": "history"})

@@ -8,7 +8,9 @@ Accepted shapes of one dialogue:
 
 A *labelled* dialogue (for ``dialcheck evaluate --data`` and ``dialcheck train --dialogues``) is a dialogue
 object with ``"contradiction": true/false`` and, optionally, ``"evidence"``: the 0-based indices of the
-earlier turns the last turn contradicts (the field names of ``dialcheck score``'s verdicts).
+earlier turns the last turn contradicts, and ``"category"``: ``"intra_sentence"``, ``"role_confusion"`` or
+``"history"`` (CDConv's categories; needed by ``dialcheck evaluate --benchmark cdconv --data``). These are
+the field names of ``dialcheck score``'s verdicts.
 
 >>> parse_dialogue(["Do you have pets?", "I have two dogs.", "Cute!", "I have no pets."]).last.speaker
 'B'
@@ -23,8 +25,9 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,6 +37,7 @@ from .schema import Dialogue, Example, KnowledgeBase, Turn
 __all__ = ["ParsedRecord", "parse_dialogue", "parse_example", "parse_knowledge", "read_dialogues", "read_examples"]
 
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
+CATEGORIES = ("intra_sentence", "role_confusion", "history")  # CDConv's, as in dialcheck.datasets.cdconv
 
 
 def _type(v: Any) -> str:
@@ -118,8 +122,9 @@ def parse_dialogue(obj: Any) -> Dialogue:
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 
 
-def parse_example(obj: Any) -> Example:
-    """One labelled dialogue: a dialogue object with ``contradiction`` and optional ``evidence`` turn indices.
+def parse_example(obj: Any, require_category: bool = False) -> Example:
+    """One labelled dialogue: a dialogue object with ``contradiction``, optional ``evidence`` turn indices and
+    an optional ``category`` (required of contradictions with ``require_category``).
 
     >>> ex = parse_example({"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True,
     ...                     "evidence": [0]})
@@ -130,6 +135,9 @@ def parse_example(obj: Any) -> Example:
     Traceback (most recent call last):
     ...
     dialcheck.errors.InputError: evidence: 2 is not an earlier turn (this dialogue's earlier turns are 0..1)
+    >>> parse_example({"turns": ["你养猫吗？", "养了两只。", "几岁了？", "我没养猫。"], "contradiction": True,
+    ...                "category": "history"}).category
+    'history'
     """
     if not isinstance(obj, dict):
         raise InputError(f'expected a dialogue object with a "contradiction" field, got {_type(obj)}')
@@ -153,7 +161,16 @@ def parse_example(obj: Any) -> Example:
         if raw and not label:
             raise InputError("evidence: a dialogue labelled as no contradiction names no evidence turns")
         evidence = tuple(sorted(set(raw))) if raw or not label else None  # [] on a contradiction: not annotated
-    return Example(dialogue, label, evidence, id=str(dialogue.meta.get("id", "")))
+    category = obj.get("category")
+    if category is not None:
+        if not isinstance(category, str) or category not in CATEGORIES:
+            shown = repr(category) if isinstance(category, str) else _type(category)
+            raise InputError(f"category: expected one of {', '.join(CATEGORIES)} or null, got {shown}")
+        if not label:
+            raise InputError(f"category: a dialogue labelled as no contradiction has no category, got {category!r}")
+    elif label and require_category:
+        raise InputError(f"category: missing (a contradiction needs one of {', '.join(CATEGORIES)})")
+    return Example(dialogue, label, evidence, category=category, id=str(dialogue.meta.get("id", "")))
 
 
 @dataclass(frozen=True)
@@ -173,9 +190,12 @@ class ParsedRecord:
         return self.error is None
 
 
-def _parse(obj: Any, labelled: bool, raw_id: str | None, line: int) -> ParsedRecord:
-    if labelled:
-        ex = parse_example(obj)
+_ExampleParser = Callable[[Any], Example]
+
+
+def _parse(obj: Any, labelled: _ExampleParser | None, raw_id: str | None, line: int) -> ParsedRecord:
+    if labelled is not None:
+        ex = labelled(obj)
         return ParsedRecord(line, ex.dialogue, None, raw_id, ex)
     return ParsedRecord(line, parse_dialogue(obj), None, raw_id)
 
@@ -189,7 +209,7 @@ def _is_dialogue_list(value: list[Any]) -> bool:
     return not all(isinstance(v, dict) and "text" in v and "turns" not in v for v in value)
 
 
-def _iter_jsonl(lines: Iterable[str], name: str, labelled: bool = False) -> Iterator[ParsedRecord]:
+def _iter_jsonl(lines: Iterable[str], name: str, labelled: _ExampleParser | None) -> Iterator[ParsedRecord]:
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -206,15 +226,28 @@ def _iter_jsonl(lines: Iterable[str], name: str, labelled: bool = False) -> Iter
 
 
 def read_dialogues(
-    source: str | Path | TextIO, name: str | None = None, jsonl: bool | None = None, labelled: bool = False
+    source: str | Path | TextIO,
+    name: str | None = None,
+    jsonl: bool | None = None,
+    labelled: bool = False,
+    require_category: bool = False,
 ) -> Iterator[ParsedRecord]:
     """Parse every dialogue in a JSON/JSONL file, ``-`` (stdin) or an open text stream.
 
     Bad records are yielded with an :class:`InputError` (file, line, field) instead of a dialogue, so a
     caller can stop at the first one (``check``) or skip and report them (``score``). ``jsonl=True``
     reads one dialogue per line whatever the content (batch jobs); ``None`` detects the format.
-    ``labelled=True`` also requires each record's label (:func:`parse_example`) and sets ``example``.
+    ``labelled=True`` also requires each record's label (:func:`parse_example`) and sets ``example``;
+    ``require_category`` also requires each contradiction's CDConv category.
     """
+    return _read_dialogues(
+        source, name, jsonl, partial(parse_example, require_category=require_category) if labelled else None
+    )
+
+
+def _read_dialogues(
+    source: str | Path | TextIO, name: str | None, jsonl: bool | None, labelled: _ExampleParser | None
+) -> Iterator[ParsedRecord]:
     if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
         path = Path(source)
         if not path.is_file():
@@ -273,8 +306,11 @@ def _parses(line: str) -> bool:
     return True
 
 
-def read_examples(source: str | Path | TextIO, name: str | None = None) -> tuple[list[Example], list[InputError]]:
-    """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped.
+def read_examples(
+    source: str | Path | TextIO, name: str | None = None, require_category: bool = False
+) -> tuple[list[Example], list[InputError]]:
+    """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped
+    (with ``require_category``, contradictions without a CDConv category are among them).
 
     A record without an id gets ``FILE:LINE`` (JSONL) or ``FILE:ITEM`` (a JSON list) as its id.
 
@@ -288,7 +324,7 @@ def read_examples(source: str | Path | TextIO, name: str | None = None) -> tuple
     errors: list[InputError] = []
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
     prefix = Path(str(label)).name
-    for rec in read_dialogues(source, name, labelled=True):
+    for rec in read_dialogues(source, name, labelled=True, require_category=require_category):
         if rec.example is not None:
             ex = rec.example
             examples.append(ex if ex.id else replace(ex, id=f"{prefix}:{rec.line}"))

@@ -54,8 +54,9 @@ def add_parser(sub: Any) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help='decode: your own labelled dialogues (JSON/JSONL; each a dialogue with "contradiction": true/false '
-        'and optional "evidence": [earlier turn indices]), reported as a split named after the file; '
+        help='decode and cdconv: your own labelled dialogues (JSON/JSONL; each a dialogue with "contradiction": '
+        'true/false and optional "evidence": [earlier turn indices]; for cdconv each contradiction also needs '
+        '"category": intra_sentence, role_confusion or history), reported as a split named after the file; '
         "repeatable; bad records are skipped and reported. Without --splits, only these files are evaluated",
     )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
@@ -109,7 +110,15 @@ def _no_citod_options(args: argparse.Namespace) -> None:
 
 def _no_data_files(args: argparse.Namespace) -> None:
     if args.data:
-        raise InputError(f"--data (labelled dialogues of your own) applies to --benchmark decode, not {args.benchmark}")
+        raise InputError(
+            f"--data (labelled dialogues of your own) applies to --benchmark decode or cdconv, not {args.benchmark}"
+        )
+
+
+def _report_skipped(evaluator: Any) -> None:
+    for name, errors in evaluator.skipped.items():
+        if errors:
+            print(f"dialcheck: {name}: skipped {len(errors)} bad record(s); first: {errors[0]}", file=sys.stderr)
 
 
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
@@ -122,9 +131,7 @@ def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
         evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size, files=args.data)
     except ValueError as e:
         raise InputError(str(e)) from None
-    for name, errors in evaluator.skipped.items():
-        if errors:
-            print(f"dialcheck: {name}: skipped {len(errors)} bad record(s); first: {errors[0]}", file=sys.stderr)
+    _report_skipped(evaluator)
     det = load_for(args)
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
     primary = evaluator.primary_metric
@@ -169,12 +176,13 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.cdconv import CDConvEvaluator, to_markdown
 
     _no_citod_options(args)
-    _no_data_files(args)
-    splits = [s for s in (args.splits or "test").split(",") if s]
+    default = "" if args.data else "test"
+    splits = [s for s in (args.splits if args.splits is not None else default).split(",") if s]
     try:
-        evaluator = CDConvEvaluator(splits, args.data_dir, args.limit, args.batch_size)
+        evaluator = CDConvEvaluator(splits, args.data_dir, args.limit, args.batch_size, files=args.data)
     except ValueError as e:
         raise InputError(str(e)) from None
+    _report_skipped(evaluator)
     det = load_for(args, language="zh")
     if not det.config.detector.startswith("cdconv."):
         raise InputError(f"the CDConv benchmark needs a four-category cdconv.* model, got {det.config.detector}")
@@ -186,6 +194,9 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
             file=sys.stderr,
         )
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
-    results["primary_metric"] = evaluator.primary_metric
-    tables = [f"### {split}\n\n" + to_markdown(results, split) for split in splits]
+    primary = evaluator.primary_metric
+    if primary not in results and evaluator.files:
+        primary = f"{next(iter(evaluator.files))}/4class/macro_f1"  # only the user's own files were evaluated
+    results["primary_metric"] = primary
+    tables = [f"### {split}\n\n" + to_markdown(results, split) for split in [*splits, *evaluator.files]]
     return det, evaluator, results, "\n".join(tables)

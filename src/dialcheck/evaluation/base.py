@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..errors import InputError
+from ..io import read_examples
 from ..schema import Example, Verdict
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SplitEvaluator"]
 
@@ -48,6 +53,27 @@ class SplitEvaluator:
         self.limit = limit
         self.batch_size = batch_size
         self.predictions: dict[str, list[tuple[Example, Verdict]]] = {}
+        self.files: dict[str, list[Example]] = {}
+        self.skipped: dict[str, list[InputError]] = {}
+
+    def read_files(self, files: Sequence[str | Path], require_category: bool = False) -> None:
+        """Read the user's JSON/JSONL files of labelled dialogues (:func:`dialcheck.io.parse_example`) into
+        ``files``, each named after its file (never after a known split); bad records are skipped and kept
+        in ``skipped``. A file with no good record is an error naming it."""
+        for f in files:
+            path = Path(f)
+            name = path.stem or "data"
+            while name in self.files or name in self.known_splits:
+                name += "_"
+            examples, errors = read_examples(path, require_category=require_category)
+            if not examples:
+                # the error is this file's: name the file once, in the message's prefix
+                first = f" (first: {InputError(errors[0].message, None, errors[0].line)})" if errors else ""
+                raise InputError(f"no labelled dialogue to evaluate on{first}", str(path))
+            self.files[name] = examples
+            self.skipped[name] = errors
+            for e in errors:
+                log.warning("skipped: %s", e)
 
     def gold(self, example: Example) -> dict[str, Any]:
         """The gold fields written beside each verdict by :meth:`write_predictions`."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from ..datasets.cdconv import LABEL_NAMES, label_of
 from ..schema import Example, Verdict
 from .base import SplitEvaluator
+from .metrics import precision_recall_f1
 
 __all__ = [
     "PAPER",
@@ -185,12 +187,30 @@ class CDConvEvaluator(SplitEvaluator):
     primary_metric = "test/4class/macro_f1"
     default_splits = ("test",)
 
+    def __init__(
+        self,
+        splits: Sequence[str] | None = None,
+        data_dir: str | Path | None = None,
+        limit: int | None = None,
+        batch_size: int | None = None,
+        files: Sequence[str | Path] = (),
+    ) -> None:
+        """``files``: JSON/JSONL files of labelled conversations, each contradiction with its ``category``
+        (:func:`dialcheck.io.parse_example`), reported as a split named after the file; bad records (a
+        contradiction without a category among them) are skipped and kept in ``skipped``. With files and no
+        ``splits``, only the files are evaluated."""
+        super().__init__(() if files and splits is None else splits, data_dir, limit, batch_size)
+        self.read_files(files, require_category=True)
+
     def __call__(self, detector: Any, show_progress_bar: bool = False) -> dict[str, float]:
         from ..datasets import load_dataset
 
         results: dict[str, float] = {}
-        for split in self.splits:
-            examples = load_dataset(SPLITS[split], self.data_dir)[: self.limit or None]
+        for split in [*self.splits, *self.files]:
+            examples = self.files[split] if split in self.files else load_dataset(SPLITS[split], self.data_dir)
+            examples = examples[: self.limit or None]
+            if split in self.skipped:
+                results[f"{split}/skipped"] = float(len(self.skipped[split]))
             t0 = time.perf_counter()
             verdicts = detector.predict(
                 [e.dialogue for e in examples], batch_size=self.batch_size, show_progress_bar=show_progress_bar
@@ -201,6 +221,10 @@ class CDConvEvaluator(SplitEvaluator):
             for k, v in cdconv_metrics(gold, [verdict_label(v) for v in verdicts]).items():
                 results[f"{split}/{k}"] = v
             results[f"{split}/majority_accuracy"] = majority_floor(gold)["4class/accuracy"]
+            if split in self.files:  # the user's own conversations: how many contradictions and false alarms
+                p, r, _ = precision_recall_f1([g > 0 for g in gold], [v.contradiction for v in verdicts])
+                results[f"{split}/2class/precision"] = round(100 * p, 2)
+                results[f"{split}/2class/recall"] = round(100 * r, 2)
             results[f"{split}/dialogues_per_s"] = round(len(examples) / max(seconds, 1e-9), 1)
         return results
 
@@ -217,6 +241,8 @@ def to_markdown(results: Mapping[str, Any], split: str = "test", title: str = "o
     names = {
         "2class/accuracy": "2-class accuracy",
         "2class/macro_f1": "2-class macro-F1",
+        "2class/precision": "2-class precision (contradiction)",
+        "2class/recall": "2-class recall (contradiction)",
         "4class/accuracy": "4-class accuracy",
         "4class/macro_f1": "4-class macro-F1",
         "f1/non_contradiction": "F1 none",

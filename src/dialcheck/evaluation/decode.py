@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,8 +24,6 @@ from typing import Any
 
 from ..datasets import load_dataset
 from ..detectors.base import Detector
-from ..errors import InputError
-from ..io import read_examples
 from ..schema import Example, Verdict
 from .base import SplitEvaluator
 from .metrics import (
@@ -38,8 +35,6 @@ from .metrics import (
     roc_auc,
     strict_accuracy,
 )
-
-log = logging.getLogger(__name__)
 
 __all__ = ["PAPER", "SPLITS", "DecodeEvaluator", "decode_metrics", "to_markdown"]
 
@@ -141,22 +136,7 @@ class DecodeEvaluator(SplitEvaluator):
         reported as a split named after the file; their bad records are skipped and kept in ``skipped``.
         With files and no ``splits``, only the files are evaluated."""
         super().__init__(() if files and splits is None else splits, data_dir, limit, batch_size)
-        self.files: dict[str, list[Example]] = {}
-        self.skipped: dict[str, list[InputError]] = {}
-        for f in files:
-            path = Path(f)
-            name = path.stem or "data"
-            while name in self.files or name in SPLITS:
-                name += "_"
-            examples, errors = read_examples(path)
-            if not examples:
-                # the error is this file's: name the file once, in the message's prefix
-                first = f" (first: {InputError(errors[0].message, None, errors[0].line)})" if errors else ""
-                raise InputError(f"no labelled dialogue to evaluate on{first}", str(path))
-            self.files[name] = examples
-            self.skipped[name] = errors
-            for e in errors:
-                log.warning("skipped: %s", e)
+        self.read_files(files)
 
     def __call__(self, detector: Detector, show_progress_bar: bool = False) -> dict[str, float]:
         results: dict[str, float] = {}
