@@ -290,3 +290,34 @@ def test_train_cli_cdconv_on_a_tiny_corpus(tiny_base, tmp_path, capsys):
     bad = ["train", "--task", "decode", "--detector", "hierarchical", "--out", str(tmp_path / "x")]
     assert main(bad) == 2
     assert "applies to --task cdconv" in capsys.readouterr().err
+
+
+def test_train_cli_cdconv_perturbation_augmentation(tiny_base, tmp_path, capsys):
+    import json
+
+    from dialcheck.cli import main
+
+    root = tmp_path / "data"
+    rows = [
+        {"u1": "你喜欢狗吗？", "b1": "我很喜欢狗。", "u2": "为什么？", "b2": f"可爱{i}", "label": i % 4}
+        for i in range(20)
+    ]
+    write_cdconv_splits(root, rows)
+    out = tmp_path / "model"
+    args = ["train", "--task", "cdconv", "--detector", "flat", "--out", str(out), "--base", str(tiny_base)]
+    args += ["--data-dir", str(root), "--epochs", "1", "--batch-size", "8", "--threads", "1", "--max-length", "32"]
+    args += ["--no-progress", "--lora", "2"]
+    assert main([*args, "--augment", "perturb,swap"]) == 2
+    assert "--augment swap: --task cdconv knows perturb" in capsys.readouterr().err
+    assert main([*args, "--augment", "perturb"]) == 2  # no dictionary in this data folder
+    assert f"{root / 'chinese_dictionary'}: --augment perturb needs the Chinese dictionary" in capsys.readouterr().err
+    lex = root / "chinese_dictionary"
+    lex.mkdir()
+    (lex / "dict_synonym.txt").write_text("Gb09A01= 喜欢 喜爱\n", encoding="utf-8")
+    (lex / "dict_antonym.txt").write_text("喜欢——讨厌\n", encoding="utf-8")
+    (lex / "dict_negative.txt").write_text("不\t0\t2\n", encoding="utf-8")
+    assert main([*args, "--augment", "perturb"]) == 0
+    err = capsys.readouterr().err
+    made = json.loads(err.split("--augment perturb: ")[1].splitlines()[0])["made"]
+    cfg = load_detector(out).config
+    assert made > 0 and cfg.training["train_examples"] == 20 + made and cfg.training["augment"] == ["perturb"]

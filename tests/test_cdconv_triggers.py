@@ -151,3 +151,54 @@ def test_probe_triggers_cli(tmp_path, capsys):
     bad.write_text('{"b1": "x"}\n', encoding="utf-8")
     assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2
     assert "bad.jsonl, line 1: u1: missing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "flipped"),
+    [
+        ("我养了两只猫。", "我没养两只猫。"),  # 了 goes with 没
+        ("我从来没去过黄山。", "我去过黄山。"),  # the whole negation comes out
+        ("我没有车。", "我有车。"),
+        ("我没有养猫。", "我养猫。"),  # 没有 before a verb: no 有 left behind
+        ("我是广东人。", "我不是广东人。"),
+        ("空气很好。", "空气不好。"),  # a degree adverb gives way to 不
+        ("我会开车，开了十年了。", "我不会开车，开了十年了。"),  # jieba's 我会 is split again
+        ("我在一家银行上班。", "我不在一家银行上班。"),  # negated before the preposition
+        ("我住在上海。", "我不住在上海。"),
+        ("你去过吗？", None),  # questions are left alone
+        ("哈哈哈", None),
+    ],
+)
+def test_flip_polarity_keeps_the_sentence_grammatical(text, flipped):
+    assert tr.flip_polarity(text) == flipped
+
+
+def test_swap_word_by_part_of_speech():
+    assert tr.swap_word("我喜欢狗。", random.Random(0), LEX.synonyms, flags="v") == ("我爱好狗。", "喜欢->爱好")
+    assert tr.swap_word("我有狗。", random.Random(0), LEX.synonyms, flags="v") is None  # 狗 is a noun
+    assert tr.swap_word("我有狗。", random.Random(0), LEX.synonyms) == ("我有犬。", "狗->犬")
+
+
+def test_cdconv_perturbation_examples():
+    from dialcheck.datasets.cdconv import make_example
+    from dialcheck.training.cdconv import perturbation_examples
+
+    rows = [make_example({"u1": "你喜欢狗吗？", "b1": "我很喜欢狗。", "u2": "为什么？", "b2": "可爱。", "label": 0},
+                         rid=f"r{i}") for i in range(40)]  # fmt: skip
+    rows.append(make_example({"u1": "你好", "b1": "你好吗？", "u2": "好", "b2": "嗯", "label": 0}, rid="q"))
+    extra, counts = perturbation_examples(rows, seed=0, lexicon=LEX, rate=1.0)
+    assert counts["conversations"] == 41 and counts["no_edit"] == 1  # the question b1 gives nothing
+    assert counts["made"] == len(extra) == 80 and counts["antonym"] > 0
+    by_label = {}
+    for e in extra:
+        assert [t.text for t in e.dialogue.turns[:3]] == ["你喜欢狗吗？", "我很喜欢狗。", "为什么？"]
+        by_label.setdefault(e.label, set()).add(e.dialogue.turns[3].text)
+    assert by_label[True] == {"我不喜欢狗。", "我很讨厌狗。"}  # flipped, or the antonym
+    assert by_label[False] == {"我很喜爱狗。"}  # 爱好 shares no character with 喜欢; 狗 -> 犬 is a noun
+    assert {e.category for e in extra if e.label} == {"history"} and {e.category for e in extra if not e.label} == {
+        None
+    }
+    again, _ = perturbation_examples(rows, seed=0, lexicon=LEX, rate=1.0)
+    assert [e.dialogue for e in again] == [e.dialogue for e in extra]
+    some, c = perturbation_examples(rows, seed=0, lexicon=LEX, rate=0.25)
+    assert 0 < c["conversations"] < 41 and len(some) == c["made"]

@@ -54,6 +54,7 @@ __all__ = [
     "TriggerInput",
     "TriggerSet",
     "build_triggers",
+    "flip_polarity",
     "inquire_bot",
     "inquire_user",
     "know_form",
@@ -63,6 +64,7 @@ __all__ = [
     "run_methods",
     "short_utterance",
     "swap_person",
+    "swap_word",
 ]
 
 log = logging.getLogger(__name__)
@@ -410,15 +412,10 @@ def paraphrase(inp: TriggerInput, rng: random.Random, paraphraser: Paraphraser) 
 def perturb(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon, kind: str) -> Trigger | None:
     """u2 is u1 with one word replaced by a ``synonym`` or an ``antonym`` from the dictionary."""
     table = {"synonym": lexicon.synonyms, "antonym": lexicon.antonyms}[kind]
-    ws = words(inp.u1)
-    cands = [i for i, (w, f) in enumerate(ws) if w in table and f[:1] in "nvadi" and w not in _STOP]
-    if not cands:
+    swapped = swap_word(inp.u1, rng, table)
+    if swapped is None:
         return None
-    i = rng.choice(cands)
-    new = rng.choice(table[ws[i][0]])
-    out = [w for w, _ in ws]
-    out[i] = new
-    return Trigger(inp.u1, inp.b1, "".join(out), kind, f"{ws[i][0]}->{new}", inp.id)
+    return Trigger(inp.u1, inp.b1, swapped[0], kind, swapped[1], inp.id)
 
 
 def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | None = None) -> Trigger | None:
@@ -441,6 +438,86 @@ def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | No
     neg = "没" if ws[i][0].startswith("有") else "不"
     out[i] = neg + out[i]
     return Trigger(inp.u1, inp.b1, "".join(out), "negation", f"+{neg}", inp.id)
+
+
+_NEG_PREFIXES = ("从来没有", "从来没", "从来不", "从没有", "从没", "从不", "没有", "没", "不", "别")
+_DEGREE = frozenset({"很", "非常", "特别", "挺", "太", "真", "十分", "超", "好"})
+_MODALS = frozenset({"会", "能", "想", "要", "可以", "愿意", "敢", "应该", "喜欢", "爱"})
+
+
+def swap_word(
+    text: str, rng: random.Random, table: dict[str, tuple[str, ...]], flags: str = "nvadi"
+) -> tuple[str, str] | None:
+    """``text`` with one content word (by default a noun, verb, adjective, adverb or idiom: the first letters
+    of jieba's ``flags``) replaced by a randomly chosen entry of ``table`` (synonyms or antonyms), and the
+    edit (``old->new``); None if no word is in it.
+
+    >>> swap_word("我很喜欢猫。", random.Random(0), {"喜欢": ("讨厌",)})
+    ('我很讨厌猫。', '喜欢->讨厌')
+    """
+    ws = words(text)
+    noun_ok = "n" in flags  # a verbal noun (vn) counts as a noun
+    cands = [
+        i for i, (w, f) in enumerate(ws) if w in table and f[:1] in flags and (noun_ok or f != "vn") and w not in _STOP
+    ]
+    if not cands:
+        return None
+    i = rng.choice(cands)
+    new = rng.choice(table[ws[i][0]])
+    out = [w for w, _ in ws]
+    out[i] = new
+    return "".join(out), f"{ws[i][0]}->{new}"
+
+
+def flip_polarity(text: str) -> str | None:
+    """A statement with its first predicate's polarity flipped, by rules that keep it grammatical: a
+    negation is taken out (从来没去过 -> 去过, 没有车 -> 有车, 不喝 -> 喝), else one is put in (是 -> 不是,
+    有 -> 没有, 养了 -> 没养, 很好 -> 不好, 会开车 -> 不会开车, 住 -> 不住). None when ``text`` is a question
+    or has no verb or adjective. Used to make contradicting replies for training (``--augment perturb``).
+
+    >>> [flip_polarity(t) for t in ["我养了两只猫。", "我从来没去过黄山。", "空气很好。", "你去过吗？"]]
+    ['我没养两只猫。', '我去过黄山。', '空气不好。', None]
+    """
+    if not text.strip() or re.search(r"[?？吗]\s*$", text.strip()):
+        return None
+    ws = words(text)
+    out = [w for w, _ in ws]
+    for i, (w, f) in enumerate(ws):
+        if w.startswith(_NEG_PREFIXES) and (f[:1] in "vdz" or w in _NEG_PREFIXES or w == "不是"):
+            neg = next(p for p in _NEG_PREFIXES if w.startswith(p))
+            rest = w[len(neg) :]
+            if neg.endswith("没有") and not rest:
+                nxt = ws[i + 1] if i + 1 < len(ws) else ("", "")
+                # 没有车 -> 有车; 没有去过 -> 去过 (jieba tags 养猫 a noun: a word that starts with a verb)
+                verb = nxt[1].startswith("v") or (nxt[0][:1] and words(nxt[0][:1])[0][1].startswith("v"))
+                rest = "" if verb else "有"
+            out[i] = rest
+            if i and ws[i - 1][0] in ("从来", "从", "一直"):  # 从来 没 去过 -> 去过
+                out[i - 1] = ""
+            return "".join(out)
+    for i, (w, f) in enumerate(ws):
+        if len(w) == 2 and w[0] in "我你他她" and w[1] in _MODALS:  # jieba joins 我会 into a noun
+            out[i] = w[0] + "不" + w[1]
+            return "".join(out)
+        if f == "p" and w in ("在", "跟", "和", "给", "对") and any(g[:1] == "v" for _, g in ws[i + 1 :]):
+            out[i] = "不" + w  # 我在银行上班 -> 我不在银行上班
+            return "".join(out)
+        if f[:1] not in "va" or (f in ("vn", "vg") and w not in _MODALS):
+            continue
+        if w == "是":
+            out[i] = "不是"
+        elif w.startswith("有"):
+            out[i] = "没" + w
+        elif i + 1 < len(ws) and ws[i + 1][0] == "了":
+            out[i], out[i + 1] = "没" + w, ""
+        elif w.endswith("过") or (i + 1 < len(ws) and ws[i + 1][0] == "过"):
+            out[i] = "没" + w
+        elif i and ws[i - 1][0] in _DEGREE:
+            out[i - 1] = "不"
+        else:
+            out[i] = "不" + w
+        return "".join(out)
+    return None
 
 
 def run_methods(

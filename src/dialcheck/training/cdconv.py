@@ -53,11 +53,62 @@ __all__ = [
     "choose_mix",
     "fit_cascade_lexical",
     "fit_lexical",
+    "perturbation_examples",
     "start_model",
     "train_category_detector",
 ]
 
 log = logging.getLogger(__name__)
+
+
+CDCONV_AUGMENTATIONS = ("perturb",)
+
+
+def perturbation_examples(
+    train: Sequence[Example], seed: int, lexicon: Any = None, rate: float = 0.2
+) -> tuple[list[Example], dict[str, int]]:
+    """Extra training conversations in which the bot takes back, or restates, its own earlier reply.
+
+    For a seeded ``rate`` share of ``train`` (u1, b1, u2, b2), two copies with b2 replaced: b1 with its
+    polarity flipped (:func:`~dialcheck.probes.triggers.flip_polarity`) or, for half of those that have one,
+    a word swapped for a dictionary antonym, labelled a **history** contradiction; and b1 with a verb,
+    adjective or adverb swapped for a synonym that shares a character with it, labelled **no
+    contradiction**. Both or neither, so that a near-copy of b1 is no label cue by itself (the Chinese
+    counterpart of the DECODE ``perturb`` augmentation). ``lexicon`` defaults to
+    ``chinese_dictionary`` in the data folder. Returns the examples and counts (made, skipped and why).
+    """
+    import random
+    from dataclasses import replace
+
+    from ..probes.triggers import ChineseLexicon, flip_polarity, swap_word
+    from ..schema import Turn
+
+    lex = lexicon if lexicon is not None else ChineseLexicon.load()
+    # Cilin's synonym groups are loose (看 -> 扣押, 喜欢 -> 逸乐): keep a synonym only if it shares a character
+    # with the word (喜欢 -> 喜爱, 知道 -> 知晓), so that the consistent copy stays a restatement
+    synonyms = {w: c for w, o in lex.synonyms.items() if (c := tuple(x for x in o if set(x) & set(w)))}
+    out: list[Example] = []
+    counts = {"conversations": 0, "made": 0, "antonym": 0, "no_edit": 0}
+    for n, e in enumerate(train):
+        rng = random.Random(f"{seed}:perturb:{n}")
+        turns = e.dialogue.turns
+        if rng.random() >= rate or len(turns) < 4:
+            continue
+        counts["conversations"] += 1
+        b1 = turns[-3].text
+        flipped = swap_word(b1, rng, lex.antonyms) if rng.random() < 0.5 else None
+        if flipped is not None:
+            counts["antonym"] += 1
+        contra = flipped[0] if flipped is not None else flip_polarity(b1)
+        same = swap_word(b1, rng, synonyms, flags="vad")  # nouns: a synonym noun changes the fact too often
+        if contra is None or same is None or contra == b1 or same[0] == b1:
+            counts["no_edit"] += 1
+            continue
+        for text, label, category in ((contra, True, "history"), (same[0], False, None)):
+            d = replace(e.dialogue, turns=(*turns[:-1], Turn(turns[-1].speaker, text)))
+            out.append(Example(d, label, None, category, id=f"{e.id}+perturb{int(label)}"))
+        counts["made"] += 2
+    return out, counts
 
 
 def category_of_example(e: Example) -> str:
@@ -519,13 +570,29 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     kind = args.detector or "hierarchical"
     if kind not in kinds:
         raise InputError(f"--detector {kind} is not a CDConv detector; use {', '.join(kinds)}")
-    if getattr(args, "teacher", None) or args.augment:
-        raise InputError("--teacher and --augment apply to --task decode only")
+    if getattr(args, "teacher", None):
+        raise InputError("--teacher applies to --task decode only")
+    augment = tuple(a for a in (args.augment or "").split(",") if a)
+    unknown = [a for a in augment if a not in CDCONV_AUGMENTATIONS]
+    if unknown:
+        raise InputError(f"--augment {','.join(unknown)}: --task cdconv knows {', '.join(CDCONV_AUGMENTATIONS)}")
     train_name, dev_name = SPLIT_DATASETS[args.split]
     train = load_dataset(train_name, args.data_dir)
     dev = load_dataset(dev_name, args.data_dir)
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
+    extra: list[Example] = []
+    if "perturb" in augment and not args.add_lexical:
+        from ..datasets.base import data_dir
+        from ..probes.triggers import ChineseLexicon
+
+        folder = data_dir(args.data_dir) / "chinese_dictionary"
+        for name in ("synonym", "antonym", "negative"):
+            if not (folder / f"dict_{name}.txt").is_file():
+                raise InputError("--augment perturb needs the Chinese dictionary (see --data-dir)", str(folder))
+        lexicon = ChineseLexicon.load(folder)
+        extra, made = perturbation_examples(train, args.seed, lexicon)
+        print(f"dialcheck: --augment perturb: {json.dumps(made)}", file=sys.stderr)
     if args.add_lexical:
         if args.threads:
             import torch
@@ -563,10 +630,15 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     }
     if init:
         info["init"] = init_record(init, old)
-    print(f"dialcheck: training {det.registry_name} on {len(train)} examples, dev {len(dev)}", file=sys.stderr)
+    if augment:
+        info["augment"] = list(augment)
+    print(
+        f"dialcheck: training {det.registry_name} on {len(train) + len(extra)} examples, dev {len(dev)}",
+        file=sys.stderr,
+    )
     train_category_detector(
         det,
-        train,
+        [*train, *extra],
         dev,
         cfg,
         data_info=info,
