@@ -35,14 +35,26 @@ class SplitEvaluator:
     default_batch_size: ClassVar[int] = 64
     primary_metric: ClassVar[str] = ""
 
+    # evaluators that read the user's own labelled files (``files``); with it, contradictions need a category
+    file_category: ClassVar[bool | None] = None
+
     def __init__(
         self,
         splits: Sequence[str] | None = None,
         data_dir: str | Path | None = None,
         limit: int | None = None,
         batch_size: int | None = None,
+        files: Sequence[str | Path] = (),
     ) -> None:
-        """``splits`` and ``batch_size`` default to the class's ``default_splits`` / ``default_batch_size``."""
+        """``splits`` and ``batch_size`` default to the class's ``default_splits`` / ``default_batch_size``.
+
+        ``files``: JSON/JSONL files of labelled dialogues (:func:`dialcheck.io.parse_example`), each reported
+        as a split named after the file (evaluators with ``file_category`` set only); their bad records are
+        skipped and kept in ``skipped``. With files and no ``splits``, only the files are evaluated."""
+        if files and self.file_category is None:
+            raise ValueError(f"{type(self).__name__} does not evaluate files of your own")
+        if files and splits is None:
+            splits = ()
         splits = self.default_splits if splits is None else splits
         batch_size = self.default_batch_size if batch_size is None else batch_size
         unknown = set(splits) - set(self.known_splits)
@@ -55,11 +67,10 @@ class SplitEvaluator:
         self.predictions: dict[str, list[tuple[Example, Verdict]]] = {}
         self.files: dict[str, list[Example]] = {}
         self.skipped: dict[str, list[InputError]] = {}
+        self._read_files(files, bool(self.file_category))
 
-    def read_files(self, files: Sequence[str | Path], require_category: bool = False) -> None:
-        """Read the user's JSON/JSONL files of labelled dialogues (:func:`dialcheck.io.parse_example`) into
-        ``files``, each named after its file (never after a known split); bad records are skipped and kept
-        in ``skipped``. A file with no good record is an error naming it."""
+    def _read_files(self, files: Sequence[str | Path], require_category: bool) -> None:
+        """Each file named after itself (never after a known split); a file with no good record is an error."""
         for f in files:
             path = Path(f)
             name = path.stem or "data"

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -184,23 +183,9 @@ class CDConvEvaluator(SplitEvaluator):
     """
 
     known_splits = tuple(SPLITS)
+    file_category = True  # the user's labelled files: each contradiction names its category
     primary_metric = "test/4class/macro_f1"
     default_splits = ("test",)
-
-    def __init__(
-        self,
-        splits: Sequence[str] | None = None,
-        data_dir: str | Path | None = None,
-        limit: int | None = None,
-        batch_size: int | None = None,
-        files: Sequence[str | Path] = (),
-    ) -> None:
-        """``files``: JSON/JSONL files of labelled conversations, each contradiction with its ``category``
-        (:func:`dialcheck.io.parse_example`), reported as a split named after the file; bad records (a
-        contradiction without a category among them) are skipped and kept in ``skipped``. With files and no
-        ``splits``, only the files are evaluated."""
-        super().__init__(() if files and splits is None else splits, data_dir, limit, batch_size)
-        self.read_files(files, require_category=True)
 
     def __call__(self, detector: Any, show_progress_bar: bool = False) -> dict[str, float]:
         from ..datasets import load_dataset

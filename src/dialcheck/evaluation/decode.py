@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ..datasets import load_dataset
@@ -121,22 +120,9 @@ class DecodeEvaluator(SplitEvaluator):
     """
 
     known_splits = tuple(SPLITS)
+    file_category = False  # the user's labelled files: contradiction or not, evidence optional
     primary_metric = "human_bot/accuracy"
     default_splits = tuple(SPLITS)
-
-    def __init__(
-        self,
-        splits: Sequence[str] | None = None,
-        data_dir: str | Path | None = None,
-        limit: int | None = None,
-        batch_size: int | None = None,
-        files: Sequence[str | Path] = (),
-    ) -> None:
-        """``files``: JSON/JSONL files of labelled dialogues (:func:`dialcheck.io.parse_example`), each
-        reported as a split named after the file; their bad records are skipped and kept in ``skipped``.
-        With files and no ``splits``, only the files are evaluated."""
-        super().__init__(() if files and splits is None else splits, data_dir, limit, batch_size)
-        self.read_files(files)
 
     def __call__(self, detector: Detector, show_progress_bar: bool = False) -> dict[str, float]:
         results: dict[str, float] = {}
