@@ -151,16 +151,21 @@ def test_read_examples_keeps_good_records_and_names_bad_lines(tmp_path):
 
 def test_labelled_dialogue_with_a_cdconv_category():
     turns = ["你养猫吗？", "养了两只。", "几岁了？", "我没养猫。"]
-    assert parse_example({"turns": turns, "contradiction": True, "category": "history"}).category == "history"
-    assert parse_example({"turns": turns, "contradiction": True}).category is None
-    assert parse_example({"turns": turns, "contradiction": False, "category": None}).category is None
+    yes = {"turns": turns, "contradiction": True}
+    assert parse_example({**yes, "category": "history"}, require_category=True).category == "history"
+    assert parse_example({**yes, "category": "history"}).category == "history"
+    assert parse_example(yes).category is None
+    assert parse_example({**yes, "category": "QI+KBI"}).category is None  # another task's verdict: ignored
+    assert (
+        parse_example({"turns": turns, "contradiction": False, "category": None}, require_category=True).label is False
+    )
     with pytest.raises(InputError, match="category: missing"):
-        parse_example({"turns": turns, "contradiction": True}, require_category=True)
+        parse_example(yes, require_category=True)
     with pytest.raises(
-        InputError, match="category: expected one of intra_sentence, role_confusion, history or null, got 'History'"
+        InputError, match="expected one of intra_sentence, role_confusion, history or null, got 'History'"
     ):
-        parse_example({"turns": turns, "contradiction": True, "category": "History"})
+        parse_example({**yes, "category": "History"}, require_category=True)
     with pytest.raises(InputError, match="got int"):
-        parse_example({"turns": turns, "contradiction": True, "category": 3})
+        parse_example({**yes, "category": 3}, require_category=True)
     with pytest.raises(InputError, match="no contradiction has no category"):
-        parse_example({"turns": turns, "contradiction": False, "category": "history"})
+        parse_example({"turns": turns, "contradiction": False, "category": "history"}, require_category=True)

@@ -124,7 +124,8 @@ def parse_dialogue(obj: Any) -> Dialogue:
 
 def parse_example(obj: Any, require_category: bool = False) -> Example:
     """One labelled dialogue: a dialogue object with ``contradiction``, optional ``evidence`` turn indices and
-    an optional ``category`` (required of contradictions with ``require_category``).
+    a ``category``: with ``require_category`` (CDConv's four categories), each contradiction must name one;
+    otherwise a CDConv category is kept and anything else (e.g. a task-oriented verdict's) is ignored.
 
     >>> ex = parse_example({"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True,
     ...                     "evidence": [0]})
@@ -136,7 +137,7 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
     ...
     dialcheck.errors.InputError: evidence: 2 is not an earlier turn (this dialogue's earlier turns are 0..1)
     >>> parse_example({"turns": ["你养猫吗？", "养了两只。", "几岁了？", "我没养猫。"], "contradiction": True,
-    ...                "category": "history"}).category
+    ...                "category": "history"}, require_category=True).category
     'history'
     """
     if not isinstance(obj, dict):
@@ -162,13 +163,15 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
             raise InputError("evidence: a dialogue labelled as no contradiction names no evidence turns")
         evidence = tuple(sorted(set(raw))) if raw or not label else None  # [] on a contradiction: not annotated
     category = obj.get("category")
-    if category is not None:
+    if not require_category:  # only the four-category benchmark reads it; other tasks' verdict categories pass
+        category = category if category in CATEGORIES and label else None
+    elif category is not None:
         if not isinstance(category, str) or category not in CATEGORIES:
             shown = repr(category) if isinstance(category, str) else _type(category)
             raise InputError(f"category: expected one of {', '.join(CATEGORIES)} or null, got {shown}")
         if not label:
             raise InputError(f"category: a dialogue labelled as no contradiction has no category, got {category!r}")
-    elif label and require_category:
+    elif label:
         raise InputError(f"category: missing (a contradiction needs one of {', '.join(CATEGORIES)})")
     return Example(dialogue, label, evidence, category=category, id=str(dialogue.meta.get("id", "")))
 
