@@ -119,4 +119,9 @@ def test_evaluator_on_your_own_labelled_conversations(tmp_path):
     assert res["mine/2class/accuracy"] == 60.0 and res["mine/4class/accuracy"] == 60.0
     assert res["mine/2class/precision"] == pytest.approx(66.67) and res["mine/2class/recall"] == pytest.approx(66.67)
     assert res["mine/4class/macro_f1"] == pytest.approx(100 * (1 / 2 + 1 + 0 + 2 / 3) / 4, abs=0.01)
+    assert res["mine/false_alarms"] == 1.0  # the second conversation
+    assert res["mine/flagged/history"] == 100.0 and res["mine/flagged/role_confusion"] == 0.0
+    assert res["mine/flagged/intra_sentence"] == 100.0
+    table = to_markdown(res, "mine")
+    assert "| false alarms (consistent conversations flagged) | 1.00 |" in table
     assert "test/4class/macro_f1" not in res  # no CDConv split was asked for

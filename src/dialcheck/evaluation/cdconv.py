@@ -207,9 +207,15 @@ class CDConvEvaluator(SplitEvaluator):
                 results[f"{split}/{k}"] = v
             results[f"{split}/majority_accuracy"] = majority_floor(gold)["4class/accuracy"]
             if split in self.files:  # the user's own conversations: how many contradictions and false alarms
-                p, r, _ = precision_recall_f1([g > 0 for g in gold], [v.contradiction for v in verdicts])
+                flagged = [v.contradiction for v in verdicts]
+                p, r, _ = precision_recall_f1([g > 0 for g in gold], flagged)
                 results[f"{split}/2class/precision"] = round(100 * p, 2)
                 results[f"{split}/2class/recall"] = round(100 * r, 2)
+                results[f"{split}/false_alarms"] = float(sum(f for g, f in zip(gold, flagged, strict=True) if not g))
+                for c, name in enumerate(LABEL_NAMES[1:], start=1):  # flagged at all, whatever category named
+                    hits = [f for g, f in zip(gold, flagged, strict=True) if g == c]
+                    if hits:
+                        results[f"{split}/flagged/{name}"] = round(100 * sum(hits) / len(hits), 2)
             results[f"{split}/dialogues_per_s"] = round(len(examples) / max(seconds, 1e-9), 1)
         return results
 
@@ -228,6 +234,10 @@ def to_markdown(results: Mapping[str, Any], split: str = "test", title: str = "o
         "2class/macro_f1": "2-class macro-F1",
         "2class/precision": "2-class precision (contradiction)",
         "2class/recall": "2-class recall (contradiction)",
+        "false_alarms": "false alarms (consistent conversations flagged)",
+        "flagged/history": "history contradictions flagged (%)",
+        "flagged/role_confusion": "role confusions flagged (%)",
+        "flagged/intra_sentence": "intra-sentence contradictions flagged (%)",
         "4class/accuracy": "4-class accuracy",
         "4class/macro_f1": "4-class macro-F1",
         "f1/non_contradiction": "F1 none",
