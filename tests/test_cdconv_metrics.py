@@ -123,5 +123,5 @@ def test_evaluator_on_your_own_labelled_conversations(tmp_path):
     assert res["mine/flagged/history"] == 100.0 and res["mine/flagged/role_confusion"] == 0.0
     assert res["mine/flagged/intra_sentence"] == 100.0
     table = to_markdown(res, "mine")
-    assert "| false alarms (consistent conversations flagged) | 1.00 |" in table
+    assert "| false alarms (consistent conversations flagged) | 1 |" in table
     assert "test/4class/macro_f1" not in res  # no CDConv split was asked for

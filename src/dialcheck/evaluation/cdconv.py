@@ -250,7 +250,10 @@ def to_markdown(results: Mapping[str, Any], split: str = "test", title: str = "o
         v = results.get(f"{split}/{key}")
         if v is None:
             continue
-        cell = f"{v[0]:.2f} ± {v[1]:.2f}" if isinstance(v, tuple) else f"{float(v):.2f}"
+        if isinstance(v, tuple):
+            cell = f"{v[0]:.2f} ± {v[1]:.2f}"
+        else:
+            cell = f"{int(v)}" if key == "false_alarms" else f"{float(v):.2f}"  # a count
         ref = PAPER.get(key) if split == "test" else None
         lines.append(f"| {label} | {cell} | {'' if ref is None or math.isnan(ref) else f'{ref:.2f}'} |")
     return "\n".join(lines) + "\n"
