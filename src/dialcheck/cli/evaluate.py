@@ -115,6 +115,11 @@ def _no_data_files(args: argparse.Namespace) -> None:
         )
 
 
+def _splits(args: argparse.Namespace) -> list[str] | None:
+    """``--splits`` as a list, or None for the evaluator's default (none when ``--data`` files are given)."""
+    return None if args.splits is None else [s for s in args.splits.split(",") if s]
+
+
 def _report_skipped(evaluator: Any) -> None:
     for name, errors in evaluator.skipped.items():
         if errors:
@@ -122,22 +127,17 @@ def _report_skipped(evaluator: Any) -> None:
 
 
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
-    from ..evaluation.decode import SPLITS, DecodeEvaluator, to_markdown
+    from ..evaluation.decode import DecodeEvaluator, to_markdown
 
     _no_citod_options(args)
-    default = "" if args.data else ",".join(SPLITS)
-    splits = [s for s in (args.splits if args.splits is not None else default).split(",") if s]
     try:
-        evaluator = DecodeEvaluator(splits, args.data_dir, args.limit, args.batch_size, files=args.data)
+        evaluator = DecodeEvaluator(_splits(args), args.data_dir, args.limit, args.batch_size, files=args.data)
     except ValueError as e:
         raise InputError(str(e)) from None
     _report_skipped(evaluator)
     det = load_for(args)
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
-    primary = evaluator.primary_metric
-    if primary not in results and evaluator.files:
-        primary = f"{next(iter(evaluator.files))}/accuracy"  # only the user's own files were evaluated
-    results["primary_metric"] = primary
+    results["primary_metric"] = evaluator.primary_of(results)
     return det, evaluator, results, to_markdown(results, det.config.detector)
 
 
@@ -176,10 +176,8 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.cdconv import CDConvEvaluator, to_markdown
 
     _no_citod_options(args)
-    default = "" if args.data else "test"
-    splits = [s for s in (args.splits if args.splits is not None else default).split(",") if s]
     try:
-        evaluator = CDConvEvaluator(splits, args.data_dir, args.limit, args.batch_size, files=args.data)
+        evaluator = CDConvEvaluator(_splits(args), args.data_dir, args.limit, args.batch_size, files=args.data)
     except ValueError as e:
         raise InputError(str(e)) from None
     _report_skipped(evaluator)
@@ -187,16 +185,13 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     if not det.config.detector.startswith("cdconv."):
         raise InputError(f"the CDConv benchmark needs a four-category cdconv.* model, got {det.config.detector}")
     trained_on = str(det.config.training.get("data", ""))
-    if "CDConv official split" in trained_on and any(s.startswith("disjoint") for s in splits):
+    if "CDConv official split" in trained_on and any(s.startswith("disjoint") for s in evaluator.splits):
         print(
             "dialcheck: warning: this model was trained on the official split, which shares most contexts with "
             "the context-disjoint dev/test sets: those numbers are optimistic",
             file=sys.stderr,
         )
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
-    primary = evaluator.primary_metric
-    if primary not in results and evaluator.files:
-        primary = f"{next(iter(evaluator.files))}/4class/macro_f1"  # only the user's own files were evaluated
-    results["primary_metric"] = primary
-    tables = [f"### {split}\n\n" + to_markdown(results, split) for split in [*splits, *evaluator.files]]
+    results["primary_metric"] = evaluator.primary_of(results)
+    tables = [f"### {split}\n\n" + to_markdown(results, split) for split in [*evaluator.splits, *evaluator.files]]
     return det, evaluator, results, "\n".join(tables)

@@ -86,6 +86,12 @@ class SplitEvaluator:
             for e in errors:
                 log.warning("skipped: %s", e)
 
+    def primary_of(self, results: dict[str, Any]) -> str:
+        """``primary_metric``, or the same metric of the first user file when only files were evaluated."""
+        if self.primary_metric in results or not self.files:
+            return self.primary_metric
+        return f"{next(iter(self.files))}/{self.primary_metric.split('/', 1)[1]}"
+
     def gold(self, example: Example) -> dict[str, Any]:
         """The gold fields written beside each verdict by :meth:`write_predictions`."""
         return {"gold": example.label}

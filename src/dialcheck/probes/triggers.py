@@ -504,13 +504,12 @@ def flip_polarity(text: str) -> str | None:
             return "".join(out)
         if f[:1] not in "va" or (f in ("vn", "vg") and w not in _MODALS):
             continue
+        after = ws[i + 1][0] if i + 1 < len(ws) else ""
         if w == "是":
             out[i] = "不是"
-        elif w.startswith("有"):
-            out[i] = "没" + w
-        elif i + 1 < len(ws) and ws[i + 1][0] == "了":
+        elif after == "了" and not w.startswith("有"):
             out[i], out[i + 1] = "没" + w, ""
-        elif w.endswith("过") or (i + 1 < len(ws) and ws[i + 1][0] == "过"):
+        elif w.startswith("有") or w.endswith("过") or after == "过":
             out[i] = "没" + w
         elif i and ws[i - 1][0] in _DEGREE:
             out[i - 1] = "不"

@@ -587,10 +587,10 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         from ..probes.triggers import ChineseLexicon
 
         folder = data_dir(args.data_dir) / "chinese_dictionary"
-        for name in ("synonym", "antonym", "negative"):
-            if not (folder / f"dict_{name}.txt").is_file():
-                raise InputError("--augment perturb needs the Chinese dictionary (see --data-dir)", str(folder))
-        lexicon = ChineseLexicon.load(folder)
+        try:
+            lexicon = ChineseLexicon.load(folder)
+        except InputError:  # its message names the probe command's --dict-dir
+            raise InputError("--augment perturb needs the Chinese dictionary (see --data-dir)", str(folder)) from None
         extra, made = perturbation_examples(train, args.seed, lexicon)
         print(f"dialcheck: --augment perturb: {json.dumps(made)}", file=sys.stderr)
     if args.add_lexical:
