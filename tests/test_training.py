@@ -388,3 +388,19 @@ def test_a_run_with_only_a_checkpoint_continues_from_its_step(tiny_base, tmp_pat
     assert steps == [step, *[s for s in (3, 6, 8) if s > step]]
     with pytest.raises(InputError, match="nothing to resume"):
         _resume_run(tiny_base, tmp_path / "none", resume=True, checkpoint=tmp_path / "missing")
+
+
+def test_the_seed_alone_decides_the_new_head_and_adapter(tiny_base):
+    """Two runs with one seed end equal even if other code drew random numbers first; another seed differs."""
+    import torch
+
+    def run(seed: int, disturb: int) -> list[float]:
+        torch.rand(disturb)  # e.g. an earlier job in the same process
+        det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+        train_detector(det, _toy_pairs(32, 0), config=TrainConfig(epochs=1, batch_size=16, lr=3e-3, seed=seed))
+        d = Dialogue.from_texts(["i really like tea", "ok", "i never liked tea"])
+        return [det.predict([d])[0].score]
+
+    first = run(0, 3)
+    assert run(0, 17) == pytest.approx(first, abs=1e-6)
+    assert run(1, 3) != pytest.approx(first, abs=1e-6)

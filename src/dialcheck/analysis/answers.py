@@ -155,13 +155,14 @@ class AnswerClassifier:
         """Train on Circa rows with a relaxed label; early stopping on ``validation`` relaxed accuracy."""
         from dataclasses import asdict
 
-        from ..training.trainer import TrainConfig, fit_pair_model
+        from ..training.trainer import TrainConfig, fit_pair_model, seed_everything
 
         cfg = config or TrainConfig()
         rows = [e for e in train if e.relaxed is not None]
         val = [e for e in validation if e.relaxed is not None]
         if not rows:
             raise InputError("no Circa rows with a relaxed label to train on")
+        seed_everything(cfg.seed)  # the new head and LoRA matrices are drawn from the run's seed
         self.build()
         index = {lab: i for i, lab in enumerate(self.config.labels)}
         targets = np.array([index[e.relaxed] for e in rows], dtype=np.int64)  # type: ignore[index]

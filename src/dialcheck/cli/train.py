@@ -100,9 +100,8 @@ def add_parser(sub: Any) -> None:
         "--shuffle-seed",
         type=int,
         default=None,
-        help="seed of the batch order and dropout only (default --seed): continue a run with --init in a new "
-        "order while keeping its validation split (new heads and adapters are initialised before seeding, "
-        "from torch's fixed start-up state, whatever the seeds)",
+        help="seed of the batch order, dropout and any new head or adapter (default --seed): continue a run "
+        "with --init in a new order while keeping its validation split",
     )
     add_threads_option(p)
     p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")

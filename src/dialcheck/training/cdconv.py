@@ -41,7 +41,7 @@ from ..errors import InputError, ModelError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
 from ..evaluation.metrics import best_threshold
 from ..schema import Example
-from .trainer import FitResult, TrainConfig, fit_pair_model
+from .trainer import FitResult, TrainConfig, fit_pair_model, seed_everything
 
 __all__ = [
     "CASCADE_RULES",
@@ -222,10 +222,13 @@ def fit_cascade_lexical(
     return {"mix": head.mix, "C": c, "n_grams": len(head.vocab), **res["lexical"], "thresholds": res["thresholds"]}
 
 
-def start_model(config: Any, init: str | Path | None = None) -> tuple[Any, Any]:
-    """A trainable (model, tokenizer) for ``config``: fresh, or started from the saved detector ``init``."""
+def start_model(config: Any, init: str | Path | None = None, seed: int = 0) -> tuple[Any, Any]:
+    """A trainable (model, tokenizer) for ``config``: fresh, or started from the saved detector ``init``.
+
+    New weights (a head, LoRA matrices) are drawn from ``seed``."""
     from ..detectors.modeling import build_model, load_pretrained
 
+    seed_everything(seed)
     return load_pretrained(Path(init), config) if init is not None else build_model(config)
 
 
@@ -239,7 +242,7 @@ def _fit_category(
     resume_dir: Path | None = None,
     resume: bool = False,
 ) -> FitResult:
-    model, tok = start_model(det.config, init)
+    model, tok = start_model(det.config, init, cfg.seed)
     det.attach(model, tok)
     labels = det.classifier.labels
     targets = np.array([labels.index(category_of_example(e)) for e in train], dtype=np.int64)
@@ -284,7 +287,7 @@ def _fit_hierarchical(
         rows = [e for e in train if len(e.dialogue.turns) >= need]
         if not rows:
             raise InputError(f"no training example is long enough for the {stage!r} stage")
-        model, tok = start_model(det.stage_config(stage), init)
+        model, tok = start_model(det.stage_config(stage), init, cfg.seed)
         clf = det.attach_stage(stage, model, tok)
         cidx = clf.contradiction_index
         sep = separator(tok)

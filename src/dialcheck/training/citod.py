@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..evaluation.citod import citod_metrics
 from ..probes.kbi import kbi_examples
 from ..schema import Example
-from .trainer import TrainConfig, fit_pair_model
+from .trainer import TrainConfig, fit_pair_model, seed_everything
 
 __all__ = [
     "AUGMENTATIONS",
@@ -212,6 +212,7 @@ def train_grounded(
     cfg = config or TrainConfig()
     if not data.train:
         raise ValueError("no training examples")
+    seed_everything(cfg.seed)  # the new head (and LoRA matrices) are drawn from the run's seed
     model, tok = build_model(detector.config)
     detector.attach(model, tok)
     clf = detector.classifier

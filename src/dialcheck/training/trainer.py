@@ -61,7 +61,7 @@ class TrainConfig:
         >>> a = Namespace(epochs=2, batch_size=None, lr=None, seed=1, patience=3, threads=2)
         >>> TrainConfig.from_args(a, batch_size=16).batch_size
         16
-        >>> a.shuffle_seed = 7  # --shuffle-seed: batch order only; --seed still fixes the data split
+        >>> a.shuffle_seed = 7  # --shuffle-seed: batch order and new weights; --seed still fixes the data split
         >>> TrainConfig.from_args(a).seed
         7
         """
@@ -468,6 +468,7 @@ def train_detector(
     if resume and not has_state(resume_dir):
         start, init = _checkpoint_start(checkpoint, len(pairs)), checkpoint
         resume = False
+    seed_everything(cfg.seed)  # the new head (and LoRA matrices) are drawn from the run's seed
     if init is not None and detector.config.adapter and detector.config.adapter.get("type") == "lora":
         model, tok = load_trainable(Path(init), detector.config)
     elif init is not None:
