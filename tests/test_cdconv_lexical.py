@@ -204,6 +204,9 @@ def test_cli_add_lexical_onto_a_tiny_model(tiny_base, tmp_path, capsys):
     tiny = ["--base", str(tiny_base), "--epochs", "1", "--batch-size", "8", "--max-length", "32", "--lora", "2"]
     assert main([*base, "--detector", "flat", "--out", str(enc), *tiny]) == 0
     out = tmp_path / "mixed"
+    assert main([*base, "--add-lexical", str(enc), "--augment", "perturb", "--out", str(out)]) == 2
+    assert "--augment trains the encoder; --add-lexical fits only a lexical head" in capsys.readouterr().err
+    assert not out.exists()
     assert main([*base, "--add-lexical", str(enc), "--out", str(out)]) == 0
     loaded = load_detector(out)
     assert isinstance(loaded, FlatCategoryDetector) and loaded.lexical is not None

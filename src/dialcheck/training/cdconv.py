@@ -585,7 +585,12 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
     extra: list[Example] = []
-    if "perturb" in augment and not args.add_lexical:
+    if augment and args.add_lexical:
+        raise InputError(
+            "--augment trains the encoder; --add-lexical fits only a lexical head on the CDConv train split "
+            "of an encoder already trained (give --augment when training that encoder)"
+        )
+    if "perturb" in augment:
         from ..datasets.base import data_dir
         from ..probes.triggers import ChineseLexicon
 
