@@ -14,6 +14,16 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_detector_cache():
+    """``dialcheck.api.load`` shares one detector per folder in a process, and the CLI's --tau, --int8, ...
+    change that shared detector: each test starts from detectors as saved."""
+    yield
+    from dialcheck import api
+
+    api._cached.cache_clear()
+
+
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     if not SHARED.is_dir():

@@ -520,3 +520,20 @@ def test_pair_order_both_is_kept_by_calibration_and_applied_by_check(capsys, tmp
         assert json.loads(out)["score"] == pytest.approx(expected, abs=1e-5)
     code, _, err = _run(capsys, "train", "--task", "citod", "--out", str(tmp_path / "c"), "--pair-order", "both")
     assert code == 2 and "--pair-order" in err
+
+
+def test_int8_quantizes_once_and_keeps_scores_close(capsys, dialogs, tiny_detector_dir, tmp_path):
+    argv = ["check", str(dialogs), "--json", "--model", str(tiny_detector_dir)]
+    code, out, _ = _run(capsys, *argv)
+    fp32 = [json.loads(line)["score"] for line in out.splitlines()]
+    from dialcheck import api
+
+    api._cached.cache_clear()
+    for _ in range(2):  # the second call gets the cached, already quantized detector
+        code, out, _ = _run(capsys, *argv, "--int8")
+        assert code == 0
+        int8 = [json.loads(line)["score"] for line in out.splitlines()]
+        assert int8[0] != fp32[0] and int8 == pytest.approx(fp32, abs=0.05)
+    assert api.load(tiny_detector_dir).config.options["int8"] is True
+    code, _, err = _run(capsys, "evaluate", "--model", str(tiny_detector_dir), "--int8", "--update-card")
+    assert code == 2 and "leave out --int8" in err

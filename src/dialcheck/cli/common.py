@@ -24,6 +24,12 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     add_pair_order_option(p)
     add_threads_option(p)
     p.add_argument(
+        "--int8",
+        action="store_true",
+        help="int8 dynamic quantization of the encoder's linear layers: about 1.5x faster on CPU, scores move "
+        "a little (a few verdicts near the threshold flip; measure with `evaluate --int8`)",
+    )
+    p.add_argument(
         "--vocabulary",
         default=None,
         metavar="FILE",
@@ -74,6 +80,8 @@ def configure(det: Any, args: argparse.Namespace) -> None:
     order = getattr(args, "pair_order", None)
     if order is not None and hasattr(det, "pair_order"):
         det.pair_order = order
+    if getattr(args, "int8", False) and not det.config.options.get("int8"):  # once per (cached) detector
+        det.quantize()
     path = getattr(args, "vocabulary", None)
     if path:
         if "_vocabulary" not in vars(args):  # read once, and even when no detector uses it (errors show early)

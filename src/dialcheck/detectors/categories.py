@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..schema import Dialogue, Verdict
-from .base import Detector, register_detector
+from .base import Detector, int8_model, register_detector
 from .core import CONTRADICTION, PairClassifier
 from .lexical import LexicalHead
 from .modeling import CONFIG_NAME, DEFAULT_LABELS, DetectorConfig, load_model, save_model
@@ -345,10 +345,8 @@ class HierarchicalDetector(Detector):
         self.lexical = LexicalHead.load(folder) if LexicalHead.present(folder) else None
 
     def quantize(self) -> Detector:
-        import torch
-
         for clf in self.stages.values():
-            clf.model = torch.ao.quantization.quantize_dynamic(clf.model, {torch.nn.Linear}, dtype=torch.qint8)
+            clf.model = int8_model(clf.model)
         self.config.options["int8"] = True
         return self
 
