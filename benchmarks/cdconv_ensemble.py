@@ -22,7 +22,7 @@ import numpy as np
 
 from dialcheck.datasets.cdconv import CATEGORIES, LABEL_NAMES
 from dialcheck.evaluation.cdconv import cdconv_metrics
-from dialcheck.training.cdconv import MIX_GRID, TAU_GRID, choose_mix
+from dialcheck.training.cdconv import MIX_GRID, TAU_GRID, choose_mix, grid_scores
 
 SHOWN = ("2class/accuracy", "4class/macro_f1", "4class/accuracy", *(f"f1/{c}" for c in CATEGORIES))
 
@@ -64,12 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--test-b", type=Path, default=None)
     args = p.parse_args(argv)
     pa, pb, gold = paired(args.a, args.b, "dev")
-    scores = {}
-    for w in MIX_GRID:
-        for tau in TAU_GRID:
-            m = cdconv_metrics(gold, decide(w * pa + (1 - w) * pb, tau))
-            acc2, f4 = m["2class/accuracy"], m["4class/macro_f1"]
-            scores[(w, tau)] = (round((acc2 + f4) / 2, 3), acc2, f4)
+    scores = grid_scores(gold, lambda w, tau: decide(w * pa + (1 - w) * pb, tau))
     chosen, _top, se = choose_mix(scores, len(gold))
     best_tau = {w: max(TAU_GRID, key=lambda t, w=w: scores[(w, t)][0]) for w in MIX_GRID}
     print(f"dev ({len(gold)}): weight of A, best tau, mean, 2-class acc, 4-class macro-F1 (one SE {se:.2f})")

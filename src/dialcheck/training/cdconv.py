@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ __all__ = [
     "choose_mix",
     "fit_cascade_lexical",
     "fit_lexical",
+    "grid_scores",
     "perturbation_examples",
     "start_model",
     "train_category_detector",
@@ -130,6 +131,25 @@ MIX_GRID = tuple(round(0.1 * i, 1) for i in range(11))
 TAU_GRID = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.30 .. 0.80
 
 
+def grid_scores(
+    gold: Sequence[int], labels_at: Callable[[float, float], Sequence[int]]
+) -> dict[tuple[float, float], tuple[float, float, float]]:
+    """``{(mix, tau): (criterion, 2-class accuracy, 4-class macro-F1)}`` over ``MIX_GRID`` x ``TAU_GRID``, where
+    ``labels_at(mix, tau)`` gives the 4-class labels at that setting and the criterion is the mean of the two.
+
+    >>> s = grid_scores([0, 1, 2, 3], lambda mix, tau: [0, 1, 2, 3] if mix >= 0.5 else [3, 3, 3, 3])
+    >>> s[(0.6, 0.5)], s[(0.0, 0.5)][1]
+    ((100.0, 100.0, 100.0), 75.0)
+    """
+    scores = {}
+    for mix in MIX_GRID:
+        for tau in TAU_GRID:
+            m = cdconv_metrics(gold, labels_at(mix, tau))
+            acc2, f4 = m["2class/accuracy"], m["4class/macro_f1"]
+            scores[(mix, tau)] = (round((acc2 + f4) / 2, 3), acc2, f4)
+    return scores
+
+
 def choose_mix(
     scores: dict[tuple[float, float], tuple[float, float, float]], n_dev: int
 ) -> tuple[tuple[float, float], tuple[float, float], float]:
@@ -179,15 +199,15 @@ def fit_lexical(
     enc = detector.classifier.proba(detector.inputs(dialogues), batch_size=64)
     lex = head.proba(dialogues)
     old_tau = detector.tau
-    scores: dict[tuple[float, float], tuple[float, float, float]] = {}
-    for mix in MIX_GRID:
-        head.mix = mix
-        probs = detector.mixed_proba(dialogues, enc, lexical_probs=lex)
-        for tau in TAU_GRID:
-            detector.tau = tau
-            m = cdconv_metrics(gold, [verdict_label(v) for v in detector.decide(dialogues, probs)])
-            acc2, f4 = m["2class/accuracy"], m["4class/macro_f1"]
-            scores[(mix, tau)] = (round((acc2 + f4) / 2, 3), acc2, f4)
+    mixed: dict[float, Any] = {}
+
+    def labels_at(mix: float, tau: float) -> list[int]:
+        head.mix, detector.tau = mix, tau
+        if mix not in mixed:
+            mixed[mix] = detector.mixed_proba(dialogues, enc, lexical_probs=lex)
+        return [verdict_label(v) for v in detector.decide(dialogues, mixed[mix])]
+
+    scores = grid_scores(gold, labels_at)
     best, top, se = choose_mix(scores, len(dev))
     head.mix, detector.tau = best
     alone = max((k for k in scores if k[0] == 0.0), key=lambda k: scores[k][0])
