@@ -110,3 +110,24 @@ def test_own_logs_folds_keep_each_conversation_on_one_side(tmp_path, data_root, 
         assert not {cv.conversation(e) for e in train} & {cv.conversation(e) for e in test}
     row = json.loads((tmp_path / "fold0-test.jsonl").read_text().splitlines()[0])
     assert set(row) == {"id", "turns", "contradiction"}  # human-bot names no evidence turns
+
+
+def test_pair_overlap_pairs_evidence_of_contradictions_and_every_same_speaker_turn_otherwise(tmp_path, load_benchmark):
+    import json
+
+    ov = load_benchmark("decode_pair_overlap")
+    f = tmp_path / "mine.jsonl"
+    turns = ["Hi", "I have two dogs.", "Nice", "I walk my dogs daily.", "Cool", "I have no dogs."]
+    f.write_text(
+        json.dumps({"turns": turns, "contradiction": True, "evidence": [1]})
+        + "\n"
+        + json.dumps({"turns": [*turns[:5], "My dogs are old."], "contradiction": False})
+        + "\n"
+    )
+    rows = ov.labelled_pairs(str(f))
+    pairs = [(r[1], r[2]) for r in rows]
+    assert pairs == [(1, "I have two dogs."), (0, "I have two dogs."), (0, "I walk my dogs daily.")]
+    # content words {two, dogs} and {walk, dogs, daily} against "My dogs are old.": 1/2 and 1/3, both above 0.3;
+    # {two, dogs} against "I have no dogs.": 1/2
+    expected = [("mine.jsonl", 0, 2, round((1 / 2 + 1 / 3) / 2, 3), 1.0), ("mine.jsonl", 1, 1, 0.5, 1.0)]
+    assert ov.summarise(rows) == expected
