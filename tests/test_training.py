@@ -126,6 +126,22 @@ def test_build_decode_training_data_reverse_flips_train_pairs_only(data_root):
         build_decode_training_data(data_root, "decode.unstructured.v1", ("reverse",), limit=200)
 
 
+def test_history_pairs_join_earlier_turns_of_train_dialogues_only(data_root):
+    from dialcheck.training.data import build_decode_training_data
+
+    plain = build_decode_training_data(data_root, augment=(), limit=300)
+    hist = build_decode_training_data(data_root, augment=("history",), limit=300)
+    assert hist.validation == plain.validation
+    added = [p for p in hist.train if p.source == "aug.history"]
+    assert added and hist.counts["aug.history"] == len(added) and all(p.label == 0 for p in added)
+    earlier = {}  # group -> the earlier turns its train pairs name
+    for p in plain.train:
+        earlier.setdefault(p.group, set()).add(p.first)
+    val_groups = {p.group for p in plain.validation}
+    for p in added:
+        assert p.group not in val_groups and {p.first, p.second} <= earlier[p.group] and p.first != p.second
+
+
 def test_pseudo_dialogues_add_rct_like_negatives():
     pairs = [Pair("a", "z", 1, group="z"), Pair("b", "z", 0, group="z"), Pair("c", "y", 0, group="y")]
     ds = pseudo_dialogues(pairs)

@@ -40,6 +40,7 @@ __all__ = [
     "AUGMENTATIONS",
     "DecodeTrainingData",
     "build_decode_training_data",
+    "history_pairs",
     "labelled_dialogue_pairs",
     "perturbation_pairs",
     "pseudo_dialogues",
@@ -51,7 +52,7 @@ __all__ = [
     "top_pair_evidence",
 ]
 
-AUGMENTATIONS = ("random_premise", "restate", "perturb", "anli", "nli_samples", "swap", "reverse")
+AUGMENTATIONS = ("random_premise", "restate", "perturb", "history", "anli", "nli_samples", "swap", "reverse")
 
 
 def _bucket(key: str, seed: int) -> float:
@@ -148,6 +149,40 @@ def restatement_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: in
             if rng.random() < 0.5:
                 first, second = second, first
             out.append(Pair(first, second, 0, "aug.restate", p.group))
+    return out
+
+
+def history_pairs(pairs: Sequence[Pair], seed: int = 0, coevidence_only: bool = False) -> list[Pair]:
+    """Consistent pairs (label 0) of two *earlier* turns of one train dialogue, either order.
+
+    A DECODE train dialogue's history is consistent, and its pairs name several earlier turns of the last
+    speaker: the ones the last turn contradicts (label 1) and others (label 0). Any two of them make a
+    consistent pair written by the same speaker in one conversation, in their own words, neither of them
+    a crowd-written contradicting turn. Two turns that the same last turn contradicts (co-evidence: "Man I
+    LOVE shrimp!" and "It is amazing, especially with alfredo sauce." against "I'm allergic to shrimp.") are
+    on the same subject, which DECODE's own negatives almost never are. ``coevidence_only`` keeps those.
+
+    >>> ps = [Pair("I love shrimp!", "I'm allergic to shrimp.", 1, group="g"),
+    ...       Pair("Shrimp pasta is the best.", "I'm allergic to shrimp.", 1, group="g"),
+    ...       Pair("I live in Ohio.", "I'm allergic to shrimp.", 0, group="g"),
+    ...       Pair("I cook.", "Me too.", 0, group="h")]
+    >>> sorted(sorted((p.first, p.second)) for p in history_pairs(ps, coevidence_only=True))
+    [['I love shrimp!', 'Shrimp pasta is the best.']]
+    >>> len(history_pairs(ps)), {p.label for p in history_pairs(ps)}, {p.source for p in history_pairs(ps)}
+    (3, {0}, {'aug.history'})
+    """
+    rng = random.Random(seed)
+    out = []
+    for group, members in group_pairs(list(pairs)).items():
+        firsts: dict[str, int] = {}
+        for p in members:
+            firsts[p.first] = max(firsts.get(p.first, 0), int(p.label))
+        turns = [u for u, lab in firsts.items() if lab == 1 or not coevidence_only]
+        for i, a in enumerate(turns):
+            for b in turns[i + 1 :]:
+                if a.strip() == b.strip():
+                    continue
+                out.append(Pair(*((a, b) if rng.random() < 0.5 else (b, a)), 0, "aug.history", group))
     return out
 
 
@@ -385,6 +420,8 @@ def build_decode_training_data(
             train_out += restatement_negatives(train, 1, seed)
         if "perturb" in augment:
             train_out += perturbation_pairs(train, seed)
+        if "history" in augment:
+            train_out += history_pairs(train, seed)
         if "swap" in augment:
             train_out += [Pair(p.second, p.first, 1, "aug.swap", p.group) for p in train if p.label == 1]
     if "anli" in augment:
