@@ -140,6 +140,15 @@ def test_history_pairs_join_earlier_turns_of_train_dialogues_only(data_root):
     val_groups = {p.group for p in plain.validation}
     for p in added:
         assert p.group not in val_groups and {p.first, p.second} <= earlier[p.group] and p.first != p.second
+    # coevidence: the pairs of two turns one last turn contradicts, both orders
+    co = build_decode_training_data(data_root, augment=("coevidence",), limit=300)
+    pairs = {(p.first, p.second) for p in co.train if p.source == "aug.coevidence"}
+    evidence = {}
+    for p in plain.train:
+        if p.label == 1:
+            evidence.setdefault(p.group, set()).add(p.first)
+    assert pairs and len(pairs) == co.counts["aug.coevidence"] and {(b, a) for a, b in pairs} == pairs
+    assert all(any({a, b} <= ev for ev in evidence.values()) for a, b in pairs)
 
 
 def test_pseudo_dialogues_add_rct_like_negatives():

@@ -58,7 +58,8 @@ def add_parser(sub: Any) -> None:
         "--augment",
         default=None,
         help="comma-separated extra data ('' = none). decode: random_premise (default), restate, perturb, "
-        "history (two earlier turns of one train dialogue, consistent), anli, "
+        "history (two earlier turns of one train dialogue, consistent), coevidence (the two turns one turn "
+        "contradicts, consistent, both orders), anli, "
         "nli_samples, swap, reverse (half of all pairs read backwards; use with --pair-order both); "
         "citod: kbi (default: KBI synthesis by entity replacement); cdconv: perturb (the bot's b1 negated or "
         "antonym-swapped as a history contradiction, synonym-swapped as none; default none)",

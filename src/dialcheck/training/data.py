@@ -52,7 +52,17 @@ __all__ = [
     "top_pair_evidence",
 ]
 
-AUGMENTATIONS = ("random_premise", "restate", "perturb", "history", "anli", "nli_samples", "swap", "reverse")
+AUGMENTATIONS = (
+    "random_premise",
+    "restate",
+    "perturb",
+    "history",
+    "coevidence",
+    "anli",
+    "nli_samples",
+    "swap",
+    "reverse",
+)
 
 
 def _bucket(key: str, seed: int) -> float:
@@ -422,6 +432,10 @@ def build_decode_training_data(
             train_out += perturbation_pairs(train, seed)
         if "history" in augment:
             train_out += history_pairs(train, seed)
+        elif "coevidence" in augment:  # the same-subject part of history, in both orders
+            for p in history_pairs(train, seed, coevidence_only=True):
+                q = replace(p, source="aug.coevidence")
+                train_out += [q, replace(q, first=q.second, second=q.first)]
         if "swap" in augment:
             train_out += [Pair(p.second, p.first, 1, "aug.swap", p.group) for p in train if p.label == 1]
     if "anli" in augment:
