@@ -61,21 +61,18 @@ def summarise(rows: Iterable[tuple[str, int, str, str]]) -> list[tuple[str, int,
 
 
 def labelled_pairs(path: str) -> list[tuple[str, int, str, str]]:
-    """Same-speaker (earlier turn, last turn) pairs of a labelled dialogue file, as ``evaluate --data`` reads it."""
+    """Same-speaker (earlier turn, last turn) pairs of a labelled dialogue file, as ``evaluate --data`` reads it:
+    a contradiction's evidence turns, and every earlier turn of the last speaker in a consistent dialogue."""
     from dialcheck.io import read_examples
+    from dialcheck.training.data import labelled_dialogue_pairs
 
     examples, errors = read_examples(path)
     if errors:
         raise SystemExit(f"{path}: {len(errors)} bad records, the first: {errors[0]}")
-    rows = []
-    for ex in examples:
-        turns = ex.dialogue.turns
-        last = turns[-1]
-        same = [i for i, t in enumerate(turns[:-1]) if t.speaker == last.speaker]
-        evidence = set(ex.evidence or ()) if ex.label else set()
-        for i in same if not ex.label else sorted(evidence):
-            rows.append((path.rsplit("/", 1)[-1], int(ex.label), turns[i].text, last.text))
-    return rows
+    pairs, _ = labelled_dialogue_pairs(examples)
+    contradicting = {p.group for p in pairs if p.label}  # their other turns are not pairs of a consistent chat
+    name = path.rsplit("/", 1)[-1]
+    return [(name, p.label, p.first, p.second) for p in pairs if p.label or p.group not in contradicting]
 
 
 def main(argv: list[str] | None = None) -> None:
