@@ -26,8 +26,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--int8",
         action="store_true",
-        help="int8 dynamic quantization of the encoder's linear layers: about 1.5x faster on CPU, scores move "
-        "a little (a few verdicts near the threshold flip; measure with `evaluate --int8`)",
+        help="int8 dynamic quantization of the encoder's linear layers: 1.3-2.5x faster on CPU "
+        "(measured in docs/benchmarks.md), scores move a little (a few verdicts near the threshold "
+        "flip; measure with `evaluate --int8`)",
     )
     p.add_argument(
         "--vocabulary",
