@@ -24,28 +24,22 @@ def main() -> None:
     import torch
 
     from dialcheck.datasets.base import data_dir
-    from dialcheck.generation.lm import load_lm, prepare_tokenizer
+    from dialcheck.generation.nbest import DecodingConfig, NBestGenerator
 
     torch.set_num_threads(1)
-    model, tok = load_lm("SmolLM2-135M-Instruct")
-    tok = prepare_tokenizer(tok, model)
-    tok.padding_side = "left"
+    gen = NBestGenerator.load("SmolLM2-135M-Instruct")
+    greedy = DecodingConfig(strategy="greedy", n=1, max_new_tokens=32)
     path = data_dir(None) / "decode" / "partial_from_formatted" / "train_structured_pairs.jsonl"
     rows = [json.loads(line) for line in path.open(encoding="utf-8")]
     random.seed(3)
     utts = [r["prev_utterance"] for r in random.sample([r for r in rows if r["label"] == 1], 12)]
     for name, tmpl in STYLES.items():
-        msgs = [[{"role": "user", "content": tmpl.format(u=u)}] for u in utts]
-        prompts = [tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in msgs]
-        enc = tok(prompts, return_tensors="pt", padding=True)
         t = time.time()
-        with torch.no_grad():
-            out = model.generate(**enc, max_new_tokens=32, do_sample=False, pad_token_id=tok.pad_token_id)
-        new = out[:, enc["input_ids"].shape[1] :]
+        lists = gen.generate([[tmpl.format(u=u)] for u in utts], greedy, batch_size=len(utts))
         print(f"== {name}: {time.time() - t:.1f} s")
-        for u, g in zip(utts, tok.batch_decode(new, skip_special_tokens=True), strict=True):
+        for u, (best,) in zip(utts, lists, strict=True):
             print(" U:", u[:100])
-            print(" G:", g.strip().replace("\n", " ")[:120])
+            print(" G:", best.text.strip().replace("\n", " ")[:120])
 
 
 if __name__ == "__main__":
