@@ -15,16 +15,19 @@ nothing to transfer, so it is skipped). Early stopping uses dev; the numbers are
 Detectors: ``hierarchical`` (the three stage thresholds chosen together on dev for the mean of 2-class
 accuracy and 4-class macro-F1), ``hierarchical-stage`` (the same trained stages, each at the threshold of
 its own best dev F1), ``hierarchical-lexical`` (the same stages with a character n-gram logistic regression
-mixed into each stage's score, mix and thresholds chosen on dev) and ``flat`` (u1 b1 u2 -> b2, one 4-way
-classifier).
+mixed into each stage's score, mix and thresholds chosen on dev), ``flat`` (u1 b1 u2 -> b2, one 4-way
+classifier) and ``flat-lexical`` (the same kept flat model with the n-gram head mixed in, mix and tau chosen
+on dev: the recipe of the shipped ``cdconv-flat-zh-v2``).
 
 Resumable: each finished cell is ``OUT/cells/<backbone>__<pretrain>__<detector>__<split>__s<seed>.json``
 and is skipped on the next run; the table (``OUT/table4.md``) is rebuilt from every finished cell. The
-trained detectors (LoRA backbones) are kept in ``OUT/models/`` and reused: the two hierarchical
-variants share one training, and a new threshold rule needs no retraining.
+trained detectors (LoRA backbones) are kept in ``OUT/models/`` and reused: the hierarchical variants
+share one training, ``flat`` and ``flat-lexical`` another, and a new threshold rule needs no retraining.
 
     python benchmarks/cdconv_table4.py --out runs/cdconv_table4 --threads 2            # everything
     python benchmarks/cdconv_table4.py --backbones minilm-zh --seeds 0 --limit 200 --epochs 1   # quick look
+    python benchmarks/cdconv_table4.py --out runs/cdconv_seeds --backbones minilm-zh --pretrain ocnli \
+        --detectors flat,flat-lexical --seeds 0,1,2,3 --threads 2     # the shipped default's recipe, 4 seeds
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ SPLITS = {
     "official": ("cdconv.train.v1", "cdconv.dev.v1", "cdconv.test.v1"),
     "disjoint": ("cdconv.disjoint.train.v1", "cdconv.disjoint.dev.v1", "cdconv.disjoint.test.v1"),
 }
-DETECTORS = ("hierarchical", "hierarchical-stage", "hierarchical-lexical", "flat")
+DETECTORS = ("hierarchical", "hierarchical-stage", "hierarchical-lexical", "flat", "flat-lexical")
 COLUMNS = (
     ("2class/accuracy", "2-cls acc"),
     ("2class/macro_f1", "2-cls F1"),
@@ -197,24 +200,23 @@ class Runner:
         train, dev, test = self.data(train_name), self.data(dev_name, "dev"), self.data(test_name)
         from dialcheck.detectors import load_detector
         from dialcheck.detectors.categories import STAGES
-        from dialcheck.training.cdconv import calibrate_cascade, fit_cascade_lexical
+        from dialcheck.training.cdconv import calibrate_cascade, fit_cascade_lexical, fit_lexical
 
         hier = detector.startswith("hierarchical")
+        trained = "hierarchical" if hier else "flat"  # the model a variant reuses
         cls = HierarchicalDetector if hier else FlatCategoryDetector
         t0 = time.time()
         init = self.pretrained(backbone, seed) if pretrain == "ocnli" else None
         reused = False
         if bb["kind"] == "frozen":
-            if detector == "flat" and init is not None:
+            if not hier and init is not None:
                 return None  # frozen encoder + a new 4-way head: OCNLI has nothing to transfer
             det = self.fit_frozen(cls, backbone, train, seed, init)
             if detector in ("hierarchical", "hierarchical-lexical") and dev:
                 calibrate_cascade(det, dev)
             train_s = time.time() - t0
         else:
-            folder = (
-                self.out / "models" / cell_name(backbone, pretrain, "hierarchical" if hier else detector, split, seed)
-            )
+            folder = self.out / "models" / cell_name(backbone, pretrain, trained, split, seed)
             if (folder / "dialcheck.json").exists():
                 det, reused = load_detector(folder), True
                 log.info("reusing the trained detector %s", folder)
@@ -230,9 +232,9 @@ class Runner:
                 before = det.config.training.get("cascade", {}).get("stage_thresholds", {})
                 for st in STAGES:
                     det.config.thresholds[st] = float(before.get(st, det.stage_threshold(st)))
-        if detector == "hierarchical-lexical":
+        if detector.endswith("-lexical"):
             t1 = time.time()
-            fit_cascade_lexical(det, train, dev)
+            (fit_cascade_lexical if hier else fit_lexical)(det, train, dev)
             train_s += time.time() - t1
         t1 = time.time()
         dev_m = cdconv_metrics(
@@ -255,6 +257,7 @@ class Runner:
             "reused_model": reused,
             "lexical_mix": det.lexical.mix if getattr(det, "lexical", None) is not None else None,
             "thresholds": {k: v for k, v in det.config.thresholds.items() if k in STAGES} if hier else None,
+            "tau": None if hier else det.tau,
             "eval_seconds": round(time.time() - t1, 1),
             "dev": dev_m,
             "test": test_m,

@@ -279,6 +279,13 @@ def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_roo
     assert mod.main([*args, *one]) == 0
     lex = json.loads((out / "cells" / "minilm-zh__ocnli__hierarchical-lexical__official__s0.json").read_text())
     assert lex["reused_model"] and lex["lexical_mix"] in [round(0.1 * i, 1) for i in range(11)]
+    # the shipped default's recipe: the kept flat model, the n-gram head mixed in, mix and tau chosen on dev
+    flat = json.loads((out / "cells" / "minilm-zh__ocnli__flat__official__s0.json").read_text())
+    assert mod.main([*args, "--backbones", "minilm-zh", "--pretrain", "ocnli", "--detectors", "flat-lexical"]) == 0
+    flex = json.loads((out / "cells" / "minilm-zh__ocnli__flat-lexical__official__s0.json").read_text())
+    assert flex["reused_model"] and not flat["reused_model"]
+    assert flex["lexical_mix"] in [round(0.1 * i, 1) for i in range(11)] and flat["lexical_mix"] is None
+    assert 0.3 <= flex["tau"] <= 0.8 and "| minilm-zh | ocnli | flat-lexical | 1 |" in (out / "table4.md").read_text()
 
 
 def test_gemma_code_paths_with_a_tiny_gemma3_text_model(tiny_base, tmp_path):
