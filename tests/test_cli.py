@@ -488,6 +488,13 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     assert cfg["training"]["teacher"] == str(tiny_detector_dir) and cfg["training"]["distill_alpha"] == 0.7
     assert _run(capsys, *args, "--out", str(tmp_path / "b"))[0] == 0  # second run reuses the cached scores
     assert list((tmp_path / "cache" / "teacher-scores").glob("*.npy")) == cached
+    # per-source weights: recorded when the source is in the mix, a clear error naming the sources otherwise
+    by = ["--distill-alpha-by", "decode.train=0.2"]
+    assert _run(capsys, *args, *by, "--out", str(tmp_path / "c"))[0] == 0
+    cfg = json.loads((tmp_path / "c" / "dialcheck.json").read_text())
+    assert cfg["training"]["distill_alpha_by"] == {"decode.train": 0.2}
+    code, _, err = _run(capsys, *args, "--distill-alpha-by", "aug.perturb=0", "--out", str(tmp_path / "d"))
+    assert code != 0 and "no training pairs come from 'aug.perturb'; sources: aug.random_premise, decode.train" in err
 
 
 def test_pair_order_both_is_kept_by_calibration_and_applied_by_check(capsys, tmp_path, tiny_base, data_root):

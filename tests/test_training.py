@@ -180,6 +180,32 @@ def test_teacher_scores_drive_the_targets_when_distilling(tiny_base):
     assert det.config.training["distill_alpha"] == 1.0
 
 
+def test_per_source_alpha_keeps_gold_labels_where_the_teacher_is_not_trusted(tiny_base):
+    from dataclasses import replace
+
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    train = [replace(p, label=0) for p in _toy_pairs(64, 4)]  # gold: all consistent
+    cfg = TrainConfig(epochs=3, batch_size=16, lr=3e-3, seed=0)
+    # The all-contradiction teacher of the test above at alpha 1, but its source ("toy") is overridden to gold.
+    teacher = [1.0] * len(train)
+    train_detector(det, train, config=cfg, teacher_scores=teacher, distill_alpha=1.0, distill_alpha_by={"toy": 0.0})
+    scores = det.classifier.score([(p.first, p.second) for p in train])
+    assert scores.max() < 0.5
+    assert det.config.training["distill_alpha_by"] == {"toy": 0.0}
+
+
+def test_per_source_alpha_names_the_known_sources_on_a_typo():
+    from dialcheck.errors import InputError
+    from dialcheck.training.distill import parse_alpha_by
+
+    with pytest.raises(InputError, match=r"sources: aug\.perturb, decode\.train"):
+        parse_alpha_by("aug.pertub=0", ["decode.train", "aug.perturb"])
+    with pytest.raises(InputError, match=r"A in \[0, 1\]"):
+        parse_alpha_by("aug.perturb=2", ["aug.perturb"])
+    with pytest.raises(InputError, match="SOURCE=A"):
+        parse_alpha_by("aug.perturb", ["aug.perturb"])
+
+
 def test_teacher_scoring_resumes_after_an_interruption(tiny_detector_dir, tmp_path, monkeypatch):
     import numpy as np
 

@@ -174,6 +174,13 @@ def add_parser(sub: Any) -> None:
     d = p.add_argument_group("distillation (decode)")
     d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")
     d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
+    d.add_argument(
+        "--distill-alpha-by",
+        default="",
+        metavar="SOURCE=A,...",
+        help="per-source teacher weight overriding --distill-alpha, e.g. aug.perturb=0 keeps gold labels for a "
+        "source the teacher never trained on (sources: decode.train, aug.<augmentation>, anli, mnli, snli, ...)",
+    )
     p.add_argument(
         "--init",
         default=None,
@@ -368,12 +375,15 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         if labels != {True, False}:
             raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
         info["calibration_file"] = args.calibrate_on
-    teacher_scores = None
+    teacher_scores, alpha_by = None, None
+    if args.distill_alpha_by and not args.teacher:
+        raise InputError("--distill-alpha-by weighs a teacher's scores: give --teacher")
     if args.teacher:
-        from ..training.distill import teacher_pair_scores
+        from ..training.distill import parse_alpha_by, teacher_pair_scores
 
         if not 0.0 <= args.distill_alpha <= 1.0:
             raise InputError(f"--distill-alpha must lie in [0, 1], got {args.distill_alpha}")
+        alpha_by = parse_alpha_by(args.distill_alpha_by, [p.source for p in data.train])
         teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
         info["teacher"] = args.teacher
     if init is not None:
@@ -388,6 +398,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         show_progress_bar=not args.no_progress,
         teacher_scores=teacher_scores,
         distill_alpha=args.distill_alpha,
+        distill_alpha_by=alpha_by,
         init=init,
         checkpoint=out / "checkpoint",
         resume_dir=out / "resume",

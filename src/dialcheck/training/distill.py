@@ -16,7 +16,7 @@ import numpy as np
 from ..backbones import cache_dir
 from ..schema import Pair
 
-__all__ = ["teacher_pair_scores"]
+__all__ = ["parse_alpha_by", "teacher_pair_scores"]
 
 log = logging.getLogger(__name__)
 
@@ -87,3 +87,33 @@ def teacher_pair_scores(
     np.save(path, scores, allow_pickle=False)
     partial.unlink(missing_ok=True)
     return scores
+
+
+def parse_alpha_by(text: str, sources: Sequence[str]) -> dict[str, float]:
+    """Per-source teacher weights from ``SOURCE=A[,SOURCE=A...]``, checked against the training mix's sources.
+
+    A source the teacher never trained on is where its soft labels are least trustworthy; ``A = 0`` keeps
+    that source's gold labels.
+
+    >>> parse_alpha_by("aug.perturb=0, anli=0.5", ["decode.train", "aug.perturb", "anli"])
+    {'aug.perturb': 0.0, 'anli': 0.5}
+    """
+    from ..errors import InputError
+
+    known = sorted(set(sources))
+    out: dict[str, float] = {}
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            continue
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        try:
+            alpha = float(value) if eq else float("nan")
+        except ValueError:
+            alpha = float("nan")
+        if not 0.0 <= alpha <= 1.0:
+            raise InputError(f"--distill-alpha-by {item!r}: expected SOURCE=A with A in [0, 1]")
+        if name not in known:
+            raise InputError(f"--distill-alpha-by: no training pairs come from {name!r}; sources: {', '.join(known)}")
+        out[name] = alpha
+    return out

@@ -17,7 +17,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -438,6 +438,7 @@ def train_detector(
     show_progress_bar: bool = False,
     teacher_scores: Sequence[float] | None = None,
     distill_alpha: float = 0.5,
+    distill_alpha_by: Mapping[str, float] | None = None,
     init: str | Path | None = None,
     checkpoint: str | Path | None = None,
     resume_dir: str | Path | None = None,
@@ -457,7 +458,8 @@ def train_detector(
 
     ``validation_dialogues`` drive early stopping and calibration at the dialogue level; without them the
     ``validation`` pairs are used. With ``teacher_scores`` (a teacher's P(contradiction) per pair) the
-    target is ``distill_alpha * teacher + (1 - distill_alpha) * gold``.
+    target is ``distill_alpha * teacher + (1 - distill_alpha) * gold``; ``distill_alpha_by`` overrides the
+    weight for the pairs of the named sources (``Pair.source``), e.g. 0 (gold) where the teacher never trained.
     """
     from ..detectors.modeling import build_model, load_trainable
 
@@ -485,7 +487,9 @@ def train_detector(
     if teacher_scores is not None:
         if len(teacher_scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(teacher_scores)} teacher scores")
-        p_c = distill_alpha * np.asarray(teacher_scores, dtype=np.float32) + (1 - distill_alpha) * gold
+        by = dict(distill_alpha_by or {})
+        alpha = np.array([by.get(p.source, distill_alpha) for p in pairs], dtype=np.float32)
+        p_c = alpha * np.asarray(teacher_scores, dtype=np.float32) + (1 - alpha) * gold
         targets = np.zeros((len(pairs), 2), dtype=np.float32)
         targets[:, cidx] = p_c
         targets[:, 1 - cidx] = 1 - p_c
@@ -542,6 +546,7 @@ def train_detector(
         "lr": res.lr,
         **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
         **({"distill_alpha": distill_alpha} if teacher_scores is not None else {}),
+        **({"distill_alpha_by": dict(distill_alpha_by)} if teacher_scores is not None and distill_alpha_by else {}),
         **cfg.extra,
         "history": res.history,
     }
