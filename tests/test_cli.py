@@ -497,6 +497,19 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     assert code != 0 and "no training pairs come from 'aug.perturb'; sources: aug.random_premise, decode.train" in err
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--distill-alpha-by", "aug.perturb=0"], "--distill-alpha-by weighs a teacher's scores: give --teacher"),
+        (["--teacher", "t", "--distill-alpha", "1.5"], "--distill-alpha must lie in [0, 1], got 1.5"),
+    ],
+)
+def test_distillation_options_are_checked_before_any_data_is_read(capsys, tmp_path, extra, message):
+    missing = tmp_path / "no-data-here"  # reading data would fail with another message
+    code, _, err = _run(capsys, "train", "--out", str(tmp_path / "o"), "--data-dir", str(missing), *extra)
+    assert code == 2 and message in err
+
+
 def test_pair_order_both_is_kept_by_calibration_and_applied_by_check(capsys, tmp_path, tiny_base, data_root):
     from dialcheck.detectors import load_detector
     from dialcheck.schema import Dialogue

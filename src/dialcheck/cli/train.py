@@ -275,6 +275,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--dialogues and --calibrate-on apply to --task decode (the utterance-based detector)")
     if args.dialogues_repeat < 1:
         raise InputError(f"--dialogues-repeat must be at least 1, got {args.dialogues_repeat}")
+    if args.distill_alpha_by and not args.teacher:  # checked before any data is read
+        raise InputError("--distill-alpha-by weighs a teacher's scores: give --teacher")
+    if args.teacher and not 0.0 <= args.distill_alpha <= 1.0:
+        raise InputError(f"--distill-alpha must lie in [0, 1], got {args.distill_alpha}")
     if args.task == "cdconv":
         from ..training.cdconv import run_cdconv
 
@@ -376,13 +380,9 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
             raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
         info["calibration_file"] = args.calibrate_on
     teacher_scores, alpha_by = None, None
-    if args.distill_alpha_by and not args.teacher:
-        raise InputError("--distill-alpha-by weighs a teacher's scores: give --teacher")
     if args.teacher:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
 
-        if not 0.0 <= args.distill_alpha <= 1.0:
-            raise InputError(f"--distill-alpha must lie in [0, 1], got {args.distill_alpha}")
         alpha_by = parse_alpha_by(args.distill_alpha_by, [p.source for p in data.train])
         teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
         info["teacher"] = args.teacher
