@@ -105,10 +105,10 @@ def parse_alpha_by(text: str, sources: Sequence[str]) -> dict[str, float]:
     for item in (x.strip() for x in text.split(",")):
         if not item:
             continue
-        name, eq, value = item.partition("=")
+        name, _, value = item.partition("=")
         name = name.strip()
         try:
-            alpha = float(value) if eq else float("nan")
+            alpha = float(value)  # no "=" leaves value empty: a ValueError as well
         except ValueError:
             alpha = float("nan")
         if not 0.0 <= alpha <= 1.0:
