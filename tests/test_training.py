@@ -194,6 +194,24 @@ def test_per_source_alpha_keeps_gold_labels_where_the_teacher_is_not_trusted(tin
     assert det.config.training["distill_alpha_by"] == {"toy": 0.0}
 
 
+@pytest.mark.parametrize(
+    ("alpha", "by", "message"),
+    [(1.0, {"tyo": 0.0}, "no training pairs: tyo"), (1.5, {}, r"\[0, 1\]"), (1.0, {"toy": -0.1}, r"\[0, 1\]")],
+)
+def test_library_callers_get_the_distillation_weights_checked_too(tiny_base, alpha, by, message):
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    train = _toy_pairs(8, 2)
+    with pytest.raises(ValueError, match=message):
+        train_detector(
+            det,
+            train,
+            config=TrainConfig(epochs=1),
+            teacher_scores=[0.5] * len(train),
+            distill_alpha=alpha,
+            distill_alpha_by=by,
+        )
+
+
 def test_per_source_alpha_names_the_known_sources_on_a_typo():
     from dialcheck.errors import InputError
     from dialcheck.training.distill import parse_alpha_by

@@ -466,6 +466,13 @@ def train_detector(
     cfg = config or TrainConfig()
     if not pairs:
         raise ValueError("no training pairs")
+    by = dict(distill_alpha_by or {})
+    if teacher_scores is not None:  # checked before the model is built
+        unknown = sorted(set(by) - {p.source for p in pairs})
+        if unknown:  # a typo would otherwise silently leave that source at distill_alpha
+            raise ValueError(f"distill_alpha_by names sources with no training pairs: {', '.join(unknown)}")
+        if any(not 0.0 <= a <= 1.0 for a in [distill_alpha, *by.values()]):
+            raise ValueError("teacher weights (distill_alpha, distill_alpha_by) must lie in [0, 1]")
     start = None
     if resume and not has_state(resume_dir):
         start, init = _checkpoint_start(checkpoint, len(pairs)), checkpoint
@@ -487,7 +494,6 @@ def train_detector(
     if teacher_scores is not None:
         if len(teacher_scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(teacher_scores)} teacher scores")
-        by = dict(distill_alpha_by or {})
         alpha = np.array([by.get(p.source, distill_alpha) for p in pairs], dtype=np.float32)
         p_c = alpha * np.asarray(teacher_scores, dtype=np.float32) + (1 - alpha) * gold
         targets = np.zeros((len(pairs), 2), dtype=np.float32)
