@@ -212,7 +212,7 @@ class Runner:
             if not hier and init is not None:
                 return None  # frozen encoder + a new 4-way head: OCNLI has nothing to transfer
             det = self.fit_frozen(cls, backbone, train, seed, init)
-            if detector in ("hierarchical", "hierarchical-lexical") and dev:
+            if detector == "hierarchical" and dev:  # -lexical: fit_cascade_lexical below calibrates
                 calibrate_cascade(det, dev)
             train_s = time.time() - t0
         else:

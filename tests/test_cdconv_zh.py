@@ -279,6 +279,10 @@ def test_table4_benchmark_end_to_end_and_resumable(tiny_base, tmp_path, data_roo
     assert mod.main([*args, *one]) == 0
     lex = json.loads((out / "cells" / "minilm-zh__ocnli__hierarchical-lexical__official__s0.json").read_text())
     assert lex["reused_model"] and lex["lexical_mix"] in [round(0.1 * i, 1) for i in range(11)]
+    frozen = ["--backbones", "gemma-frozen", "--pretrain", "none", "--detectors", "hierarchical-lexical"]
+    assert mod.main([*args, *frozen]) == 0  # the frozen cascade is calibrated by the lexical fit alone
+    flx = json.loads((out / "cells" / "gemma-frozen__none__hierarchical-lexical__official__s0.json").read_text())
+    assert flx["lexical_mix"] in [round(0.1 * i, 1) for i in range(11)] and "4class/macro_f1" in flx["test"]
     # the shipped default's recipe: the kept flat model, the n-gram head mixed in, mix and tau chosen on dev
     flat = json.loads((out / "cells" / "minilm-zh__ocnli__flat__official__s0.json").read_text())
     assert mod.main([*args, "--backbones", "minilm-zh", "--pretrain", "ocnli", "--detectors", "flat-lexical"]) == 0
