@@ -482,12 +482,12 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
         "0.7",
     ]
     assert _run(capsys, *args, "--out", str(tmp_path / "a"))[0] == 0
-    cached = list((tmp_path / "cache" / "teacher-scores").glob("*.npy"))
+    cached = list((tmp_path / "cache" / "teacher-scores").glob("*.npz"))
     assert len(cached) == 1
     cfg = json.loads((tmp_path / "a" / "dialcheck.json").read_text())
     assert cfg["training"]["teacher"] == str(tiny_detector_dir) and cfg["training"]["distill_alpha"] == 0.7
     assert _run(capsys, *args, "--out", str(tmp_path / "b"))[0] == 0  # second run reuses the cached scores
-    assert list((tmp_path / "cache" / "teacher-scores").glob("*.npy")) == cached
+    assert list((tmp_path / "cache" / "teacher-scores").glob("*.npz")) == cached
     # per-source weights: recorded when the source is in the mix, a clear error naming the sources otherwise
     by = ["--distill-alpha-by", "decode.train=0.2"]
     assert _run(capsys, *args, *by, "--out", str(tmp_path / "c"))[0] == 0

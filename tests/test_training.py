@@ -231,7 +231,7 @@ def test_teacher_scoring_resumes_after_an_interruption(tiny_detector_dir, tmp_pa
     from dialcheck.training.distill import teacher_pair_scores
 
     monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
-    pairs = _toy_pairs(10, 5)
+    pairs = [Pair(f"i like {w}", f"i never liked {w}", 1, "toy", w) for w in WORDS[:10]]
     expected = load_detector(tiny_detector_dir).classifier.score([(p.first, p.second) for p in pairs])
     real_score, scored = PairClassifier.score, []
 
@@ -255,10 +255,42 @@ def test_teacher_scoring_resumes_after_an_interruption(tiny_detector_dir, tmp_pa
     assert scored == [3, 1]  # only the 4 pairs not scored before the interruption
     np.testing.assert_allclose(scores, expected, atol=1e-6)
     left = list((tmp_path / "cache" / "teacher-scores").iterdir())
-    assert len(left) == 1 and not left[0].name.endswith(".partial.npy")  # the partial file is gone
+    assert [f.suffix for f in left] == [".npz"]  # one file for this teacher, no temporary left behind
     scored.clear()
     np.testing.assert_allclose(teacher_pair_scores(tiny_detector_dir, pairs, chunk_size=3), expected, atol=1e-6)
     assert scored == []  # the finished cache entry: nothing scored again
+    # a new mix: the same pairs reordered, one of them twice, plus two new ones: only the new two are scored
+    more = [Pair("we met in paris", "we never met", 1, "new", "n1"), Pair("i cook", "i bake too", 0, "new", "n2")]
+    mix = [pairs[3], *more, *pairs[::-1], pairs[3]]
+    got = teacher_pair_scores(tiny_detector_dir, mix, chunk_size=3)
+    assert scored == [2]
+    want = load_detector(tiny_detector_dir).classifier.score([(p.first, p.second) for p in mix])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+def test_teacher_scores_cached_by_an_earlier_version_are_read(tiny_detector_dir, tmp_path, monkeypatch):
+    import hashlib
+
+    import numpy as np
+
+    from dialcheck.detectors.core import PairClassifier
+    from dialcheck.training.distill import teacher_pair_scores
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    pairs = _toy_pairs(4, 2)
+    h = hashlib.sha256()  # the earlier whole-list key: the teacher's files, then every pair
+    for f in sorted(tiny_detector_dir.iterdir()):
+        if f.suffix in (".safetensors", ".json"):
+            h.update(f.name.encode())
+            h.update(hashlib.sha256(f.read_bytes()).digest())
+    for p in pairs:
+        h.update(p.first.encode() + b"\x00" + p.second.encode() + b"\x01")
+    (tmp_path / "cache" / "teacher-scores").mkdir(parents=True)
+    old = np.array([0.1, 0.2, 0.3, 0.4], dtype=np.float32)
+    np.save(tmp_path / "cache" / "teacher-scores" / f"{h.hexdigest()[:24]}.npy", old)
+    monkeypatch.setattr(PairClassifier, "score", lambda *a, **k: pytest.fail("scored again"))
+    np.testing.assert_allclose(teacher_pair_scores(tiny_detector_dir, pairs), old)
+    np.testing.assert_allclose(teacher_pair_scores(tiny_detector_dir, pairs[::-1]), old[::-1])
 
 
 def test_fit_pair_model_trains_a_multi_label_head(tiny_base):

@@ -1,7 +1,8 @@
 """Distillation support: a teacher detector's pair scores as soft targets, cached on disk.
 
 Scoring the training pairs with a large teacher (e.g. MPNet) takes as long as a student epoch, so the
-scores are cached under ``$DIALCHECK_CACHE/teacher-scores/`` keyed by the teacher's weights and the pairs.
+scores are cached under ``$DIALCHECK_CACHE/teacher-scores/``, one file per teacher (keyed by its weights)
+holding a score per pair (keyed by the pair's texts).
 """
 
 from __future__ import annotations
@@ -21,18 +22,43 @@ __all__ = ["parse_alpha_by", "teacher_pair_scores"]
 log = logging.getLogger(__name__)
 
 
-def _key(teacher: Path, pairs: Sequence[Pair]) -> str:
+def _teacher_hash(teacher: Path) -> hashlib._Hash:
+    """A hash of the teacher's weights and configuration files (names and contents)."""
     h = hashlib.sha256()
     for f in sorted(teacher.iterdir()):
         if f.suffix in (".safetensors", ".json"):
             h.update(f.name.encode())
             h.update(hashlib.sha256(f.read_bytes()).digest())
-    for p in pairs:
-        h.update(p.first.encode())
-        h.update(b"\x00")
-        h.update(p.second.encode())
-        h.update(b"\x01")
-    return h.hexdigest()[:24]
+    return h
+
+
+def _pair_keys(pairs: Sequence[Pair]) -> np.ndarray:
+    return np.array(
+        [int.from_bytes(hashlib.sha1(f"{p.first}\x00{p.second}".encode()).digest()[:8], "little") for p in pairs],
+        dtype=np.uint64,
+    )
+
+
+class _ScoreStore:
+    """One teacher's scores by pair (a 64-bit hash of both texts), in ``teacher-scores/<teacher>.npz``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.scores: dict[int, float] = {}
+        if path.exists():
+            with np.load(path, allow_pickle=False) as z:
+                self.scores = dict(zip(z["keys"].tolist(), z["scores"].tolist(), strict=True))
+
+    def add(self, keys: np.ndarray, scores: np.ndarray) -> None:
+        self.scores.update(zip(keys.tolist(), np.asarray(scores, dtype=np.float32).tolist(), strict=True))
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.stem + ".tmp.npz")
+        keys = np.fromiter(self.scores.keys(), dtype=np.uint64, count=len(self.scores))
+        vals = np.fromiter(self.scores.values(), dtype=np.float32, count=len(self.scores))
+        np.savez(tmp, keys=keys, scores=vals)
+        tmp.replace(self.path)
 
 
 def teacher_pair_scores(
@@ -42,51 +68,63 @@ def teacher_pair_scores(
     show_progress_bar: bool = False,
     chunk_size: int = 4096,
 ) -> np.ndarray:
-    """P(contradiction) of ``teacher`` for every pair, from the cache when this teacher scored them before.
+    """P(contradiction) of ``teacher`` for every pair, scoring only the pairs this teacher has not scored before.
 
-    The pairs are scored ``chunk_size`` at a time and the scores so far are kept in a ``.partial.npy``
-    file beside the cache entry, so an interrupted run (an hour of MPNet here) resumes where it stopped.
+    Scores are kept per pair, so a new training mix that shares pairs with an earlier one (the same data plus
+    a new source) costs only its new pairs. They are saved every ``chunk_size`` pairs, so an interrupted run
+    (an hour of MPNet here) resumes where it stopped.
     """
     from ..detectors import load_detector
 
     folder = Path(teacher)
-    path = cache_dir() / "teacher-scores" / f"{_key(folder, pairs)}.npy"
-    if path.exists():
-        scores = np.load(path, allow_pickle=False)
-        if len(scores) == len(pairs):
-            log.info("teacher scores from %s", path)
-            return scores
-    partial = path.with_name(path.stem + ".partial.npy")
-    done = np.zeros(0, dtype=np.float32)
-    if partial.exists():
-        done = np.load(partial, allow_pickle=False).astype(np.float32)
-        if len(done) > len(pairs):
-            done = np.zeros(0, dtype=np.float32)
-        else:
-            log.info("resuming teacher scores at pair %d of %d from %s", len(done), len(pairs), partial)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    bar = None
-    if show_progress_bar:
-        from tqdm.auto import tqdm
+    teacher_hash = _teacher_hash(folder)
+    root = cache_dir() / "teacher-scores"
+    store = _ScoreStore(root / f"{teacher_hash.hexdigest()[:24]}.npz")
+    keys = _pair_keys(pairs)
+    legacy = root / f"{_whole_list_key(teacher_hash, pairs)}.npy"
+    if legacy.exists():  # written by dialcheck before per-pair scores
+        old = np.load(legacy, allow_pickle=False)
+        if len(old) == len(pairs) and not all(k in store.scores for k in keys.tolist()):
+            log.info("teacher scores from %s (an earlier cache format)", legacy)
+            store.add(keys, old)
+            store.save()
+    todo, seen = [], set(store.scores)
+    for i, k in enumerate(keys.tolist()):  # each new pair once, however often it occurs in the mix
+        if k not in seen:
+            seen.add(k)
+            todo.append(i)
+    if todo:
+        log.info("teacher scores: %d of %d pairs known, %d to score", len(pairs) - len(todo), len(pairs), len(todo))
+        bar = None
+        if show_progress_bar:
+            from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(pairs), initial=len(done), desc="teacher scores", unit="pair")
-    det = load_detector(folder) if len(done) < len(pairs) else None
-    chunks = [done]
-    for start in range(len(done), len(pairs), max(1, chunk_size)):
-        assert det is not None
-        batch = pairs[start : start + max(1, chunk_size)]
-        chunks.append(det.classifier.score([(p.first, p.second) for p in batch], batch_size).astype(np.float32))
-        tmp = partial.with_name(partial.name + ".tmp.npy")
-        np.save(tmp, np.concatenate(chunks), allow_pickle=False)
-        tmp.replace(partial)
+            bar = tqdm(total=len(todo), desc="teacher scores", unit="pair")
+        det = load_detector(folder)
+        step = max(1, chunk_size)
+        for start in range(0, len(todo), step):
+            idx = todo[start : start + step]
+            batch = [(pairs[i].first, pairs[i].second) for i in idx]
+            store.add(keys[idx], det.classifier.score(batch, batch_size))
+            store.save()
+            if bar is not None:
+                bar.update(len(idx))
         if bar is not None:
-            bar.update(len(batch))
-    if bar is not None:
-        bar.close()
-    scores = np.concatenate(chunks)
-    np.save(path, scores, allow_pickle=False)
-    partial.unlink(missing_ok=True)
-    return scores
+            bar.close()
+    else:
+        log.info("teacher scores for all %d pairs from %s", len(pairs), store.path)
+    return np.array([store.scores[k] for k in keys.tolist()], dtype=np.float32)
+
+
+def _whole_list_key(teacher_hash: hashlib._Hash, pairs: Sequence[Pair]) -> str:
+    """The cache key of earlier versions: the teacher's files and every pair, as one hash."""
+    h = teacher_hash.copy()
+    for p in pairs:
+        h.update(p.first.encode())
+        h.update(b"\x00")
+        h.update(p.second.encode())
+        h.update(b"\x01")
+    return h.hexdigest()[:24]
 
 
 def parse_alpha_by(text: str, sources: Sequence[str]) -> dict[str, float]:
