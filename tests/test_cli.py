@@ -495,6 +495,11 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     assert cfg["training"]["distill_alpha_by"] == {"decode.train": 0.2}
     code, _, err = _run(capsys, *args, "--distill-alpha-by", "aug.perturb=0", "--out", str(tmp_path / "d"))
     assert code != 0 and "no training pairs come from 'aug.perturb'; sources: aug.random_premise, decode.train" in err
+    # unlabelled neighbour pairs: in the mix, scored by the teacher, followed by it alone
+    assert _run(capsys, *args, "--augment", "random_premise,neighbour", "--out", str(tmp_path / "e"))[0] == 0
+    cfg = json.loads((tmp_path / "e" / "dialcheck.json").read_text())
+    assert cfg["training"]["counts"]["aug.neighbour"] > 0
+    assert cfg["training"]["distill_alpha_by"] == {"aug.neighbour": 1.0}
 
 
 @pytest.mark.parametrize(
@@ -502,6 +507,7 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     [
         (["--distill-alpha-by", "aug.perturb=0"], "--distill-alpha-by weighs a teacher's scores: give --teacher"),
         (["--teacher", "t", "--distill-alpha", "1.5"], "--distill-alpha must lie in [0, 1], got 1.5"),
+        (["--augment", "random_premise,neighbour"], "--augment neighbour adds unlabelled pairs: give --teacher"),
     ],
 )
 def test_distillation_options_are_checked_before_any_data_is_read(capsys, tmp_path, extra, message):

@@ -59,7 +59,8 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="comma-separated extra data ('' = none). decode: random_premise (default), restate, perturb, "
         "history (two earlier turns of one train dialogue, consistent), coevidence (the two turns one turn "
-        "contradicts, consistent, both orders), anli, "
+        "contradicts, consistent, both orders), neighbour (each last turn after its nearest utterance of "
+        "another dialogue: unlabelled, needs --teacher, whose scores are their targets), anli, "
         "nli_samples, swap, reverse (half of all pairs read backwards; use with --pair-order both); "
         "citod: kbi (default: KBI synthesis by entity replacement); cdconv: perturb (the bot's b1 negated or "
         "antonym-swapped as a history contradiction, synonym-swapped as none; default none)",
@@ -327,6 +328,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     args.batch_size = args.batch_size or 32
     args.max_length = args.max_length or 128
     augment = tuple(a for a in args.augment.split(",") if a)
+    if "neighbour" in augment and not args.teacher:
+        raise InputError("--augment neighbour adds unlabelled pairs: give --teacher, whose scores are their targets")
     kind = DETECTOR_TYPES[args.detector]
     try:
         data = build_decode_training_data(args.data_dir, kind, augment, args.validation_fraction, args.seed, args.limit)
@@ -384,6 +387,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
 
         alpha_by = parse_alpha_by(args.distill_alpha_by, [p.source for p in data.train])
+        if "neighbour" in augment:  # no gold label: the teacher alone, unless the user says otherwise
+            alpha_by.setdefault("aug.neighbour", 1.0)
         teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
         info["teacher"] = args.teacher
     if init is not None:

@@ -42,11 +42,13 @@ __all__ = [
     "build_decode_training_data",
     "history_pairs",
     "labelled_dialogue_pairs",
+    "neighbour_pairs",
     "perturbation_pairs",
     "pseudo_dialogues",
     "random_premise_negatives",
     "restatement_negatives",
     "reverse_half",
+    "sentence_embeddings",
     "split_groups",
     "synthetic_histories",
     "top_pair_evidence",
@@ -58,6 +60,7 @@ AUGMENTATIONS = (
     "perturb",
     "history",
     "coevidence",
+    "neighbour",
     "anli",
     "nli_samples",
     "swap",
@@ -193,6 +196,91 @@ def history_pairs(pairs: Sequence[Pair], seed: int = 0, coevidence_only: bool = 
                 if a.strip() == b.strip():
                     continue
                 out.append(Pair(*((a, b) if rng.random() < 0.5 else (b, a)), 0, "aug.history", group))
+    return out
+
+
+def sentence_embeddings(texts: Sequence[str], encoder: str = "all-MiniLM-L6-v2", batch_size: int = 128) -> Any:
+    """Unit-length mean-pooled embeddings of ``texts`` by a sentence encoder (the base MiniLM is one),
+    cached under ``$DIALCHECK_CACHE/embeddings/`` by encoder and texts."""
+    import numpy as np
+
+    from ..backbones import cache_dir, resolve_base
+
+    folder = resolve_base(encoder)
+    h = hashlib.sha256(str(folder.resolve()).encode())
+    for t in texts:
+        h.update(t.encode() + b"\x00")
+    path = cache_dir() / "embeddings" / f"{h.hexdigest()[:24]}.npy"
+    if path.exists():
+        return np.load(path, allow_pickle=False).astype(np.float32)
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tok, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
+    out = []
+    with torch.inference_mode():
+        for i in range(0, len(texts), batch_size):
+            batch = list(texts[i : i + batch_size])
+            enc = tok(batch, padding=True, truncation=True, max_length=128, return_tensors="pt")
+            hid = model(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(hid.dtype)
+            emb = (hid * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            out.append(torch.nn.functional.normalize(emb, dim=-1).numpy())
+    vecs = np.concatenate(out) if out else np.zeros((0, 1), dtype=np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, vecs.astype(np.float16), allow_pickle=False)
+    return vecs.astype(np.float32)
+
+
+def neighbour_pairs(
+    pairs: Sequence[Pair],
+    embed: Any = None,
+    min_similarity: float = 0.4,
+    max_similarity: float = 0.95,
+    block: int = 2048,
+) -> list[Pair]:
+    """Unlabelled same-subject pairs: each dialogue's last turn after its nearest utterance of another dialogue.
+
+    DECODE's pairs of one dialogue are rarely on the same subject unless they contradict, so a detector
+    learns "same subject = contradiction" and flags consistent follow-ups. The nearest utterance of another
+    conversation ("I have two dogs." / "My dog is a lab.") is on the same subject and may or may not
+    conflict with it; no gold label exists (``label`` is 0 as a placeholder), so these pairs are for
+    distillation only: their targets are a teacher's scores (``dialcheck train --teacher``). ``embed`` maps
+    texts to unit vectors (default: :func:`sentence_embeddings` with the base MiniLM); a last turn whose
+    nearest neighbour is below cosine ``min_similarity`` (another subject) gets no pair, and neighbours at
+    ``max_similarity`` or above (copies) are passed over.
+
+    >>> import numpy as np
+    >>> words = ["dog", "cat", "tea", "paris"]
+    >>> def bag(texts):  # unit bag-of-words vectors
+    ...     v = np.array([[float(w in t) for w in words] for t in texts])
+    ...     return v / np.linalg.norm(v, axis=1, keepdims=True)
+    >>> ps = [Pair("a dog", "my dog and cat", 1, group="g"), Pair("tea please", "paris tea", 0, group="h"),
+    ...       Pair("a cat", "cat and dog", 0, group="k")]
+    >>> [(p.first, p.second, p.source) for p in neighbour_pairs(ps, embed=bag, max_similarity=0.99)]
+    [('a cat', 'my dog and cat', 'aug.neighbour'), ('a dog', 'cat and dog', 'aug.neighbour')]
+    """
+    import numpy as np
+
+    last = {p.group or p.second: p.second for p in pairs}
+    pool: dict[str, str] = {}
+    for p in pairs:
+        for t in (p.first, p.second):
+            pool.setdefault(t, p.group or p.second)
+    texts = list(pool)
+    groups = np.array([pool[t] for t in texts])
+    vecs = np.asarray((embed or sentence_embeddings)(texts), dtype=np.float32)
+    index = {t: i for i, t in enumerate(texts)}
+    queries = list(last.items())
+    out = []
+    for start in range(0, len(queries), block):
+        chunk = queries[start : start + block]
+        sims = vecs[[index[t] for _, t in chunk]] @ vecs.T
+        for row, (group, _) in zip(sims, chunk, strict=True):
+            row[(groups == group) | (row >= max_similarity)] = -np.inf
+            best = int(np.argmax(row))
+            if row[best] >= min_similarity:
+                out.append(Pair(texts[best], last[group], 0, "aug.neighbour", group))
     return out
 
 
@@ -436,6 +524,8 @@ def build_decode_training_data(
             for p in history_pairs(train, seed, coevidence_only=True):
                 q = replace(p, source="aug.coevidence")
                 train_out += [q, replace(q, first=q.second, second=q.first)]
+        if "neighbour" in augment:
+            train_out += neighbour_pairs(train)
         if "swap" in augment:
             train_out += [Pair(p.second, p.first, 1, "aug.swap", p.group) for p in train if p.label == 1]
     if "anli" in augment:
