@@ -387,8 +387,6 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
 
         alpha_by = parse_alpha_by(args.distill_alpha_by, [p.source for p in data.train])
-        if "neighbour" in augment:  # no gold label: the teacher alone, unless the user says otherwise
-            alpha_by.setdefault("aug.neighbour", 1.0)
         teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
         info["teacher"] = args.teacher
     if init is not None:

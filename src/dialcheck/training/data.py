@@ -38,6 +38,7 @@ from ..schema import Dialogue, Example, Pair, Turn
 
 __all__ = [
     "AUGMENTATIONS",
+    "UNLABELLED_SOURCES",
     "DecodeTrainingData",
     "build_decode_training_data",
     "history_pairs",
@@ -53,6 +54,8 @@ __all__ = [
     "synthetic_histories",
     "top_pair_evidence",
 ]
+
+UNLABELLED_SOURCES = ("aug.neighbour",)  # pairs whose label is a placeholder: for distillation only
 
 AUGMENTATIONS = (
     "random_premise",
@@ -217,16 +220,16 @@ def sentence_embeddings(texts: Sequence[str], encoder: str = "all-MiniLM-L6-v2",
     from transformers import AutoModel, AutoTokenizer
 
     tok, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
-    out = []
+    vecs = np.zeros((len(texts), model.config.hidden_size), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batched: little padding
     with torch.inference_mode():
-        for i in range(0, len(texts), batch_size):
-            batch = list(texts[i : i + batch_size])
-            enc = tok(batch, padding=True, truncation=True, max_length=128, return_tensors="pt")
+        for s in range(0, len(order), batch_size):
+            idx = order[s : s + batch_size]
+            enc = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=128, return_tensors="pt")
             hid = model(**enc).last_hidden_state
             mask = enc["attention_mask"].unsqueeze(-1).to(hid.dtype)
             emb = (hid * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            out.append(torch.nn.functional.normalize(emb, dim=-1).numpy())
-    vecs = np.concatenate(out) if out else np.zeros((0, 1), dtype=np.float32)
+            vecs[idx] = torch.nn.functional.normalize(emb, dim=-1).numpy()
     path.parent.mkdir(parents=True, exist_ok=True)
     np.save(path, vecs.astype(np.float16), allow_pickle=False)
     return vecs.astype(np.float32)

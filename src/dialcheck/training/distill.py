@@ -81,13 +81,14 @@ def teacher_pair_scores(
     root = cache_dir() / "teacher-scores"
     store = _ScoreStore(root / f"{teacher_hash.hexdigest()[:24]}.npz")
     keys = _pair_keys(pairs)
-    legacy = root / f"{_whole_list_key(teacher_hash, pairs)}.npy"
-    if legacy.exists():  # written by dialcheck before per-pair scores
-        old = np.load(legacy, allow_pickle=False)
-        if len(old) == len(pairs) and not all(k in store.scores for k in keys.tolist()):
-            log.info("teacher scores from %s (an earlier cache format)", legacy)
-            store.add(keys, old)
-            store.save()
+    if not all(k in store.scores for k in keys.tolist()):
+        legacy = root / f"{_whole_list_key(teacher_hash, pairs)}.npy"
+        if legacy.exists():  # written by dialcheck before per-pair scores
+            old = np.load(legacy, allow_pickle=False)
+            if len(old) == len(pairs):
+                log.info("teacher scores from %s (an earlier cache format)", legacy)
+                store.add(keys, old)
+                store.save()
     todo, seen = [], set(store.scores)
     for i, k in enumerate(keys.tolist()):  # each new pair once, however often it occurs in the mix
         if k not in seen:

@@ -460,13 +460,22 @@ def train_detector(
     ``validation`` pairs are used. With ``teacher_scores`` (a teacher's P(contradiction) per pair) the
     target is ``distill_alpha * teacher + (1 - distill_alpha) * gold``; ``distill_alpha_by`` overrides the
     weight for the pairs of the named sources (``Pair.source``), e.g. 0 (gold) where the teacher never trained.
+    Pairs without a gold label (:data:`~dialcheck.training.data.UNLABELLED_SOURCES`) need a teacher and follow
+    it alone unless ``distill_alpha_by`` says otherwise.
     """
     from ..detectors.modeling import build_model, load_trainable
 
     cfg = config or TrainConfig()
     if not pairs:
         raise ValueError("no training pairs")
+    from .data import UNLABELLED_SOURCES
+
     by = dict(distill_alpha_by or {})
+    unlabelled = sorted({p.source for p in pairs} & set(UNLABELLED_SOURCES))
+    if unlabelled and teacher_scores is None:
+        raise ValueError(f"pairs from {', '.join(unlabelled)} have no gold label: distil them from a teacher")
+    for source in unlabelled:  # their label is a placeholder: the teacher's score is the whole target
+        by.setdefault(source, 1.0)
     if teacher_scores is not None:  # checked before the model is built
         unknown = sorted(set(by) - {p.source for p in pairs})
         if unknown:  # a typo would otherwise silently leave that source at distill_alpha
@@ -552,7 +561,7 @@ def train_detector(
         "lr": res.lr,
         **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
         **({"distill_alpha": distill_alpha} if teacher_scores is not None else {}),
-        **({"distill_alpha_by": dict(distill_alpha_by)} if teacher_scores is not None and distill_alpha_by else {}),
+        **({"distill_alpha_by": by} if teacher_scores is not None and by else {}),
         **cfg.extra,
         "history": res.history,
     }
