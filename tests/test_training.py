@@ -212,6 +212,44 @@ def test_library_callers_get_the_distillation_weights_checked_too(tiny_base, alp
         )
 
 
+def test_unlabelled_pairs_need_a_teacher_and_follow_it_alone(tiny_base):
+    from dataclasses import replace
+
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    # placeholder label 0 everywhere; a teacher that calls them all contradictions
+    train = [replace(p, label=0, source="aug.neighbour") for p in _toy_pairs(64, 4)]
+    cfg = TrainConfig(epochs=3, batch_size=16, lr=3e-3, seed=0)
+    with pytest.raises(ValueError, match=r"aug\.neighbour have no gold label"):
+        train_detector(det, train, config=cfg)
+    # distill_alpha 0 (gold everywhere) does not reach them: the placeholder is never a target
+    train_detector(det, train, config=cfg, teacher_scores=[1.0] * len(train), distill_alpha=0.0)
+    assert det.classifier.score([(p.first, p.second) for p in train]).min() > 0.5
+    assert det.config.training["distill_alpha_by"] == {"aug.neighbour": 1.0}
+
+
+def test_neighbour_pairs_never_pair_a_last_turn_with_its_own_dialogue():
+    import numpy as np
+
+    from dialcheck.training.data import neighbour_pairs
+
+    vectors = {"i have a dog": [1.0, 0.5, 0.0], "my dog barks": [1.0, 0.0, 0.0], "tea time": [0.0, 0.0, 1.0]}
+    vectors |= {"a cat and a dog": [1.0, 0.6, 0.0], "cats": [0.0, 1.0, 0.0]}
+
+    def embed(texts):
+        v = np.array([vectors[t] for t in texts])
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    # "i have a dog" is said in both dialogues and is the nearest text to g's last turn; g was seen second,
+    # yet the utterance is g's own, so g's neighbour is the next nearest text of another dialogue
+    ps = [
+        Pair("i have a dog", "tea time", 0, group="h"),
+        Pair("i have a dog", "my dog barks", 0, group="g"),
+        Pair("a cat and a dog", "cats", 0, group="k"),
+    ]
+    out = {p.group: p.first for p in neighbour_pairs(ps, embed=embed, min_similarity=0.0)}
+    assert out["g"] == "a cat and a dog"
+
+
 def test_per_source_alpha_names_the_known_sources_on_a_typo():
     from dialcheck.errors import InputError
     from dialcheck.training.distill import parse_alpha_by

@@ -266,21 +266,21 @@ def neighbour_pairs(
     import numpy as np
 
     last = {p.group or p.second: p.second for p in pairs}
-    pool: dict[str, str] = {}
+    index: dict[str, int] = {}
+    own: dict[str, set[int]] = {}  # a text said in several dialogues belongs to each of them
     for p in pairs:
         for t in (p.first, p.second):
-            pool.setdefault(t, p.group or p.second)
-    texts = list(pool)
-    groups = np.array([pool[t] for t in texts])
+            own.setdefault(p.group or p.second, set()).add(index.setdefault(t, len(index)))
+    texts = list(index)
     vecs = np.asarray((embed or sentence_embeddings)(texts), dtype=np.float32)
-    index = {t: i for i, t in enumerate(texts)}
     queries = list(last.items())
     out = []
     for start in range(0, len(queries), block):
         chunk = queries[start : start + block]
         sims = vecs[[index[t] for _, t in chunk]] @ vecs.T
         for row, (group, _) in zip(sims, chunk, strict=True):
-            row[(groups == group) | (row >= max_similarity)] = -np.inf
+            row[row >= max_similarity] = -np.inf
+            row[list(own[group])] = -np.inf
             best = int(np.argmax(row))
             if row[best] >= min_similarity:
                 out.append(Pair(texts[best], last[group], 0, "aug.neighbour", group))
