@@ -1,0 +1,230 @@
+"""May a candidate English detector replace the shipped default? Every check, side by side, one verdict.
+
+The default is switched only when a candidate is better where it matters and no worse anywhere a user would
+notice. Each check below once caught a candidate that the headline numbers favoured (docs/benchmarks.md):
+
+- DECODE (``dialcheck evaluate``): human-bot and RCT accuracy at the model's own τ must both hold (neither
+  more than ``--tolerance`` points lower) and gain together; rebuilt-dev accuracy and supporting-evidence
+  F1 may not fall by more than ``--tolerance``.
+- Perturbations of human-bot bot turns (``perturbation_probe.py``): at least 90% of negations caught (the
+  α 1.0 distilled students caught 11-15%), antonyms no more than 5 points fewer.
+- Restatements (``restatement_probe.py``, 30 hand-written): at most half flagged (the slow lane's rule) and
+  no more than 10 points more than the baseline.
+- The README demo (``examples/dialogues.json``): "pets" flagged, "music" passes.
+- The hand-labelled sets (``benchmarks/data/decode_hand_a.jsonl``, ``_b``): at most one dialogue fewer right.
+
+Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
+(ROC AUC, false alarms), synonym-paraphrase false alarms, speed on human-bot as a ratio, and the issue's
+targets (human-bot ≥ 78, RCT ≥ 75, dev ≥ 87, SE F1 ≥ 80). Both models are measured in one run; about 7 min
+per model with 2 threads. Exit status 0 when every gate passes, 1 otherwise:
+
+    python benchmarks/default_gate.py --candidate runs/my-detector --threads 2 --markdown runs/gate.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DEMO = HERE.parent / "examples" / "dialogues.json"
+DEMO_EXPECTED = {"pets": True, "music": False}  # the README's DECODE examples ("route" is a knowledge-base one)
+HAND = ("decode_hand_a", "decode_hand_b")
+NEIGHBOURS = "decode_neighbours"
+TARGETS = {"human_bot/accuracy": 78.0, "rct/accuracy": 75.0, "dev/accuracy": 87.0, "dev/evidence_f1": 80.0}
+
+sys.path.insert(0, str(HERE))
+
+
+def probe_inputs(data_dir: str | None = None, limit: int = 500, seed: int = 0) -> dict[str, Any]:
+    """The probes' inputs, built once for both models: perturbed pairs, restatements, the demo dialogues."""
+    from perturbation_probe import perturbed_pairs
+    from restatement_probe import bot_utterances, hand_set
+
+    from dialcheck.io import parse_dialogue
+
+    rng = random.Random(seed)
+    utts = bot_utterances(data_dir)
+    rng.shuffle(utts)
+    demo = [obj for obj in json.loads(DEMO.read_text(encoding="utf-8")) if obj.get("id") in DEMO_EXPECTED]
+    return {
+        "perturb": perturbed_pairs(utts[:limit], seed),
+        "restatements": hand_set(HERE / "data" / "restatements.jsonl"),
+        "demo": {obj["id"]: parse_dialogue(obj) for obj in demo},
+    }
+
+
+def measure(
+    name: str, inputs: dict[str, Any], data_dir: str | None = None, eval_limit: int | None = None
+) -> dict[str, Any]:
+    """Every number the gate reads, for one model folder (``default`` = the shipped one).
+
+    ``inputs`` from :func:`probe_inputs`; ``eval_limit`` keeps the first N dialogues of each evaluated split
+    and file (smoke runs only)."""
+    import dialcheck
+    from dialcheck.evaluation.decode import DecodeEvaluator
+    from dialcheck.evaluation.metrics import roc_auc
+
+    det = dialcheck.load(None if name == "default" else name)
+    out: dict[str, Any] = {"model": name, "tau": round(det.tau, 4)}
+    files = [HERE / "data" / f"{f}.jsonl" for f in (*HAND, NEIGHBOURS)]
+    splits = ["dev", "human_bot", "rct", "a2t", "human_bot_raw"]
+    ev = DecodeEvaluator(splits=splits, data_dir=data_dir, files=files, limit=eval_limit)
+    res = ev(det)
+    for key in ("dev/accuracy", "dev/evidence_f1", "human_bot/accuracy", "rct/accuracy", "a2t/accuracy"):
+        out[key] = res[key]
+    for key in ("recall", "precision", "roc_auc"):
+        out[f"human_bot_raw/{key}"] = res[f"human_bot_raw/{key}"]
+    out["human_bot/dialogues_per_s"] = res["human_bot/dialogues_per_s"]
+    for f in HAND:
+        out[f"{f}/accuracy"] = res[f"{f}/accuracy"]
+        out[f"{f}/n"] = len(ev.predictions[f])
+    nb = ev.predictions[NEIGHBOURS]
+    out[f"{NEIGHBOURS}/roc_auc"] = round(100 * roc_auc([e.label for e, _ in nb], [v.score for _, v in nb]), 2)
+    out[f"{NEIGHBOURS}/false_alarms"] = sum(v.contradiction and not e.label for e, v in nb)
+    out[f"{NEIGHBOURS}/consistent"] = sum(not e.label for e, _ in nb)
+
+    dialogues, labels = inputs["restatements"]
+    flags = [v.contradiction for v in det.predict(dialogues)]
+    by_label = {y: [f for f, g in zip(flags, labels, strict=True) if g == y] for y in (0, 1)}
+    out["restatements/flagged"] = sum(by_label[0]) / max(1, len(by_label[0]))
+    out["restatements/contradictions_caught"] = sum(by_label[1]) / max(1, len(by_label[1]))
+    for kind, pairs in inputs["perturb"].items():
+        scores = det.classifier.score(pairs) if pairs else []
+        out[f"perturb/{kind}"] = sum(float(s) >= det.tau for s in scores) / max(1, len(pairs))
+    for key, v in zip(inputs["demo"], det.predict(list(inputs["demo"].values())), strict=True):
+        out[f"demo/{key}"] = {"contradiction": v.contradiction, "score": round(v.score, 3)}
+    return out
+
+
+def gate(cand: dict[str, Any], base: dict[str, Any], tolerance: float = 1.0) -> list[tuple[str, bool, str]]:
+    """``[(rule, passed, detail)]`` for replacing ``base`` by ``cand`` (both from :func:`measure`).
+
+    >>> base = {"human_bot/accuracy": 72.0, "rct/accuracy": 66.0}
+    >>> gate({"human_bot/accuracy": 76.0, "rct/accuracy": 65.5}, base)[0][:2]
+    ('human-bot and RCT at own τ: gain together, neither more than 1.0 lower', True)
+    >>> gate({"human_bot/accuracy": 76.0, "rct/accuracy": 64.0}, base)[0][1]
+    False
+    """
+    rules: list[tuple[str, bool, str]] = []
+
+    def delta(key: str) -> float:
+        return cand[key] - base[key]
+
+    def add(rule: str, ok: bool, detail: str) -> None:
+        rules.append((rule, bool(ok), detail))
+
+    hb, rct = delta("human_bot/accuracy"), delta("rct/accuracy")
+    add(
+        f"human-bot and RCT at own τ: gain together, neither more than {tolerance} lower",
+        hb + rct > 0 and min(hb, rct) >= -tolerance,
+        f"Δ {hb:+.2f} / {rct:+.2f}",
+    )
+    if "dev/accuracy" not in cand:  # the doctest's partial records
+        return rules
+    dev, se = delta("dev/accuracy"), delta("dev/evidence_f1")
+    add(
+        f"rebuilt-dev accuracy and SE F1: neither more than {tolerance} lower",
+        min(dev, se) >= -tolerance,
+        f"Δ {dev:+.2f} / {se:+.2f}",
+    )
+    add("negations caught ≥ 90%", cand["perturb/negation"] >= 0.9, f"{100 * cand['perturb/negation']:.1f}%")
+    ant = delta("perturb/antonym")
+    add("antonyms caught: no more than 5 points fewer", ant >= -0.05, f"Δ {100 * ant:+.1f} points")
+    rs, rs_d = cand["restatements/flagged"], delta("restatements/flagged")
+    add(
+        "restatements flagged: at most 50%, no more than 10 points more",
+        rs <= 0.5 and rs_d <= 0.10 + 1e-9,
+        f"{100 * rs:.1f}% (Δ {100 * rs_d:+.1f})",
+    )
+    wrong = [k for k, want in DEMO_EXPECTED.items() if cand[f"demo/{k}"]["contradiction"] != want]
+    add(
+        "README demo: pets flagged, music passes",
+        not wrong,
+        ", ".join(f"{k} {cand[f'demo/{k}']['score']:.3f} vs τ {cand['tau']:.3f}" for k in DEMO_EXPECTED),
+    )
+    for f in HAND:
+        d, one = delta(f"{f}/accuracy"), 100 / max(1, cand[f"{f}/n"])
+        add(f"{f}: at most one dialogue fewer right", d >= -one - 1e-6, f"Δ {d:+.2f} (one dialogue = {one:.2f})")
+    return rules
+
+
+ROWS = [
+    ("tau", "τ", "{:.3f}"),
+    ("human_bot/accuracy", "human-bot accuracy", "{:.2f}"),
+    ("rct/accuracy", "RCT accuracy", "{:.2f}"),
+    ("dev/accuracy", "rebuilt-dev accuracy", "{:.2f}"),
+    ("dev/evidence_f1", "dev supporting-evidence F1", "{:.2f}"),
+    ("a2t/accuracy", "A2T accuracy", "{:.2f}"),
+    ("human_bot_raw/precision", "raw human-bot precision", "{:.2f}"),
+    ("human_bot_raw/recall", "raw human-bot recall", "{:.2f}"),
+    ("human_bot_raw/roc_auc", "raw human-bot ROC AUC", "{:.2f}"),
+    ("perturb/negation", "negations caught", "{:.3f}"),
+    ("perturb/antonym", "antonyms caught", "{:.3f}"),
+    ("perturb/paraphrase", "synonym paraphrases flagged", "{:.3f}"),
+    ("restatements/flagged", "restatements flagged (30)", "{:.3f}"),
+    ("restatements/contradictions_caught", "their contradictions caught (30)", "{:.3f}"),
+    ("decode_hand_a/accuracy", "hand set A accuracy", "{:.2f}"),
+    ("decode_hand_b/accuracy", "hand set B accuracy", "{:.2f}"),
+    ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
+    ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
+]
+
+
+def report(base: dict[str, Any], cand: dict[str, Any], rules: list[tuple[str, bool, str]]) -> str:
+    """The Markdown the script prints: measurements side by side, the rules, the issue's targets, the verdict."""
+    lines = [f"| | {base['model']} | {cand['model']} |", "|---|---:|---:|"]
+    for key, label, fmt in ROWS:
+        lines.append(f"| {label} | {fmt.format(base[key])} | {fmt.format(cand[key])} |")
+    for k in DEMO_EXPECTED:
+        lines.append(f"| demo {k!r}: score | {base[f'demo/{k}']['score']:.3f} | {cand[f'demo/{k}']['score']:.3f} |")
+    speed = cand["human_bot/dialogues_per_s"] / max(base["human_bot/dialogues_per_s"], 1e-9)
+    lines.append(f"| human-bot dialogues/s, candidate ÷ baseline | 1 | {speed:.2f} |")
+    lines += ["", "| gate | passed | detail |", "|---|---|---|"]
+    lines += [f"| {rule} | {'yes' if ok else '**no**'} | {detail} |" for rule, ok, detail in rules]
+    met = [f"{k} {cand[k]:.2f} {'≥' if cand[k] >= t else '<'} {t:g}" for k, t in TARGETS.items()]
+    lines += ["", "Issue targets (candidate): " + "; ".join(met)]
+    failed = [r for r, ok, _ in rules if not ok]
+    verdict = "may replace the default" if not failed else f"keep {base['model']} ({len(failed)} gate(s) failed)"
+    lines.append(f"Verdict: {cand['model']} {verdict}.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--candidate", required=True, help="detector folder")
+    ap.add_argument("--baseline", default="default", help="detector folder ('default' = the shipped one)")
+    ap.add_argument("--tolerance", type=float, default=1.0, help="accuracy points a gate may lose")
+    ap.add_argument("--limit", type=int, default=500, help="human-bot bot utterances to perturb (seeded)")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--eval-limit", type=int, default=None, help="first N dialogues per split (smoke runs only)")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    ap.add_argument("--json", type=Path, default=None, help="write both measurements and the rules here")
+    ap.add_argument("--markdown", type=Path, default=None)
+    args = ap.parse_args(argv)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    inputs = probe_inputs(args.data_dir, args.limit)
+    base = measure(args.baseline, inputs, args.data_dir, args.eval_limit)
+    print(f"{args.baseline}: measured", file=sys.stderr)
+    cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit)
+    print(f"{args.candidate}: measured", file=sys.stderr)
+    rules = gate(cand, base, args.tolerance)
+    text = report(base, cand, rules)
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+    if args.json:
+        payload = {"baseline": base, "candidate": cand, "rules": [list(r) for r in rules]}
+        args.json.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0 if all(ok for _, ok, _ in rules) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""benchmarks/default_gate.py: the rules that decide whether a candidate replaces the shipped default."""
+
+import json
+
+
+def _record(**over):
+    rec = {
+        "model": "base",
+        "tau": 0.7,
+        "human_bot/accuracy": 72.0,
+        "rct/accuracy": 66.0,
+        "dev/accuracy": 84.0,
+        "dev/evidence_f1": 70.0,
+        "perturb/negation": 0.96,
+        "perturb/antonym": 0.50,
+        "restatements/flagged": 0.30,
+        "demo/pets": {"contradiction": True, "score": 0.99},
+        "demo/music": {"contradiction": False, "score": 0.30},
+        "decode_hand_a/accuracy": 60.0,
+        "decode_hand_a/n": 64,
+        "decode_hand_b/accuracy": 50.0,
+        "decode_hand_b/n": 48,
+    }
+    rec.update(over)
+    return rec
+
+
+def _failed(gate, cand, base):
+    return [rule.split(":")[0] for rule, ok, _ in gate(cand, base) if not ok]
+
+
+def test_a_better_candidate_passes_and_each_known_regression_fails_its_own_gate(load_benchmark):
+    gate = load_benchmark("default_gate").gate
+    base = _record()
+    better = _record(model="cand", **{"human_bot/accuracy": 76.0, "rct/accuracy": 70.0})
+    assert _failed(gate, better, base) == []
+    # the session-22 student: +4 human-bot, but negations unlearnt
+    assert _failed(gate, {**better, "perturb/negation": 0.11}, base) == ["negations caught ≥ 90%"]
+    # the music dialogue flagged
+    music = {**better, "demo/music": {"contradiction": True, "score": 0.76}}
+    assert _failed(gate, music, base) == ["README demo"]
+    # two hand-set A dialogues fewer right (1.5625 points each) fails; one passes
+    assert _failed(gate, {**better, "decode_hand_a/accuracy": 60.0 - 2 * 1.5625}, base) == ["decode_hand_a"]
+    assert _failed(gate, {**better, "decode_hand_a/accuracy": 60.0 - 1.5625}, base) == []
+    # rebuilt dev 1.2 lower than the baseline (tolerance 1.0); restatements 11 points more
+    assert _failed(gate, {**better, "dev/accuracy": 82.8}, base) == ["rebuilt-dev accuracy and SE F1"]
+    assert _failed(gate, {**better, "restatements/flagged": 0.41}, base) == ["restatements flagged"]
+    # RCT traded for human-bot beyond the tolerance, and no gain at all (a model cannot replace itself)
+    assert "human-bot and RCT at own τ" in _failed(gate, {**better, "rct/accuracy": 64.5}, base)
+    assert _failed(gate, _record(model="same"), base) == ["human-bot and RCT at own τ"]
+
+
+def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
+    load_benchmark, tiny_detector_dir, tmp_path, capsys, monkeypatch
+):
+    gate = load_benchmark("default_gate")
+    from dialcheck.io import parse_dialogue
+
+    # fixed probe inputs (the real ones need spaCy and WordNet: perturbation_probe and the trigger tests)
+    pairs = [("I have a dog.", "I don't have a dog."), ("I like tea.", "I do not like tea.")]
+    restate = [parse_dialogue(["I have a dog.", "ok", "My dog is a lab."])] * 2
+    demo = {"pets": parse_dialogue(["I have two dogs.", "nice", "I never had a dog."])}
+    demo["music"] = parse_dialogue(["I love jazz.", "cool", "I play the trumpet."])
+    fixed = {"perturb": {"negation": pairs, "antonym": pairs, "paraphrase": pairs}, "restatements": (restate, [0, 1])}
+    monkeypatch.setattr(gate, "probe_inputs", lambda *a, **k: {**fixed, "demo": demo})
+    out = tmp_path / "gate.json"
+    m = str(tiny_detector_dir)
+    args = ["--candidate", m, "--baseline", m, "--eval-limit", "6", "--limit", "20", "--json", str(out)]
+    assert gate.main(args) == 1
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    for side in ("baseline", "candidate"):
+        del payload[side]["human_bot/dialogues_per_s"]  # timing: the one number that may differ
+    assert payload["baseline"] == payload["candidate"]
+    assert payload["rules"][0][1] is False  # no gain over itself
+    text = capsys.readouterr().out
+    assert "| gate | passed | detail |" in text and f"Verdict: {m} keep {m}" in text
