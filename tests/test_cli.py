@@ -1,6 +1,7 @@
 import json
 import logging
 
+import numpy as np
 import pytest
 
 from dialcheck.cli import main
@@ -500,6 +501,14 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
     cfg = json.loads((tmp_path / "e" / "dialcheck.json").read_text())
     assert cfg["training"]["counts"]["aug.neighbour"] > 0
     assert cfg["training"]["distill_alpha_by"] == {"aug.neighbour": 1.0}
+    # a run of a fraction of an epoch: the teacher scores only the pairs it trains on (a fresh cache)
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache2"))
+    short = [a if a != "1" or args[i - 1] != "--epochs" else "0.3" for i, a in enumerate(args)]
+    assert _run(capsys, *short, "--out", str(tmp_path / "f"))[0] == 0
+    cfg = json.loads((tmp_path / "f" / "dialcheck.json").read_text())
+    (store,) = (tmp_path / "cache2" / "teacher-scores").glob("*.npz")
+    with np.load(store) as z:
+        assert 0 < len(z["keys"]) < 0.5 * cfg["training"]["train_pairs"]
 
 
 @pytest.mark.parametrize(

@@ -543,3 +543,48 @@ def test_the_seed_alone_decides_the_new_head_and_adapter(tiny_base):
     first = run(0, 3)
     assert run(0, 17) == pytest.approx(first, abs=1e-6)
     assert run(1, 3) != pytest.approx(first, abs=1e-6)
+
+
+def test_a_run_shorter_than_an_epoch_trains_on_exactly_its_scheduled_pairs(tiny_base, monkeypatch):
+    from collections import Counter
+
+    from dialcheck.detectors.core import PairClassifier
+    from dialcheck.training.trainer import scheduled_pairs
+
+    train = _toy_pairs(64, 5)
+    cfg = TrainConfig(epochs=0.4, batch_size=8, lr=1e-3, seed=3)
+    texts = [(p.first, p.second) for p in train]
+    planned = scheduled_pairs(texts, cfg)
+    assert len(planned) == 3 * 8  # int(8 steps per epoch * 0.4) batches of 8
+    fed: list[tuple[str, str]] = []
+    real_encode = PairClassifier.encode
+    monkeypatch.setattr(
+        PairClassifier, "encode", lambda self, batch, *a, **k: fed.extend(batch) or real_encode(self, batch, *a, **k)
+    )
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    train_detector(det, train, config=cfg)
+    assert Counter(fed) == Counter(texts[i] for i in planned)
+    # 1.5 epochs: every pair
+    assert len(scheduled_pairs(texts, TrainConfig(epochs=1.5, batch_size=8))) == len(texts)
+
+
+def test_teacher_scores_for_the_scheduled_pairs_only(tiny_base, tiny_detector_dir, tmp_path, monkeypatch):
+    import numpy as np
+
+    from dialcheck.training.distill import teacher_pair_scores
+    from dialcheck.training.trainer import scheduled_pairs
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    train = _toy_pairs(64, 5)
+    cfg = TrainConfig(epochs=0.4, batch_size=8, lr=1e-3, seed=3)
+    planned = scheduled_pairs([(p.first, p.second) for p in train], cfg)
+    scores = teacher_pair_scores(tiny_detector_dir, train, only=planned)
+    known = ~np.isnan(scores)
+    assert known[planned].all()
+    assert known.sum() < len(train)  # the pairs the run never sees are not scored (duplicates aside)
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    train_detector(det, train, config=cfg, teacher_scores=scores, distill_alpha=1.0)  # trains: nothing missing
+    # one scheduled pair without a score: refused, before the run starts
+    scores[planned[0]] = np.nan
+    with pytest.raises(ValueError, match="no teacher score for 1 pairs this run trains on"):
+        train_detector(det, train, config=cfg, teacher_scores=scores, distill_alpha=1.0)

@@ -387,7 +387,14 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
 
         alpha_by = parse_alpha_by(args.distill_alpha_by, [p.source for p in data.train])
-        teacher_scores = teacher_pair_scores(args.teacher, data.train, show_progress_bar=not args.no_progress)
+        only = None
+        if 0 < cfg.epochs < 1:  # a run shorter than an epoch never sees some pairs: the teacher skips them
+            from ..training.trainer import scheduled_pairs
+
+            only = scheduled_pairs([(p.first, p.second) for p in data.train], cfg)
+        teacher_scores = teacher_pair_scores(
+            args.teacher, data.train, show_progress_bar=not args.no_progress, only=only
+        )
         info["teacher"] = args.teacher
     if init is not None:
         info["init"] = init_record(args.init, old)

@@ -67,12 +67,15 @@ def teacher_pair_scores(
     batch_size: int = 64,
     show_progress_bar: bool = False,
     chunk_size: int = 4096,
+    only: Sequence[int] | None = None,
 ) -> np.ndarray:
     """P(contradiction) of ``teacher`` for every pair, scoring only the pairs this teacher has not scored before.
 
     Scores are kept per pair, so a new training mix that shares pairs with an earlier one (the same data plus
     a new source) costs only its new pairs. They are saved every ``chunk_size`` pairs, so an interrupted run
-    (an hour of MPNet here) resumes where it stopped.
+    (an hour of MPNet here) resumes where it stopped. With ``only`` (indices into ``pairs``, e.g.
+    :func:`~dialcheck.training.trainer.scheduled_pairs` of a run shorter than an epoch) the other pairs are
+    not scored: their score is NaN unless an earlier run scored them.
     """
     from ..detectors import load_detector
 
@@ -81,7 +84,8 @@ def teacher_pair_scores(
     root = cache_dir() / "teacher-scores"
     store = _ScoreStore(root / f"{teacher_hash.hexdigest()[:24]}.npz")
     keys = _pair_keys(pairs)
-    if not all(k in store.scores for k in keys.tolist()):
+    wanted = set(range(len(pairs)) if only is None else (int(i) for i in only))
+    if not all(k in store.scores for i, k in enumerate(keys.tolist()) if i in wanted):
         legacy = root / f"{_whole_list_key(teacher_hash, pairs)}.npy"
         if legacy.exists():  # written by dialcheck before per-pair scores
             old = np.load(legacy, allow_pickle=False)
@@ -91,11 +95,17 @@ def teacher_pair_scores(
                 store.save()
     todo, seen = [], set(store.scores)
     for i, k in enumerate(keys.tolist()):  # each new pair once, however often it occurs in the mix
-        if k not in seen:
+        if k not in seen and i in wanted:
             seen.add(k)
             todo.append(i)
     if todo:
-        log.info("teacher scores: %d of %d pairs known, %d to score", len(pairs) - len(todo), len(pairs), len(todo))
+        log.info(
+            "teacher scores: %d of %d pairs known, %d to score%s",
+            len(wanted) - len(todo),
+            len(wanted),
+            len(todo),
+            "" if only is None else f" (the pairs the run trains on; {len(pairs) - len(wanted)} skipped)",
+        )
         bar = None
         if show_progress_bar:
             from tqdm.auto import tqdm
@@ -113,8 +123,8 @@ def teacher_pair_scores(
         if bar is not None:
             bar.close()
     else:
-        log.info("teacher scores for all %d pairs from %s", len(pairs), store.path)
-    return np.array([store.scores[k] for k in keys.tolist()], dtype=np.float32)
+        log.info("teacher scores for all %d pairs from %s", len(wanted), store.path)
+    return np.array([store.scores.get(k, np.nan) for k in keys.tolist()], dtype=np.float32)
 
 
 def _whole_list_key(teacher_hash: hashlib._Hash, pairs: Sequence[Pair]) -> str:

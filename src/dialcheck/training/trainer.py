@@ -30,7 +30,16 @@ from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy, best_threshold, pair_evidence_f1
 from ..schema import Example, Pair
 
-__all__ = ["FitResult", "TrainConfig", "calibrate", "calibrate_pairs", "fit_pair_model", "has_state", "train_detector"]
+__all__ = [
+    "FitResult",
+    "TrainConfig",
+    "calibrate",
+    "calibrate_pairs",
+    "fit_pair_model",
+    "has_state",
+    "scheduled_pairs",
+    "train_detector",
+]
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +130,30 @@ def _length_grouped_batches(texts: Sequence[tuple[str, str]], batch_size: int, r
         batches.extend(part[b : b + batch_size] for b in range(0, len(part), batch_size))
     rng.shuffle(batches)
     return batches
+
+
+def scheduled_pairs(texts: Sequence[tuple[str, str]], config: TrainConfig) -> np.ndarray:
+    """Sorted indices of the pairs a run of ``config`` on ``texts`` trains on (early stopping aside).
+
+    The batch order depends on the seed, the batch size and the texts alone, so a run shorter than an epoch
+    (``epochs < 1``) is known before it starts never to see the other pairs: a teacher need not score them.
+
+    >>> texts = [(str(i), "x" * i) for i in range(10)]
+    >>> len(scheduled_pairs(texts, TrainConfig(epochs=0.5, batch_size=2))), len(scheduled_pairs(texts, TrainConfig()))
+    (4, 10)
+    """
+    n = len(texts)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    rng = random.Random(config.seed)  # as in fit_pair_model
+    steps_per_epoch = math.ceil(n / config.batch_size)
+    left = max(1, int(steps_per_epoch * config.epochs))
+    seen: set[int] = set()
+    while left > 0 and len(seen) < n:
+        for batch in _length_grouped_batches(texts, config.batch_size, rng)[:left]:
+            seen.update(batch)
+        left -= steps_per_epoch
+    return np.array(sorted(seen), dtype=np.int64)
 
 
 def is_lora(model: Any) -> bool:
@@ -504,7 +537,16 @@ def train_detector(
         if len(teacher_scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(teacher_scores)} teacher scores")
         alpha = np.array([by.get(p.source, distill_alpha) for p in pairs], dtype=np.float32)
-        p_c = alpha * np.asarray(teacher_scores, dtype=np.float32) + (1 - alpha) * gold
+        teacher = np.array(teacher_scores, dtype=np.float32)
+        if 0 < cfg.epochs < 1:  # pairs the run never reads need no score (teacher_pair_scores ``only``)
+            unread = np.ones(len(pairs), dtype=bool)
+            unread[scheduled_pairs([(p.first, p.second) for p in pairs], cfg)] = False
+            # a fixed stand-in, so that a resumed run matches its start whatever the cache has learnt since
+            teacher[unread] = gold[unread]
+        needed = int(np.isnan(teacher).sum()) if cfg.epochs else 0  # epochs 0: calibration, no targets read
+        if needed:
+            raise ValueError(f"no teacher score for {needed} pairs this run trains on")
+        p_c = alpha * teacher + (1 - alpha) * gold
         targets = np.zeros((len(pairs), 2), dtype=np.float32)
         targets[:, cidx] = p_c
         targets[:, 1 - cidx] = 1 - p_c
