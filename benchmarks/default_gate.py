@@ -66,11 +66,13 @@ def measure(
     ``inputs`` from :func:`probe_inputs`; ``eval_limit`` keeps the first N dialogues of each evaluated split
     and file (smoke runs only)."""
     import dialcheck
+    from dialcheck.detectors import default_model_path
     from dialcheck.evaluation.decode import DecodeEvaluator
     from dialcheck.evaluation.metrics import roc_auc
 
     det = dialcheck.load(None if name == "default" else name)
-    out: dict[str, Any] = {"model": name, "tau": round(det.tau, 4)}
+    label = f"default ({default_model_path('en').name})" if name == "default" else name
+    out: dict[str, Any] = {"model": label, "tau": round(det.tau, 4)}
     files = [HERE / "data" / f"{f}.jsonl" for f in (*HAND, NEIGHBOURS)]
     splits = ["dev", "human_bot", "rct", "a2t", "human_bot_raw"]
     ev = DecodeEvaluator(splits=splits, data_dir=data_dir, files=files, limit=eval_limit)
