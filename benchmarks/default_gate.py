@@ -15,8 +15,8 @@ notice. Each check below once caught a candidate that the headline numbers favou
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
 (ROC AUC, false alarms), synonym-paraphrase false alarms, speed on human-bot as a ratio, and the issue's
-targets (human-bot ≥ 78, RCT ≥ 75, dev ≥ 87, SE F1 ≥ 80). Both models are measured in one run; about 7 min
-per model with 2 threads. Exit status 0 when every gate passes, 1 otherwise:
+targets (human-bot ≥ 78, RCT ≥ 75, dev ≥ 87, SE F1 ≥ 80). Both models are measured in one run (20 min for the
+two with one thread beside a training run on the 2-core VM). Exit status 0 when every gate passes, 1 otherwise:
 
     python benchmarks/default_gate.py --candidate runs/my-detector --threads 2 --markdown runs/gate.md
 """
