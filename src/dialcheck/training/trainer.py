@@ -17,7 +17,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,18 @@ def _length_grouped_batches(texts: Sequence[tuple[str, str]], batch_size: int, r
     return batches
 
 
+def _schedule(texts: Sequence[tuple[str, str]], config: TrainConfig) -> tuple[int, int, Iterator[list[list[int]]]]:
+    """Steps per epoch, total steps and each epoch's batches of a run on ``texts``: fixed by the seed."""
+    steps_per_epoch = math.ceil(len(texts) / config.batch_size)
+    return steps_per_epoch, max(1, int(steps_per_epoch * config.epochs)), _epochs_of(texts, config)
+
+
+def _epochs_of(texts: Sequence[tuple[str, str]], config: TrainConfig) -> Iterator[list[list[int]]]:
+    rng = random.Random(config.seed)
+    while True:
+        yield _length_grouped_batches(texts, config.batch_size, rng)
+
+
 def scheduled_pairs(texts: Sequence[tuple[str, str]], config: TrainConfig) -> np.ndarray:
     """Sorted indices of the pairs a run of ``config`` on ``texts`` trains on (early stopping aside).
 
@@ -145,12 +157,10 @@ def scheduled_pairs(texts: Sequence[tuple[str, str]], config: TrainConfig) -> np
     n = len(texts)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    rng = random.Random(config.seed)  # as in fit_pair_model
-    steps_per_epoch = math.ceil(n / config.batch_size)
-    left = max(1, int(steps_per_epoch * config.epochs))
+    steps_per_epoch, left, epochs = _schedule(texts, config)
     seen: set[int] = set()
     while left > 0 and len(seen) < n:
-        for batch in _length_grouped_batches(texts, config.batch_size, rng)[:left]:
+        for batch in next(epochs)[:left]:
             seen.update(batch)
         left -= steps_per_epoch
     return np.array(sorted(seen), dtype=np.int64)
@@ -208,9 +218,7 @@ def fit_pair_model(
     opt = torch.optim.AdamW(
         [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
     )
-    rng = random.Random(config.seed)
-    steps_per_epoch = math.ceil(n / config.batch_size)
-    total = max(1, int(steps_per_epoch * config.epochs))
+    steps_per_epoch, total, epochs = _schedule(texts, config)
     warm = int(total * config.warmup)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm))
@@ -279,11 +287,11 @@ def fit_pair_model(
         bar = tqdm(total=total, initial=step, desc="training", unit="step")
     # the batch order is a function of the seed alone: replay the finished epochs, skip the done batches
     for _ in range(step // steps_per_epoch):
-        _length_grouped_batches(texts, config.batch_size, rng)
+        next(epochs)
     skip = step % steps_per_epoch
     stop = step >= total or bad_evals >= config.patience
     while not stop:
-        batches = _length_grouped_batches(texts, config.batch_size, rng)
+        batches = next(epochs)
         for batch in batches[skip:]:
             enc = clf.encode([texts[i] for i in batch])
             loss = loss_fn(model(**enc).logits.float(), t[batch])
@@ -533,6 +541,7 @@ def train_detector(
     if len(detector.config.labels) != 2:
         raise ValueError("train_detector trains two-label contradiction detectors; use fit_pair_model otherwise")
     gold = np.array([1.0 if p.label == 1 else 0.0 for p in pairs], dtype=np.float32)
+    texts = [(p.first, p.second) for p in pairs]
     if teacher_scores is not None:
         if len(teacher_scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(teacher_scores)} teacher scores")
@@ -540,7 +549,7 @@ def train_detector(
         teacher = np.array(teacher_scores, dtype=np.float32)
         if 0 < cfg.epochs < 1:  # pairs the run never reads need no score (teacher_pair_scores ``only``)
             unread = np.ones(len(pairs), dtype=bool)
-            unread[scheduled_pairs([(p.first, p.second) for p in pairs], cfg)] = False
+            unread[scheduled_pairs(texts, cfg)] = False
             # a fixed stand-in, so that a resumed run matches its start whatever the cache has learnt since
             teacher[unread] = gold[unread]
         needed = int(np.isnan(teacher).sum()) if cfg.epochs else 0  # epochs 0: calibration, no targets read
@@ -580,7 +589,7 @@ def train_detector(
     else:
         res = fit_pair_model(
             clf,
-            [(p.first, p.second) for p in pairs],
+            texts,
             targets,
             cfg,
             evaluate if has_val else None,
