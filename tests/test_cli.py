@@ -511,10 +511,56 @@ def test_train_cli_distils_from_a_teacher_and_caches_its_scores(
         assert 0 < len(z["keys"]) < 0.5 * cfg["training"]["train_pairs"]
 
 
+def test_a_student_trains_from_a_saved_scores_file_as_from_its_teacher(
+    capsys, tmp_path, tiny_base, tiny_detector_dir, data_root, monkeypatch
+):
+    import shutil
+
+    from safetensors.numpy import load_file
+
+    from dialcheck.training.distill import teacher_scores_meta
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    teacher = tmp_path / "teacher"
+    shutil.copytree(tiny_detector_dir, teacher)
+    args = ["train", "--base", str(tiny_base), "--limit", "30", "--epochs", "0.3", "--lora", "4"]
+    args += ["--data-dir", str(data_root), "--no-progress", "--distill-alpha", "0.8"]
+    scores = tmp_path / "scores" / "t.npz"
+    save = ["--teacher", str(teacher), "--save-teacher-scores", str(scores), "--out", str(tmp_path / "x")]
+    code, _, err = _run(capsys, *args, *save)
+    assert code == 0, err
+    assert f"teacher scores to {scores}" in err and not (tmp_path / "x").exists()  # scored, then stopped: no training
+    meta = teacher_scores_meta(scores)
+    assert meta["teacher"] == str(teacher) and meta["command"].startswith("dialcheck")  # argv: pytest's here
+    assert len(meta["teacher_sha256"]) == 64
+    # the student from the teacher itself, then from the file alone (teacher folder and cache gone)
+    assert _run(capsys, *args, "--teacher", str(teacher), "--out", str(tmp_path / "a"))[0] == 0
+    shutil.rmtree(teacher)
+    shutil.rmtree(tmp_path / "cache")
+    code, _, err = _run(capsys, *args, "--teacher", str(scores), "--out", str(tmp_path / "b"))
+    assert code == 0, err
+    a, b = (load_file(tmp_path / d / "weights.safetensors") for d in ("a", "b"))
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    cfg = json.loads((tmp_path / "b" / "dialcheck.json").read_text())
+    assert cfg["training"]["teacher"] == str(scores)
+    assert cfg["training"]["teacher_scores_meta"]["teacher_sha256"] == meta["teacher_sha256"]
+    # a run that reads other pairs (another seed draws another schedule and validation split): refused
+    code, _, err = _run(capsys, *args, "--teacher", str(scores), "--seed", "5", "--out", str(tmp_path / "c"))
+    assert code == 2 and "pairs this run trains on" in err and str(scores) in err
+    assert not (tmp_path / "c").exists()
+    # not a scores file
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not numpy")
+    code, _, err = _run(capsys, *args, "--teacher", str(bad), "--out", str(tmp_path / "d"))
+    assert code == 2 and "not a teacher-scores file" in err and str(bad) in err
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
         (["--distill-alpha-by", "aug.perturb=0"], "--distill-alpha-by weighs a teacher's scores: give --teacher"),
+        (["--save-teacher-scores", "s.npz"], "--save-teacher-scores writes a teacher's scores: give --teacher"),
+        (["--teacher", "no/such/folder"], "neither a saved detector folder nor a teacher-scores file"),
         (["--teacher", "t", "--distill-alpha", "1.5"], "--distill-alpha must lie in [0, 1], got 1.5"),
         (["--augment", "random_premise,neighbour"], "--augment neighbour adds unlabelled pairs: give --teacher"),
     ],

@@ -173,7 +173,20 @@ def add_parser(sub: Any) -> None:
         "unless given",
     )
     d = p.add_argument_group("distillation (decode)")
-    d.add_argument("--teacher", default=None, help="a trained detector whose pair scores become soft targets")
+    d.add_argument(
+        "--teacher",
+        default=None,
+        help="a trained detector whose pair scores become soft targets, or a scores file written by "
+        "--save-teacher-scores (no teacher weights needed)",
+    )
+    d.add_argument(
+        "--save-teacher-scores",
+        default=None,
+        metavar="FILE",
+        help="score the pairs this run would train on with --teacher, write them to FILE (.npz, with the "
+        "teacher's hash and this command) and stop before training; the same command with --teacher FILE "
+        "then trains the student without the teacher",
+    )
     d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
     d.add_argument(
         "--distill-alpha-by",
@@ -280,6 +293,12 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--distill-alpha-by weighs a teacher's scores: give --teacher")
     if args.teacher and not 0.0 <= args.distill_alpha <= 1.0:
         raise InputError(f"--distill-alpha must lie in [0, 1], got {args.distill_alpha}")
+    if args.save_teacher_scores and not args.teacher:
+        raise InputError("--save-teacher-scores writes a teacher's scores: give --teacher")
+    if args.teacher and not (Path(args.teacher).is_file() or (Path(args.teacher) / "dialcheck.json").exists()):
+        raise InputError("--teacher: neither a saved detector folder nor a teacher-scores file", args.teacher)
+    if args.save_teacher_scores and Path(args.teacher).is_file():
+        raise InputError("--save-teacher-scores needs a teacher detector folder, not a scores file", args.teacher)
     if args.task == "cdconv":
         from ..training.cdconv import run_cdconv
 
@@ -396,6 +415,10 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
             args.teacher, data.train, show_progress_bar=not args.no_progress, only=only
         )
         info["teacher"] = args.teacher
+        if args.save_teacher_scores:
+            return _save_scores(args, data.train, teacher_scores, only)
+        if Path(args.teacher).is_file():
+            info["teacher_scores_meta"] = _check_scores_file(args.teacher, teacher_scores, only, cfg.epochs)
     if init is not None:
         info["init"] = init_record(args.init, old)
     train_detector(
@@ -466,6 +489,44 @@ def _add_own_dialogues(
         for p in pairs:
             data.counts[p.source] = data.counts.get(p.source, 0) + repeat
         data.counts["dialogues_skipped"] = data.counts.get("dialogues_skipped", 0) + skipped
+
+
+def _save_scores(args: argparse.Namespace, pairs: list, scores: Any, only: Any) -> int:
+    from ..training.distill import save_teacher_scores, teacher_sha256
+
+    meta = {
+        "teacher": str(args.teacher),
+        "teacher_sha256": teacher_sha256(args.teacher),
+        "command": _command(),
+        "pairs_scored": "the pairs this run trains on" if only is not None else "all training pairs",
+        "machine": _machine(),
+        "date": dt.date.today().isoformat(),
+    }
+    n = save_teacher_scores(args.save_teacher_scores, pairs, scores, meta)
+    print(
+        f"dialcheck: wrote {n} teacher scores to {args.save_teacher_scores}; train the student from them with "
+        f"the same command, --teacher {args.save_teacher_scores} in place of --save-teacher-scores",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _check_scores_file(path: str, scores: Any, only: Any, epochs: float) -> dict:
+    """The provenance of a scores file given as --teacher, after checking it scores every pair the run reads."""
+    import numpy as np
+
+    from ..training.distill import teacher_scores_meta
+
+    if epochs > 0:  # epochs 0 (recalibration) reads no targets
+        needed = scores if only is None else scores[only]
+        missing = int(np.isnan(needed).sum())
+        if missing:
+            raise InputError(
+                f"no score for {missing} of the {len(needed)} pairs this run trains on: the file was written for "
+                "another data mix, --seed, --epochs, --batch-size or --limit",
+                path,
+            )
+    return teacher_scores_meta(path)
 
 
 def run_citod(args: argparse.Namespace, out: Path) -> int:

@@ -3,11 +3,16 @@
 Scoring the training pairs with a large teacher (e.g. MPNet) takes as long as a student epoch, so the
 scores are cached under ``$DIALCHECK_CACHE/teacher-scores/``, one file per teacher (keyed by its weights)
 holding a score per pair (keyed by the pair's texts).
+
+The scores a run needs can also be written to a file of their own (:func:`save_teacher_scores`, ``dialcheck
+train --save-teacher-scores``) and given as the teacher later (``--teacher FILE.npz``): a student is then
+trained on a machine without the teacher's weights, e.g. after the folder that held them is gone.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +22,13 @@ import numpy as np
 from ..backbones import cache_dir
 from ..schema import Pair
 
-__all__ = ["parse_alpha_by", "teacher_pair_scores"]
+__all__ = [
+    "parse_alpha_by",
+    "save_teacher_scores",
+    "teacher_pair_scores",
+    "teacher_scores_meta",
+    "teacher_sha256",
+]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +91,10 @@ def teacher_pair_scores(
     from ..detectors import load_detector
 
     folder = Path(teacher)
+    if folder.is_file():  # a scores file: nothing to score, unknown pairs stay NaN
+        store = _read_store(folder)
+        log.info("teacher scores from %s (%d pairs)", folder, len(store.scores))
+        return np.array([store.scores.get(k, np.nan) for k in _pair_keys(pairs).tolist()], dtype=np.float32)
     teacher_hash = _teacher_hash(folder)
     root = cache_dir() / "teacher-scores"
     store = _ScoreStore(root / f"{teacher_hash.hexdigest()[:24]}.npz")
@@ -125,6 +140,42 @@ def teacher_pair_scores(
     else:
         log.info("teacher scores for all %d pairs from %s", len(wanted), store.path)
     return np.array([store.scores.get(k, np.nan) for k in keys.tolist()], dtype=np.float32)
+
+
+def teacher_sha256(teacher: str | Path) -> str:
+    """The hash a teacher folder's scores are cached under (its weights and configuration files)."""
+    return _teacher_hash(Path(teacher)).hexdigest()
+
+
+def _read_store(path: Path) -> _ScoreStore:
+    from ..errors import InputError
+
+    try:
+        store = _ScoreStore(path)
+    except (OSError, ValueError, KeyError, EOFError) as e:  # not an npz, or one without keys/scores
+        raise InputError(f"not a teacher-scores file (an .npz of keys and scores): {e}", str(path)) from None
+    return store
+
+
+def save_teacher_scores(path: str | Path, pairs: Sequence[Pair], scores: Sequence[float], meta: dict) -> int:
+    """Write the known (non-NaN) ``scores`` of ``pairs`` with ``meta`` (provenance) to ``path``; the count written.
+
+    The file is what ``teacher_pair_scores`` reads when given it in place of a teacher folder.
+    """
+    scores = np.asarray(scores, dtype=np.float32)
+    known = ~np.isnan(scores)
+    keys, first = np.unique(_pair_keys(pairs)[known], return_index=True)  # each pair once
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:  # a file object: numpy would otherwise append .npz to another suffix
+        np.savez_compressed(f, keys=keys, scores=scores[known][first], meta=np.array(json.dumps(meta, sort_keys=True)))
+    return len(keys)
+
+
+def teacher_scores_meta(path: str | Path) -> dict:
+    """The provenance stored with a scores file by :func:`save_teacher_scores` ({} if it has none)."""
+    with np.load(Path(path), allow_pickle=False) as z:
+        return json.loads(str(z["meta"])) if "meta" in z.files else {}
 
 
 def _whole_list_key(teacher_hash: hashlib._Hash, pairs: Sequence[Pair]) -> str:
