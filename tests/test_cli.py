@@ -553,6 +553,25 @@ def test_a_student_trains_from_a_saved_scores_file_as_from_its_teacher(
     bad.write_text("not numpy")
     code, _, err = _run(capsys, *args, "--teacher", str(bad), "--out", str(tmp_path / "d"))
     assert code == 2 and "not a teacher-scores file" in err and str(bad) in err
+    # gold targets for the labelled pairs (weight 0): only the unlabelled neighbour pairs are scored and stored
+    gold = [a if a != "0.8" else "0" for a in args] + ["--augment", "random_premise,neighbour", "--epochs", "1"]
+    nb = tmp_path / "nb.npz"
+    code, _, err = _run(
+        capsys,
+        *gold,
+        "--teacher",
+        str(tiny_detector_dir),
+        "--save-teacher-scores",
+        str(nb),
+        "--out",
+        str(tmp_path / "y"),
+    )
+    assert code == 0, err
+    counts = json.loads(err.split("dialcheck: training data ", 1)[1].splitlines()[0])
+    with np.load(nb) as z:
+        assert 0 < len(z["keys"]) <= counts["aug.neighbour"] < counts["decode.train"]
+    code, _, err = _run(capsys, *gold, "--teacher", str(nb), "--out", str(tmp_path / "e"))
+    assert code == 0, err
 
 
 @pytest.mark.parametrize(

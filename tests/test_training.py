@@ -568,6 +568,22 @@ def test_a_run_shorter_than_an_epoch_trains_on_exactly_its_scheduled_pairs(tiny_
     assert len(scheduled_pairs(texts, TrainConfig(epochs=1.5, batch_size=8))) == len(texts)
 
 
+def test_pairs_the_teacher_has_no_say_in_need_no_score(tiny_base):
+    import numpy as np
+
+    from dialcheck.schema import Pair
+
+    train = _toy_pairs(24, 1)
+    unlabelled = [Pair(p.first, p.second, 0, source="aug.neighbour") for p in _toy_pairs(8, 2)]
+    scores = np.array([np.nan] * len(train) + [1.0] * len(unlabelled), dtype=np.float32)
+    cfg = TrainConfig(epochs=1, batch_size=8, lr=1e-3, seed=0)
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    # weight 0 on the labelled pairs: their gold labels are the targets, no teacher score is read
+    train_detector(det, train + unlabelled, config=cfg, teacher_scores=scores, distill_alpha=0.0)
+    with pytest.raises(ValueError, match="no teacher score for 24 pairs"):
+        train_detector(det, train + unlabelled, config=cfg, teacher_scores=scores, distill_alpha=0.1)
+
+
 def test_teacher_scores_for_the_scheduled_pairs_only(tiny_base, tiny_detector_dir, tmp_path, monkeypatch):
     import numpy as np
 

@@ -404,13 +404,21 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     teacher_scores, alpha_by = None, None
     if args.teacher:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
+        from ..training.trainer import scheduled_pairs, teacher_weights
 
         alpha_by = parse_alpha_by(args.distill_alpha_by, [p.source for p in data.train])
+        # the teacher scores only the pairs whose target it weighs in on (weight > 0) and, in a run shorter
+        # than an epoch, only those the run reads (the batch order is fixed by the seed)
+        weighed = teacher_weights(data.train, args.distill_alpha, alpha_by) > 0
         only = None
-        if 0 < cfg.epochs < 1:  # a run shorter than an epoch never sees some pairs: the teacher skips them
-            from ..training.trainer import scheduled_pairs
-
+        if 0 < cfg.epochs < 1:
             only = scheduled_pairs([(p.first, p.second) for p in data.train], cfg)
+        if 0 < cfg.epochs < 1 or not weighed.all():
+            import numpy as np
+
+            read = np.zeros(len(data.train), dtype=bool)
+            read[only if only is not None else slice(None)] = True
+            only = np.flatnonzero(read & weighed)
         teacher_scores = teacher_pair_scores(
             args.teacher, data.train, show_progress_bar=not args.no_progress, only=only
         )
@@ -498,7 +506,9 @@ def _save_scores(args: argparse.Namespace, pairs: list, scores: Any, only: Any) 
         "teacher": str(args.teacher),
         "teacher_sha256": teacher_sha256(args.teacher),
         "command": _command(),
-        "pairs_scored": "the pairs this run trains on" if only is not None else "all training pairs",
+        "pairs_scored": "all training pairs"
+        if only is None
+        else "the pairs this run reads whose target the teacher weighs in on (weight > 0)",
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }

@@ -469,6 +469,27 @@ def calibrate_pairs(detector: Detector, pairs: Sequence[Pair], batch_size: int =
     return {"val_balanced_accuracy": bacc, "tau": tau}
 
 
+def teacher_weights(
+    pairs: Sequence[Pair], distill_alpha: float, distill_alpha_by: dict[str, float] | None = None
+) -> np.ndarray:
+    """The teacher's weight in each pair's target: ``distill_alpha_by`` per source, else ``distill_alpha``.
+
+    Pairs without a gold label follow the teacher alone (weight 1) unless their source is named. A pair of
+    weight 0 keeps its gold label, so the teacher need not score it.
+
+    >>> from dialcheck.schema import Pair
+    >>> ps = [Pair("a", "b", 1, source="decode.train"), Pair("c", "d", 0, source="aug.neighbour")]
+    >>> teacher_weights(ps, 0.0).tolist()
+    [0.0, 1.0]
+    """
+    from .data import UNLABELLED_SOURCES
+
+    by = dict(distill_alpha_by or {})
+    for source in UNLABELLED_SOURCES:
+        by.setdefault(source, 1.0)
+    return np.array([by.get(p.source, distill_alpha) for p in pairs], dtype=np.float32)
+
+
 def train_detector(
     detector: Detector,
     pairs: Sequence[Pair] | None = None,
@@ -545,8 +566,9 @@ def train_detector(
     if teacher_scores is not None:
         if len(teacher_scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(teacher_scores)} teacher scores")
-        alpha = np.array([by.get(p.source, distill_alpha) for p in pairs], dtype=np.float32)
+        alpha = teacher_weights(pairs, distill_alpha, by)
         teacher = np.array(teacher_scores, dtype=np.float32)
+        teacher[alpha == 0] = gold[alpha == 0]  # the teacher has no say in these targets: no score needed
         if 0 < cfg.epochs < 1:  # pairs the run never reads need no score (teacher_pair_scores ``only``)
             unread = np.ones(len(pairs), dtype=bool)
             unread[scheduled_pairs(texts, cfg)] = False
