@@ -568,6 +568,18 @@ def test_a_run_shorter_than_an_epoch_trains_on_exactly_its_scheduled_pairs(tiny_
     assert len(scheduled_pairs(texts, TrainConfig(epochs=1.5, batch_size=8))) == len(texts)
 
 
+def test_sentence_embeddings_are_the_same_whether_cached_or_not(tiny_base, tmp_path, monkeypatch):
+    import numpy as np
+
+    from dialcheck.training.data import sentence_embeddings
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    texts = ["i like tea", "i never drink tea", "my dog is called rex", "tea is nice"]
+    fresh = sentence_embeddings(texts, encoder=str(tiny_base))
+    assert list((tmp_path / "cache" / "embeddings").glob("*.npy"))  # the second call reads the cache
+    np.testing.assert_array_equal(sentence_embeddings(texts, encoder=str(tiny_base)), fresh)
+
+
 def test_pairs_the_teacher_has_no_say_in_need_no_score(tiny_base):
     import numpy as np
 

@@ -231,7 +231,8 @@ def sentence_embeddings(texts: Sequence[str], encoder: str = "all-MiniLM-L6-v2",
             emb = (hid * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             vecs[idx] = torch.nn.functional.normalize(emb, dim=-1).numpy()
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, vecs.astype(np.float16), allow_pickle=False)
+    vecs = vecs.astype(np.float16)  # the cache's precision, returned on the first call too: neighbour_pairs
+    np.save(path, vecs, allow_pickle=False)  # must pick the same neighbours whether the cache existed or not
     return vecs.astype(np.float32)
 
 
