@@ -530,6 +530,9 @@ def test_a_student_trains_from_a_saved_scores_file_as_from_its_teacher(
     code, _, err = _run(capsys, *args, *save)
     assert code == 0, err
     assert f"teacher scores to {scores}" in err and not (tmp_path / "x").exists()  # scored, then stopped: no training
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "kept.txt").write_text("a run in progress")  # OUT may hold a run: nothing is written there
+    assert _run(capsys, *args, *save)[0] == 0 and (tmp_path / "x" / "kept.txt").exists()
     meta = teacher_scores_meta(scores)
     assert meta["teacher"] == str(teacher) and meta["command"].startswith("dialcheck")  # argv: pytest's here
     assert len(meta["teacher_sha256"]) == 64

@@ -271,7 +271,8 @@ def run(args: argparse.Namespace) -> int:
     interrupted = any((out / "resume").rglob(STATE_FILE)) or (out / "checkpoint" / "dialcheck.json").exists()
     if args.resume and not interrupted:
         raise InputError("nothing to resume: no resume/ or checkpoint/ folder of an interrupted run", str(out))
-    if not args.resume and out.exists() and any(out.iterdir()):
+    scores_only = bool(getattr(args, "save_teacher_scores", None))  # writes nothing to OUT
+    if not args.resume and not scores_only and out.exists() and any(out.iterdir()):
         hint = "; it holds an interrupted run: add --resume to continue it" if interrupted else ""
         raise InputError(f"output folder exists and is not empty{hint}", str(out))
     code = _dispatch(args, out)
