@@ -559,6 +559,8 @@ def test_a_student_trains_from_a_saved_scores_file_as_from_its_teacher(
     # gold targets for the labelled pairs (weight 0): only the unlabelled neighbour pairs are scored and stored
     gold = [a if a != "0.8" else "0" for a in args] + ["--augment", "random_premise,neighbour", "--epochs", "1"]
     nb = tmp_path / "nb.npz"
+    every = ["--epochs", "1", "--teacher", str(tiny_detector_dir), "--save-teacher-scores", str(tmp_path / "all.npz")]
+    assert _run(capsys, *args, *every, "--out", str(tmp_path / "z"))[0] == 0  # the cache now scores every pair
     code, _, err = _run(
         capsys,
         *gold,
@@ -571,7 +573,7 @@ def test_a_student_trains_from_a_saved_scores_file_as_from_its_teacher(
     )
     assert code == 0, err
     counts = json.loads(err.split("dialcheck: training data ", 1)[1].splitlines()[0])
-    with np.load(nb) as z:
+    with np.load(nb) as z:  # the cache holds scores of other pairs too (the runs above): not written
         assert 0 < len(z["keys"]) <= counts["aug.neighbour"] < counts["decode.train"]
     code, _, err = _run(capsys, *gold, "--teacher", str(nb), "--out", str(tmp_path / "e"))
     assert code == 0, err

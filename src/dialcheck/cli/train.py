@@ -513,7 +513,7 @@ def _save_scores(args: argparse.Namespace, pairs: list, scores: Any, only: Any) 
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }
-    n = save_teacher_scores(args.save_teacher_scores, pairs, scores, meta)
+    n = save_teacher_scores(args.save_teacher_scores, pairs, scores, meta, only=only)
     print(
         f"dialcheck: wrote {n} teacher scores to {args.save_teacher_scores}; train the student from them with "
         f"the same command, --teacher {args.save_teacher_scores} in place of --save-teacher-scores",

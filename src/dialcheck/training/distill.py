@@ -157,13 +157,24 @@ def _read_store(path: Path) -> _ScoreStore:
     return store
 
 
-def save_teacher_scores(path: str | Path, pairs: Sequence[Pair], scores: Sequence[float], meta: dict) -> int:
-    """Write the known (non-NaN) ``scores`` of ``pairs`` with ``meta`` (provenance) to ``path``; the count written.
+def save_teacher_scores(
+    path: str | Path,
+    pairs: Sequence[Pair],
+    scores: Sequence[float],
+    meta: dict,
+    only: Sequence[int] | None = None,
+) -> int:
+    """Write the known (non-NaN) ``scores`` of ``pairs`` (of the pairs ``only`` indexes, if given) with ``meta``
+    (provenance) to ``path``; the count written.
 
     The file is what ``teacher_pair_scores`` reads when given it in place of a teacher folder.
     """
     scores = np.asarray(scores, dtype=np.float32)
     known = ~np.isnan(scores)
+    if only is not None:  # not the other pairs an earlier run's cache happens to hold
+        wanted = np.zeros(len(scores), dtype=bool)
+        wanted[np.asarray(only, dtype=np.int64)] = True
+        known &= wanted
     keys, first = np.unique(_pair_keys(pairs)[known], return_index=True)  # each pair once
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
