@@ -1,4 +1,5 @@
 import random
+from pathlib import Path
 
 import pytest
 
@@ -616,3 +617,22 @@ def test_teacher_scores_for_the_scheduled_pairs_only(tiny_base, tiny_detector_di
     scores[planned[0]] = np.nan
     with pytest.raises(ValueError, match="no teacher score for 1 pairs this run trains on"):
         train_detector(det, train, config=cfg, teacher_scores=scores, distill_alpha=1.0)
+
+
+def test_the_committed_teacher_scores_files_are_whole_and_say_where_they_come_from():
+    import numpy as np
+
+    from dialcheck.training.distill import teacher_scores_meta
+
+    files = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "teacher-scores").glob("*.npz"))
+    assert files
+    for f in files:
+        meta = teacher_scores_meta(f)
+        assert (
+            len(meta["teacher_sha256"]) == 64
+            and f"--save-teacher-scores {f.relative_to(f.parents[3])}" in (meta["command"])
+        )
+        with np.load(f) as z:
+            keys, scores = z["keys"], z["scores"]
+        assert len(keys) == len(np.unique(keys)) == len(scores) > 0
+        assert np.all((scores >= 0) & (scores <= 1))
