@@ -585,6 +585,7 @@ def test_a_student_trains_from_a_saved_scores_file_as_from_its_teacher(
         (["--distill-alpha-by", "aug.perturb=0"], "--distill-alpha-by weighs a teacher's scores: give --teacher"),
         (["--save-teacher-scores", "s.npz"], "--save-teacher-scores writes a teacher's scores: give --teacher"),
         (["--teacher", "no/such/folder"], "neither a saved detector folder nor a teacher-scores file"),
+        (["--teacher", __file__], "not a teacher-scores file (an .npz of keys and scores from --save-teacher-scores)"),
         (["--teacher", "t", "--distill-alpha", "1.5"], "--distill-alpha must lie in [0, 1], got 1.5"),
         (["--augment", "random_premise,neighbour"], "--augment neighbour adds unlabelled pairs: give --teacher"),
     ],

@@ -300,6 +300,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--teacher: neither a saved detector folder nor a teacher-scores file", args.teacher)
     if args.save_teacher_scores and Path(args.teacher).is_file():
         raise InputError("--save-teacher-scores needs a teacher detector folder, not a scores file", args.teacher)
+    if args.teacher and Path(args.teacher).is_file():  # a scores file: checked before any data is read
+        from ..training.distill import read_teacher_scores
+
+        read_teacher_scores(args.teacher)
     if args.task == "cdconv":
         from ..training.cdconv import run_cdconv
 

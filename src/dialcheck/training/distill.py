@@ -24,6 +24,7 @@ from ..schema import Pair
 
 __all__ = [
     "parse_alpha_by",
+    "read_teacher_scores",
     "save_teacher_scores",
     "teacher_pair_scores",
     "teacher_scores_meta",
@@ -147,13 +148,20 @@ def teacher_sha256(teacher: str | Path) -> str:
     return _teacher_hash(Path(teacher)).hexdigest()
 
 
+def read_teacher_scores(path: str | Path) -> dict[int, float]:
+    """The scores of a file written by :func:`save_teacher_scores`, by pair key; a clear error if it is not one."""
+    return _read_store(Path(path)).scores
+
+
 def _read_store(path: Path) -> _ScoreStore:
     from ..errors import InputError
 
     try:
         store = _ScoreStore(path)
-    except (OSError, ValueError, KeyError, EOFError) as e:  # not an npz, or one without keys/scores
-        raise InputError(f"not a teacher-scores file (an .npz of keys and scores): {e}", str(path)) from None
+    except (OSError, ValueError, KeyError, EOFError):  # not an npz, or one without keys/scores
+        raise InputError(
+            "not a teacher-scores file (an .npz of keys and scores from --save-teacher-scores)", str(path)
+        ) from None
     return store
 
 
