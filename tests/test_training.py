@@ -636,3 +636,22 @@ def test_the_committed_teacher_scores_files_are_whole_and_say_where_they_come_fr
             keys, scores = z["keys"], z["scores"]
         assert len(keys) == len(np.unique(keys)) == len(scores) > 0
         assert np.all((scores >= 0) & (scores <= 1))
+
+
+@pytest.mark.slow
+def test_the_committed_neighbour_scores_fit_their_recipe(data_root):
+    """The student recipe of benchmarks/data/teacher-scores/README.md, built again, finds every score it needs."""
+    import numpy as np
+
+    from dialcheck.training import build_decode_training_data
+    from dialcheck.training.distill import teacher_pair_scores
+    from dialcheck.training.trainer import scheduled_pairs, teacher_weights
+
+    aug = ("random_premise", "restate", "perturb", "anli", "nli_samples", "neighbour")
+    data = build_decode_training_data(data_root, "decode.utterance.v1", aug, 0.08, 0, None)
+    cfg = TrainConfig(epochs=0.4808, batch_size=32, lr=2e-4, seed=0)
+    read = scheduled_pairs([(p.first, p.second) for p in data.train], cfg)
+    needed = np.intersect1d(read, np.flatnonzero(teacher_weights(data.train, 0.0) > 0))
+    f = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "teacher-scores" / "mpnet-t045_neighbour.npz"
+    scores = teacher_pair_scores(f, data.train)
+    assert len(needed) == 8669 and not np.isnan(scores[needed]).any()
