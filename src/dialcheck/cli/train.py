@@ -409,21 +409,12 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     teacher_scores, alpha_by = None, None
     if args.teacher:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
-        from ..training.trainer import scheduled_pairs, teacher_weights
+        from ..training.trainer import teacher_needed
 
         alpha_by = parse_alpha_by(args.distill_alpha_by, [p.source for p in data.train])
-        # the teacher scores only the pairs whose target it weighs in on (weight > 0) and, in a run shorter
-        # than an epoch, only those the run reads (the batch order is fixed by the seed)
-        weighed = teacher_weights(data.train, args.distill_alpha, alpha_by) > 0
-        only = None
-        if 0 < cfg.epochs < 1:
-            only = scheduled_pairs([(p.first, p.second) for p in data.train], cfg)
-        if 0 < cfg.epochs < 1 or not weighed.all():
-            import numpy as np
-
-            read = np.zeros(len(data.train), dtype=bool)
-            read[only if only is not None else slice(None)] = True
-            only = np.flatnonzero(read & weighed)
+        # the teacher scores only the pairs whose target reads its score (the batch order is fixed by the seed)
+        needed = teacher_needed(data.train, cfg, args.distill_alpha, alpha_by)
+        only = None if needed.all() else needed.nonzero()[0]
         teacher_scores = teacher_pair_scores(
             args.teacher, data.train, show_progress_bar=not args.no_progress, only=only
         )

@@ -490,6 +490,19 @@ def teacher_weights(
     return np.array([by.get(p.source, distill_alpha) for p in pairs], dtype=np.float32)
 
 
+def teacher_needed(
+    pairs: Sequence[Pair], config: TrainConfig, distill_alpha: float, distill_alpha_by: dict[str, float] | None = None
+) -> np.ndarray:
+    """Which pairs' targets read a teacher score: weight > 0 (:func:`teacher_weights`) and, in a run shorter than
+    an epoch, read by the run (:func:`scheduled_pairs`)."""
+    needed = teacher_weights(pairs, distill_alpha, distill_alpha_by) > 0
+    if 0 < config.epochs < 1:
+        read = np.zeros(len(pairs), dtype=bool)
+        read[scheduled_pairs([(p.first, p.second) for p in pairs], config)] = True
+        needed &= read
+    return needed
+
+
 def train_detector(
     detector: Detector,
     pairs: Sequence[Pair] | None = None,
@@ -568,12 +581,10 @@ def train_detector(
             raise ValueError(f"{len(pairs)} pairs but {len(teacher_scores)} teacher scores")
         alpha = teacher_weights(pairs, distill_alpha, by)
         teacher = np.array(teacher_scores, dtype=np.float32)
-        teacher[alpha == 0] = gold[alpha == 0]  # the teacher has no say in these targets: no score needed
-        if 0 < cfg.epochs < 1:  # pairs the run never reads need no score (teacher_pair_scores ``only``)
-            unread = np.ones(len(pairs), dtype=bool)
-            unread[scheduled_pairs(texts, cfg)] = False
-            # a fixed stand-in, so that a resumed run matches its start whatever the cache has learnt since
-            teacher[unread] = gold[unread]
+        # pairs whose target reads no score (weight 0, or never read by the run) get a fixed stand-in, so that
+        # a resumed run matches its start whatever the cache has learnt since
+        unneeded = ~teacher_needed(pairs, cfg, distill_alpha, by)
+        teacher[unneeded] = gold[unneeded]
         needed = int(np.isnan(teacher).sum()) if cfg.epochs else 0  # epochs 0: calibration, no targets read
         if needed:
             raise ValueError(f"no teacher score for {needed} pairs this run trains on")
