@@ -266,6 +266,8 @@ def test_real_wordnet(tmp_path):
     assert "film" in lex.synonyms("movie", "n") and "occupation" in lex.synonyms("job", "n")
     assert lex.synonyms("like", "v") == ()  # verb synonyms are off by default ("wish", "care")
     assert "house" not in lex.synonyms("firm", "n")  # not the synonym's own first sense
+    assert "yr" not in lex.synonyms("year", "n") and "fig" not in lex.synonyms("figure", "n")  # abbreviations
+    assert "light-green" not in lex.synonyms("green", "a")  # a kind of green
     t = perturb_en(TriggerInput("The soup is hot.", "", "s"), random.Random(0), lex, "antonym", parser=_hot_soup)
     assert t is not None and t.u2 == "The soup is cold."
 
@@ -273,3 +275,64 @@ def test_real_wordnet(tmp_path):
 def _hot_soup(text: str) -> list[en.Tok]:
     assert text == "The soup is hot."
     return tagged("The/DT soup/NN is/VBZ/be hot/JJ ./.")
+
+
+# -- rules added after the hand check of docs/triggers_checked_en.md ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("u1", "u2"),
+    [
+        ("I like coloring too!", "I don't like coloring either!"),  # too -> either
+        ("I like video games, too, actually.", "I don't like video games, either, actually."),
+        ("Yes, I have a dog.", "No, I don't have a dog."),  # the answer follows the polarity
+        ("No, I don't like it.", "Yes, I like it."),
+        ("I don't have any siblings.", "I have some siblings."),  # negative polarity items
+        ("I don't have pets anymore.", "I have pets now."),
+        ("I haven't eaten yet.", "I have eaten already."),
+        ("I'm watching some videos.", "I'm not watching any videos."),
+        ("I ate too much.", "I didn't eat too much."),  # a degree "too" stays
+    ],
+)
+def test_negation_keeps_the_words_that_follow_polarity_in_agreement(nlp, u1, u2):
+    t = negation_en(TriggerInput(u1), random.Random(0))
+    assert t is not None and t.u2 == u2
+
+
+@pytest.mark.parametrize(
+    "u1",
+    [
+        "If you say so!",  # a condition, not a statement
+        "Ever tried it?",  # no subject, no auxiliary
+        "Cool, what are they for?",  # a wh-question after an interjection
+        "I have only seen it once.",  # "not only" is another construction
+        "I am just finishing my emails.",
+    ],
+)
+def test_negation_skips_conditions_elliptic_questions_and_not_only(nlp, u1):
+    assert negation_en(TriggerInput(u1), random.Random(0)) is None
+
+
+def test_word_replacement_skips_titles_reactions_slang_and_misleading_senses(nlp):
+    lex = WordListLexicon.from_groups(
+        [["kid", "minor"], ["hurt", "harm"], ["song", "tune"]], [("cool", "warm"), ("nice", "nasty")]
+    )
+
+    def one(u1: str, kind: str) -> str | None:
+        t = perturb_en(TriggerInput(u1), random.Random(0), lex, kind)
+        return None if t is None else t.u2
+
+    assert one("You have kids?", "synonym") is None  # kid -> minor: a wrong sense in chat
+    assert one("I like the Johnny Cash cover of Hurt.", "synonym") is None  # a title
+    assert one("I like the Johnny Cash cover of this song.", "synonym") == "I like the Johnny Cash cover of this tune."
+    assert one("That's cool.", "antonym") is None  # "cool" in chat is not a temperature
+    assert one("Really, nice.", "antonym") is None  # a verbless reaction
+    assert one("The weather is nice.", "antonym") == "The weather is nasty."
+
+
+@pytest.mark.parametrize(
+    "text", ["I am a nurse.", "I love that.", "I mean my family's business.", "I love them all.", "I know much."]
+)
+def test_questions_skip_pronoun_answers_vague_verbs_and_what_am_i(nlp, text):
+    assert inquire_user_en(TriggerInput(text), random.Random(0)) is None
+    assert inquire_bot_en(TriggerInput("Hi", text), random.Random(0)) is None

@@ -13,7 +13,10 @@ for synonyms and antonyms, WordNet 3.0 read by NLTK from Debian's ``wordnet-base
 - ``synonym`` / ``antonym``: one content word of ``u1`` replaced by a synonym or an antonym, inflected
   like the original (plural, third person, past) and in its case; "a"/"an" follow the new word;
 - ``negation``: the first verbal negation removed ("I don't like dogs" -> "I like dogs"), else one
-  added to a sentence ("She went home" -> "She didn't go home", "I am happy" -> "I am not happy").
+  added to a sentence ("She went home" -> "She didn't go home", "I am happy" -> "I am not happy"); the
+  words that follow the polarity follow it ("Yes, I like it too." -> "No, I don't like it either.").
+
+How often each method applies and is right, checked by hand: ``docs/triggers_checked_en.md``.
 
 An input the rules cannot handle gives None (counted as skipped), never a half-built sentence. The
 rules are pure functions of tagged tokens (:class:`Tok`); :func:`tagged` builds tokens by hand:
@@ -324,7 +327,7 @@ def _subject_before(toks: Sequence[Tok], sent: Sequence[int], k: int) -> bool:
     return False
 
 
-def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[str, str] | None:
+def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[_Edit, str] | None:
     """``toks`` without the negation at ``i`` (whose previous token is a verb), or None."""
     prev = i - 1
     p = toks[prev]
@@ -333,7 +336,7 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
     if p.text.lower() in _SPLIT_NEG:
         ed.set(prev, _match_case(p.text, _SPLIT_NEG[p.text.lower()]))
         ed.delete(i)
-        return ed.text(), f"-{p.text.lower()}{toks[i].text.lower()}"
+        return ed, f"-{p.text.lower()}{toks[i].text.lower()}"
     if p.text.lower() == "ai":
         return None  # ain't: no single positive form
     if p.lemma == "do" and p.text.lower() in ("do", "does", "did"):
@@ -343,30 +346,33 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
                 ed.delete(prev)
                 ed.delete(i)
                 ed.set(nxt, _match_case(p.text, toks[nxt].text))
-                return ed.text(), f"-{p.text.lower()}{toks[i].text.lower()}"
+                return ed, f"-{p.text.lower()}{toks[i].text.lower()}"
             ed.delete(i)  # Don't you like it? -> Do you like it?
-            return ed.text(), f"-{toks[i].text.lower()}"
+            return ed, f"-{toks[i].text.lower()}"
         verb = next((j for j in after if toks[j].tag not in ("RB", "RBR", "RBS")), None)
         if verb is None or toks[verb].tag != "VB":
             ed.delete(i)  # I don't. -> I do.
-            return ed.text(), f"-{toks[i].text.lower()}"
+            return ed, f"-{toks[i].text.lower()}"
         form = {"do": lambda v: v, "does": third_person, "did": past_tense}[p.text.lower()]
         ed.delete(prev)
         ed.delete(i)
         ed.set(verb, _match_case(p.text, form(toks[verb].text)))
-        return ed.text(), f"-{p.text.lower()}{toks[i].text.lower()}"
+        return ed, f"-{p.text.lower()}{toks[i].text.lower()}"
     ed.delete(i)  # is not -> is, can't -> can ...
-    return ed.text(), f"-{toks[i].text.lower()}"
+    return ed, f"-{toks[i].text.lower()}"
 
 
-def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[str, str] | None:
+def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str] | None:
     """``toks`` with a negation added to the first finite verb of the sentence ``sent``, or None."""
     words = [toks[j] for j in sent if toks[j].tag not in _PUNCT_TAGS]
     if not words or any(t.text.lower() in _NEGATIVE_WORDS for t in words):
         return None  # already negative: no double negation
     question = toks[sent[-1]].text == "?"
-    if words[0].text.lower() in _WH:
-        return None  # "What don't you do?" says little (also without the question mark)
+    lead = next((t for t in words if t.tag != "UH" and t.dep != "intj"), words[0])
+    if words[0].text.lower() in _WH or lead.text.lower() in _WH:
+        return None  # "(Cool,) what don't you do?" says little (also without the question mark)
+    if words[0].text.lower() in _SUBORDINATORS:
+        return None  # "If you say so!" -> "If you don't say so!": a condition, not a statement
     ed = _Edit(toks)
     f = next((j for j in sent if toks[j].tag in _FINITE), None)
     if f is None:  # an imperative: Go home. -> Don't go home.
@@ -377,7 +383,7 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[str, str] |
         if question or t.tag != "VB" or t.lemma in ("let", "please") or not t.text[:1].isupper():
             return None
         ed.set(first, f"{_match_case(t.text, 'do')}n't {t.text.lower()}")
-        return ed.text(), "+don't"
+        return ed, "+don't"
     t = toks[f]
     low = t.text.lower()
     nxt = next((toks[j] for j in sent if j > f and toks[j].tag not in ("RB", "RBR", "RBS")), None)
@@ -385,16 +391,20 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[str, str] |
     aux_have = t.lemma == "have" and (inverted or (nxt is not None and nxt.tag == "VBN"))
     aux_do = t.lemma == "do" and (inverted or (nxt is not None and nxt.tag == "VB"))
     aux = t.tag == "MD" or t.lemma == "be" or aux_have or aux_do or low.startswith("'")
+    if inverted and not aux:
+        return None  # "Ever tried it?" (no subject, no auxiliary): no place for the negation
+    if aux and f + 1 in sent and toks[f + 1].text.lower() in ("only", "just"):
+        return None  # "I have only seen" -> "I have not only seen": another construction
     if aux and inverted:  # Can you swim? -> Can't you swim?
         if low not in _CONTRACTED:
             return None  # am, may, might, shall: no usable contraction
         ed.set(f, _match_case(t.text, _CONTRACTED[low]))
-        return ed.text(), "+n't"
+        return ed, "+n't"
     if aux:
         if low.startswith("'"):  # I'm -> I'm not; I'll -> I won't; I've seen -> I haven't seen
             if t.lemma == "be":
                 ed.set(f, t.text + " not")
-                return ed.text(), "+not"
+                return ed, "+not"
             neg = _CLITIC_NEG.get(low) or {"would": "wouldn't", "have": "hasn't" if low == "'s" else "hadn't"}.get(
                 t.lemma
             )
@@ -402,12 +412,12 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[str, str] |
                 return None
             ed.space_before(f)
             ed.set(f, neg)
-            return ed.text(), f"+{neg}"
+            return ed, f"+{neg}"
         if low == "can":
             ed.set(f, _match_case(t.text, "cannot"))
-            return ed.text(), "+not"
+            return ed, "+not"
         ed.set(f, t.text + " not")
-        return ed.text(), "+not"
+        return ed, "+not"
     do = {"VBP": "do", "VBZ": "does", "VBD": "did"}.get(t.tag)
     if do is None:
         return None
@@ -415,7 +425,46 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[str, str] |
     if base is None:
         return None
     ed.set(f, f"{_match_case(t.text, do)}n't {base}")
-    return ed.text(), f"+{do}n't"
+    return ed, f"+{do}n't"
+
+
+_SUBORDINATORS = frozenset(["if", "unless", "because", "although", "though", "whether", "while"])
+_YES = frozenset({"yes", "yeah", "yep", "yup", "sure"})
+_NO = frozenset({"no", "nope", "nah"})
+
+
+# words that must follow the polarity of their clause: (positive, negative)
+_POLARITY_PAIRS = (("some", "any"), ("already", "yet"), ("too", "either"))
+
+
+def _agree_polarity(toks: Sequence[Tok], sent: Sequence[int], ed: _Edit, how: str) -> str:
+    """The text of ``ed`` with the words that must follow the new polarity of ``sent`` changed: a
+    leading "Yes," becomes "No," (and back); after the edit, "some" becomes "any", "already" "yet" and a
+    final "too" "either" (and back; "anymore" becomes "now")."""
+    adding = how.startswith("+")
+    words = [j for j in sent if toks[j].tag not in _PUNCT_TAGS]
+    if not words:
+        return ed.text()
+    first = toks[words[0]]
+    if first.tag == "UH" and first.text.lower() in (_YES if adding else _NO) and len(words) > 1:
+        ed.set(words[0], _match_case(first.text, "no" if adding else "yes"))
+    at = next((j for j in sent if ed.parts[j][0] != toks[j].text), sent[0])
+    table = {p: n for p, n in _POLARITY_PAIRS} if adding else {n: p for p, n in _POLARITY_PAIRS}
+    if not adding:
+        table["anymore"] = "now"
+    for k, j in enumerate(words):
+        t = toks[j]
+        new = table.get(t.text.lower())
+        if j <= at or new is None:
+            continue
+        if t.text.lower() in ("some", "any") and t.tag != "DT":
+            continue  # "some of them" is fine either way; only the determiner follows the polarity
+        if t.text.lower() in ("too", "either") and (k != len(words) - 1 and toks[j + 1].tag not in _PUNCT_TAGS):
+            continue  # "too much": a degree, not "also"
+        if t.text.lower() in ("too", "either") and len(words) <= 2:
+            continue
+        ed.set(j, _match_case(t.text, new))
+    return ed.text()
 
 
 def negate(toks: Sequence[Tok], rng: random.Random | None = None) -> tuple[str, str] | None:
@@ -439,8 +488,10 @@ def negate(toks: Sequence[Tok], rng: random.Random | None = None) -> tuple[str, 
     for sent in sents:
         for i in sent:
             if toks[i].text.lower() in _NEG and i - 1 in sent and toks[i - 1].tag.startswith(("VB", "MD")):
-                return _remove_negation(toks, sent, i)
-    options = [r for r in (_add_negation(toks, s) for s in sents) if r is not None]
+                removed = _remove_negation(toks, sent, i)
+                return None if removed is None else (_agree_polarity(toks, sent, *removed), removed[1])
+    added = [(s, r) for s in sents if (r := _add_negation(toks, s)) is not None]
+    options = [(_agree_polarity(toks, s, *r), r[1]) for s, r in added]
     if not options:
         return None
     return rng.choice(options) if rng is not None else options[0]
@@ -455,9 +506,16 @@ _STOP_TEXT = (
     "be have do get go make take let say tell thing things lot lots way kind sort bit stuff one ones "
     "well just so very too also really now then there here not never always ever much many more most "
     "even still yet only again back yes yeah okay ok oh please thank thanks time day guess great other same "
-    "favorite favourite"
+    "favorite favourite someone somebody anyone anybody everyone everybody something anything everything "
+    "nothing nobody"
 )
 _STOP = frozenset(_STOP_TEXT.split())
+# words whose chat sense is not WordNet's first one: "That's cool!" -> "That's warm!", "I'm fine" -> "I'm
+# unsatisfactory"
+_ANTONYM_STOP = frozenset({"cool", "fine", "sick", "bad", "wicked"})
+# chat words whose first WordNet sense gives a wrong synonym: kid -> minor, partner -> spouse, state ->
+# province, rock (music) -> stone, class (in a game) -> category, plan -> program, beast -> animal
+_SYNONYM_STOP = frozenset(["kid", "partner", "state", "rock", "class", "plan", "beast", "accountant", "tabby"])
 
 
 class EnglishLexicon(Protocol):
@@ -576,7 +634,8 @@ class WordNetLexicon:
 
     Synonyms are the other lemmas of the word's most frequent sense that occur at least ``min_count``
     times in the sense-tagged corpus and whose own most frequent sense it is too ("job" -> "occupation",
-    not "business" or "line"; "firm" not -> "house"), without proper names or digits, and by default
+    not "business" or "line"; "firm" not -> "house"), without proper names, digits, abbreviations
+    ("year" not -> "yr") or forms that hold the word ("green" not -> "light-green"), and by default
     for nouns and adjectives only (``synonym_pos``): verb and adverb synonyms rarely fit the sentence
     ("like" -> "wish", "always" -> "ever"). Antonyms are the direct antonyms of the word in its first
     ``antonym_senses`` senses, and for adjectives of its first sense those of the cluster head ("huge"
@@ -620,7 +679,12 @@ class WordNetLexicon:
 
     @staticmethod
     def _ok(name: str, word: str) -> bool:
-        return name != word and not re.search(r"[A-Z0-9]", name) and bool(re.fullmatch(r"[a-z][a-z_'-]*", name))
+        return (
+            name != word
+            and len(name) >= 3
+            and bool(re.search(r"[aeiouy]", name))  # not an abbreviation ("year" -> "yr")
+            and bool(re.fullmatch(r"[a-z][a-z_'-]*", name))
+        )
 
     def synonyms(self, word: str, pos: str) -> tuple[str, ...]:
         key = ("s", word.lower(), pos)
@@ -630,6 +694,9 @@ class WordNetLexicon:
             out: dict[str, None] = {}
             if synsets and any(lem.name().lower() == w for lem in synsets[0].lemmas()):
                 for lem in synsets[0].lemmas():
+                    name = lem.name().lower()
+                    if name in w or w in name:
+                        continue  # "figure" -> "fig", "green" -> "light-green": a short form or a kind of it
                     if self._ok(lem.name(), w) and lem.count() >= self.min_count:
                         own = self.wn.synsets(lem.name(), pos)
                         if own and own[0] == synsets[0]:  # the synonym's own first sense is this one too
@@ -670,13 +737,19 @@ def _inflect(word: str, tag: str) -> str:
     return word
 
 
-def _candidates(toks: Sequence[Tok], lookup: Callable[[str, str], tuple[str, ...]]) -> list[tuple[int, list[str]]]:
+def _candidates(
+    toks: Sequence[Tok], lookup: Callable[[str, str], tuple[str, ...]], stop: frozenset[str] = _STOP
+) -> list[tuple[int, list[str]]]:
     out = []
     for i, t in enumerate(toks):
         pos = _POS.get(t.tag)
         lemma = t.lemma.lower()
-        if pos is None or lemma in _STOP or not t.text.isalpha() or len(t.text) < 3 or t.ent in ("PERSON", "GPE"):
+        if pos is None or lemma in stop or not t.text.isalpha() or len(t.text) < 3 or t.ent in ("PERSON", "GPE"):
             continue
+        if t.tag == "JJ" and t.dep == "ROOT":
+            continue  # "Really, cool.", "Great!": a verbless reaction, not a claim
+        if t.text[:1].isupper() and i > 0 and toks[i - 1].sent == t.sent and toks[i - 1].tag not in _PUNCT_TAGS:
+            continue  # a capital inside a sentence: a title or a name ("the Johnny Cash cover of Hurt")
         if t.tag in ("VBZ", "VBD", "NNS") and _inflect(lemma, t.tag) != t.text.lower():
             continue  # a form the rules do not make (e.g. "children"): the replacement could not match it
         nxt = toks[i + 1] if i + 1 < len(toks) else None
@@ -727,7 +800,7 @@ def perturb_en(
     ``synonym`` or an ``antonym`` from ``lexicon``; None when no word has one."""
     lookup = {"synonym": lexicon.synonyms, "antonym": lexicon.antonyms}[kind]
     toks = _toks(inp.u1, parser)
-    cands = _candidates(toks, lookup)
+    cands = _candidates(toks, lookup, _STOP | (_ANTONYM_STOP if kind == "antonym" else _SYNONYM_STOP))
     if not cands:
         return None
     i, alts = rng.choice(cands)
@@ -750,7 +823,7 @@ class EnglishSynonymParaphraser:
 
     def paraphrase(self, text: str, rng: random.Random) -> str | None:
         toks = _toks(text, self.parser)
-        cands = _candidates(toks, self.lexicon.synonyms)
+        cands = _candidates(toks, self.lexicon.synonyms, _STOP | _SYNONYM_STOP)
         if not cands:
             return None
         picked = rng.sample(cands, min(self.max_words, len(cands)))
@@ -788,6 +861,7 @@ _PLACE_PREPS = frozenset({"in", "at", "from", "near"})
 _PERSON_PRONOUNS = frozenset({"him", "her", "them", "you", "me", "us"})
 _CHAIN_DEPS = frozenset({"aux", "auxpass", "neg", "advmod"})
 _SIMPLE_NP = frozenset({"det", "amod", "compound", "poss", "nummod", "case"})
+_VAGUE_VERBS = frozenset(["mean", "think", "know", "guess", "believe", "hope", "wish", "suppose", "feel", "admire"])
 
 
 def _subtree(toks: Sequence[Tok], k: int, sent: Sequence[int]) -> list[int]:
@@ -857,6 +931,12 @@ def _question_parts(toks: Sequence[Tok], sent: Sequence[int]) -> dict[str, Any] 
         return None
     tail = [toks[j].text for j in sent if root < j < span[0]]  # up (gave up), not (am not)
     t = toks[target]
+    if t.tag in ("PRP", "DT", "WDT", "EX"):
+        return None  # "I love that", "I've never tried those", "them all": the answer is not in the sentence
+    if toks[root].lemma.lower() in _VAGUE_VERBS:
+        return None  # "What do you mean?", "What don't you know?": no fact to ask about
+    if first_person and toks[root].lemma == "be" and t.dep == "attr" and t.tag.startswith("NN"):
+        return None  # "I'm a nurse" -> "What are you?": not how a person asks for a job
     wh = "what"
     if t.dep == "prep":
         pobj = next((j for j in span if toks[j].dep == "pobj" and toks[j].head == target), None)
