@@ -427,6 +427,24 @@ def test_perturbation_pairs_flip_polarity_beside_a_paraphrase():
         assert ("n't" in a) == ("n't" in b) and {"hound", "occupation"} & set((a + " " + b).replace(".", "").split())
 
 
+def test_perturbation_pairs_keep_the_trigger_rules_the_shipped_models_were_trained_with():
+    """The ``perturb`` data is built with version 1 of the English rules: a later rule ("too" -> "either")
+    must not change the pairs, or a shipped model's recipe no longer rebuilds its training data."""
+    from dialcheck.probes import triggers_en as en
+    from dialcheck.training.data import perturbation_pairs
+
+    try:
+        en.parse("Hello.")
+    except ImportError as e:
+        pytest.skip(str(e))
+    lex = en.WordListLexicon.from_groups([["dog", "hound"]], [])
+    pairs = [Pair("I have a dog too.", "I have a dog too.", 1, group="g1")]
+    out = perturbation_pairs(pairs, seed=0, lexicon=lex)
+    texts = {t for p in out for t in (p.first, p.second)}
+    assert "I don't have a dog too." in texts  # rules v1; v2 says "either"
+    assert en.negate(en.parse("I have a dog too."))[0] == "I don't have a dog either."  # the probes: latest
+
+
 class _FixedScores:
     """A stand-in detector whose verdicts are given: calibration only reads scores and pair scores."""
 

@@ -35,13 +35,15 @@ rules are pure functions of tagged tokens (:class:`Tok`); :func:`tagged` builds 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import logging
 import os
 import random
 import re
 import shutil
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -76,6 +78,40 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# -- rule versions ------------------------------------------------------------------------------------
+
+RULES_LATEST = 2
+_RULES: contextvars.ContextVar[int] = contextvars.ContextVar("dialcheck_en_trigger_rules", default=RULES_LATEST)
+
+
+@contextlib.contextmanager
+def rules_version(version: int) -> Iterator[None]:
+    """Run the rules of an earlier ``version`` inside the block (training recipes pin the version their
+    data was built with, so a shipped model can be rebuilt after the rules improve).
+
+    1: the rules up to 2026-11-24 (``--augment perturb`` of every shipped English model); 2: after the
+    hand check of ``docs/triggers_checked_en_round1.md`` (polarity agreement, conditions, titles, stop
+    lists, no abbreviations as synonyms).
+
+    >>> with rules_version(1):
+    ...     negate(tagged("I/PRP like/VBP dogs/NNS/dog too/RB ./."))[0]
+    "I don't like dogs too."
+    >>> negate(tagged("I/PRP like/VBP dogs/NNS/dog too/RB ./."))[0]
+    "I don't like dogs either."
+    """
+    if version not in (1, 2):
+        raise ValueError(f"unknown trigger rules version {version}; known: 1, 2")
+    token = _RULES.set(version)
+    try:
+        yield
+    finally:
+        _RULES.reset(token)
+
+
+def _v2() -> bool:
+    return _RULES.get() >= 2
+
 
 EN_SHORT_UTTERANCES = (
     "Really?",
@@ -368,10 +404,10 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
     if not words or any(t.text.lower() in _NEGATIVE_WORDS for t in words):
         return None  # already negative: no double negation
     question = toks[sent[-1]].text == "?"
-    lead = next((t for t in words if t.tag != "UH" and t.dep != "intj"), words[0])
+    lead = next((t for t in words if t.tag != "UH" and t.dep != "intj"), words[0]) if _v2() else words[0]
     if words[0].text.lower() in _WH or lead.text.lower() in _WH:
         return None  # "(Cool,) what don't you do?" says little (also without the question mark)
-    if words[0].text.lower() in _SUBORDINATORS:
+    if _v2() and words[0].text.lower() in _SUBORDINATORS:
         return None  # "If you say so!" -> "If you don't say so!": a condition, not a statement
     ed = _Edit(toks)
     f = next((j for j in sent if toks[j].tag in _FINITE), None)
@@ -391,9 +427,9 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
     aux_have = t.lemma == "have" and (inverted or (nxt is not None and nxt.tag == "VBN"))
     aux_do = t.lemma == "do" and (inverted or (nxt is not None and nxt.tag == "VB"))
     aux = t.tag == "MD" or t.lemma == "be" or aux_have or aux_do or low.startswith("'")
-    if inverted and not aux:
+    if _v2() and inverted and not aux:
         return None  # "Ever tried it?" (no subject, no auxiliary): no place for the negation
-    if aux and f + 1 in sent and toks[f + 1].text.lower() in ("only", "just"):
+    if _v2() and aux and f + 1 in sent and toks[f + 1].text.lower() in ("only", "just"):
         return None  # "I have only seen" -> "I have not only seen": another construction
     if aux and inverted:  # Can you swim? -> Can't you swim?
         if low not in _CONTRACTED:
@@ -443,7 +479,7 @@ def _agree_polarity(toks: Sequence[Tok], sent: Sequence[int], ed: _Edit, how: st
     final "too" "either" (and back; "anymore" becomes "now")."""
     adding = how.startswith("+")
     words = [j for j in sent if toks[j].tag not in _PUNCT_TAGS]
-    if not words:
+    if not words or not _v2():
         return ed.text()
     first = toks[words[0]]
     if first.tag == "UH" and first.text.lower() in (_YES if adding else _NO) and len(words) > 1:
@@ -506,10 +542,24 @@ _STOP_TEXT = (
     "be have do get go make take let say tell thing things lot lots way kind sort bit stuff one ones "
     "well just so very too also really now then there here not never always ever much many more most "
     "even still yet only again back yes yeah okay ok oh please thank thanks time day guess great other same "
-    "favorite favourite someone somebody anyone anybody everyone everybody something anything everything "
-    "nothing nobody"
+    "favorite favourite"
 )
-_STOP = frozenset(_STOP_TEXT.split())
+_STOP_V1 = frozenset(_STOP_TEXT.split())
+_STOP = _STOP_V1 | {
+    *[
+        "someone",
+        "somebody",
+        "anyone",
+        "anybody",
+        "everyone",
+        "everybody",
+        "something",
+        "anything",
+        "everything",
+        "nothing",
+        "nobody",
+    ]
+}
 # words whose chat sense is not WordNet's first one: "That's cool!" -> "That's warm!", "I'm fine" -> "I'm
 # unsatisfactory"
 _ANTONYM_STOP = frozenset({"cool", "fine", "sick", "bad", "wicked"})
@@ -679,15 +729,12 @@ class WordNetLexicon:
 
     @staticmethod
     def _ok(name: str, word: str) -> bool:
-        return (
-            name != word
-            and len(name) >= 3
-            and bool(re.search(r"[aeiouy]", name))  # not an abbreviation ("year" -> "yr")
-            and bool(re.fullmatch(r"[a-z][a-z_'-]*", name))
-        )
+        if name == word or not re.fullmatch(r"[a-z][a-z_'-]*", name):
+            return False
+        return not _v2() or (len(name) >= 3 and bool(re.search(r"[aeiouy]", name)))  # not "year" -> "yr"
 
     def synonyms(self, word: str, pos: str) -> tuple[str, ...]:
-        key = ("s", word.lower(), pos)
+        key = (f"s{_RULES.get()}", word.lower(), pos)
         if key not in self._cache:
             w = word.lower()
             synsets = self.wn.synsets(w, pos) if pos in self.synonym_pos else []
@@ -695,7 +742,7 @@ class WordNetLexicon:
             if synsets and any(lem.name().lower() == w for lem in synsets[0].lemmas()):
                 for lem in synsets[0].lemmas():
                     name = lem.name().lower()
-                    if name in w or w in name:
+                    if _v2() and (name in w or w in name):
                         continue  # "figure" -> "fig", "green" -> "light-green": a short form or a kind of it
                     if self._ok(lem.name(), w) and lem.count() >= self.min_count:
                         own = self.wn.synsets(lem.name(), pos)
@@ -705,7 +752,7 @@ class WordNetLexicon:
         return self._cache[key]
 
     def antonyms(self, word: str, pos: str) -> tuple[str, ...]:
-        key = ("a", word.lower(), pos)
+        key = (f"a{_RULES.get()}", word.lower(), pos)
         if key not in self._cache:
             w = word.lower()
             synsets = self.wn.synsets(w, pos)
@@ -737,18 +784,29 @@ def _inflect(word: str, tag: str) -> str:
     return word
 
 
+def _stop(kind: str) -> frozenset[str]:
+    """The words never replaced by a ``kind`` ("synonym" or "antonym") under the current rules."""
+    if not _v2():
+        return _STOP_V1
+    return _STOP | (_ANTONYM_STOP if kind == "antonym" else _SYNONYM_STOP)
+
+
 def _candidates(
-    toks: Sequence[Tok], lookup: Callable[[str, str], tuple[str, ...]], stop: frozenset[str] = _STOP
+    toks: Sequence[Tok], lookup: Callable[[str, str], tuple[str, ...]], stop: frozenset[str] | None = None
 ) -> list[tuple[int, list[str]]]:
+    v2 = _v2()
+    if stop is None:
+        stop = _STOP if v2 else _STOP_V1
     out = []
     for i, t in enumerate(toks):
         pos = _POS.get(t.tag)
         lemma = t.lemma.lower()
         if pos is None or lemma in stop or not t.text.isalpha() or len(t.text) < 3 or t.ent in ("PERSON", "GPE"):
             continue
-        if t.tag == "JJ" and t.dep == "ROOT":
+        if v2 and t.tag == "JJ" and t.dep == "ROOT":
             continue  # "Really, cool.", "Great!": a verbless reaction, not a claim
-        if t.text[:1].isupper() and i > 0 and toks[i - 1].sent == t.sent and toks[i - 1].tag not in _PUNCT_TAGS:
+        capital = t.text[:1].isupper() and i > 0 and toks[i - 1].sent == t.sent
+        if v2 and capital and toks[i - 1].tag not in _PUNCT_TAGS:
             continue  # a capital inside a sentence: a title or a name ("the Johnny Cash cover of Hurt")
         if t.tag in ("VBZ", "VBD", "NNS") and _inflect(lemma, t.tag) != t.text.lower():
             continue  # a form the rules do not make (e.g. "children"): the replacement could not match it
@@ -800,7 +858,7 @@ def perturb_en(
     ``synonym`` or an ``antonym`` from ``lexicon``; None when no word has one."""
     lookup = {"synonym": lexicon.synonyms, "antonym": lexicon.antonyms}[kind]
     toks = _toks(inp.u1, parser)
-    cands = _candidates(toks, lookup, _STOP | (_ANTONYM_STOP if kind == "antonym" else _SYNONYM_STOP))
+    cands = _candidates(toks, lookup, _stop(kind))
     if not cands:
         return None
     i, alts = rng.choice(cands)
@@ -823,7 +881,7 @@ class EnglishSynonymParaphraser:
 
     def paraphrase(self, text: str, rng: random.Random) -> str | None:
         toks = _toks(text, self.parser)
-        cands = _candidates(toks, self.lexicon.synonyms, _STOP | _SYNONYM_STOP)
+        cands = _candidates(toks, self.lexicon.synonyms, _stop("synonym"))
         if not cands:
             return None
         picked = rng.sample(cands, min(self.max_words, len(cands)))

@@ -303,6 +303,20 @@ def perturbation_pairs(
     utterances, ``benchmarks/perturbation_probe.py``). Needs spaCy (the ``spacy`` extra) and a lexicon
     (default WordNet, the ``wordnet`` extra).
     """
+    from ..probes.triggers_en import rules_version
+
+    with rules_version(PERTURB_RULES):  # the rules every shipped model's ``perturb`` data was built with
+        return _perturbation_pairs(pairs, seed, lexicon, antonym_share, parse_batch)
+
+
+# ``perturb`` data is built with version 1 of the English trigger rules, whatever the trigger methods use
+# now: a new rule would change the pairs, so the shipped models' recipes would no longer rebuild them
+PERTURB_RULES = 1
+
+
+def _perturbation_pairs(
+    pairs: Sequence[Pair], seed: int, lexicon: Any, antonym_share: float, parse_batch: int
+) -> list[Pair]:
     from ..probes.triggers_en import (
         EnglishSynonymParaphraser,
         WordNetLexicon,
