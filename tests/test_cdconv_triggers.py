@@ -47,19 +47,19 @@ def test_build_triggers_fixed_seed_outputs():
     assert got == [
         ("a", "short_utterance", "哈哈", ""),
         ("a", "inquire_bot", "你养了几只猫？", "两只"),
-        ("a", "inquire_user", "你知道我家有三条什么吗？", "狗"),
-        ("a", "paraphrase", "我爱好犬，我家有三条狗。", "synonym"),
-        ("a", "synonym", "我喜欢狗，我家有三条犬。", "狗->犬"),
+        ("a", "inquire_user", "你知道我家有几条狗吗？", "三条"),
+        ("a", "paraphrase", "我喜爱狗，我家有三条狗。", "synonym"),  # 狗 -> 犬: one character, not close
+        ("a", "synonym", "我喜爱狗，我家有三条狗。", "喜欢->喜爱"),  # 喜欢 -> 爱好: no shared character
         ("a", "antonym", "我讨厌狗，我家有三条狗。", "喜欢->讨厌"),
-        ("a", "negation", "我喜欢狗，我家没有三条狗。", "+没"),
+        ("a", "negation", "我不喜欢狗，我家有三条狗。", "+不"),
         ("b", "short_utterance", "对了", ""),
-        ("b", "paraphrase", "你喜爱犬吗？", "synonym"),
-        ("b", "synonym", "你喜欢犬吗？", "狗->犬"),
+        ("b", "paraphrase", "你喜爱狗吗？", "synonym"),
+        ("b", "synonym", "你喜爱狗吗？", "喜欢->喜爱"),
         ("b", "antonym", "你讨厌狗吗？", "喜欢->讨厌"),
         ("b", "negation", "你不喜欢狗吗？", "+不"),
         ("c", "short_utterance", "对", ""),
         ("c", "inquire_user", "你知道我不喜欢什么吗？", "下雨天"),
-        ("c", "paraphrase", "我不爱好下雨天。", "synonym"),
+        ("c", "paraphrase", "我不喜爱下雨天。", "synonym"),
         ("c", "synonym", "我不喜爱下雨天。", "喜欢->喜爱"),
         ("c", "antonym", "我不讨厌下雨天。", "喜欢->讨厌"),
         ("c", "negation", "我喜欢下雨天。", "-不"),
@@ -140,7 +140,7 @@ def test_probe_triggers_cli(tmp_path, capsys):
     assert code == 0
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [(r["id"], r["method"], r["u2"]) for r in rows] == [
-        ("x", "inquire_user", "你知道我家有三条什么吗？"),
+        ("x", "inquire_user", "你知道我家有几条狗吗？"),
         ("x", "antonym", "我讨厌狗，我家有三条狗。"),
         ("ctx.jsonl:2", "inquire_user", "你知道我不喜欢什么吗？"),
         ("ctx.jsonl:2", "antonym", "我不讨厌下雨天。"),
@@ -202,3 +202,32 @@ def test_cdconv_perturbation_examples():
     assert [e.dialogue for e in again] == [e.dialogue for e in extra]
     some, c = perturbation_examples(rows, seed=0, lexicon=LEX, rate=0.25)
     assert 0 < c["conversations"] < 41 and len(some) == c["made"]
+
+
+# -- rules added after the hand check of docs/triggers_checked_zh_round1.md -------------------------------
+
+
+def test_negation_never_edits_a_wh_question():
+    assert negation(TriggerInput("你是做什么的？"), random.Random(0)) is None
+    t = negation(TriggerInput("我也是学生，你是做什么的呢？"), random.Random(0))
+    assert t is not None and t.u2.endswith("你是做什么的呢？") and t.u2 != "我也是学生，你是做什么的呢？"
+
+
+@pytest.mark.parametrize(
+    ("text", "bot", "u2"),
+    [
+        ("我一般都是11点左右睡的", True, "你一般都是几点左右睡的？"),  # 几点, not 多少点
+        ("我现在60多了，是个老太太了。", False, "你知道我现在多大了吗？"),  # not 多少多
+        ("我最喜欢的篮球运动员是姚明。", False, "你知道我最喜欢的篮球运动员是谁吗？"),  # the last noun; a name: 谁
+        ("我是小哥哥，不过我在北京读书", True, "你在哪里读书？"),  # a place: 哪里; 不过 dropped
+        ("你喜欢什么样的乐队？", True, None),  # b1 is a question
+        ("你好，我可以跟你分享一下我的喜悦心情吗？", False, None),  # 一下 is not a count
+    ],
+)
+def test_inquiry_questions(text, bot, u2):
+    t = (
+        inquire_bot(TriggerInput("你好", text), random.Random(0))
+        if bot
+        else inquire_user(TriggerInput(text), random.Random(0))
+    )
+    assert (t.u2 if t else None) == u2

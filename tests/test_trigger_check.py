@@ -42,6 +42,11 @@ def test_the_committed_sheets_are_fully_judged(load_benchmark):
 
     tc = load_benchmark("trigger_check")
     docs = Path(__file__).resolve().parents[1] / "docs"
-    for name in ("triggers_checked_en.md", "triggers_checked_en_round1.md"):
+    for name in (
+        "triggers_checked_en.md",
+        "triggers_checked_en_round1.md",
+        "triggers_checked_zh.md",
+        "triggers_checked_zh_round1.md",
+    ):
         rows = tc.read_sheet(docs / name)
         assert len(rows) == 120 and {r["method"] for r in rows} == set(tc.CHECKED)

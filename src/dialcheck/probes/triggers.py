@@ -107,6 +107,12 @@ _END = "。！？!?.~～…，,、；; "
 _ENTITY_FLAGS = ("n", "nr", "ns", "nt", "nz", "nw", "vn", "an", "m")
 _STOP = frozenset({"东西", "时候", "事情", "样子", "什么", "怎么", "时间", "人", "事"})
 _CN_NUM = "一二两三四五六七八九十百千万几"
+_NOT_COUNTS = frozenset(
+    ["一下", "一些", "一点", "一点点", "一起", "一直", "一样", "一般", "一切", "一共", "一定", "一会", "一会儿", "一边"]
+)
+_WH_WORDS = ("什么", "怎么", "怎样", "哪", "谁", "几", "多少", "为什么", "啥", "为啥", "多大", "多久")
+_CLAUSE_END = re.compile(r"(?<=[，,。！!？?；;~～…])")
+_LEADING_LINKS = re.compile(r"^(所以|但是|因为|不过|而且|然后|可是|其实|那么|那|就是|还有|另外|对了|嗯+|哦+|啊+)")
 _DICT = "chinese_dictionary"
 
 
@@ -272,7 +278,17 @@ def know_form(question: str) -> str:
     return f"你知道{q}吗？"
 
 
-def _question_word(word: str, flag: str) -> str:
+def _question_word(word: str, flag: str, after: str = "") -> str:
+    if (flag == "m" or re.fullmatch(r"[0-9０-９.]+", word)) and after[:1] == "点":
+        return "几"  # 11点 -> 几点 (o'clock), not 多少点
+    if re.fullmatch(r"[0-9０-９]+", word) and after in ("了", "啦", ""):
+        return "多大"  # 我也27了 -> 你也多大了 (an age), not 多少了
+    if flag == "ns":
+        return "哪里"  # 我是山东德州的 -> 我是山东哪里的
+    if flag in ("n", "ns", "nr") and len(word) >= 3 and word.endswith("人"):
+        return "哪里人"  # 我是湖南人 -> 我是哪里人
+    if flag == "nr":
+        return "谁"  # 我最喜欢的运动员是姚明 -> 是谁
     if flag == "m" or re.fullmatch(r"[0-9０-９.]+", word):
         if re.match(r"[0-9０-９]", word):
             return "多少" + re.sub(r"^[0-9０-９.]+", "", word)
@@ -288,29 +304,57 @@ def entities(text: str) -> list[tuple[int, str, str]]:
     for i, (w, f) in enumerate(words(text)):
         if f not in _ENTITY_FLAGS or w in _STOP or w.startswith("几"):
             continue
-        if f == "m" and not (re.search(r"\d", w) or w[0] in _CN_NUM):
-            continue  # a bare measure word (岁, 张) is not a number
+        if f == "m" and (not (re.search(r"\d", w) or w[0] in _CN_NUM) or w in _NOT_COUNTS):
+            continue  # a bare measure word (岁, 张) is not a number, nor is 一下 or 一些
         if _CJK.search(w) or re.search(r"\d", w):
             out.append((i, w, f))
     return out
 
 
+def _is_question(clause: str) -> bool:
+    return bool(re.search(r"[?？]\s*$|吗\s*[?？。!！]?\s*$", clause)) or any(w in clause for w in _WH_WORDS)
+
+
 def _wh_question(text: str, rng: random.Random, bot: bool) -> tuple[str, str] | None:
-    """``text`` with one entity replaced by a question word; (question, entity) or None without entities."""
+    """``text`` with one entity replaced by a question word; (question, entity) or None.
+
+    Only the last entity of a clause that is a statement with a subject (我: the speaker's own words) is
+    asked for, and the question keeps that clause only: "我喜欢狗，我家有三条狗。" -> "我家有几条狗？"."""
+    ws = words(text)
+    ends = [n for n, (w, _) in enumerate(ws) if w and w[-1] in "，,。！!？?；;~～…"]
     ents = entities(text)
-    if not ents:
+    options = []
+    for i, word, flag in ents:
+        start = max([n + 1 for n in ends if n < i], default=0)
+        stop = min([n for n in ends if n > i], default=len(ws))
+        clause_words = [w for w, _ in ws[start:stop]]
+        clause = "".join(clause_words)
+        if _is_question(clause + ("".join(w for w, _ in ws[stop : stop + 1]))) or "我" not in clause:
+            continue
+        if len(word) < 2 and flag != "m":
+            continue  # one-character nouns are often jieba's splits (哈喽 -> 哈 / 喽)
+        if flag in ("vn", "an"):
+            continue  # a verbal noun stands where the verb is: 我在北京读书 -> 我在北京什么
+        later = [k for k, w, f in ents if i < k < stop and f not in ("vn", "an", "m") and len(w) >= 2]
+        if later and flag not in ("m", "ns"):
+            continue  # ask for the last noun of the clause (我最喜欢的篮球运动员是姚明 -> 姚明), a count or a place
+        after = ws[i + 1][0] if i + 1 < stop else ""
+        out = clause_words[:]
+        out[i - start] = _question_word(word, flag, after)
+        if after == "多" and flag == "m":  # 60多岁 -> 多少岁, 60多了 -> 多大了 (not 多少多)
+            out[i + 1 - start] = ""
+            if not (i + 2 < stop and ws[i + 2][0].startswith("岁")):
+                out[i - start] = "多大"
+        q = _LEADING_LINKS.sub("", "".join(out).strip())
+        q = re.sub(r"[吧呢啊呀嘛哦]+$", "", q)
+        if not q.startswith(("我", "你")) or len(q) < 4:
+            continue  # no subject left (照顾我的两个女儿), or too short to ask anything
+        options.append((swap_person(q) if bot else q, word, flag))
+    if not options:
         return None
-    i, word, flag = rng.choice(ents)
-    ws = [w for w, _ in words(text)]
-    ws[i] = _question_word(word, flag)
-    # keep the clause that holds the entity
-    clause = re.split(r"[，,。！!？?；;~～…]", "".join(ws[: i + 1]))[-1] + "".join(ws[i + 1 :])
-    clause = re.split(r"[，,。！!？?；;~～…]", clause)[0].strip()
-    clause = re.sub(r"^(那么|那)", "", clause)
-    clause = re.sub(r"[吧呢啊呀嘛哦]+$", "", clause)
-    if bot:
-        clause = swap_person(clause)
-    return clause + "？", word
+    counts = [o for o in options if o[2] == "m"]  # 我儿子也两岁了: ask 几岁, not 什么也两岁
+    q, word, _ = rng.choice(counts or options)
+    return q + "？", word
 
 
 # -- methods ------------------------------------------------------------------------------------------
@@ -352,8 +396,43 @@ class Paraphraser(Protocol):
         """A paraphrase of ``text``, or None."""
 
 
+_TABLES: dict[int, tuple[ChineseLexicon, dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]] = {}
+# words whose dictionary antonym is wrong in chat: 是 -> 否/非 ("你家否什么品种的狗"), 还 -> 该, 平常 -> 异常
+_ANTONYM_SKIP = frozenset(["是", "还", "就", "都", "也", "才", "再", "又", "平常", "平时", "一直"])
+
+
+def trigger_tables(lexicon: ChineseLexicon) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """The synonyms and antonyms the trigger methods use: Cilin's groups are loose (是 -> 头头是道, 听 ->
+    经纶, 妈妈 -> 鸨儿), so a synonym must have two characters or more, share one with the word, differ
+    in length by one at most and be at least a tenth as frequent in jieba's dictionary (喜欢 -> 喜爱, not
+    -> 撒欢; 工作 not -> 劳作); antonyms skip the copula and function adverbs.
+
+    >>> lex = ChineseLexicon.from_lines(["A= 喜欢 喜爱 欢 爱好", "B= 是 头头是道"], ["是--否", "喜欢--讨厌"])
+    >>> syn, ant = trigger_tables(lex)
+    >>> syn["喜欢"], "是" in syn, "是" in ant, ant["喜欢"]
+    (('喜爱',), False, False, ('讨厌',))
+    """
+    cached = _TABLES.get(id(lexicon))
+    if cached is None or cached[0] is not lexicon:
+        _jieba()
+        import jieba
+
+        jieba.initialize()
+        freq = jieba.dt.FREQ  # jieba's word counts: 工作 66,367, 劳作 285
+
+        def close(w: str, o: str) -> bool:
+            common = freq.get(o, 0) >= 0.1 * freq.get(w, 0)  # not a rare or bookish word (业经, 撒欢)
+            return len(w) >= 2 and len(o) >= 2 and abs(len(w) - len(o)) <= 1 and bool(set(w) & set(o)) and common
+
+        syn = {w: c for w, os in lexicon.synonyms.items() if (c := tuple(o for o in os if close(w, o)))}
+        ant = {w: os for w, os in lexicon.antonyms.items() if w not in _ANTONYM_SKIP}
+        cached = _TABLES[id(lexicon)] = (lexicon, syn, ant)
+    return cached[1], cached[2]
+
+
 class SynonymParaphraser:
-    """Paraphrase by replacing up to ``max_words`` words that have dictionary synonyms (the default)."""
+    """Paraphrase by replacing up to ``max_words`` words that have close dictionary synonyms (the default;
+    :func:`trigger_tables`)."""
 
     name = "synonym"
 
@@ -362,14 +441,15 @@ class SynonymParaphraser:
         self.max_words = max_words
 
     def paraphrase(self, text: str, rng: random.Random) -> str | None:
+        table = trigger_tables(self.lexicon)[0]
         ws = words(text)
-        cands = [i for i, (w, f) in enumerate(ws) if w in self.lexicon.synonyms and f[:1] in "nvad"]
+        cands = [i for i, (w, f) in enumerate(ws) if w in table and f[:1] in "nvad" and w not in _STOP]
         if not cands:
             return None
         picked = rng.sample(cands, min(self.max_words, len(cands)))
         out = [w for w, _ in ws]
         for i in sorted(picked):
-            out[i] = rng.choice(self.lexicon.synonyms[out[i]])
+            out[i] = rng.choice(table[out[i]])
         return "".join(out)
 
 
@@ -410,8 +490,10 @@ def paraphrase(inp: TriggerInput, rng: random.Random, paraphraser: Paraphraser) 
 
 
 def perturb(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon, kind: str) -> Trigger | None:
-    """u2 is u1 with one word replaced by a ``synonym`` or an ``antonym`` from the dictionary."""
-    table = {"synonym": lexicon.synonyms, "antonym": lexicon.antonyms}[kind]
+    """u2 is u1 with one word replaced by a ``synonym`` or an ``antonym`` from the dictionary
+    (:func:`trigger_tables`)."""
+    syn, ant = trigger_tables(lexicon)
+    table = {"synonym": syn, "antonym": ant}[kind]
     swapped = swap_word(inp.u1, rng, table)
     if swapped is None:
         return None
@@ -419,25 +501,37 @@ def perturb(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon, kind
 
 
 def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | None = None) -> Trigger | None:
-    """u2 is u1 with its polarity flipped: a negator before a verb or adjective is removed, else one is
-    added before a randomly chosen verb or adjective (没 before 有, 不 otherwise)."""
-    negators = set(lexicon.negators if lexicon else ()) | {"不", "没", "没有", "别"}
-    ws = words(inp.u1)
-    out = [w for w, _ in ws]
-    for i, (w, _f) in enumerate(ws):  # an explicit negator (不, 没) or a negated word (不会, 没有)
-        if w in negators or (len(w) > 1 and w[0] in "不没" and w[1:] and ws[i][1].startswith("v")):
-            rest = w[1:] if w not in negators else ""
-            if w == "没有":
-                rest = "有"
-            out[i] = rest
-            return Trigger(inp.u1, inp.b1, "".join(out), "negation", f"-{w[0] if rest else w}", inp.id)
-    cands = [i for i, (w, f) in enumerate(ws) if f[:1] in "va" and f != "vn" and w not in {"是"}]
-    if not cands:
-        return None
-    i = rng.choice(cands)
-    neg = "没" if ws[i][0].startswith("有") else "不"
-    out[i] = neg + out[i]
-    return Trigger(inp.u1, inp.b1, "".join(out), "negation", f"+{neg}", inp.id)
+    """u2 is u1 with the polarity of one clause flipped by :func:`flip_polarity` (a negation taken out or
+    put in by rules that keep the clause grammatical). The clause is the first statement that speaks of
+    a person (我, 你, 他, 她), else the first statement, else the first yes/no question (你有宠物吗？ ->
+    你没有宠物吗？); wh-questions are never edited (你是做什么的 -> 你是不做什么的 says nothing).
+    ``lexicon`` is not used (kept for the common signature)."""
+    clauses = [c for c in _CLAUSE_END.split(inp.u1) if c]
+
+    def flipped(k: int) -> str | None:
+        c = clauses[k]
+        body = c.rstrip(_END)
+        tail = c[len(body) :]
+        if any(w in body for w in _WH_WORDS) or not _CJK.search(body):
+            return None
+        ask = re.search(r"[?？]", tail) is not None or body.endswith("吗")
+        core = body[:-1] if body.endswith("吗") else body
+        out = flip_polarity(core)
+        if out is None or out == core:
+            return None
+        return out + ("吗" if body.endswith("吗") else "") + (tail if ask or tail else "")
+
+    statements = [k for k, c in enumerate(clauses) if not re.search(r"[?？]|吗\s*$", c.strip())]
+    persons = [k for k in statements if re.search(r"[我你他她]", clauses[k])]
+    questions = [k for k in range(len(clauses)) if k not in statements]
+    for k in (*persons, *statements, *questions):
+        new = flipped(k)
+        if new is not None:
+            old = clauses[k]
+            neg = "-" if len(new) < len(old) or any(n in old for n in ("不", "没", "别")) else "+"
+            detail = f"{neg}{next((n for n in ('没', '不', '别') if (n in new) != (n in old)), '不')}"
+            return Trigger(inp.u1, inp.b1, "".join([*clauses[:k], new, *clauses[k + 1 :]]), "negation", detail, inp.id)
+    return None
 
 
 _NEG_PREFIXES = ("从来没有", "从来没", "从来不", "从没有", "从没", "从不", "没有", "没", "不", "别")
