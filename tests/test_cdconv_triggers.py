@@ -231,3 +231,15 @@ def test_inquiry_questions(text, bot, u2):
         else inquire_user(TriggerInput(text), random.Random(0))
     )
     assert (t.u2 if t else None) == u2
+
+
+def test_round_two_rules_answers_idioms_articles_and_one_character_antonyms():
+    assert negation(TriggerInput("好的，你平时有什么爱好吗？"), random.Random(0)) is None  # 好的 is an answer
+    assert negation(TriggerInput("没问题，你想聊什么呢？"), random.Random(0)) is None  # an idiom
+    t = inquire_user(TriggerInput("我现在还是一个学生。"), random.Random(0))
+    assert t is None or "几个" not in t.u2  # 一个 after 是 is an article
+    assert inquire_user(TriggerInput("我有一个儿子。"), random.Random(0)).u2 == "你知道我有几个儿子吗？"
+    lex = ChineseLexicon.from_lines([], ["大--小", "有--没", "聪明--愚蠢"])
+    assert perturb(TriggerInput("你现在多大了？"), random.Random(0), lex, "antonym") is None  # 大 -> 小
+    assert perturb(TriggerInput("你有车吗？"), random.Random(0), lex, "antonym").u2 == "你没车吗？"
+    assert perturb(TriggerInput("你很聪明。"), random.Random(0), lex, "antonym").u2 == "你很愚蠢。"

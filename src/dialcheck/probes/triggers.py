@@ -112,6 +112,7 @@ _NOT_COUNTS = frozenset(
 )
 _WH_WORDS = ("什么", "怎么", "怎样", "哪", "谁", "几", "多少", "为什么", "啥", "为啥", "多大", "多久")
 _CLAUSE_END = re.compile(r"(?<=[，,。！!？?；;~～…])")
+_FIXED_NEGATIONS = ("没问题", "没关系", "没事", "不客气", "不好意思", "不错", "看来", "看样子", "原来", "听说")
 _LEADING_LINKS = re.compile(r"^(所以|但是|因为|不过|而且|然后|可是|其实|那么|那|就是|还有|另外|对了|嗯+|哦+|啊+)")
 _DICT = "chinese_dictionary"
 
@@ -335,6 +336,9 @@ def _wh_question(text: str, rng: random.Random, bot: bool) -> tuple[str, str] | 
             continue  # one-character nouns are often jieba's splits (哈喽 -> 哈 / 喽)
         if flag in ("vn", "an"):
             continue  # a verbal noun stands where the verb is: 我在北京读书 -> 我在北京什么
+        before = ws[i - 1][0] if i > start else ""
+        if flag == "m" and word.startswith("一") and before.endswith(("是", "当", "做", "成为", "作为")):
+            continue  # 我还是一个学生: an article, not a count (几个学生)
         later = [k for k, w, f in ents if i < k < stop and f not in ("vn", "an", "m") and len(w) >= 2]
         if later and flag not in ("m", "ns"):
             continue  # ask for the last noun of the clause (我最喜欢的篮球运动员是姚明 -> 姚明), a count or a place
@@ -399,13 +403,16 @@ class Paraphraser(Protocol):
 _TABLES: dict[int, tuple[ChineseLexicon, dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]] = {}
 # words whose dictionary antonym is wrong in chat: 是 -> 否/非 ("你家否什么品种的狗"), 还 -> 该, 平常 -> 异常
 _ANTONYM_SKIP = frozenset(["是", "还", "就", "都", "也", "才", "再", "又", "平常", "平时", "一直"])
+# one-character antonyms are mostly wrong in chat (多大 -> 多小, 恩 -> 仇, 好的 -> 坏的, 戴强 -> 戴弱): only these
+_ONE_CHAR_OPPOSITES = frozenset(["有", "没", "无", "买", "卖"])
 
 
 def trigger_tables(lexicon: ChineseLexicon) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     """The synonyms and antonyms the trigger methods use: Cilin's groups are loose (是 -> 头头是道, 听 ->
     经纶, 妈妈 -> 鸨儿), so a synonym must have two characters or more, share one with the word, differ
     in length by one at most and be at least a tenth as frequent in jieba's dictionary (喜欢 -> 喜爱, not
-    -> 撒欢; 工作 not -> 劳作); antonyms skip the copula and function adverbs.
+    -> 撒欢; 工作 not -> 劳作); antonyms skip the copula and function adverbs and need two characters on
+    both sides (有 <-> 没, 买 <-> 卖 excepted).
 
     >>> lex = ChineseLexicon.from_lines(["A= 喜欢 喜爱 欢 爱好", "B= 是 头头是道"], ["是--否", "喜欢--讨厌"])
     >>> syn, ant = trigger_tables(lex)
@@ -425,7 +432,15 @@ def trigger_tables(lexicon: ChineseLexicon) -> tuple[dict[str, tuple[str, ...]],
             return len(w) >= 2 and len(o) >= 2 and abs(len(w) - len(o)) <= 1 and bool(set(w) & set(o)) and common
 
         syn = {w: c for w, os in lexicon.synonyms.items() if (c := tuple(o for o in os if close(w, o)))}
-        ant = {w: os for w, os in lexicon.antonyms.items() if w not in _ANTONYM_SKIP}
+
+        def opposite(w: str, o: str) -> bool:
+            return min(len(w), len(o)) >= 2 or (w in _ONE_CHAR_OPPOSITES and o in _ONE_CHAR_OPPOSITES)
+
+        ant = {
+            w: c
+            for w, os in lexicon.antonyms.items()
+            if w not in _ANTONYM_SKIP and (c := tuple(o for o in os if opposite(w, o)))
+        }
         cached = _TABLES[id(lexicon)] = (lexicon, syn, ant)
     return cached[1], cached[2]
 
@@ -514,6 +529,9 @@ def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | No
         tail = c[len(body) :]
         if any(w in body for w in _WH_WORDS) or not _CJK.search(body):
             return None
+        content = re.sub(r"[的啊呀吧哦呢嘛哈嗯\s]", "", body)
+        if len(content) <= 2 or content.startswith(_FIXED_NEGATIONS):
+            return None  # 好的, 是的, 没事, 不错: an answer or an idiom, not a claim to flip
         ask = re.search(r"[?？]", tail) is not None or body.endswith("吗")
         core = body[:-1] if body.endswith("吗") else body
         out = flip_polarity(core)
