@@ -13,8 +13,8 @@ contexts are shuffled with ``--seed`` and ``--offset``/``--contexts`` pick a sli
 develop the rules and the slice that is checked do not overlap.
 
     python benchmarks/trigger_check.py sample --language en --offset 200 --contexts 300 \\
-        --per-method 20 --out docs/triggers_checked_en.md
-    python benchmarks/trigger_check.py score docs/triggers_checked_en.md
+        --per-method 20 --out docs/trigger_checks/en_round2.md
+    python benchmarks/trigger_check.py score docs/trigger_checks/en_round2.md
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ def test_cdconv_perturbation_examples():
     assert 0 < c["conversations"] < 41 and len(some) == c["made"]
 
 
-# -- rules added after the hand check of docs/triggers_checked_zh_round1.md -------------------------------
+# -- rules added after the hand check of docs/trigger_checks/zh_round1.md -------------------------------
 
 
 def test_negation_never_edits_a_wh_question():
@@ -243,3 +243,11 @@ def test_round_two_rules_answers_idioms_articles_and_one_character_antonyms():
     assert perturb(TriggerInput("你现在多大了？"), random.Random(0), lex, "antonym") is None  # 大 -> 小
     assert perturb(TriggerInput("你有车吗？"), random.Random(0), lex, "antonym").u2 == "你没车吗？"
     assert perturb(TriggerInput("你很聪明。"), random.Random(0), lex, "antonym").u2 == "你很愚蠢。"
+
+
+def test_trigger_synonyms_are_close_common_and_of_the_same_part_of_speech():
+    lex = ChineseLexicon.from_lines(["A= 喜欢 喜爱 欢乐 撒欢 爱", "B= 朋友 友好 友人", "C= 工作 劳作 作业"], [])
+    syn, _ = tr.trigger_tables(lex)
+    assert syn["喜欢"] == ("喜爱",)  # 欢乐: an adjective; 撒欢: rare; 爱: one character
+    assert "友好" not in syn.get("朋友", ())  # an adjective for a noun
+    assert "工作" not in syn  # 劳作 is rare beside 工作, 作业 is another sense but also below a tenth

@@ -277,7 +277,7 @@ def _hot_soup(text: str) -> list[en.Tok]:
     return tagged("The/DT soup/NN is/VBZ/be hot/JJ ./.")
 
 
-# -- rules added after the hand check of docs/triggers_checked_en.md ------------------------------------
+# -- rules added after the hand check of docs/trigger_checks/en_round2.md ------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -410,9 +410,9 @@ _ONE_CHAR_OPPOSITES = frozenset(["有", "没", "无", "买", "卖"])
 def trigger_tables(lexicon: ChineseLexicon) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     """The synonyms and antonyms the trigger methods use: Cilin's groups are loose (是 -> 头头是道, 听 ->
     经纶, 妈妈 -> 鸨儿), so a synonym must have two characters or more, share one with the word, differ
-    in length by one at most and be at least a tenth as frequent in jieba's dictionary (喜欢 -> 喜爱, not
-    -> 撒欢; 工作 not -> 劳作); antonyms skip the copula and function adverbs and need two characters on
-    both sides (有 <-> 没, 买 <-> 卖 excepted).
+    in length by one at most, be at least a tenth as frequent in jieba's dictionary and have the same part
+    of speech there (喜欢 -> 喜爱, not -> 撒欢 or 欢乐; 工作 not -> 劳作); antonyms skip the copula and
+    function adverbs and need two characters on both sides (有 <-> 没, 买 <-> 卖 excepted).
 
     >>> lex = ChineseLexicon.from_lines(["A= 喜欢 喜爱 欢 爱好", "B= 是 头头是道"], ["是--否", "喜欢--讨厌"])
     >>> syn, ant = trigger_tables(lex)
@@ -426,10 +426,13 @@ def trigger_tables(lexicon: ChineseLexicon) -> tuple[dict[str, tuple[str, ...]],
 
         jieba.initialize()
         freq = jieba.dt.FREQ  # jieba's word counts: 工作 66,367, 劳作 285
+        tags = _jieba().dt.word_tag_tab  # jieba's part of speech of each word: 喜欢 v, 欢乐 a
 
         def close(w: str, o: str) -> bool:
             common = freq.get(o, 0) >= 0.1 * freq.get(w, 0)  # not a rare or bookish word (业经, 撒欢)
-            return len(w) >= 2 and len(o) >= 2 and abs(len(w) - len(o)) <= 1 and bool(set(w) & set(o)) and common
+            same_pos = tags.get(w) is not None and tags.get(w) == tags.get(o)  # not 喜欢 -> 欢乐, 朋友 -> 友好
+            shape = len(w) >= 2 and len(o) >= 2 and abs(len(w) - len(o)) <= 1 and bool(set(w) & set(o))
+            return shape and common and same_pos
 
         syn = {w: c for w, os in lexicon.synonyms.items() if (c := tuple(o for o in os if close(w, o)))}
 

@@ -16,7 +16,7 @@ for synonyms and antonyms, WordNet 3.0 read by NLTK from Debian's ``wordnet-base
   added to a sentence ("She went home" -> "She didn't go home", "I am happy" -> "I am not happy"); the
   words that follow the polarity follow it ("Yes, I like it too." -> "No, I don't like it either.").
 
-How often each method applies and is right, checked by hand: ``docs/triggers_checked_en.md``.
+How often each method applies and is right, checked by hand: ``docs/trigger_checks/en_round2.md``.
 
 An input the rules cannot handle gives None (counted as skipped), never a half-built sentence. The
 rules are pure functions of tagged tokens (:class:`Tok`); :func:`tagged` builds tokens by hand:
@@ -91,7 +91,7 @@ def rules_version(version: int) -> Iterator[None]:
     data was built with, so a shipped model can be rebuilt after the rules improve).
 
     1: the rules up to 2026-11-24 (``--augment perturb`` of every shipped English model); 2: after the
-    hand check of ``docs/triggers_checked_en_round1.md`` (polarity agreement, conditions, titles, stop
+    hand check of ``docs/trigger_checks/en_round1.md`` (polarity agreement, conditions, titles, stop
     lists, no abbreviations as synonyms).
 
     >>> with rules_version(1):
