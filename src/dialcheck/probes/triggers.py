@@ -535,17 +535,16 @@ def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | No
         content = re.sub(r"[的啊呀吧哦呢嘛哈嗯\s]", "", body)
         if len(content) <= 2 or content.startswith(_FIXED_NEGATIONS):
             return None  # 好的, 是的, 没事, 不错: an answer or an idiom, not a claim to flip
-        ask = re.search(r"[?？]", tail) is not None or body.endswith("吗")
-        core = body[:-1] if body.endswith("吗") else body
+        core = body[:-1] if body.endswith("吗") else body  # a yes/no question is flipped without its 吗
         out = flip_polarity(core)
         if out is None or out == core:
             return None
-        return out + ("吗" if body.endswith("吗") else "") + (tail if ask or tail else "")
+        return out + body[len(core) :] + tail
 
     statements = [k for k, c in enumerate(clauses) if not re.search(r"[?？]|吗\s*$", c.strip())]
     persons = [k for k in statements if re.search(r"[我你他她]", clauses[k])]
     questions = [k for k in range(len(clauses)) if k not in statements]
-    for k in (*persons, *statements, *questions):
+    for k in dict.fromkeys([*persons, *statements, *questions]):
         new = flipped(k)
         if new is not None:
             old = clauses[k]
