@@ -12,9 +12,9 @@ least four words) and the bot's reply (b1); Chinese: the distinct (u1, b1) of a 
 contexts are shuffled with ``--seed`` and ``--offset``/``--contexts`` pick a slice, so a slice used to
 develop the rules and the slice that is checked do not overlap.
 
-    python benchmarks/trigger_check.py sample --language en --offset 200 --contexts 300 \\
-        --per-method 20 --out docs/trigger_checks/en_round2.md
-    python benchmarks/trigger_check.py score docs/trigger_checks/en_round2.md
+    python benchmarks/trigger_check.py sample --language en --offset 800 --contexts 300 \\
+        --per-method 20 --out docs/trigger_checks/en_round3.md
+    python benchmarks/trigger_check.py score docs/trigger_checks/en_round3.md
 """
 
 from __future__ import annotations

@@ -336,3 +336,16 @@ def test_word_replacement_skips_titles_reactions_slang_and_misleading_senses(nlp
 def test_questions_skip_pronoun_answers_vague_verbs_and_what_am_i(nlp, text):
     assert inquire_user_en(TriggerInput(text), random.Random(0)) is None
     assert inquire_bot_en(TriggerInput("Hi", text), random.Random(0)) is None
+
+
+def test_round_two_rules(nlp):
+    neg = negation_en(TriggerInput("My favorite show is probably Parks and Recreation."), random.Random(0))
+    assert neg is not None and neg.u2 == "My favorite show is probably not Parks and Recreation."
+    assert negation_en(TriggerInput("Great choices, what are their names?"), random.Random(0)) is None
+    for text in ("I have no children.", "I have the same interest.", "I've never planted anything!"):
+        assert inquire_user_en(TriggerInput(text), random.Random(0)) is None, text
+    lex = WordListLexicon.from_groups([["world", "universe"], ["child", "minor"]], [])
+    assert perturb_en(TriggerInput("It is out of this world."), random.Random(0), lex, "synonym") is None
+    with en.rules_version(1):  # the frozen rules keep what they did
+        t = negation_en(TriggerInput("Great choices, what are their names?"), random.Random(0))
+        assert t is not None and t.u2 == "Great choices, what aren't their names?"

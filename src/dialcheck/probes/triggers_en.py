@@ -16,7 +16,7 @@ for synonyms and antonyms, WordNet 3.0 read by NLTK from Debian's ``wordnet-base
   added to a sentence ("She went home" -> "She didn't go home", "I am happy" -> "I am not happy"); the
   words that follow the polarity follow it ("Yes, I like it too." -> "No, I don't like it either.").
 
-How often each method applies and is right, checked by hand: ``docs/trigger_checks/en_round2.md``.
+How often each method applies and is right, checked by hand: ``docs/trigger_checks/en_round3.md``.
 
 An input the rules cannot handle gives None (counted as skipped), never a half-built sentence. The
 rules are pure functions of tagged tokens (:class:`Tok`); :func:`tagged` builds tokens by hand:
@@ -90,9 +90,9 @@ def rules_version(version: int) -> Iterator[None]:
     """Run the rules of an earlier ``version`` inside the block (training recipes pin the version their
     data was built with, so a shipped model can be rebuilt after the rules improve).
 
-    1: the rules up to 2026-11-24 (``--augment perturb`` of every shipped English model); 2: after the
-    hand check of ``docs/trigger_checks/en_round1.md`` (polarity agreement, conditions, titles, stop
-    lists, no abbreviations as synonyms).
+    1 (frozen): the rules up to 2026-11-24 (``--augment perturb`` of every shipped English model); 2: the
+    current rules, after the hand checks in ``docs/trigger_checks/`` (polarity agreement, conditions,
+    titles, stop lists, no abbreviations as synonyms, ...); they may still change.
 
     >>> with rules_version(1):
     ...     negate(tagged("I/PRP like/VBP dogs/NNS/dog too/RB ./."))[0]
@@ -363,6 +363,12 @@ def _subject_before(toks: Sequence[Tok], sent: Sequence[int], k: int) -> bool:
     return False
 
 
+def _joined(verb: str, neg: str) -> str:
+    """How a removed negation is named in a trigger's detail: "don't", "do not", "can't"."""
+    space = "" if neg.lower() == "n't" else " "
+    return verb.lower() + space + neg.lower()
+
+
 def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[_Edit, str] | None:
     """``toks`` without the negation at ``i`` (whose previous token is a verb), or None."""
     prev = i - 1
@@ -372,7 +378,7 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
     if p.text.lower() in _SPLIT_NEG:
         ed.set(prev, _match_case(p.text, _SPLIT_NEG[p.text.lower()]))
         ed.delete(i)
-        return ed, f"-{p.text.lower()}{toks[i].text.lower()}"
+        return ed, f"-{_joined(p.text, toks[i].text)}"
     if p.text.lower() == "ai":
         return None  # ain't: no single positive form
     if p.lemma == "do" and p.text.lower() in ("do", "does", "did"):
@@ -382,7 +388,7 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
                 ed.delete(prev)
                 ed.delete(i)
                 ed.set(nxt, _match_case(p.text, toks[nxt].text))
-                return ed, f"-{p.text.lower()}{toks[i].text.lower()}"
+                return ed, f"-{_joined(p.text, toks[i].text)}"
             ed.delete(i)  # Don't you like it? -> Do you like it?
             return ed, f"-{toks[i].text.lower()}"
         verb = next((j for j in after if toks[j].tag not in ("RB", "RBR", "RBS")), None)
@@ -393,7 +399,7 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
         ed.delete(prev)
         ed.delete(i)
         ed.set(verb, _match_case(p.text, form(toks[verb].text)))
-        return ed, f"-{p.text.lower()}{toks[i].text.lower()}"
+        return ed, f"-{_joined(p.text, toks[i].text)}"
     ed.delete(i)  # is not -> is, can't -> can ...
     return ed, f"-{toks[i].text.lower()}"
 
@@ -409,6 +415,8 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
         return None  # "(Cool,) what don't you do?" says little (also without the question mark)
     if _v2() and words[0].text.lower() in _SUBORDINATORS:
         return None  # "If you say so!" -> "If you don't say so!": a condition, not a statement
+    if _v2() and question and any(t.tag in ("WP", "WRB", "WDT", "WP$") for t in words):
+        return None  # "Great choices, what are their names?": a wh-question after a phrase
     ed = _Edit(toks)
     f = next((j for j in sent if toks[j].tag in _FINITE), None)
     if f is None:  # an imperative: Go home. -> Don't go home.
@@ -452,6 +460,9 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
         if low == "can":
             ed.set(f, _match_case(t.text, "cannot"))
             return ed, "+not"
+        if _v2() and f + 1 in sent and toks[f + 1].text.lower() in _SENTENCE_ADVERBS:
+            ed.set(f + 1, toks[f + 1].text + " not")  # "is probably X" -> "is probably not X"
+            return ed, "+not"
         ed.set(f, t.text + " not")
         return ed, "+not"
     do = {"VBP": "do", "VBZ": "does", "VBD": "did"}.get(t.tag)
@@ -464,6 +475,7 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
     return ed, f"+{do}n't"
 
 
+_SENTENCE_ADVERBS = frozenset(["probably", "definitely", "certainly", "surely", "obviously", "clearly", "likely"])
 _SUBORDINATORS = frozenset(["if", "unless", "because", "although", "though", "whether", "while"])
 _YES = frozenset({"yes", "yeah", "yep", "yup", "sure"})
 _NO = frozenset({"no", "nope", "nah"})
@@ -565,7 +577,14 @@ _STOP = _STOP_V1 | {
 _ANTONYM_STOP = frozenset({"cool", "fine", "sick", "bad", "wicked"})
 # chat words whose first WordNet sense gives a wrong synonym: kid -> minor, partner -> spouse, state ->
 # province, rock (music) -> stone, class (in a game) -> category, plan -> program, beast -> animal
-_SYNONYM_STOP = frozenset(["kid", "partner", "state", "rock", "class", "plan", "beast", "accountant", "tabby"])
+# round 2 (docs/trigger_checks/en_round2.md): children -> minors, animals -> beasts, "out of this world",
+# "good luck", "he's family", "single player", a run -> a tally
+_SYNONYM_STOP = frozenset(
+    [
+        *("kid", "partner", "state", "rock", "class", "plan", "beast", "accountant", "tabby"),  # round 1
+        *("child", "animal", "world", "luck", "family", "single", "run"),  # round 2
+    ]
+)
 
 
 class EnglishLexicon(Protocol):
@@ -991,6 +1010,10 @@ def _question_parts(toks: Sequence[Tok], sent: Sequence[int]) -> dict[str, Any] 
     t = toks[target]
     if t.tag in ("PRP", "DT", "WDT", "EX"):
         return None  # "I love that", "I've never tried those", "them all": the answer is not in the sentence
+    if t.lemma.lower() in ("anything", "nothing", "something", "everything") or any(
+        toks[j].text.lower() in ("no", "same") and toks[j].head == target for j in span
+    ):
+        return None  # "I have no children" -> "what I have" asks the opposite; "the same interest": nothing
     if toks[root].lemma.lower() in _VAGUE_VERBS:
         return None  # "What do you mean?", "What don't you know?": no fact to ask about
     if first_person and toks[root].lemma == "be" and t.dep == "attr" and t.tag.startswith("NN"):
