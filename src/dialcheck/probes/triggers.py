@@ -65,6 +65,7 @@ __all__ = [
     "short_utterance",
     "swap_person",
     "swap_word",
+    "trigger_tables",
 ]
 
 log = logging.getLogger(__name__)
