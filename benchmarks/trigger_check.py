@@ -20,11 +20,11 @@ develop the rules and the slice that is checked do not overlap.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from collections import Counter
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 
 from dialcheck.probes.triggers import METHODS, TriggerInput, build_triggers
@@ -35,19 +35,17 @@ CHECKED = [m for m in METHODS if m != "short_utterance"]  # a fixed list of inte
 
 def english_contexts(data_dir: Path) -> list[TriggerInput]:
     """The distinct (human turn, bot reply) pairs of the DECODE human-bot conversations, the human turn
-    four words or more."""
-    path = data_dir / "decode" / "human-bot.jsonl"
+    four words or more (the bot speaks the last turn of each conversation)."""
+    from dialcheck.datasets import load_dataset
+
     out: dict[tuple[str, str], TriggerInput] = {}  # conversations share openings: each context once
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            human = {a for a, v in r["agents"].items() if v.get("is_human")}
-            turns = r["turns"]
-            for i in range(len(turns) - 1):
-                u, b = turns[i], turns[i + 1]
-                if str(u["agent_id"]) in human and str(b["agent_id"]) not in human and len(u["text"].split()) >= 4:
-                    u1, b1 = u["text"].strip(), b["text"].strip()
-                    out.setdefault((u1, b1), TriggerInput(u1, b1, f"{r['conversation_id']}:{i}"))
+    for e in load_dataset("decode.human_bot.v1", str(data_dir)):
+        turns = e.dialogue.turns
+        bot = turns[-1].speaker
+        for i, (u, b) in enumerate(pairwise(turns)):
+            if u.speaker != bot and b.speaker == bot and len(u.text.split()) >= 4:
+                u1, b1 = u.text.strip(), b.text.strip()
+                out.setdefault((u1, b1), TriggerInput(u1, b1, f"{e.id}:{i}"))
     return list(out.values())
 
 

@@ -302,8 +302,12 @@ def _question_word(word: str, flag: str, after: str = "") -> str:
 
 def entities(text: str) -> list[tuple[int, str, str]]:
     """(word index, word, flag) of the nouns, names and numbers of ``text`` (jieba tags)."""
+    return _entities(words(text))
+
+
+def _entities(ws: Sequence[tuple[str, str]]) -> list[tuple[int, str, str]]:
     out = []
-    for i, (w, f) in enumerate(words(text)):
+    for i, (w, f) in enumerate(ws):
         if f not in _ENTITY_FLAGS or w in _STOP or w.startswith("几"):
             continue
         if f == "m" and (not (re.search(r"\d", w) or w[0] in _CN_NUM) or w in _NOT_COUNTS):
@@ -324,7 +328,7 @@ def _wh_question(text: str, rng: random.Random, bot: bool) -> tuple[str, str] | 
     asked for, and the question keeps that clause only: "我喜欢狗，我家有三条狗。" -> "我家有几条狗？"."""
     ws = words(text)
     ends = [n for n, (w, _) in enumerate(ws) if w and w[-1] in "，,。！!？?；;~～…"]
-    ents = entities(text)
+    ents = _entities(ws)  # one segmentation for the words and their entities
     options = []
     for i, word, flag in ents:
         start = max([n + 1 for n in ends if n < i], default=0)
@@ -422,12 +426,10 @@ def trigger_tables(lexicon: ChineseLexicon) -> tuple[dict[str, tuple[str, ...]],
     """
     cached = _TABLES.get(id(lexicon))
     if cached is None or cached[0] is not lexicon:
-        _jieba()
-        import jieba
-
-        jieba.initialize()
-        freq = jieba.dt.FREQ  # jieba's word counts: 工作 66,367, 劳作 285
-        tags = _jieba().dt.word_tag_tab  # jieba's part of speech of each word: 喜欢 v, 欢乐 a
+        pseg = _jieba()
+        pseg.dt.tokenizer.initialize()
+        freq = pseg.dt.tokenizer.FREQ  # jieba's word counts: 工作 66,367, 劳作 285
+        tags = pseg.dt.word_tag_tab  # jieba's part of speech of each word: 喜欢 v, 欢乐 a
 
         def close(w: str, o: str) -> bool:
             common = freq.get(o, 0) >= 0.1 * freq.get(w, 0)  # not a rare or bookish word (业经, 撒欢)
