@@ -12,9 +12,13 @@ labelled weather train file was never released) in the labelled format of ``dial
   ``HIPosition`` is empty), which ``dialcheck train --dialogues`` skips and counts.
 
 The corpus writes entities with underscores (``550_alester_ave``); they become spaces, and each turn starts
-with a capital letter, as DECODE's turns do. Nothing of CI-ToD's dev or test splits is read.
+with a capital letter, as DECODE's turns do. Training reads only the train splits; ``--split test`` (or ``dev``)
+writes the held-out dialogues of all three domains, weather included, to measure a detector on a domain DECODE
+does not have (``dialcheck evaluate --data``).
 
     python benchmarks/citod_history_dialogues.py --out runs/citod_history.jsonl
+    python benchmarks/citod_history_dialogues.py --split test --out runs/citod_history_test.jsonl
+    python benchmarks/citod_history_dialogues.py --split test --domains weather --out runs/citod_history_weather.jsonl
     dialcheck train ... --dialogues runs/citod_history.jsonl --dialogues-repeat 4 \\
         --distill-alpha-by dialogues.positive=0,dialogues.negative=0      # with a teacher: keep their gold labels
 """
@@ -27,6 +31,8 @@ import sys
 from pathlib import Path
 
 from dialcheck.datasets import load_dataset
+from dialcheck.datasets.citod import citod_file
+from dialcheck.errors import InputError
 from dialcheck.schema import Example
 
 
@@ -73,11 +79,21 @@ def history_records(examples: list[Example]) -> tuple[list[dict], dict[str, int]
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="the JSONL file to write")
+    ap.add_argument("--split", choices=("train", "dev", "test"), default="train", help="which split (default train)")
     ap.add_argument("--data", default=None, help="data directory (default: ../shared/data or $DIALCHECK_DATA)")
+    ap.add_argument("--domains", default=None, help="comma-separated subset of calendar, navigate, weather")
     args = ap.parse_args(argv)
+    domains = ("calendar", "navigate") if args.split == "train" else ("calendar", "navigate", "weather")
+    if args.domains:
+        domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
     examples: list[Example] = []
-    for name in ("citod.calendar.train.v1", "citod.navigate.train.v1"):
-        examples += load_dataset(name, args.data)
+    try:
+        for domain in domains:  # the labelled weather train split was never released
+            citod_file(domain, args.split)  # a clear error for an unknown domain or split
+            examples += load_dataset(f"citod.{domain}.{args.split}.v1", args.data)
+    except InputError as e:
+        print(f"citod_history_dialogues: {e}", file=sys.stderr)
+        return 2
     records, counts = history_records(examples)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

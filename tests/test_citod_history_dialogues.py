@@ -31,3 +31,21 @@ def test_a_record_without_an_earlier_system_turn_is_left_out(load_benchmark):
     turns = (Turn("user", "hi"), Turn("user", "where is the cafe"), Turn("system", "on main st"))
     e = Example(Dialogue(turns), False, evidence=(), id="x", labels={"QI": False, "HI": False, "KBI": False})
     assert mod.history_records([e]) == ([], {"consistent": 0, "contradiction": 0, "contradiction_no_evidence": 0})
+
+
+def test_the_test_split_holds_all_three_domains(load_benchmark, data_root, tmp_path):
+    mod = load_benchmark("citod_history_dialogues")
+    out = tmp_path / "test.jsonl"
+    assert mod.main(["--split", "test", "--out", str(out), "--data", str(data_root)]) == 0
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 210 and sum(r["contradiction"] for r in records) == 64
+    assert {r["id"].split(".")[1] for r in records} == {"calendar", "navigate", "weather"}
+    assert all(".test." in r["id"] for r in records)
+
+
+def test_the_missing_weather_train_split_is_named(load_benchmark, data_root, tmp_path, capsys):
+    mod = load_benchmark("citod_history_dialogues")
+    out = tmp_path / "w.jsonl"
+    assert mod.main(["--domains", "weather", "--out", str(out), "--data", str(data_root)]) == 2
+    assert "weather.train (the labelled weather train file was never released)" in capsys.readouterr().err
+    assert not out.exists()
