@@ -35,6 +35,19 @@ def test_the_both_order_english_model_loads_by_name_and_flags_an_obvious_contrad
     assert not dialcheck.check([*d[:3], "Max and Bella."], model="decode-utterance-minilm-v4").contradiction
 
 
+def test_the_distilled_english_model_loads_by_name_and_flags_an_obvious_contradiction():
+    import dialcheck
+
+    det = dialcheck.load("decode-utterance-minilm-v5")
+    assert det.path.name == "decode-utterance-minilm-v5"
+    assert sum(f.stat().st_size for f in det.path.iterdir()) < 10_000_000  # adapter + head
+    assert "citod_history_dialogues.py" in (det.path / "MODEL_CARD.md").read_text(encoding="utf-8")
+    d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    v = dialcheck.check(d, model="decode-utterance-minilm-v5")
+    assert v.contradiction and v.evidence == (1,)
+    assert not dialcheck.check([*d[:3], "Max and Bella."], model="decode-utterance-minilm-v5").contradiction
+
+
 def test_default_english_detector_is_small_and_documented():
     folder = default_model_path("en")
     size = sum(f.stat().st_size for f in folder.iterdir())
