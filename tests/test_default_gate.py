@@ -54,7 +54,7 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     load_benchmark, tiny_detector_dir, tmp_path, capsys, monkeypatch
 ):
     gate = load_benchmark("default_gate")
-    from dialcheck.io import parse_dialogue
+    from dialcheck.io import parse_dialogue, parse_example
 
     # fixed probe inputs (the real ones need spaCy and WordNet: perturbation_probe and the trigger tests)
     pairs = [("I have a dog.", "I don't have a dog."), ("I like tea.", "I do not like tea.")]
@@ -62,6 +62,11 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     demo = {"pets": parse_dialogue(["I have two dogs.", "nice", "I never had a dog."])}
     demo["music"] = parse_dialogue(["I love jazz.", "cool", "I play the trumpet."])
     fixed = {"perturb": {"negation": pairs, "antonym": pairs, "paraphrase": pairs}, "restatements": (restate, [0, 1])}
+    held_out = [
+        parse_example({"turns": ["where?", "Cafe X is 2 miles away", "ok", t], "contradiction": c})
+        for t, c in (("Cafe X is at 1 main st", False), ("No cafe is near you", True))
+    ]
+    fixed["citod"] = held_out
     monkeypatch.setattr(gate, "probe_inputs", lambda *a, **k: {**fixed, "demo": demo})
     out = tmp_path / "gate.json"
     m = str(tiny_detector_dir)
@@ -74,3 +79,5 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     assert payload["rules"][0][1] is False  # no gain over itself
     text = capsys.readouterr().out
     assert "| gate | passed | detail |" in text and f"Verdict: {m} keep {m}" in text
+    assert "| CI-ToD held-out history dialogues (210) accuracy |" in text
+    assert 0 <= payload["candidate"]["citod_history_test/roc_auc"] <= 100
