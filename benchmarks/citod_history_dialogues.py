@@ -28,10 +28,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from dialcheck.datasets import load_dataset
-from dialcheck.datasets.citod import citod_file
+from dialcheck.datasets.base import data_dir
+from dialcheck.datasets.citod import load_citod
 from dialcheck.errors import InputError
 from dialcheck.schema import Example
 
@@ -76,6 +77,17 @@ def history_records(examples: list[Example]) -> tuple[list[dict], dict[str, int]
     return out, counts
 
 
+def load_records(
+    split: str = "train", domains: Sequence[str] | None = None, data: str | Path | None = None
+) -> tuple[list[dict], dict[str, int]]:
+    """:func:`history_records` of one split of CI-ToD (default domains: every one that has the split); an unknown
+    domain or split (weather has no labelled train split) raises :class:`InputError` naming it."""
+    if domains is None:
+        domains = ("calendar", "navigate") if split == "train" else ("calendar", "navigate", "weather")
+    root = data_dir(data)
+    return history_records([e for d in domains for e in load_citod(root, d, split)])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="the JSONL file to write")
@@ -83,18 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=None, help="data directory (default: ../shared/data or $DIALCHECK_DATA)")
     ap.add_argument("--domains", default=None, help="comma-separated subset of calendar, navigate, weather")
     args = ap.parse_args(argv)
-    domains = ("calendar", "navigate") if args.split == "train" else ("calendar", "navigate", "weather")
-    if args.domains:
-        domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
-    examples: list[Example] = []
+    domains = [d.strip() for d in args.domains.split(",") if d.strip()] if args.domains else None
     try:
-        for domain in domains:  # the labelled weather train split was never released
-            citod_file(domain, args.split)  # a clear error for an unknown domain or split
-            examples += load_dataset(f"citod.{domain}.{args.split}.v1", args.data)
-    except InputError as e:
+        records, counts = load_records(args.split, domains, args.data)
+    except InputError as e:  # e.g. weather train, never released
         print(f"citod_history_dialogues: {e}", file=sys.stderr)
         return 2
-    records, counts = history_records(examples)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:

@@ -37,6 +37,7 @@ DEMO = HERE.parent / "examples" / "dialogues.json"
 DEMO_EXPECTED = {"pets": True, "music": False}  # the README's DECODE examples ("route" is a knowledge-base one)
 HAND = ("decode_hand_a", "decode_hand_b")
 NEIGHBOURS = "decode_neighbours"
+CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
 TARGETS = {"human_bot/accuracy": 78.0, "rct/accuracy": 75.0, "dev/accuracy": 87.0, "dev/evidence_f1": 80.0}
 
 sys.path.insert(0, str(HERE))
@@ -44,20 +45,18 @@ sys.path.insert(0, str(HERE))
 
 def probe_inputs(data_dir: str | None = None, limit: int = 500, seed: int = 0) -> dict[str, Any]:
     """The probes' inputs, built once for both models: perturbed pairs, restatements, the demo dialogues."""
-    from citod_history_dialogues import history_records
+    from citod_history_dialogues import load_records
     from perturbation_probe import perturbed_pairs
     from restatement_probe import bot_utterances, hand_set
 
-    from dialcheck.datasets import load_dataset
     from dialcheck.io import parse_dialogue, parse_example
 
     rng = random.Random(seed)
     utts = bot_utterances(data_dir)
     rng.shuffle(utts)
     demo = [obj for obj in json.loads(DEMO.read_text(encoding="utf-8")) if obj.get("id") in DEMO_EXPECTED]
-    citod = [e for d in ("calendar", "navigate", "weather") for e in load_dataset(f"citod.{d}.test.v1", data_dir)]
     return {
-        "citod": [parse_example(r) for r in history_records(citod)[0]],
+        "citod": [parse_example(r) for r in load_records("test", data=data_dir)[0]],
         "perturb": perturbed_pairs(utts[:limit], seed),
         "restatements": hand_set(HERE / "data" / "restatements.jsonl"),
         "demo": {obj["id"]: parse_dialogue(obj) for obj in demo},
@@ -82,12 +81,15 @@ def measure(
     files = [HERE / "data" / f"{f}.jsonl" for f in (*HAND, NEIGHBOURS)]
     splits = ["dev", "human_bot", "rct", "a2t", "human_bot_raw"]
     ev = DecodeEvaluator(splits=splits, data_dir=data_dir, files=files, limit=eval_limit)
+    ev.files[CITOD] = inputs["citod"]  # evaluated like the files: accuracy, ROC AUC, ...
     res = ev(det)
     for key in ("dev/accuracy", "dev/evidence_f1", "human_bot/accuracy", "rct/accuracy", "a2t/accuracy"):
         out[key] = res[key]
     for key in ("recall", "precision", "roc_auc"):
         out[f"human_bot_raw/{key}"] = res[f"human_bot_raw/{key}"]
     out["human_bot/dialogues_per_s"] = res["human_bot/dialogues_per_s"]
+    for key in ("accuracy", "roc_auc"):
+        out[f"{CITOD}/{key}"] = res[f"{CITOD}/{key}"]
     for f in HAND:
         out[f"{f}/accuracy"] = res[f"{f}/accuracy"]
         out[f"{f}/n"] = len(ev.predictions[f])
@@ -104,13 +106,6 @@ def measure(
     for kind, pairs in inputs["perturb"].items():
         scores = det.classifier.score(pairs) if pairs else []
         out[f"perturb/{kind}"] = sum(float(s) >= det.tau for s in scores) / max(1, len(pairs))
-    held_out = inputs["citod"][:eval_limit] if eval_limit else inputs["citod"]
-    verdicts = det.predict([e.dialogue for e in held_out])
-    gold = [e.label for e in held_out]
-    out["citod_history_test/accuracy"] = round(
-        100 * sum(v.contradiction == g for v, g in zip(verdicts, gold, strict=True)) / max(1, len(gold)), 2
-    )
-    out["citod_history_test/roc_auc"] = round(100 * roc_auc(gold, [v.score for v in verdicts]), 2)
     for key, v in zip(inputs["demo"], det.predict(list(inputs["demo"].values())), strict=True):
         out[f"demo/{key}"] = {"contradiction": v.contradiction, "score": round(v.score, 3)}
     return out
