@@ -19,6 +19,7 @@ does not have (``dialcheck evaluate --data``).
     python benchmarks/citod_history_dialogues.py --out runs/citod_history.jsonl
     python benchmarks/citod_history_dialogues.py --split test --out runs/citod_history_test.jsonl
     python benchmarks/citod_history_dialogues.py --split test --domains weather --out runs/citod_history_weather.jsonl
+    python benchmarks/citod_history_dialogues.py --split dev --with-decode-validation --out runs/calib.jsonl
     dialcheck train ... --dialogues runs/citod_history.jsonl --dialogues-repeat 4 \\
         --distill-alpha-by dialogues.positive=0,dialogues.negative=0      # with a teacher: keep their gold labels
 """
@@ -77,6 +78,11 @@ def history_records(examples: list[Example]) -> tuple[list[dict], dict[str, int]
     return out, counts
 
 
+def _record(e: Example) -> dict:
+    turns = [{"speaker": t.speaker, "text": t.text} for t in e.dialogue.turns]
+    return {"id": e.id, "turns": turns, "contradiction": e.label, "evidence": list(e.evidence or ())}
+
+
 def load_records(
     split: str = "train", domains: Sequence[str] | None = None, data: str | Path | None = None
 ) -> tuple[list[dict], dict[str, int]]:
@@ -94,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("train", "dev", "test"), default="train", help="which split (default train)")
     ap.add_argument("--data", default=None, help="data directory (default: ../shared/data or $DIALCHECK_DATA)")
     ap.add_argument("--domains", default=None, help="comma-separated subset of calendar, navigate, weather")
+    ap.add_argument(
+        "--with-decode-validation",
+        action="store_true",
+        help="write DECODE's held-out validation dialogues (the ones dialcheck train calibrates on, seed 0) first: "
+        "a calibration set for dialcheck train --calibrate-on",
+    )
     args = ap.parse_args(argv)
     domains = [d.strip() for d in args.domains.split(",") if d.strip()] if args.domains else None
     try:
@@ -101,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as e:  # e.g. weather train, never released
         print(f"citod_history_dialogues: {e}", file=sys.stderr)
         return 2
+    if args.with_decode_validation:
+        from dialcheck.training.data import build_decode_training_data
+
+        val = build_decode_training_data(args.data, augment=()).validation_dialogues
+        records = [*map(_record, val), *records]
+        counts["decode_validation"] = len(val)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:

@@ -49,3 +49,16 @@ def test_the_missing_weather_train_split_is_named(load_benchmark, data_root, tmp
     assert mod.main(["--domains", "weather", "--out", str(out), "--data", str(data_root)]) == 2
     assert "weather.train (the labelled weather train file was never released)" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_with_decode_validation_writes_a_calibration_set(load_benchmark, data_root, tmp_path):
+    from dialcheck.training.data import build_decode_training_data
+
+    mod = load_benchmark("citod_history_dialogues")
+    out = tmp_path / "calib.jsonl"
+    assert mod.main(["--split", "dev", "--with-decode-validation", "--out", str(out), "--data", str(data_root)]) == 0
+    records = [parse_example(json.loads(line)) for line in out.read_text(encoding="utf-8").splitlines()]
+    val = build_decode_training_data(data_root, augment=()).validation_dialogues
+    assert len(records) == len(val) + 208  # DECODE's validation dialogues, then CI-ToD's dev history dialogues
+    assert [r.label for r in records[: len(val)]] == [e.label for e in val]
+    assert records[0].evidence == val[0].evidence and records[0].dialogue.turns == val[0].dialogue.turns
