@@ -20,6 +20,8 @@ does not have (``dialcheck evaluate --data``).
     python benchmarks/citod_history_dialogues.py --split test --out runs/citod_history_test.jsonl
     python benchmarks/citod_history_dialogues.py --split test --domains weather --out runs/citod_history_weather.jsonl
     python benchmarks/citod_history_dialogues.py --split dev --with-decode-validation --out runs/calib.jsonl
+    python benchmarks/citod_history_dialogues.py --split dev --with-decode-validation --with-decode-rct \\
+        --out runs/cr.jsonl
     dialcheck train ... --dialogues runs/citod_history.jsonl --dialogues-repeat 4 \\
         --distill-alpha-by dialogues.positive=0,dialogues.negative=0      # with a teacher: keep their gold labels
 """
@@ -106,6 +108,12 @@ def main(argv: list[str] | None = None) -> int:
         help="write DECODE's held-out validation dialogues (the ones dialcheck train calibrates on, seed 0) first: "
         "a calibration set for dialcheck train --calibrate-on",
     )
+    ap.add_argument(
+        "--with-decode-rct",
+        action="store_true",
+        help="with --with-decode-validation: also each validation contradiction with its evidence turns removed "
+        "(DECODE's RCT transform), as a consistent dialogue",
+    )
     args = ap.parse_args(argv)
     domains = [d.strip() for d in args.domains.split(",") if d.strip()] if args.domains else None
     try:
@@ -117,8 +125,17 @@ def main(argv: list[str] | None = None) -> int:
         from dialcheck.training.data import build_decode_training_data
 
         val = build_decode_training_data(args.data, augment=()).validation_dialogues
-        records = [*map(_record, val), *records]
         counts["decode_validation"] = len(val)
+        if args.with_decode_rct:
+            from dialcheck.probes.checklist import remove_contradicting_turns
+
+            rct = [remove_contradicting_turns(e) for e in val if e.label and e.evidence]
+            counts["decode_validation_rct"] = len(rct)
+            val = [*val, *rct]
+        records = [*map(_record, val), *records]
+    elif args.with_decode_rct:
+        print("citod_history_dialogues: --with-decode-rct needs --with-decode-validation", file=sys.stderr)
+        return 2
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:

@@ -37,6 +37,7 @@ def test_circa_loads_every_row_with_scenarios_and_labels(data_root):
         "I'm a veterinary technician.",
     )
     assert first.judgements == ("Yes",) * 5
+    assert first.canonical == "I am employed ."  # the question as Y's own statement
     # "I am not sure how X will interpret Y's answer" is folded into "in the middle" in the relaxed labels
     unsure = [r for r in rows if r.strict and r.strict.startswith("I am not sure")]
     assert unsure and {r.relaxed for r in unsure} == {"middle"}

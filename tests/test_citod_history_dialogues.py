@@ -62,3 +62,32 @@ def test_with_decode_validation_writes_a_calibration_set(load_benchmark, data_ro
     assert len(records) == len(val) + 208  # DECODE's validation dialogues, then CI-ToD's dev history dialogues
     assert [r.label for r in records[: len(val)]] == [e.label for e in val]
     assert records[0].evidence == val[0].evidence and records[0].dialogue.turns == val[0].dialogue.turns
+
+
+def test_with_decode_rct_adds_each_validation_contradiction_without_its_evidence(load_benchmark, data_root, tmp_path):
+    from dialcheck.training.data import build_decode_training_data
+
+    mod = load_benchmark("citod_history_dialogues")
+    out = tmp_path / "calib.jsonl"
+    argv = ["--split", "dev", "--with-decode-validation", "--with-decode-rct", "--out", str(out)]
+    argv += ["--data", str(data_root)]
+    assert mod.main(argv) == 0
+    records = [parse_example(json.loads(line)) for line in out.read_text(encoding="utf-8").splitlines()]
+    val = build_decode_training_data(data_root, augment=()).validation_dialogues
+    with_ev = [e for e in val if e.label and e.evidence]
+    rct = records[len(val) : len(val) + len(with_ev)]
+    assert len(records) == len(val) + len(with_ev) + 208
+    assert not any(r.label or r.evidence for r in rct)
+    first = with_ev[0]
+    kept = [t.text for i, t in enumerate(first.dialogue.turns) if i not in first.evidence]
+    assert rct[0].dialogue.turns[-1] == first.dialogue.turns[-1]  # the same last turn, now with nothing to contradict
+    assert all(first.dialogue.turns[i].text not in [t.text for t in rct[0].dialogue.turns] for i in first.evidence)
+    assert set(t.text for t in rct[0].dialogue.turns) <= set(kept)
+
+
+def test_with_decode_rct_alone_is_a_user_error(load_benchmark, data_root, tmp_path, capsys):
+    mod = load_benchmark("citod_history_dialogues")
+    out = tmp_path / "c.jsonl"
+    assert mod.main(["--split", "dev", "--with-decode-rct", "--out", str(out), "--data", str(data_root)]) == 2
+    assert "--with-decode-rct needs --with-decode-validation" in capsys.readouterr().err
+    assert not out.exists()

@@ -281,6 +281,23 @@ def test_train_adds_pairs_from_your_own_labelled_dialogues(capsys, tmp_path, tin
     assert "labelled dialogues" in (out / "MODEL_CARD.md").read_text()
 
 
+def test_train_weighs_each_dialogues_file_by_its_own_repeat(capsys, tmp_path, tiny_base, data_root):
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    out = tmp_path / "model"
+    base = ["train", "--out", str(out), "--base", str(tiny_base), "--limit", "10", "--epochs", "1", "--lora", "4"]
+    base += ["--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
+    base += ["--dialogues", str(logs), "--dialogues-repeat", "3", "--dialogues", str(logs)]
+    code, _, err = _run(capsys, *base, "--dialogues-repeat", "2", "--dialogues-repeat", "1")
+    assert code == 2 and "--dialogues-repeat given 3 times for 2 --dialogues file(s)" in err
+    code, _, err = _run(capsys, *base, "--dialogues-repeat", "1")
+    assert code == 0, err
+    counts = json.loads((out / "dialcheck.json").read_text())["training"]["counts"]
+    assert counts["dialogues.positive"] == 3 + 1 and counts["dialogues.negative"] == 3 + 1
+    data = json.loads((out / "dialcheck.json").read_text())["training"]["data"]
+    assert data.endswith(f" + labelled dialogues {logs} x3 + labelled dialogues {logs}")
+
+
 def test_train_can_take_the_init_detectors_top_pair_as_evidence(capsys, tmp_path, tiny_detector_dir, data_root):
     logs = tmp_path / "mylogs.jsonl"
     logs.write_text("\n".join(LABELLED_LINES) + "\n")

@@ -220,10 +220,12 @@ def add_parser(sub: Any) -> None:
     own.add_argument(
         "--dialogues-repeat",
         type=int,
-        default=1,
+        action="append",
+        default=None,
         metavar="N",
         help="use the pairs of --dialogues N times per epoch (default 1), to weigh a few hundred dialogues "
-        "against DECODE's tens of thousands of pairs",
+        "against DECODE's tens of thousands of pairs; given once it applies to every file, given as often as "
+        "--dialogues it pairs with them in order",
     )
     own.add_argument(
         "--calibrate-on",
@@ -288,8 +290,15 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
     if args.task != "decode" and (args.dialogues or args.calibrate_on):
         raise InputError("--dialogues and --calibrate-on apply to --task decode (the utterance-based detector)")
-    if args.dialogues_repeat < 1:
-        raise InputError(f"--dialogues-repeat must be at least 1, got {args.dialogues_repeat}")
+    repeats = args.dialogues_repeat or [1]
+    if any(n < 1 for n in repeats):
+        raise InputError(f"--dialogues-repeat must be at least 1, got {min(repeats)}")
+    if len(repeats) > 1 and len(repeats) != len(args.dialogues):
+        raise InputError(
+            f"--dialogues-repeat given {len(repeats)} times for {len(args.dialogues)} --dialogues file(s): give it "
+            "once (every file) or once per file, in the same order"
+        )
+    args.dialogues_repeat = repeats * len(args.dialogues) if len(repeats) == 1 else repeats
     if args.distill_alpha_by and not args.teacher:  # checked before any data is read
         raise InputError("--distill-alpha-by weighs a teacher's scores: give --teacher")
     if args.teacher and not 0.0 <= args.distill_alpha <= 1.0:
@@ -390,8 +399,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         + "DECODE train utterance pairs (decode.train_pairs.v1)"
         + "".join(f" + {a}" for a in augment)
         + "".join(
-            f" + labelled dialogues {f}" + (f" x{args.dialogues_repeat}" if args.dialogues_repeat > 1 else "")
-            for f in args.dialogues
+            f" + labelled dialogues {f}" + (f" x{n}" if n > 1 else "")
+            for f, n in zip(args.dialogues, args.dialogues_repeat, strict=True)
         )
         + (" (unannotated contradictions: the --init detector's top pair)" if args.unannotated == "top" else ""),
         "machine": _machine(),
@@ -457,9 +466,9 @@ def _read_labelled(path: str) -> tuple[list[Example], int]:
 
 
 def _add_own_dialogues(
-    data: Any, files: list[str], repeat: int, reverse: bool = False, scorer: str | None = None
+    data: Any, files: list[str], repeats: list[int], reverse: bool = False, scorer: str | None = None
 ) -> None:
-    """Append the pairs of the user's labelled dialogues to the training pairs (``repeat`` times); with
+    """Append the pairs of the user's labelled dialogues to the training pairs (each file ``repeats[i]`` times); with
     ``reverse`` (the augmentation) half of them are read backwards, like the rest of the training pairs;
     with ``scorer`` (a detector folder) contradictions without evidence get its top-scored turn as evidence."""
     from ..training.data import labelled_dialogue_pairs, reverse_half, top_pair_evidence
@@ -469,7 +478,7 @@ def _add_own_dialogues(
         from ..api import load
 
         det = load(scorer)
-    for f in files:
+    for f, repeat in zip(files, repeats, strict=True):
         examples, skipped = _read_labelled(f)
         if det is not None:
             guess = [i for i, e in enumerate(examples) if e.label and not e.evidence]

@@ -87,6 +87,7 @@ class CircaExample:
     relaxed: str | None
     strict: str | None
     judgements: tuple[str, ...] = ()
+    canonical: str = ""  # the question as Y's own statement ("I am employed ."), written by the annotators
 
 
 @register_dataset(
@@ -110,7 +111,7 @@ def load_circa(root: Path) -> list[CircaExample]:
         for n, row in enumerate(reader, start=2):
             if len(row) != 8:
                 raise InputError(f"expected 8 tab-separated columns, got {len(row)}", str(path), n)
-            rid, context, question, _canonical, answer, judgements, strict, relaxed = row
+            rid, context, question, canonical, answer, judgements, strict, relaxed = row
             scenario = _SCENARIO_BY_TEXT.get(context)
             if scenario is None:
                 raise InputError(f"context: unknown scenario {context!r}", str(path), n)
@@ -127,6 +128,7 @@ def load_circa(root: Path) -> list[CircaExample]:
                     rel,
                     None if strict == "NA" else strict,
                     tuple(judgements.split("#")),
+                    canonical.strip(),
                 )
             )
     return out
