@@ -56,6 +56,16 @@ def test_default_english_detector_is_small_and_documented():
     assert cfg["adapter"]["type"] == "lora" and cfg["base"] == "all-MiniLM-L6-v2"
     card = (folder / "MODEL_CARD.md").read_text()
     assert re.search(r"dialcheck (-v )?train", card) and "human_bot/accuracy" in card
+    assert "circa_statement_dialogues.py" in card  # the command's inputs are rebuilt from the repository
+
+
+def test_the_previous_default_still_loads_by_name():
+    import dialcheck
+
+    d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    v = dialcheck.check(d, model="decode-utterance-minilm-v3")
+    assert v.contradiction and v.evidence == (1,)
+    assert dialcheck.load("decode-utterance-minilm-v3").path.name != default_model_path("en").name
 
 
 def test_demo_command_runs(capsys):
