@@ -54,6 +54,25 @@ def test_check_reads_stdin(capsys, monkeypatch, tiny_detector_dir):
     assert code == 0 and len(out.splitlines()) == 1
 
 
+def test_check_reads_chat_completion_messages_and_names_evidence_by_message_index(
+    capsys, monkeypatch, tiny_detector_dir
+):
+    import io
+
+    msgs = [
+        {"role": "system", "content": "You are a pet-loving assistant."},
+        {"role": "user", "content": "Do you have dogs?"},
+        {"role": "assistant", "content": "I have two dogs."},
+        {"role": "user", "content": "Cute!"},
+        {"role": "assistant", "content": "I never had dogs."},
+    ]
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"id": "m1", "messages": msgs})))
+    code, out, _ = _run(capsys, "check", "-", "--json", "--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0")
+    row = json.loads(out)
+    assert code == 0 and row["id"] == "m1" and row["contradiction"]
+    assert row["evidence"] == [2]  # the earlier assistant message, counted in `messages` (the system one included)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

@@ -73,6 +73,14 @@ def test_stdin_stream():
         ({"turns": ["a"], "knowledge": [{"poi": {"x": 1}}]}, "knowledge[0].poi: expected a flat value"),
         ({"turns": ["a"], "knowledge": "table"}, "knowledge: expected a list of records"),
         (42, "expected a dialogue object or a list of strings, got int"),
+        ({"messages": []}, "messages: the dialogue is empty"),
+        ({"messages": [{"role": "user", "content": 5}]}, "messages[0].content: expected a string, a list of parts"),
+        ({"messages": [{"role": "user", "content": [{"type": "text"}]}]}, "messages[0].content[0].text: expected"),
+        ({"messages": [{"role": 1, "content": "hi"}]}, "messages[0].role: expected a string, got int"),
+        (
+            {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]},
+            "messages[1].content: the last turn is empty",
+        ),
     ],
 )
 def test_bad_dialogues_name_the_field(obj, message):
@@ -169,3 +177,26 @@ def test_labelled_dialogue_with_a_cdconv_category():
         parse_example({**yes, "category": 3}, require_category=True)
     with pytest.raises(InputError, match="no contradiction has no category"):
         parse_example({"turns": turns, "contradiction": False, "category": "history"}, require_category=True)
+
+
+def test_chat_completion_messages_are_dialogues_with_message_indices():
+    msgs = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Do you have pets?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Yes,"}, {"type": "image_url"}, " two dogs."]},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]},
+        {"role": "user", "content": "Names?"},
+        {"role": "assistant", "content": "I never had pets."},
+    ]
+    d = parse_dialogue({"id": "c1", "messages": msgs})
+    assert [t.speaker for t in d.turns] == ["system", "user", "assistant", "assistant", "user", "assistant"]
+    assert d.turns[2].text == "Yes, two dogs." and d.turns[3].text == "" and d.meta["id"] == "c1"
+    assert parse_dialogue(msgs) == parse_dialogue({"messages": msgs})  # a bare list of messages is one dialogue
+
+
+def test_a_file_holding_one_bare_message_list_is_one_dialogue(tmp_path):
+    msgs = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+    rs = list(read_dialogues(_write(tmp_path, "chat.json", json.dumps(msgs))))
+    assert len(rs) == 1 and rs[0].ok and rs[0].dialogue.last.text == "Hello"
+    rs = list(read_dialogues(_write(tmp_path, "chats.json", json.dumps([{"messages": msgs}, {"messages": msgs}]))))
+    assert len(rs) == 2 and all(r.ok for r in rs)

@@ -5,6 +5,10 @@ Accepted shapes of one dialogue:
 - ``{"turns": [{"speaker": "A", "text": "..."}, ...], "knowledge": [...], "id": "..."}``
 - ``{"turns": ["...", "..."]}`` or a bare ``["...", "..."]``: alternating speakers ``A`` and ``B``
 - DECODE's own records (turns with ``agent_id`` instead of ``speaker``)
+- chat-completion messages: ``{"messages": [{"role": "user", "content": "..."}, ...]}`` or a bare list of such
+  messages; ``role`` is the speaker, ``content`` the text (a string, a list of parts of which the ``text`` ones
+  are joined, or ``null`` for a message that only calls a tool: an empty turn). Every message is a turn, a
+  ``system`` one included, so evidence indices are indices into ``messages``.
 
 A *labelled* dialogue (for ``dialcheck evaluate --data`` and ``dialcheck train --dialogues``) is a dialogue
 object with ``"contradiction": true/false`` and, optionally, ``"evidence"``: the 0-based indices of the
@@ -14,6 +18,8 @@ the field names of ``dialcheck score``'s verdicts.
 
 >>> parse_dialogue(["Do you have pets?", "I have two dogs.", "Cute!", "I have no pets."]).last.speaker
 'B'
+>>> parse_dialogue({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}).last
+Turn(speaker='assistant', text='Hello')
 >>> parse_dialogue({"turns": [{"speaker": "bot", "text": 3}]})
 Traceback (most recent call last):
 ...
@@ -71,24 +77,54 @@ def parse_knowledge(value: Any, field: str = "knowledge") -> KnowledgeBase:
     return KnowledgeBase(tuple(rows))
 
 
-def _parse_turn(t: Any, i: int, default_speaker: str) -> Turn:
+def _content_text(content: Any, field: str) -> str:
+    """The text of a chat message's ``content``: a string, ``null`` (a tool call: empty) or a list of parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise InputError(f"{field}: expected a string, a list of parts or null, got {_type(content)}")
+    texts = []
+    for j, part in enumerate(content):
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict):
+            if part.get("type", "text") == "text":
+                if not isinstance(part.get("text"), str):
+                    raise InputError(f"{field}[{j}].text: expected a string, got {_type(part.get('text'))}")
+                texts.append(part["text"])
+        else:
+            raise InputError(f"{field}[{j}]: expected an object with 'type' and 'text' or a string, got {_type(part)}")
+    return " ".join(s.strip() for s in texts if s.strip())
+
+
+def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns") -> Turn:
     if isinstance(t, str):
         return Turn(default_speaker, t)
     if not isinstance(t, dict):
-        raise InputError(f"turns[{i}]: expected an object with 'speaker' and 'text' or a string, got {_type(t)}")
-    if "text" not in t:
-        raise InputError(f"turns[{i}].text: missing")
-    text = t["text"]
-    if not isinstance(text, str):
-        raise InputError(f"turns[{i}].text: expected a string, got {_type(text)}")
+        raise InputError(
+            f"{key}[{i}]: expected an object with 'speaker' and 'text' (or 'role' and 'content') or a string, "
+            f"got {_type(t)}"
+        )
+    if "text" in t:
+        text = t["text"]
+        if not isinstance(text, str):
+            raise InputError(f"{key}[{i}].text: expected a string, got {_type(text)}")
+    elif "content" in t:  # chat-completion messages
+        text = _content_text(t["content"], f"{key}[{i}].content")
+    else:
+        raise InputError(f"{key}[{i}].text: missing")
     if "speaker" in t:
         speaker = t["speaker"]
         if not isinstance(speaker, (str, int)) or isinstance(speaker, bool):
-            raise InputError(f"turns[{i}].speaker: expected a string, got {_type(speaker)}")
+            raise InputError(f"{key}[{i}].speaker: expected a string, got {_type(speaker)}")
     elif "agent_id" in t:  # DECODE
         speaker = t["agent_id"]
     elif "role" in t:  # chat-completion style logs
         speaker = t["role"]
+        if not isinstance(speaker, str):
+            raise InputError(f"{key}[{i}].role: expected a string, got {_type(speaker)}")
     else:
         speaker = default_speaker
     return Turn(str(speaker), text)
@@ -98,14 +134,19 @@ def parse_dialogue(obj: Any) -> Dialogue:
     """One dialogue from its JSON value; raises :class:`InputError` naming the bad field."""
     meta: dict[str, Any] = {}
     knowledge = None
+    tkey = "turns"
     if isinstance(obj, list):
         turns_raw = obj
+        if _is_message_list(obj):
+            tkey = "messages"
     elif isinstance(obj, dict):
-        if "turns" not in obj:
-            raise InputError('turns: missing (a dialogue is {"turns": [...]} or a list of strings)')
-        turns_raw = obj["turns"]
+        if "turns" not in obj and "messages" in obj:
+            tkey = "messages"
+        elif "turns" not in obj:
+            raise InputError('turns: missing (a dialogue is {"turns": [...]}, {"messages": [...]} or a list)')
+        turns_raw = obj[tkey]
         if not isinstance(turns_raw, list):
-            raise InputError(f"turns: expected a list, got {_type(turns_raw)}")
+            raise InputError(f"{tkey}: expected a list, got {_type(turns_raw)}")
         for key in _ID_KEYS:
             if key in obj and isinstance(obj[key], (str, int)):
                 meta["id"] = str(obj[key])
@@ -115,10 +156,11 @@ def parse_dialogue(obj: Any) -> Dialogue:
     else:
         raise InputError(f"expected a dialogue object or a list of strings, got {_type(obj)}")
     if not turns_raw:
-        raise InputError("turns: the dialogue is empty (at least one turn is needed)")
-    turns = tuple(_parse_turn(t, i, "AB"[i % 2]) for i, t in enumerate(turns_raw))
+        raise InputError(f"{tkey}: the dialogue is empty (at least one turn is needed)")
+    turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey) for i, t in enumerate(turns_raw))
     if not turns[-1].text.strip():
-        raise InputError(f"turns[{len(turns) - 1}].text: the last turn is empty: there is nothing to check")
+        field = "content" if tkey == "messages" else "text"
+        raise InputError(f"{tkey}[{len(turns) - 1}].{field}: the last turn is empty: there is nothing to check")
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 
 
@@ -203,11 +245,16 @@ def _parse(obj: Any, labelled: _ExampleParser | None, raw_id: str | None, line: 
     return ParsedRecord(line, parse_dialogue(obj), None, raw_id)
 
 
+def _is_message_list(value: list[Any]) -> bool:
+    """Whether a JSON list is one dialogue's chat-completion messages (every item has a role and content)."""
+    return bool(value) and all(isinstance(v, dict) and "role" in v and "content" in v for v in value)
+
+
 def _is_dialogue_list(value: list[Any]) -> bool:
-    """A JSON list is a list of dialogues unless it is itself one dialogue's turns."""
+    """A JSON list is a list of dialogues unless it is itself one dialogue's turns (or messages)."""
     if not value:
         return False
-    if all(isinstance(v, str) for v in value):
+    if all(isinstance(v, str) for v in value) or _is_message_list(value):
         return False
     return not all(isinstance(v, dict) and "text" in v and "turns" not in v for v in value)
 
