@@ -192,6 +192,44 @@ def test_score_every_turn_checks_each_prefix(capsys, tmp_path, tiny_detector_dir
     assert [r["turn"] for r in rows] == [1, 2, 3]
 
 
+CHAT = [
+    {"role": "user", "content": "Do you have dogs?"},
+    {"role": "assistant", "content": "I have two dogs."},
+    {"role": "user", "content": "Cute!"},
+    {"role": "assistant", "content": "I never had dogs."},
+    {"role": "user", "content": "Oh, why not?"},
+]
+
+
+def test_score_speaker_checks_only_that_speakers_turns(capsys, tmp_path, tiny_detector_dir):
+    log = tmp_path / "log.jsonl"
+    lines = [{"id": "a", "messages": CHAT}, {"id": "b", "messages": CHAT[:1]}, {"id": "c", "messages": CHAT[:4]}]
+    log.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    base = ["score", str(log), "--model", str(tiny_detector_dir), "--no-progress", "--speaker", "assistant"]
+    out = tmp_path / "every.jsonl"
+    code, _, err = _run(capsys, *base[:2], str(out), *base[2:], "--every-turn")
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert code == 0 and [(r["id"], r["turn"]) for r in rows] == [("a", 1), ("a", 3), ("c", 1), ("c", 3)]
+    assert "1 with no turn by assistant to check" in err
+    out = tmp_path / "last.jsonl"
+    code, _, _ = _run(capsys, *base[:2], str(out), *base[2:])
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert code == 0 and [(r["id"], r["turn"]) for r in rows] == [("a", 3), ("c", 3)]  # not the user's last turn
+
+
+def test_check_speaker_checks_that_speakers_last_turn(capsys, tmp_path, tiny_detector_dir):
+    p = tmp_path / "chat.json"
+    p.write_text(json.dumps({"id": "a", "messages": CHAT}))
+    args = ["check", str(p), "--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0", "--speaker", "assistant"]
+    code, out, _ = _run(capsys, *args, "--json")
+    row = json.loads(out)
+    assert code == 0 and row["turn"] == 3 and row["evidence"] == [1]
+    code, out, _ = _run(capsys, *args)
+    assert code == 0 and 'last turn [3] assistant: "I never had dogs."' in out
+    code, _, err = _run(capsys, *args[:-1], "bot")
+    assert code == 2 and "a: no turn by bot (its speakers: assistant, user)" in err
+
+
 def test_evaluate_writes_json_and_markdown(capsys, tmp_path, tiny_detector_dir, data_root):
     js, md = tmp_path / "r.json", tmp_path / "r.md"
     code, out, _ = _run(

@@ -77,6 +77,25 @@ class Dialogue:
         speaker = self.turns[-1].speaker
         return [i for i, t in enumerate(self.turns[:-1]) if t.speaker == speaker]
 
+    def upto(self, index: int) -> Dialogue:
+        """The dialogue cut after turn ``index``, so that turn is the one checked (same knowledge and meta).
+
+        >>> Dialogue.from_texts(["Hi", "I have a dog.", "Nice", "Bye"]).upto(1).last.text
+        'I have a dog.'
+        """
+        if not 0 <= index < len(self.turns):
+            raise IndexError(f"turn {index} of a {len(self.turns)}-turn dialogue")
+        return self if index == len(self.turns) - 1 else Dialogue(self.turns[: index + 1], self.knowledge, self.meta)
+
+    def turns_by(self, speakers: Iterable[str]) -> list[int]:
+        """Indices of the turns whose speaker is one of ``speakers``.
+
+        >>> Dialogue.from_texts(["a", "b", "c"], speakers=("user", "assistant")).turns_by(["assistant"])
+        [1]
+        """
+        wanted = set(speakers)
+        return [i for i, t in enumerate(self.turns) if t.speaker in wanted]
+
     def __len__(self) -> int:
         return len(self.turns)
 

@@ -8,9 +8,10 @@ import sys
 import textwrap
 from typing import Any
 
+from ..errors import InputError
 from ..io import read_dialogues
 from ..schema import Dialogue, Verdict
-from .common import add_model_options, predict_for
+from .common import add_model_options, add_speaker_option, predict_for
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
 
@@ -19,6 +20,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("check", help=HELP, description=HELP)
     p.add_argument("input", help="JSON (one dialogue or a list), JSONL (one per line), or - for stdin")
     p.add_argument("--json", action="store_true", help="one JSON object per dialogue and line, in input order")
+    add_speaker_option(p, "check the last turn by this speaker instead of the last turn; the JSON says which (turn)")
     add_model_options(p)
     p.set_defaults(func=run)
 
@@ -95,6 +97,16 @@ def run(args: argparse.Namespace) -> int:
         if r.error is not None:
             raise r.error
     dialogues = [r.dialogue for r in records if r.dialogue is not None]
+    checked: list[int | None] = [None] * len(dialogues)
+    if args.speaker:
+        for i, d in enumerate(dialogues):
+            by = d.turns_by(args.speaker)
+            if not by:
+                name = d.meta.get("id") or f"dialogue {i + 1}"
+                said = ", ".join(sorted({t.speaker for t in d.turns}))
+                raise InputError(f"{name}: no turn by {' or '.join(args.speaker)} (its speakers: {said})", args.input)
+            checked[i] = by[-1]
+            dialogues[i] = d.upto(by[-1])
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):
@@ -104,7 +116,10 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     for i, (d, v) in enumerate(zip(dialogues, verdicts, strict=True)):
         if args.json:
-            rec = {"id": d.meta.get("id"), **v.to_dict()}
+            rec: dict[str, Any] = {"id": d.meta.get("id")}
+            if checked[i] is not None:
+                rec["turn"] = checked[i]
+            rec.update(v.to_dict())
             out.write(json.dumps(rec, ensure_ascii=False) + "\n")
         else:
             out.write(render(i, d, v) + "\n")

@@ -39,6 +39,17 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_speaker_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--speaker",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help=f"{what} (repeatable; e.g. --speaker assistant for chat-completion logs, whose last message "
+        "may be the user's)",
+    )
+
+
 def add_pair_order_option(
     p: argparse.ArgumentParser | argparse._ArgumentGroup,
     help: str = "utterance-based detectors: read each (earlier turn, last turn) pair as trained (forward) or in "

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import ParsedRecord, read_dialogues
 from ..schema import Dialogue
-from .common import add_model_options, load_for, predict_for
+from .common import add_model_options, add_speaker_option, load_for, predict_for
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
@@ -30,6 +30,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--resume", action="store_true", help="continue an interrupted run into the same OUTPUT")
     p.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT")
     p.add_argument("--every-turn", action="store_true", help="check every turn against the turns before it")
+    add_speaker_option(
+        p,
+        "check only turns by this speaker: with --every-turn each of them, otherwise the last one (a dialogue "
+        "without one gives no line and is counted)",
+    )
     p.add_argument("--errors", default=None, help="also write bad input lines to this JSONL file")
     p.add_argument("--chunk-size", type=int, default=256, help="dialogues per scoring chunk (default 256)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -67,12 +72,18 @@ def prepare_resume(path: Path) -> set[int]:
     return {ln for _, ln in offsets}
 
 
-def _units(r: ParsedRecord, every_turn: bool) -> list[tuple[int | None, Dialogue]]:
+def _units(r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None) -> list[tuple[int | None, Dialogue]]:
+    """The (checked turn, dialogue cut after it) pairs of one record; turn ``None``: the whole dialogue as is."""
     d = r.dialogue
     assert d is not None
+    if speakers:
+        by = d.turns_by(speakers)
+        if every_turn:
+            return [(i, d.upto(i)) for i in by if i > 0]
+        return [(by[-1], d.upto(by[-1]))] if by else []
     if not every_turn:
         return [(None, d)]
-    return [(i, Dialogue(d.turns[: i + 1], d.knowledge, d.meta)) for i in range(1, len(d.turns))]
+    return [(i, d.upto(i)) for i in range(1, len(d.turns))]
 
 
 def _count_lines(path: str) -> int | None:
@@ -100,14 +111,18 @@ def run(args: argparse.Namespace) -> int:
 
         bar = tqdm(total=_count_lines(args.input), initial=len(done), desc="scoring", unit="dialogue")
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
-    n_ok = n_bad = 0
+    n_ok = n_bad = n_none = 0
     mode = "a" if args.resume else "w"
     with out_path.open(mode, encoding="utf-8") as out:
         chunk: list[ParsedRecord] = []
 
         def flush() -> None:
-            nonlocal n_ok
-            units = [(r, turn, d) for r in chunk for turn, d in _units(r, args.every_turn)]
+            nonlocal n_ok, n_none
+            units = []
+            for r in chunk:
+                mine = _units(r, args.every_turn, args.speaker)
+                n_none += not mine
+                units += [(r, turn, d) for turn, d in mine]
             verdicts = predict_for(args, [d for _, _, d in units])
             lines = []
             for (r, turn, _d), v in zip(units, verdicts, strict=True):
@@ -144,8 +159,9 @@ def run(args: argparse.Namespace) -> int:
     if errors_f:
         errors_f.close()
     resumed = f" ({len(done)} already done)" if done else ""
+    none = f", {n_none} with no turn by {' or '.join(args.speaker)} to check" if args.speaker else ""
     print(
-        f"dialcheck: scored {n_ok} dialogues{resumed}, skipped {n_bad} bad lines -> {out_path}",
+        f"dialcheck: scored {n_ok} dialogues{resumed}{none}, skipped {n_bad} bad lines -> {out_path}",
         file=sys.stderr,
     )
     return 0
