@@ -71,6 +71,19 @@ def test_classifier_trains_saves_loads_and_judges(tiny_base, tmp_path):
     assert back.predict([], []) == []
 
 
+def test_a_shipped_answer_classifier_loads_by_name(tiny_base, tmp_path, monkeypatch):
+    from dialcheck.analysis import answers
+
+    models = tmp_path / "models"
+    AnswerClassifier(base=str(tiny_base), max_length=32, adapter={"type": "lora", "r": 4, "alpha": 8}).build().save(
+        models / "circa-yesno-tiny"
+    )
+    monkeypatch.setattr(answers, "default_answer_classifier_path", lambda: models / "circa-yesno-minilm-v2")
+    assert answers.load_answer_classifier("circa-yesno-tiny").config.detector == ANSWER_CLASSIFIER_TYPE
+    with pytest.raises(ModelError, match="circa-yesno-nope does not exist"):
+        answers.load_answer_classifier("circa-yesno-nope")
+
+
 def test_loading_a_contradiction_detector_as_answer_classifier_is_refused(tiny_detector_dir, tmp_path):
     with pytest.raises(ModelError, match="not an answer classifier"):
         AnswerClassifier.load(tiny_detector_dir)

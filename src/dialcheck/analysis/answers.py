@@ -203,8 +203,12 @@ class AnswerClassifier:
 
 
 def load_answer_classifier(path: str | Path | None = None) -> AnswerClassifier:
-    """The shipped classifier (``path=None``) or one saved at ``path``."""
+    """The shipped classifier (``path=None``), one saved at ``path``, or one shipped under that name
+    (e.g. ``"circa-yesno-minilm-v2"``) where no such folder exists here."""
     folder = Path(path) if path is not None else default_answer_classifier_path()
+    shipped = default_answer_classifier_path().parent / str(path)
+    if path is not None and not folder.exists() and "/" not in str(path) and (shipped / "dialcheck.json").exists():
+        folder = shipped
     if not folder.exists():
         raise ModelError(f"answer classifier folder {folder} does not exist")
     return AnswerClassifier.load(folder)

@@ -51,7 +51,9 @@ def add_parser(sub: Any) -> None:
         "--batch-rows", type=int, default=0, help="size generate calls by sequences instead (beams x inputs)"
     )
     add_threads_option(g)
-    p.add_argument("--classifier", default=None, help="answer classifier folder (default: the shipped one)")
+    p.add_argument(
+        "--classifier", default=None, help="answer classifier folder or shipped name (default: the shipped default)"
+    )
     p.add_argument("--generate-only", action="store_true", help="store the n-best lists unjudged (judge later)")
     p.add_argument(
         "--rejudge",
