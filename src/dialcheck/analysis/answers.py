@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 ANSWER_CLASSIFIER_TYPE = "circa.yesno.v1"
 DEFAULT_FOLDER = "circa-yesno-minilm-v2"
+LIGHT_FOLDER = "circa-yesno-minilm-v2"  # the previous default: MiniLM, no extra weight package
 
 
 def default_answer_classifier_path() -> Path:
@@ -109,10 +110,11 @@ class AnswerClassifier:
         model, tok = load_model(folder, config)
         return obj.attach(model, tok)
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, half: bool = False) -> Path:
+        """Write the classifier to ``path``; ``half`` stores adapter and head in float16."""
         clf = self.classifier
         folder = Path(path)
-        save_model(clf.model, clf.tokenizer, folder, self.config)
+        save_model(clf.model, clf.tokenizer, folder, self.config, half=half)
         self.path = folder
         return folder
 
@@ -211,4 +213,9 @@ def load_answer_classifier(path: str | Path | None = None) -> AnswerClassifier:
         folder = shipped
     if not folder.exists():
         raise ModelError(f"answer classifier folder {folder} does not exist")
-    return AnswerClassifier.load(folder)
+    try:
+        return AnswerClassifier.load(folder)
+    except ModelError as e:
+        if path is None and "is not installed" in str(e):
+            raise ModelError(f"{e} (or choose the smaller, less accurate classifier {LIGHT_FOLDER!r})") from None
+        raise

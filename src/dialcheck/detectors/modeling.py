@@ -153,8 +153,11 @@ def build_model(
     return model, tok
 
 
-def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig) -> None:
-    """Write ``config`` and the weights (adapter + head, or a full HF folder) into ``folder``."""
+def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig, half: bool = False) -> None:
+    """Write ``config`` and the weights (adapter + head, or a full HF folder) into ``folder``.
+
+    ``half`` stores adapter and head in float16 (half the file; they are read back into float32).
+    """
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -167,6 +170,8 @@ def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig)
         # save_embedding_layers=False: added vocabulary rows are saved as trainable tokens, never the matrix
         peft_state = get_peft_model_state_dict(model, save_embedding_layers=False)
         state = {k: v.detach().cpu().contiguous() for k, v in peft_state.items()}
+        if half:
+            state = {k: v.half() if v.is_floating_point() else v for k, v in state.items()}
         save_file(state, str(folder / WEIGHTS_NAME), metadata={"format": "pt", "dialcheck": "lora"})
     else:
         plain = model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
@@ -191,7 +196,8 @@ def load_trainable(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     if added is None and split_base(config.base)[1] is not None:
         raise ModelError(f"{folder}: the base {config.base!r} adds tokens but added_tokens.txt is missing")
     model, tok = build_model(config, added_tokens=added)
-    result = set_peft_model_state_dict(model, load_file(str(weights)))
+    state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights)).items()}  # half-stored
+    result = set_peft_model_state_dict(model, state)
     unexpected = getattr(result, "unexpected_keys", None)
     if unexpected:
         raise ModelError(f"{weights}: weights do not fit the base {config.base!r} (unexpected {unexpected[:3]})")
