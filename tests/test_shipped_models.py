@@ -119,6 +119,9 @@ def test_shipped_circa_answer_classifier_loads_and_judges_a_plain_yes():
     assert "circa_yesno.py final" in (folder / "MODEL_CARD.md").read_text()
     clf = load_answer_classifier()
     assert clf.judge(["Are you in NC?"], ["Yes, I live in Raleigh."]) == ["yes"]
+    light = load_answer_classifier("circa-yesno-minilm-v2")  # the lighter one, by name
+    assert light.config.base == "all-MiniLM-L6-v2"
+    assert light.judge(["Are you in NC?"], ["No, I live in Texas."]) == ["no"]
 
 
 def test_default_chinese_detector_is_chosen_for_chinese_and_names_the_category():

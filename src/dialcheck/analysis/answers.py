@@ -35,7 +35,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ANSWER_CLASSIFIER_TYPE = "circa.yesno.v1"
-DEFAULT_FOLDER = "circa-yesno-minilm-v2"
+DEFAULT_FOLDER = "circa-yesno-mpnet-v1"
 LIGHT_FOLDER = "circa-yesno-minilm-v2"  # the previous default: MiniLM, no extra weight package
 
 

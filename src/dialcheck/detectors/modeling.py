@@ -167,6 +167,12 @@ def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig,
     if config.adapter and config.adapter.get("type") == "lora":
         from peft import get_peft_model_state_dict
 
+        if not hasattr(model, "peft_config"):
+            raise ModelError(
+                f"cannot save to {folder}: this model was loaded for inference, its adapter merged into the base; "
+                "save the model that was trained, or copy the folder it was loaded from"
+            )
+
         # save_embedding_layers=False: added vocabulary rows are saved as trainable tokens, never the matrix
         peft_state = get_peft_model_state_dict(model, save_embedding_layers=False)
         state = {k: v.detach().cpu().contiguous() for k, v in peft_state.items()}
