@@ -164,20 +164,25 @@ def compare(args: argparse.Namespace) -> None:
     names = [m for m in args.models.split(",") if m]
     loaded = {m: load_answer_classifier(m) for m in names}
     speed: dict[str, list[float]] = {m: [] for m in names}
-    acc: dict[str, tuple[float, float]] = {}
+    proba = {}
     for m in [*names, *reversed(names)]:
         start = time.perf_counter()
-        pred = loaded[m].predict(questions, answers)
+        proba[m] = loaded[m].predict_proba(questions, answers)
         speed[m].append(len(val) / (time.perf_counter() - start))
-        acc[m] = (
-            relaxed_accuracy(gold, pred),
-            relaxed_accuracy([judgement(g) for g in gold], [judgement(p) for p in pred]),
-        )
+    first = proba[names[0]]
     print(f"{len(val)} validation rows; {info(args)['machine']}; {info(args)['date']}")
-    print("| classifier | relaxed accuracy | yes/no/ambiguous | pairs/s (pass 1, pass 2) |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| classifier | relaxed accuracy | yes/no/ambiguous | pairs/s (pass 1, pass 2) "
+        f"| labels equal to {names[0]}'s | largest probability change from {names[0]} |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     for m in names:
-        print(f"| {m} | {acc[m][0]:.4f} | {acc[m][1]:.4f} | {speed[m][0]:.1f}, {speed[m][1]:.1f} |")
+        pred = [loaded[m].labels[i] for i in proba[m].argmax(axis=1)]
+        relaxed = relaxed_accuracy(gold, pred)
+        three = relaxed_accuracy([judgement(g) for g in gold], [judgement(p) for p in pred])
+        same = float((proba[m].argmax(axis=1) == first.argmax(axis=1)).mean())
+        change = f"{abs(proba[m] - first).max():.5f}" if loaded[m].labels == loaded[names[0]].labels else "-"
+        print(f"| {m} | {relaxed:.4f} | {three:.4f} | {speed[m][0]:.1f}, {speed[m][1]:.1f} | {same:.4f} | {change} |")
 
 
 def table(args: argparse.Namespace) -> None:
