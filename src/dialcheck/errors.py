@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DialcheckError", "InputError", "MissingDependencyError", "ModelError"]
+__all__ = ["DialcheckError", "InputError", "MissingBaseError", "MissingDependencyError", "ModelError"]
 
 
 class DialcheckError(Exception):
@@ -37,6 +37,10 @@ class InputError(DialcheckError, ValueError):
 
 class ModelError(DialcheckError):
     """A model folder is missing, incomplete or of an unknown type."""
+
+
+class MissingBaseError(ModelError):
+    """The weight package of a model's base encoder is not installed; the message names the install."""
 
 
 class MissingDependencyError(DialcheckError, ImportError):

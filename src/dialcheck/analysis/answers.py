@@ -21,8 +21,8 @@ import numpy as np
 
 from ..datasets.circa import RELAXED_LABELS, CircaExample, judgement
 from ..detectors.core import PairClassifier
-from ..detectors.modeling import CONFIG_NAME, DetectorConfig, build_model, load_model, save_model
-from ..errors import InputError, ModelError
+from ..detectors.modeling import CONFIG_NAME, DetectorConfig, build_model, load_model, save_model, shipped_or_path
+from ..errors import InputError, MissingBaseError, ModelError
 
 __all__ = [
     "ANSWER_CLASSIFIER_TYPE",
@@ -207,15 +207,13 @@ class AnswerClassifier:
 def load_answer_classifier(path: str | Path | None = None) -> AnswerClassifier:
     """The shipped classifier (``path=None``), one saved at ``path``, or one shipped under that name
     (e.g. ``"circa-yesno-minilm-v2"``) where no such folder exists here."""
-    folder = Path(path) if path is not None else default_answer_classifier_path()
-    shipped = default_answer_classifier_path().parent / str(path)
-    if path is not None and not folder.exists() and "/" not in str(path) and (shipped / "dialcheck.json").exists():
-        folder = shipped
+    default = default_answer_classifier_path()
+    folder = default if path is None else shipped_or_path(path, default.parent)
     if not folder.exists():
         raise ModelError(f"answer classifier folder {folder} does not exist")
     try:
         return AnswerClassifier.load(folder)
-    except ModelError as e:
-        if path is None and "is not installed" in str(e):
-            raise ModelError(f"{e} (or choose the smaller, less accurate classifier {LIGHT_FOLDER!r})") from None
+    except MissingBaseError as e:
+        if path is None:
+            raise MissingBaseError(f"{e} (or choose the smaller, less accurate classifier {LIGHT_FOLDER!r})") from None
         raise

@@ -33,6 +33,7 @@ __all__ = [
     "load_pretrained",
     "load_trainable",
     "save_model",
+    "shipped_or_path",
 ]
 
 log = logging.getLogger(__name__)
@@ -151,6 +152,19 @@ def build_model(
 
             model = get_peft_model(model, lora_config(model, config.adapter, new_ids))
     return model, tok
+
+
+def shipped_or_path(model: str | Path, models_dir: Path) -> Path:
+    """``models_dir / model`` when ``model`` names a folder shipped there and no such path exists here,
+    else ``model`` itself: shipped models load by name wherever the user runs.
+
+    >>> str(shipped_or_path("runs/mine", Path("/nowhere")))
+    'runs/mine'
+    """
+    shipped = models_dir / str(model)
+    if not Path(model).exists() and "/" not in str(model) and (shipped / CONFIG_NAME).exists():
+        return shipped
+    return Path(model)
 
 
 def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig, half: bool = False) -> None:
