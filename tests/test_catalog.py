@@ -6,15 +6,9 @@ import shutil
 import pytest
 
 from dialcheck import backbones, catalog
-from dialcheck.cli import main
 from dialcheck.detectors import DEFAULT_MODELS
 from dialcheck.errors import ModelError
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers_cli import run_cli as _run
 
 
 def test_listing_names_every_shipped_folder_with_the_english_default_first(capsys):

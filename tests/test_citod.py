@@ -20,6 +20,7 @@ from dialcheck.evaluation.citod import citod_metrics, exact_match
 from dialcheck.io import parse_dialogue
 from dialcheck.probes.kbi import kbi_candidates, kbi_examples, synthesize_kbi
 from dialcheck.schema import Dialogue, Example, KnowledgeBase, Turn
+from helpers_cli import run_cli as _run
 from helpers_interrupt import kill_on_call
 
 KB = KnowledgeBase(
@@ -482,14 +483,6 @@ def test_an_interrupted_grounded_run_resumes_to_the_same_model(tiny_base, tmp_pa
     assert steps[0] == steps[1] == [4, 8, 12]
     (a,), (b,) = whole.predict([examples[40].dialogue]), resumed.predict([examples[40].dialogue])
     assert a.label_scores == pytest.approx(b.label_scores, abs=1e-6)
-
-
-def _run(capsys, *argv):
-    from dialcheck.cli import main
-
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 TOD_INPUT = {

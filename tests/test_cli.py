@@ -4,19 +4,13 @@ import logging
 import numpy as np
 import pytest
 
-from dialcheck.cli import main
+from helpers_cli import run_cli as _run
 from helpers_interrupt import kill_on_call
 
 CONTRA = {
     "id": "c1",
     "turns": ["I have two dogs.", "What breed?", "Labradors.", "Cute!", "I never had dogs."],
 }
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
