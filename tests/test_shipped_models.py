@@ -149,3 +149,20 @@ def test_opt_in_gemma_chinese_detector_flags_the_pet_contradiction_and_passes_th
     assert not ok.contradiction and ok.category is None
     folder = default_model_path("zh").parent / "cdconv-flat-gemma-v1"
     assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
+
+
+def test_every_listed_model_loads_by_its_name_as_the_type_the_listing_gives():
+    import dialcheck
+    from dialcheck.analysis.answers import ANSWER_CLASSIFIER_TYPE, load_answer_classifier
+    from dialcheck.catalog import shipped_models
+
+    models = [m for m in shipped_models() if m.base_installed]
+    assert {"decode-utterance-minilm-v6", "circa-yesno-minilm-v2"} <= {m.name for m in models}
+    for m in models:
+        if m.detector == ANSWER_CLASSIFIER_TYPE:
+            loaded = load_answer_classifier(m.name)
+            assert loaded.config.detector == m.detector and tuple(loaded.config.labels) == m.labels
+        else:
+            det = dialcheck.load(m.name)
+            assert det.path.name == m.name and det.registry_name == m.detector
+            assert tuple(det.config.labels) == m.labels
