@@ -50,6 +50,12 @@ def test_training_learns_a_simple_rule_and_calibrates(tiny_base, tmp_path):
     vp, vn = again.predict([pos, neg])
     assert vp.score > vn.score and vp.contradiction and not vn.contradiction
     assert again.config.training["steps"] > 0 and again.tau == det.tau
+    # The saved record says what the run was given and did, in a form a model card can quote.
+    rec = again.config.training
+    assert (rec["train_pairs"], rec["validation_dialogues"]) == (256, len(val_d))
+    assert (rec["epochs"], rec["batch_size"], rec["lr"], rec["seed"]) == (4, 16, 3e-3, 0)
+    assert 0 < rec["best_step"] <= rec["steps"] and rec["history"] and "distill_alpha" not in rec
+    assert all(round(v, 4) == v for v in again.config.metrics.values() if isinstance(v, float))
 
 
 def test_checkpoint_holds_the_best_weights_and_thresholds(tiny_base, tmp_path):

@@ -155,9 +155,8 @@ class AnswerClassifier:
         data_info: dict[str, Any] | None = None,
     ) -> AnswerClassifier:
         """Train on Circa rows with a relaxed label; early stopping on ``validation`` relaxed accuracy."""
-        from dataclasses import asdict
 
-        from ..training.trainer import TrainConfig, fit_pair_model, seed_everything
+        from ..training.trainer import TrainConfig, fit_pair_model, rounded_metrics, seed_everything
 
         cfg = config or TrainConfig()
         rows = [e for e in train if e.relaxed is not None]
@@ -187,20 +186,10 @@ class AnswerClassifier:
             show_progress_bar=show_progress_bar,
         )
         final = evaluate() if val else {}
-        self.config.training = {
-            **(data_info or {}),
-            "train_pairs": len(rows),
-            "validation_pairs": len(val),
-            "steps": res.steps,
-            "best_step": res.best_step,
-            "train_seconds": res.seconds,
-            "threads": res.threads,
-            "lr": res.lr,
-            **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
-            **cfg.extra,
-            "history": res.history,
-        }
-        self.config.metrics = {**self.config.metrics, **{k: round(float(v), 4) for k, v in final.items()}}
+        self.config.training = res.record(
+            cfg, {**(data_info or {}), "train_pairs": len(rows), "validation_pairs": len(val)}
+        )
+        self.config.metrics = rounded_metrics(self.config.metrics, final)
         return self
 
 

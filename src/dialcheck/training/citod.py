@@ -13,7 +13,7 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..evaluation.citod import citod_metrics
 from ..probes.kbi import kbi_examples
 from ..schema import Example
-from .trainer import TrainConfig, fit_pair_model, seed_everything
+from .trainer import TrainConfig, fit_pair_model, rounded_metrics, seed_everything
 
 __all__ = [
     "AUGMENTATIONS",
@@ -247,21 +247,11 @@ def train_grounded(
         detector.config.thresholds.update(cuts)
         log.info("thresholds calibrated on the validation dialogues: %s", cuts)
     final = evaluate() if val else {}
-    detector.config.training = {
-        **(data_info or {}),
-        "counts": data.counts,
-        "train_pairs": len(texts),
-        "validation_dialogues": len(val),
-        "steps": res.steps,
-        "best_step": res.best_step,
-        "train_seconds": res.seconds,
-        "threads": res.threads,
-        "lr": res.lr,
-        **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
-        **cfg.extra,
-        "history": res.history,
-    }
-    detector.config.metrics = {**detector.config.metrics, **{k: round(float(v), 4) for k, v in final.items()}}
+    detector.config.training = res.record(
+        cfg,
+        {**(data_info or {}), "counts": data.counts, "train_pairs": len(texts), "validation_dialogues": len(val)},
+    )
+    detector.config.metrics = rounded_metrics(detector.config.metrics, final)
     return detector
 
 

@@ -111,6 +111,29 @@ class FitResult:
     lr: float
     threads: int
 
+    def record(
+        self, cfg: TrainConfig, lead: Mapping[str, Any], tail: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The ``training`` entry a model's ``dialcheck.json`` keeps: ``lead`` (data and sizes), what the run
+        did, the config (``extra`` flattened), ``tail``, and the validation history last."""
+        return {
+            **lead,
+            "steps": self.steps,
+            "best_step": self.best_step,
+            "train_seconds": self.seconds,
+            "threads": self.threads,
+            "lr": self.lr,
+            **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
+            **(tail or {}),
+            **cfg.extra,
+            "history": self.history,
+        }
+
+
+def rounded_metrics(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``old`` metrics updated with ``new`` ones rounded to four decimals (what a model's ``dialcheck.json`` keeps)."""
+    return {**old, **{k: round(float(v), 4) for k, v in new.items()}}
+
 
 def seed_everything(seed: int) -> None:
     import torch
@@ -634,22 +657,15 @@ def train_detector(
             start=start,
         )
     final = evaluate() if has_val else {}
-    detector.config.training = {
-        **(data_info or {}),
-        "train_pairs": len(pairs),
-        "validation_dialogues": len(val_dialogues),
-        "steps": res.steps,
-        "best_step": res.best_step,
-        "train_seconds": res.seconds,
-        "threads": res.threads,
-        "lr": res.lr,
-        **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
-        **({"distill_alpha": distill_alpha} if teacher_scores is not None else {}),
-        **({"distill_alpha_by": by} if teacher_scores is not None and by else {}),
-        **cfg.extra,
-        "history": res.history,
-    }
-    detector.config.metrics = {**detector.config.metrics, **{k: round(float(v), 4) for k, v in final.items()}}
+    detector.config.training = res.record(
+        cfg,
+        {**(data_info or {}), "train_pairs": len(pairs), "validation_dialogues": len(val_dialogues)},
+        {
+            **({"distill_alpha": distill_alpha} if teacher_scores is not None else {}),
+            **({"distill_alpha_by": by} if teacher_scores is not None and by else {}),
+        },
+    )
+    detector.config.metrics = rounded_metrics(detector.config.metrics, final)
     return detector
 
 
