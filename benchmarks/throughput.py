@@ -1,11 +1,13 @@
 """Check throughput on real ten-turn dialogues, measured side by side in one run.
 
-    python benchmarks/throughput.py [--model DIR] [--n 400] [--threads 2]
+    python benchmarks/throughput.py [--model DIR] [--n 400] [--threads 2] [--onnx]
 
 Ten-turn dialogues are cut from the DECODE dev and human-bot dialogues (the first ten turns of every
 dialogue that has at least ten). Variants: batched across dialogues (the default path), int8 dynamic
-quantization, and one dialogue per call (what a naive per-reply guard does). Prints a Markdown table
-with dialogues/s, pairs/s and the ratio to the default path.
+quantization, and one dialogue per call (what a naive per-reply guard does); with ``--onnx`` also ONNX
+Runtime in float32 and per-channel int8 (``pip install "dialcheck[onnx]"``; exported into the cache
+before timing). Prints a Markdown table with dialogues/s, pairs/s and the ratio to the default path, and
+for every variant other than the default how far its verdicts and scores are from the default's.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--onnx", action="store_true", help="also time ONNX Runtime, float32 and int8")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     dialogues = ten_turn_dialogues(args.n, args.data_dir)
@@ -72,12 +75,14 @@ def main() -> None:
     rows.append(("batched across dialogues (default)", base))
     single = timed(lambda: [det.predict([d]) for d in dialogues[:100]], repeat=1) * len(dialogues) / 100
     rows.append(("one dialogue per call", single))
-    q = load_detector(det.path).quantize()
-    q.predict(dialogues[:20])
-    rows.append(("batched, int8 dynamic quantization", timed(lambda: q.predict(dialogues, batch_size=args.batch_size))))
-    fp32, int8 = det.predict(dialogues), q.predict(dialogues)
-    agree = sum(a.contradiction == b.contradiction for a, b in zip(fp32, int8, strict=True))
-    moved = sorted(abs(a.score - b.score) for a, b in zip(fp32, int8, strict=True))
+    others = {"batched, int8 dynamic quantization (torch, --int8)": load_detector(det.path).quantize()}
+    if args.onnx:
+        others["batched, ONNX Runtime float32 (--onnx)"] = load_detector(det.path).use_onnx()
+        others["batched, ONNX Runtime int8 per channel (--onnx --int8)"] = load_detector(det.path).use_onnx(int8=True)
+    for name, other in others.items():
+        other.predict(dialogues[:20])
+        rows.append((name, timed(lambda o=other: o.predict(dialogues, batch_size=args.batch_size))))
+    fp32 = det.predict(dialogues)
     print(
         f"date: {time.strftime('%Y-%m-%d')}; machine: {platform.machine()}, {os.cpu_count()} cores, "
         f"torch {torch.__version__}, {args.threads} threads; model: {_shown(det.path)}"
@@ -88,11 +93,16 @@ def main() -> None:
     print("|---|---:|---:|---:|")
     for name, secs in rows:
         print(f"| {name} | {len(dialogues) / secs:.1f} | {n_pairs / secs:.0f} | {base / secs:.2f}x |")
-    print(f"\nint8 verdicts equal to fp32 on {agree}/{len(dialogues)} dialogues")
-    print(
-        f"int8 dialogue scores moved by |d| median {moved[len(moved) // 2]:.4f}, "
-        f"90th percentile {moved[int(0.9 * (len(moved) - 1))]:.4f}, max {moved[-1]:.4f}"
-    )
+    print("\n| variant | verdicts equal to the default's | score change: median | 90th percentile | max |")
+    print("|---|---:|---:|---:|---:|")
+    for name, other in others.items():
+        got = other.predict(dialogues)
+        agree = sum(a.contradiction == b.contradiction for a, b in zip(fp32, got, strict=True))
+        moved = sorted(abs(a.score - b.score) for a, b in zip(fp32, got, strict=True))
+        print(
+            f"| {name} | {agree}/{len(dialogues)} | {moved[len(moved) // 2]:.4f} | "
+            f"{moved[int(0.9 * (len(moved) - 1))]:.4f} | {moved[-1]:.4f} |"
+        )
 
 
 if __name__ == "__main__":

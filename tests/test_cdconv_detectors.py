@@ -241,6 +241,11 @@ def test_train_save_load_round_trip_with_a_tiny_model(tiny_base, tmp_path, cls, 
     assert [v.category for v in after] == [v.category for v in before]
     assert [v.score for v in after] == pytest.approx([v.score for v in before], abs=1e-5)
     assert all(v.category in (None, *CATEGORY_LABELS[1:]) for v in after)
+    pytest.importorskip("onnxruntime")
+    on_onnx = load_detector(out).use_onnx(cache=tmp_path / "onnx").predict(dialogues)  # every stage moves
+    assert [v.category for v in on_onnx] == [v.category for v in before]
+    assert [v.score for v in on_onnx] == pytest.approx([v.score for v in before], abs=1e-5)
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == (3 if cls is HierarchicalDetector else 1)
     if cls is HierarchicalDetector:
         # the stage thresholds are chosen on dev (1.01: a stage that never fires) and reload as they were
         from dialcheck.detectors.categories import STAGES

@@ -72,8 +72,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.update_card and args.data:  # refused before any model runs
         raise InputError("--update-card stores benchmark results in the model card; leave out --data")
-    if args.update_card and args.int8:
-        raise InputError("--update-card stores the saved model's results; leave out --int8")
+    if args.update_card and (args.int8 or args.onnx):
+        raise InputError("--update-card stores the saved model's results; leave out --int8 and --onnx")
     if args.benchmark == "citod":
         det, evaluator, results, table = _citod(args)
     elif args.benchmark == "cdconv":

@@ -116,10 +116,40 @@ class Detector(ABC):
         0.036 (90th percentile 0.21) and 24 verdicts flipped (``benchmarks/throughput.py``); evaluate the
         quantized detector before relying on its threshold.
         """
-        clf = self.classifier
-        clf.model = int8_model(clf.model)
+        if self.config.options.get("onnx"):
+            raise ModelError("this detector already runs on ONNX Runtime: use use_onnx(int8=True) for int8")
+        for clf in self.pair_classifiers():
+            clf.model = int8_model(clf.model)
         self.config.options["int8"] = True
         return self
+
+    def use_onnx(self, int8: bool = False, threads: int | None = None, cache: str | Path | None = None) -> Detector:
+        """Score pairs with ONNX Runtime instead of torch (``pip install "dialcheck[onnx]"``).
+
+        Each pair classifier is exported once into the dialcheck cache (keyed by its weights) and, with
+        ``int8``, quantized per channel. float32 scores equal torch's to about 1e-6; int8 ones move a little
+        (less than with :meth:`quantize`). ``threads`` defaults to torch's thread count.
+
+        >>> import dialcheck
+        >>> det = dialcheck.load().use_onnx(int8=True)  # doctest: +SKIP
+        """
+        import torch
+
+        from .onnx import onnx_runner
+
+        if self.config.options.get("int8") and not self.config.options.get("onnx"):
+            raise ModelError("this detector was quantized with torch (quantize()); load it again for ONNX")
+        n = torch.get_num_threads() if threads is None else threads
+        for clf in self.pair_classifiers():
+            sample = clf.encode([("I have a dog called Rex.", "I never had any pets.")])
+            clf.runner = onnx_runner(clf.model, sample, int8=int8, cache=cache, threads=n)
+        self.config.options["onnx"] = True
+        self.config.options["int8"] = bool(int8)
+        return self
+
+    def pair_classifiers(self) -> list[PairClassifier]:
+        """The pair classifiers this detector scores with (one for most detectors)."""
+        return [self.classifier]
 
     @classmethod
     def from_config(cls, config: DetectorConfig) -> Detector:

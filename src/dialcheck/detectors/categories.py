@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..schema import Dialogue, Verdict
-from .base import Detector, int8_model, register_detector
+from .base import Detector, register_detector
 from .core import CONTRADICTION, PairClassifier
 from .lexical import LexicalHead
 from .modeling import CONFIG_NAME, DEFAULT_LABELS, DetectorConfig, load_model, save_model
@@ -344,11 +344,8 @@ class HierarchicalDetector(Detector):
             self.attach_stage(stage, model, tok, cfg.labels)
         self.lexical = LexicalHead.load(folder) if LexicalHead.present(folder) else None
 
-    def quantize(self) -> Detector:
-        for clf in self.stages.values():
-            clf.model = int8_model(clf.model)
-        self.config.options["int8"] = True
-        return self
+    def pair_classifiers(self) -> list[PairClassifier]:
+        return [clf for clf in self.stages.values() if isinstance(clf, PairClassifier)]
 
     def fit(self, pairs: Sequence[Any] | None = None, **training: Any) -> Detector:
         """Train the three stages on CDConv-style :class:`Example` records."""

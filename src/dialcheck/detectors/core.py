@@ -45,6 +45,7 @@ class PairClassifier:
         self.max_length = int(max_length)
         self.truncation_side = truncation_side
         self.multi_label = multi_label
+        self.runner: Any = None  # set by Detector.use_onnx(): encodings -> logits instead of model's forward
         self._len_cache: dict[str, int] = {}
 
     @property
@@ -95,6 +96,8 @@ class PairClassifier:
         import torch
 
         enc = self.encode(pairs)
+        if self.runner is not None:
+            return self.runner(enc)
         with torch.inference_mode():
             return self.model(**enc).logits.float()
 

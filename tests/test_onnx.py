@@ -1,0 +1,96 @@
+"""ONNX Runtime inference (Detector.use_onnx, --onnx): same scores as torch, exported once per weights."""
+
+import json
+
+import pytest
+
+from dialcheck.detectors import load_detector
+from dialcheck.errors import ModelError
+from dialcheck.schema import Dialogue
+from helpers_cli import run_cli
+
+pytest.importorskip("onnxruntime")
+
+DIALOGUES = [
+    Dialogue.from_texts(["Do you have pets?", "Yes, two dogs.", "What are their names?", "I never had a pet."]),
+    Dialogue.from_texts(["I live in Paris.", "Nice!", "Yes, I love living in Paris, near the river."]),
+    Dialogue.from_texts(["hi", "hello there", "how are you", "fine, and you? " * 40]),  # long last turn
+]
+
+
+def _scores(det):
+    return [v.score for v in det.predict(DIALOGUES)]
+
+
+def test_onnx_scores_equal_torch_and_the_export_is_reused(tiny_detector_dir, tmp_path, monkeypatch):
+    torch_scores = _scores(load_detector(tiny_detector_dir))
+    det = load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
+    assert det.config.options["onnx"] is True and det.config.options["int8"] is False
+    assert _scores(det) == pytest.approx(torch_scores, abs=1e-5)
+    assert len(list(tmp_path.glob("*.onnx"))) == 1
+    # A second load of the same weights reads the cached file instead of exporting again.
+    from dialcheck.detectors import onnx
+
+    monkeypatch.setattr(onnx, "export_onnx", lambda *a, **k: pytest.fail("exported again"))
+    again = load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
+    assert _scores(again) == pytest.approx(torch_scores, abs=1e-5)
+
+
+def test_changed_weights_get_their_own_export(tiny_detector_dir, tmp_path):
+    import torch
+
+    det = load_detector(tiny_detector_dir)
+    det.use_onnx(cache=tmp_path)
+    other = load_detector(tiny_detector_dir)
+    with torch.no_grad():
+        bias = next(p for n, p in other.classifier.model.named_parameters() if n.endswith("classifier.bias"))
+        bias[0] += 1.0  # one label's logit only: the softmax moves
+    want = _scores(other)
+    other.use_onnx(cache=tmp_path)
+    assert len(list(tmp_path.glob("*.onnx"))) == 2
+    assert _scores(other) == pytest.approx(want, abs=1e-5) and _scores(other) != pytest.approx(_scores(det), abs=1e-3)
+
+
+def test_int8_is_quantized_per_channel_and_stays_close(tiny_detector_dir, tmp_path):
+    fp32 = _scores(load_detector(tiny_detector_dir))
+    det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    assert det.config.options["int8"] is True
+    assert [p.name.endswith("-int8.onnx") for p in sorted(tmp_path.glob("*.onnx"))].count(True) == 1
+    int8 = _scores(det)
+    assert int8 != fp32 and int8 == pytest.approx(fp32, abs=0.05)
+    with pytest.raises(ModelError, match="use_onnx"):
+        det.quantize()
+
+
+def test_the_caller_model_stays_in_eval_mode_after_the_export(tiny_detector_dir, tmp_path):
+    det = load_detector(tiny_detector_dir)
+    det.use_onnx(cache=tmp_path)
+    assert not det.classifier.model.training  # dropout off: torch scores stay deterministic
+
+
+def test_missing_onnxruntime_names_the_install(tiny_detector_dir, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(ModelError, match=r'pip install "dialcheck\[onnx\]"'):
+        load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
+
+
+def test_cli_onnx_prints_the_torch_verdicts(capsys, tiny_detector_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path))
+    src = tmp_path / "d.jsonl"
+    lines = [json.dumps({"turns": [t.text for t in d.turns]}) for d in DIALOGUES]
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["check", str(src), "--json", "--model", str(tiny_detector_dir)]
+    code, out, _ = run_cli(capsys, *argv)
+    want = [json.loads(line) for line in out.splitlines()]
+    from dialcheck import api
+
+    api._cached.cache_clear()
+    code, out, _ = run_cli(capsys, *argv, "--onnx")
+    got = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [g["score"] for g in got] == pytest.approx([w["score"] for w in want], abs=1e-5)
+    assert [g["evidence"] for g in got] == [w["evidence"] for w in want]
+    assert list((tmp_path / "onnx").glob("*.onnx"))
+    code, _, err = run_cli(capsys, "evaluate", "--model", str(tiny_detector_dir), "--onnx", "--update-card")
+    assert code == 2 and "--onnx" in err
