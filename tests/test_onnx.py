@@ -94,3 +94,16 @@ def test_cli_onnx_prints_the_torch_verdicts(capsys, tiny_detector_dir, tmp_path,
     assert list((tmp_path / "onnx").glob("*.onnx"))
     code, _, err = run_cli(capsys, "evaluate", "--model", str(tiny_detector_dir), "--onnx", "--update-card")
     assert code == 2 and "--onnx" in err
+
+
+def test_a_failed_export_leaves_nothing_in_the_cache(tiny_detector_dir, tmp_path, monkeypatch):
+    import torch
+
+    def broken(*args, **kwargs):
+        open(args[2], "wb").write(b"half an export")  # noqa: SIM115 - what a cut run leaves
+        raise RuntimeError("unsupported operator")
+
+    monkeypatch.setattr(torch.onnx, "export", broken)
+    with pytest.raises(ModelError, match="cannot export BertForSequenceClassification to ONNX: unsupported operator"):
+        load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
+    assert list(tmp_path.iterdir()) == []

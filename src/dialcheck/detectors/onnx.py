@@ -17,11 +17,13 @@ docs/benchmarks.md). Needs the ``onnx`` extra: ``pip install "dialcheck[onnx]"``
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,12 +97,8 @@ def export_onnx(model: Any, sample: dict[str, Any], path: str | Path) -> Path:
     # training mode, which would leave dropout switched on in the caller's model.
     wrapper = _Logits(model).eval()
     was_training = model.training
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".onnx.tmp")
-    os.close(fd)
     try:
-        with warnings.catch_warnings():
+        with _written(Path(path), f"cannot export {type(model).__name__} to ONNX") as tmp, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript-based exporter's deprecation and tracer notes
             torch.onnx.export(
                 wrapper,
@@ -112,14 +110,27 @@ def export_onnx(model: Any, sample: dict[str, Any], path: str | Path) -> Path:
                 opset_version=OPSET,
                 dynamo=False,
             )
+    finally:
+        model.train(was_training)
+    return Path(path)
+
+
+@contextlib.contextmanager
+def _written(path: Path, failure: str) -> Iterator[str]:
+    """A temporary file beside ``path`` that becomes ``path`` when the block succeeds (a cut run leaves no
+    half-written export in the cache); a failure is a :class:`ModelError` starting with ``failure``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".onnx.tmp")
+    os.close(fd)
+    try:
+        yield tmp
         os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is readable like any downloaded model
         os.replace(tmp, path)
     except Exception as e:
         Path(tmp).unlink(missing_ok=True)
-        raise ModelError(f"cannot export {type(model).__name__} to ONNX: {e}") from e
-    finally:
-        model.train(was_training)
-    return path
+        if isinstance(e, ModelError):
+            raise
+        raise ModelError(f"{failure}: {e}") from e
 
 
 def _quantize(src: Path, dst: Path) -> Path:
@@ -129,18 +140,12 @@ def _quantize(src: Path, dst: Path) -> Path:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
         raise ModelError(_INSTALL) from None
-    fd, tmp = tempfile.mkstemp(dir=dst.parent, suffix=".onnx.tmp")
-    os.close(fd)
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # the quantizer logs a "consider pre-processing" hint on the root logger
     try:
-        quantize_dynamic(str(src), tmp, weight_type=QuantType.QInt8, per_channel=True)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, dst)
-    except Exception as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise ModelError(f"cannot quantize {src} to int8: {e}") from e
+        with _written(dst, f"cannot quantize {src} to int8") as tmp:
+            quantize_dynamic(str(src), tmp, weight_type=QuantType.QInt8, per_channel=True)
     finally:
         root.setLevel(level)
     return dst
