@@ -93,3 +93,18 @@ def test_score_dataset_on_ray_data_with_the_shipped_defaults():
     assert out[1]["error"].endswith("is empty (at least one turn is needed)") and out[1]["score"] is None
     assert list(out[2]["labels"]) == ["KBI"] and expected[1].labels["KBI"]
     assert out[2]["score"] == pytest.approx(expected[1].score, abs=1e-5)
+
+
+def test_onnx_workers_score_as_torch_does_and_switch_the_detector_once(tiny_detector_dir, tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from dialcheck import api
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path))
+    scorer = BatchScorer(model=str(tiny_detector_dir), onnx=True)
+    det = api.load(tiny_detector_dir)
+    assert det.config.options.get("onnx") is True  # switched when the worker starts
+    runner = det.classifier.runner
+    out = scorer({"id": [r["id"] for r in ROWS], "turns": [r["turns"] for r in ROWS]})
+    v0, v2 = _expected(tiny_detector_dir)
+    assert out["score"][0] == pytest.approx(v0.score, abs=1e-5) and out["score"][2] == pytest.approx(v2.score, abs=1e-5)
+    assert det.classifier.runner is runner  # batches reuse the session, no second export

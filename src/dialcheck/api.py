@@ -26,7 +26,7 @@ from .io import parse_dialogue
 from .language import check_chinese_conversation, dialogue_language
 from .schema import Dialogue, Verdict
 
-__all__ = ["check", "load", "predict", "route"]
+__all__ = ["accelerate", "check", "load", "predict", "route"]
 
 
 def _offline() -> None:
@@ -53,6 +53,18 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
             raise ModelError(f"the shipped default model is missing at {path}; reinstall dialcheck")
         return _cached(str(path))
     return _cached(str(shipped_or_path(model, default_model_path(language).parent).resolve()))
+
+
+def accelerate(det: Detector, onnx: bool = False, int8: bool = False) -> Detector:
+    """Switch ``det`` to ONNX Runtime (``onnx``; per-channel int8 with ``int8``) or to torch's int8
+    (``int8`` alone), once: a detector already switched is left as it is (detectors from :func:`load` are
+    shared per process). Returns ``det``."""
+    if onnx:
+        if not det.config.options.get("onnx"):
+            det.use_onnx(int8=int8)
+    elif int8 and not det.config.options.get("int8"):
+        det.quantize()
+    return det
 
 
 def route(dialogue: Dialogue, language: str = "en") -> str:

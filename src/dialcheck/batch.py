@@ -23,6 +23,7 @@ Without Ray, the same object scores a pandas DataFrame or a dict of columns:
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -65,7 +66,8 @@ class BatchScorer:
 
     ``model``: a detector folder or shipped name; None routes each row to the shipped default for it, as
     :func:`dialcheck.predict` does (English, task-oriented with ``knowledge``). ``column``: the turns
-    column. ``threads``: torch CPU threads for this worker (None leaves torch's default). The call takes a
+    column. ``threads``: torch CPU threads for this worker (None leaves torch's default). ``onnx`` /
+    ``int8``: run the detectors on ONNX Runtime / in int8, as ``--onnx`` / ``--int8`` do. The call takes a
     pandas DataFrame or a mapping of equal-length columns and returns the same kind with
     :data:`VERDICT_COLUMNS` added (``evidence``: earlier turn indices; ``labels``: the task-oriented labels
     that fired, e.g. ``["KBI"]``; ``error``: why a row was not scored).
@@ -77,6 +79,8 @@ class BatchScorer:
         column: str = "turns",
         batch_size: int = 64,
         threads: int | None = None,
+        onnx: bool = False,
+        int8: bool = False,
     ) -> None:
         from . import api
 
@@ -85,8 +89,9 @@ class BatchScorer:
 
             torch.set_num_threads(threads)
         self.model, self.column, self.batch_size = model, column, batch_size
-        if model is not None:
-            api.load(model)  # fail at worker start, not at the first batch
+        self.onnx, self.int8 = onnx, int8
+        if model is not None:  # fail at worker start, not at the first batch
+            api.accelerate(api.load(model), onnx, int8)
 
     def _dialogue(self, row: dict[str, Any]) -> Dialogue:
         obj = {k: _plain(v) for k, v in row.items() if not _missing(v)}
@@ -112,7 +117,8 @@ class BatchScorer:
                 continue
             ok.append(i)
             dialogues.append(d)
-        for i, v in zip(ok, api.predict_grouped(dialogues, dets, self.batch_size), strict=True):
+        fast = functools.partial(api.accelerate, onnx=self.onnx, int8=self.int8)
+        for i, v in zip(ok, api.predict_grouped(dialogues, dets, self.batch_size, fast), strict=True):
             out[i] = v
         bad = sum(isinstance(v, str) for v in out)
         if bad:
@@ -158,13 +164,16 @@ def score_dataset(
     batch_size: int = 256,
     threads: int | None = None,
     column: str = "turns",
+    onnx: bool = False,
+    int8: bool = False,
     **map_batches_kwargs: Any,
 ) -> Any:
     """``ds`` (a Ray Dataset of dialogue rows) with the verdict columns added, scored by ``concurrency``
-    workers that each hold one detector. Extra keyword arguments go to ``map_batches`` (e.g. ``num_cpus``)."""
+    workers that each hold one detector (on ONNX Runtime with ``onnx``, in int8 with ``int8``). Extra
+    keyword arguments go to ``map_batches`` (e.g. ``num_cpus``)."""
     return ds.map_batches(
         BatchScorer,
-        fn_constructor_kwargs={"model": model, "column": column, "threads": threads},
+        fn_constructor_kwargs={"model": model, "column": column, "threads": threads, "onnx": onnx, "int8": int8},
         batch_size=batch_size,
         batch_format="pandas",
         concurrency=concurrency,

@@ -98,11 +98,9 @@ def configure(det: Any, args: argparse.Namespace) -> None:
     order = getattr(args, "pair_order", None)
     if order is not None and hasattr(det, "pair_order"):
         det.pair_order = order
-    if getattr(args, "onnx", False):
-        if not det.config.options.get("onnx"):  # once per (cached) detector
-            det.use_onnx(int8=bool(getattr(args, "int8", False)))
-    elif getattr(args, "int8", False) and not det.config.options.get("int8"):
-        det.quantize()
+    from ..api import accelerate
+
+    accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))
     path = getattr(args, "vocabulary", None)
     if path:
         if "_vocabulary" not in vars(args):  # read once, and even when no detector uses it (errors show early)
