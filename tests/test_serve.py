@@ -32,7 +32,15 @@ def test_rank_and_health_and_page(client):
     assert sorted(c["index"] for c in r.json()["ranked"]) == [0, 1, 2]
     assert client.post("/rank", json={"context": ["a"], "candidates": []}).status_code == 422
     assert client.get("/health").json()["detector"] == "decode.utterance.v1"
+    assert client.get("/health").json()["runtime"] == "torch"
     assert "<textarea" in client.get("/").text
+
+
+def test_health_says_when_onnx_int8_answers(tiny_detector_dir, tmp_path):
+    pytest.importorskip("onnxruntime")
+    det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    health = TestClient(create_app(det)).get("/health").json()
+    assert health["runtime"] == "onnx-int8"
 
 
 def test_without_a_model_each_dialogue_goes_to_the_default_it_routes_to(tiny_detector_dir, monkeypatch):

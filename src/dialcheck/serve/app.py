@@ -7,7 +7,7 @@
   ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so).
 - ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}``; candidates least contradictory first.
-- ``GET /health``: the model that answers and its thresholds.
+- ``GET /health``: the model that answers, its thresholds and its runtime (``torch``, ``onnx``, ``-int8``).
 - ``GET /``: a small page to paste a dialogue and see the verdict.
 """
 
@@ -55,6 +55,8 @@ def _describe(det: Detector) -> dict[str, Any]:
         "base": c.base,
         "thresholds": c.thresholds,
         "model": str(det.path) if det.path else None,
+        # what scores the pairs: torch or ONNX Runtime, float32 or int8 (--onnx / --int8)
+        "runtime": ("onnx" if c.options.get("onnx") else "torch") + ("-int8" if c.options.get("int8") else ""),
     }
 
 
