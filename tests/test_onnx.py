@@ -107,3 +107,19 @@ def test_a_failed_export_leaves_nothing_in_the_cache(tiny_detector_dir, tmp_path
     with pytest.raises(ModelError, match="cannot export BertForSequenceClassification to ONNX: unsupported operator"):
         load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_detector_saved_after_the_switch_loads_as_a_plain_one(tiny_base, tmp_path, monkeypatch):
+    from dialcheck import api
+    from dialcheck.detectors import UtteranceDetector
+    from dialcheck.detectors.modeling import build_model
+
+    det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+    det.attach(*build_model(det.config))
+    det.use_onnx(int8=True, cache=tmp_path / "cache")
+    again = load_detector(det.save(tmp_path / "saved"))
+    assert "onnx" not in again.config.options and "int8" not in again.config.options
+    assert again.classifier.runner is None
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    api.accelerate(again, onnx=True)  # not skipped as "already switched"
+    assert again.classifier.runner is not None

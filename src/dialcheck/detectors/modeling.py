@@ -42,6 +42,7 @@ CONFIG_NAME = "dialcheck.json"
 WEIGHTS_NAME = "weights.safetensors"
 FORMAT_VERSION = 1
 DEFAULT_LABELS = ("non_contradiction", "contradiction")
+RUNTIME_OPTIONS = ("int8", "onnx")  # set by Detector.quantize / use_onnx for this process only, never saved
 
 _LORA_TARGETS = (
     r".*(encoder|layers|layer)\..*\.(query|key|value|q|k|v|o|q_proj|k_proj|v_proj|o_proj|dense|"
@@ -67,7 +68,11 @@ class DetectorConfig:
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=False) + "\n"
+        """The saved form; the runtime switches of this process (``int8``, ``onnx``) are left out, as the
+        weights written are the float32 ones and a later load must not believe it was switched."""
+        data = asdict(self)
+        data["options"] = {k: v for k, v in data["options"].items() if k not in RUNTIME_OPTIONS}
+        return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
     @classmethod
     def from_file(cls, path: Path) -> DetectorConfig:
