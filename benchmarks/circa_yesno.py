@@ -11,6 +11,7 @@ Early stopping uses 5% of the training questions (grouped by question, so no que
     nice -n 10 python benchmarks/circa_yesno.py final --out src/dialcheck/models/circa-yesno-minilm-v2 --threads 2
     # validation accuracy and judging speed of saved classifiers, side by side
     python benchmarks/circa_yesno.py compare --models circa-yesno-mpnet-v1,circa-yesno-minilm-v2 --threads 2
+    python benchmarks/circa_yesno.py compare --models circa-yesno-mpnet-v1,circa-yesno-mpnet-v1@onnx-int8 --threads 2
     # the markdown table of a LOSO results file
     python benchmarks/circa_yesno.py table runs/circa-loso.jsonl
 """
@@ -162,7 +163,7 @@ def compare(args: argparse.Namespace) -> None:
     questions, answers = [e.question for e in val], [e.answer for e in val]
     gold = [str(e.relaxed) for e in val]
     names = [m for m in args.models.split(",") if m]
-    loaded = {m: load_answer_classifier(m) for m in names}
+    loaded = {m: _runtime(load_answer_classifier(m.partition("@")[0]), m.partition("@")[2]) for m in names}
     speed: dict[str, list[float]] = {m: [] for m in names}
     proba = {}
     for m in [*names, *reversed(names)]:
@@ -184,6 +185,16 @@ def compare(args: argparse.Namespace) -> None:
         same = float((proba[m].argmax(axis=1) == first.argmax(axis=1)).mean())
         change = f"{abs(proba[m] - first).max():.5f}" if loaded[m].labels == loaded[names[0]].labels else "-"
         print(f"| {m} | {relaxed:.4f} | {three:.4f} | {speed[m][0]:.1f}, {speed[m][1]:.1f} | {same:.4f} | {change} |")
+
+
+def _runtime(classifier: AnswerClassifier, runtime: str) -> AnswerClassifier:
+    """``classifier`` on the runtime a ``compare`` model spec names after ``@``: ``onnx``, ``onnx-int8``,
+    ``int8`` (torch), or nothing (torch float32)."""
+    from dialcheck.api import accelerate
+
+    if runtime not in ("", "onnx", "onnx-int8", "int8"):
+        raise SystemExit(f"unknown runtime {runtime!r}: use NAME, NAME@onnx, NAME@onnx-int8 or NAME@int8")
+    return accelerate(classifier, onnx=runtime.startswith("onnx"), int8=runtime.endswith("int8"))
 
 
 def table(args: argparse.Namespace) -> None:

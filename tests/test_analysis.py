@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 
@@ -165,7 +166,7 @@ def test_experiment_writes_resumable_lists_and_summaries(tmp_path):
     assert summarize_folder(tmp_path, settings, {"entq:1"})[0]["inputs"] == 1
 
 
-def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base):
+def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base, monkeypatch):
     pytest.importorskip("spacy")
     from dialcheck.analysis.answers import AnswerClassifier
     from dialcheck.cli import main
@@ -215,6 +216,13 @@ def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base):
     gone = [*args[: args.index("--lm") + 1], str(tmp_path / "no-lm"), *args[args.index("--lm") + 2 :]]
     assert main([*gone, "--no-plot", "--rejudge"]) == 0
     assert "judged 4 stored lists again" in capsys.readouterr().err
+    if importlib.util.find_spec("onnxruntime"):  # judged on ONNX Runtime: the same table
+        results = (tmp_path / "run" / "results.json").read_text()
+        monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+        assert main([*gone, "--no-plot", "--rejudge", "--onnx"]) == 0
+        assert (tmp_path / "run" / "results.json").read_text() == results
+        assert list((tmp_path / "cache" / "onnx").glob("*.onnx"))
+        capsys.readouterr()
     # a list missing (e.g. a generation still running elsewhere): --rejudge generates nothing, summarises
     # what is stored and says what it left out
     path = tmp_path / "run" / "nbest-beam2.jsonl"

@@ -80,6 +80,23 @@ def test_classifier_trains_saves_loads_and_judges(tiny_base, tmp_path):
         halved.save(tmp_path / "again")
 
 
+def test_the_answer_classifier_judges_alike_on_onnx_runtime(tiny_base, tmp_path):
+    pytest.importorskip("onnxruntime")
+    clf = AnswerClassifier(base=str(tiny_base), max_length=32, adapter={"type": "lora", "r": 4, "alpha": 8}).build()
+    clf.save(tmp_path / "yn")
+    qs, ans = ["Do you like tea?", "Are you hungry?", "Is it far?"], ["Yes.", "Not really.", "About an hour by bus."]
+    want = AnswerClassifier.load(tmp_path / "yn").predict_proba(qs, ans)
+    fast = AnswerClassifier.load(tmp_path / "yn").use_onnx(cache=tmp_path / "cache")
+    assert np.allclose(fast.predict_proba(qs, ans), want, atol=1e-5)
+    small = AnswerClassifier.load(tmp_path / "yn").use_onnx(int8=True, cache=tmp_path / "cache")
+    got = small.predict_proba(qs, ans)
+    assert not np.array_equal(got, want) and np.allclose(got, want, atol=0.05)
+    with pytest.raises(ModelError, match="use_onnx"):
+        small.quantize()
+    q = AnswerClassifier.load(tmp_path / "yn").quantize()  # torch's int8
+    assert q.config.options["int8"] and np.allclose(q.predict_proba(qs, ans), want, atol=0.05)
+
+
 def test_a_shipped_answer_classifier_loads_by_name(tiny_base, tmp_path, monkeypatch):
     from dialcheck.analysis import answers
 

@@ -17,7 +17,7 @@ import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .detectors import Detector, default_model_path, load_detector
 from .detectors.modeling import shipped_or_path
@@ -27,6 +27,8 @@ from .language import check_chinese_conversation, dialogue_language
 from .schema import Dialogue, Verdict
 
 __all__ = ["accelerate", "check", "load", "predict", "route"]
+
+M = TypeVar("M")
 
 
 def _offline() -> None:
@@ -55,15 +57,16 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
     return _cached(str(shipped_or_path(model, default_model_path(language).parent).resolve()))
 
 
-def accelerate(det: Detector, onnx: bool = False, int8: bool = False) -> Detector:
-    """Switch ``det`` to ONNX Runtime (``onnx``; per-channel int8 with ``int8``) or to torch's int8
-    (``int8`` alone), once: a detector already switched is left as it is (detectors from :func:`load` are
-    shared per process). Returns ``det``."""
+def accelerate(det: M, onnx: bool = False, int8: bool = False) -> M:
+    """Switch ``det`` (a detector or an answer classifier) to ONNX Runtime (``onnx``; per-channel int8 with
+    ``int8``) or to torch's int8 (``int8`` alone), once: a model already switched is left as it is (detectors
+    from :func:`load` are shared per process). Returns ``det``."""
+    options = det.config.options  # type: ignore[attr-defined]
     if onnx:
-        if not det.config.options.get("onnx"):
-            det.use_onnx(int8=int8)
-    elif int8 and not det.config.options.get("int8"):
-        det.quantize()
+        if not options.get("onnx"):
+            det.use_onnx(int8=int8)  # type: ignore[attr-defined]
+    elif int8 and not options.get("int8"):
+        det.quantize()  # type: ignore[attr-defined]
     return det
 
 

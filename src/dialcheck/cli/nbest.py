@@ -54,6 +54,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--classifier", default=None, help="answer classifier folder or shipped name (default: the shipped default)"
     )
+    p.add_argument(
+        "--onnx",
+        action="store_true",
+        help='judge with ONNX Runtime (pip install "dialcheck[onnx]"; exported once into the cache)',
+    )
+    p.add_argument("--int8", action="store_true", help="judge in int8 (with --onnx: ONNX Runtime's per-channel int8)")
     p.add_argument("--generate-only", action="store_true", help="store the n-best lists unjudged (judge later)")
     p.add_argument(
         "--rejudge",
@@ -111,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
     if args.rejudge and args.generate_only:
         raise InputError("--rejudge judges stored lists and --generate-only judges nothing: use one of them")
     classifier = None if args.generate_only else load_answer_classifier(args.classifier)
+    if classifier is not None:
+        from ..api import accelerate
+
+        accelerate(classifier, onnx=args.onnx, int8=args.int8)
     if args.rejudge:
         n = judge_folder(out, settings, es.items, classifier)
         print(f"dialcheck: judged {n} stored lists again", file=sys.stderr)

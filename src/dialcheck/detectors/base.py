@@ -133,18 +133,9 @@ class Detector(ABC):
         >>> import dialcheck
         >>> det = dialcheck.load().use_onnx(int8=True)  # doctest: +SKIP
         """
-        import torch
+        from .onnx import switch_to_onnx
 
-        from .onnx import onnx_runner
-
-        if self.config.options.get("int8") and not self.config.options.get("onnx"):
-            raise ModelError("this detector was quantized with torch (quantize()); load it again for ONNX")
-        n = torch.get_num_threads() if threads is None else threads
-        for clf in self.pair_classifiers():
-            sample = clf.encode([("I have a dog called Rex.", "I never had any pets.")])
-            clf.runner = onnx_runner(clf.model, sample, int8=int8, cache=cache, threads=n)
-        self.config.options["onnx"] = True
-        self.config.options["int8"] = bool(int8)
+        switch_to_onnx(self.pair_classifiers(), self.config.options, int8, threads, cache)
         return self
 
     def pair_classifiers(self) -> list[PairClassifier]:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["OnnxRunner", "export_onnx", "onnx_cache_name", "onnx_runner", "weights_digest"]
+__all__ = ["OnnxRunner", "export_onnx", "onnx_cache_name", "onnx_runner", "switch_to_onnx", "weights_digest"]
 
 log = logging.getLogger(__name__)
 
@@ -193,3 +193,24 @@ def onnx_runner(
     else:
         log.debug("ONNX export found in the cache: %s", target)
     return OnnxRunner(target, threads)
+
+
+def switch_to_onnx(
+    classifiers: list[Any],
+    options: dict[str, Any],
+    int8: bool = False,
+    threads: int | None = None,
+    cache: str | Path | None = None,
+) -> None:
+    """Give each :class:`~dialcheck.detectors.core.PairClassifier` an ONNX Runtime runner and record the
+    switch in ``options`` (a model's ``config.options``). ``threads`` defaults to torch's thread count."""
+    import torch
+
+    if options.get("int8") and not options.get("onnx"):
+        raise ModelError("this model was quantized with torch (quantize()); load it again for ONNX")
+    n = torch.get_num_threads() if threads is None else threads
+    for clf in classifiers:
+        sample = clf.encode([("I have a dog called Rex.", "I never had any pets.")])
+        clf.runner = onnx_runner(clf.model, sample, int8=int8, cache=cache, threads=n)
+    options["onnx"] = True
+    options["int8"] = bool(int8)
