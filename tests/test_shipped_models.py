@@ -166,3 +166,26 @@ def test_every_listed_model_loads_by_its_name_as_the_type_the_listing_gives():
             det = dialcheck.load(m.name)
             assert det.path.name == m.name and det.registry_name == m.detector
             assert tuple(det.config.labels) == m.labels
+
+
+def test_the_shipped_defaults_give_the_same_verdicts_on_onnx_runtime(tmp_path):
+    pytest.importorskip("onnxruntime")
+    from pathlib import Path
+
+    from dialcheck.analysis.answers import load_answer_classifier
+    from dialcheck.detectors import load_detector
+    from dialcheck.io import read_dialogues
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"
+    dialogues = [r.dialogue for r in read_dialogues(str(examples)) if r.dialogue and r.dialogue.knowledge is None]
+    torch_v = load_detector(default_model_path()).predict(dialogues)
+    for int8 in (False, True):
+        det = load_detector(default_model_path()).use_onnx(int8=int8, cache=tmp_path)
+        got = det.predict(dialogues)
+        assert [v.contradiction for v in got] == [v.contradiction for v in torch_v]
+        assert [v.evidence for v in got] == [v.evidence for v in torch_v]
+        tol = 0.05 if int8 else 1e-4
+        assert [v.score for v in got] == pytest.approx([v.score for v in torch_v], abs=tol)
+    questions, answers = ["Do you like jazz?", "Are you free on Friday?"], ["Yes, I love it.", "I'm working all day."]
+    want = load_answer_classifier().judge(questions, answers)
+    assert load_answer_classifier().use_onnx(int8=True, cache=tmp_path).judge(questions, answers) == want
