@@ -123,3 +123,11 @@ def test_a_detector_saved_after_the_switch_loads_as_a_plain_one(tiny_base, tmp_p
     monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
     api.accelerate(again, onnx=True)  # not skipped as "already switched"
     assert again.classifier.runner is not None
+
+
+def test_a_damaged_cache_file_is_named_with_what_to_do(tiny_detector_dir, tmp_path):
+    load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
+    (path,) = tmp_path.glob("*.onnx")
+    path.write_bytes(b"not an onnx graph")
+    with pytest.raises(ModelError, match=rf"{path.name}: ONNX Runtime cannot load this export .*delete it"):
+        load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)

@@ -51,18 +51,15 @@ def _ort() -> Any:
 def weights_digest(model: Any) -> str:
     """SHA-256 over a torch model's class, parameter names, dtypes, shapes and values: the cache key of its
     export (two models with the same digest compute the same function)."""
+    import torch
+
     h = hashlib.sha256(type(model).__name__.encode())
     for name, t in model.state_dict().items():
         t = t.detach().cpu().contiguous()
         h.update(f"{name}|{t.dtype}|{tuple(t.shape)}".encode())
-        h.update(t.view(-1).view(dtype=_byte_dtype()).numpy().tobytes() if t.numel() else b"")
+        if t.numel():
+            h.update(t.view(-1).view(torch.uint8).numpy())  # the raw bytes, hashed in place (no copy)
     return h.hexdigest()
-
-
-def _byte_dtype() -> Any:
-    import torch
-
-    return torch.uint8
 
 
 def onnx_cache_name(digest: str, int8: bool) -> str:
@@ -161,7 +158,10 @@ class OnnxRunner:
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.path = Path(path)
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # a damaged cache file, or one from an incompatible onnxruntime
+            raise ModelError(f"{path}: ONNX Runtime cannot load this export ({e}); delete it to export again") from e
         self.input_names = [i.name for i in self.session.get_inputs()]
 
     def __call__(self, enc: dict[str, Any]) -> Any:
