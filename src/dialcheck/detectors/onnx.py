@@ -7,9 +7,10 @@ an ONNX Runtime session. Tokenization, pair batching, truncation and the label m
 :class:`~dialcheck.detectors.core.PairClassifier`; only the forward pass moves.
 
 In float32 the scores equal torch's to about 1e-6. With ``int8=True`` the exported graph's weights are
-quantized per output channel (ONNX Runtime's dynamic quantization): on CPU about twice the speed of float32
-and closer to it than torch's per-tensor ``--int8`` (``benchmarks/throughput.py --onnx``; numbers in
-docs/benchmarks.md). Needs the ``onnx`` extra: ``pip install "dialcheck[onnx]"``.
+quantized per output channel (ONNX Runtime's dynamic quantization): for the shipped MiniLM detector 1.6x the
+speed of float32 on 2 CPU cores and closer to it than torch's per-tensor ``--int8`` (``benchmarks/throughput.py
+--onnx``; numbers in docs/benchmarks.md). float32 on ONNX Runtime is no faster than torch for MiniLM.
+Needs the ``onnx`` extra: ``pip install "dialcheck[onnx]"``.
 
 >>> onnx_cache_name("0123abcd" * 8, int8=True)
 '0123abcd0123abcd0123abcd-int8.onnx'
