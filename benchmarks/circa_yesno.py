@@ -211,6 +211,18 @@ def table(args: argparse.Namespace) -> None:
         mean = sum(r["relaxed_accuracy"] for r in rows) / len(rows)
         mean3 = sum(r["judgement_accuracy"] for r in rows) / len(rows)
         print(f"| **mean of {len(rows)} folds** | | **{100 * mean:.1f}** | **{100 * mean3:.1f}** |")
+        # per gold class, over every fold's test rows: how many there are and how many were labelled right
+        gold: dict[str, int] = {}
+        right: dict[str, int] = {}
+        for r in rows:
+            for key, count in r.get("confusion", {}).items():
+                g, _, pred = key.partition("->")
+                gold[g] = gold.get(g, 0) + count
+                right[g] = right.get(g, 0) + (count if pred == g else 0)
+        print("\n| gold label (all folds above) | test rows | recall |")
+        print("|---|---:|---:|")
+        for g in sorted(gold, key=lambda k: -gold[k]):
+            print(f"| {g} | {gold[g]} | {right[g] / gold[g]:.3f} |")
 
 
 def main() -> None:
