@@ -120,12 +120,9 @@ class AnswerClassifier:
 
     def quantize(self) -> AnswerClassifier:
         """Switch to torch's int8 dynamic quantization (faster on CPU; probabilities move a little)."""
-        from ..detectors.base import int8_model
+        from ..detectors.onnx import switch_to_int8
 
-        if self.config.options.get("onnx"):
-            raise ModelError("this classifier already runs on ONNX Runtime: use use_onnx(int8=True) for int8")
-        self.classifier.model = int8_model(self.classifier.model)
-        self.config.options["int8"] = True
+        switch_to_int8([self.classifier], self.config.options)
         return self
 
     def use_onnx(

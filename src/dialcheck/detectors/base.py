@@ -116,11 +116,9 @@ class Detector(ABC):
         0.036 (90th percentile 0.21) and 24 verdicts flipped (``benchmarks/throughput.py``); evaluate the
         quantized detector before relying on its threshold.
         """
-        if self.config.options.get("onnx"):
-            raise ModelError("this detector already runs on ONNX Runtime: use use_onnx(int8=True) for int8")
-        for clf in self.pair_classifiers():
-            clf.model = int8_model(clf.model)
-        self.config.options["int8"] = True
+        from .onnx import switch_to_int8
+
+        switch_to_int8(self.pair_classifiers(), self.config.options)
         return self
 
     def use_onnx(self, int8: bool = False, threads: int | None = None, cache: str | Path | None = None) -> Detector:

@@ -32,7 +32,15 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["OnnxRunner", "export_onnx", "onnx_cache_name", "onnx_runner", "switch_to_onnx", "weights_digest"]
+__all__ = [
+    "OnnxRunner",
+    "export_onnx",
+    "onnx_cache_name",
+    "onnx_runner",
+    "switch_to_int8",
+    "switch_to_onnx",
+    "weights_digest",
+]
 
 log = logging.getLogger(__name__)
 
@@ -91,10 +99,8 @@ def export_onnx(model: Any, sample: dict[str, Any], path: str | Path) -> Path:
         def forward(self, *args: Any) -> Any:
             return self.inner(**dict(zip(names, args, strict=True))).logits
 
-    # eval() on the wrapper: the exporter restores the wrapper's mode afterwards, and a new Module is in
-    # training mode, which would leave dropout switched on in the caller's model.
-    wrapper = _Logits(model).eval()
-    was_training = model.training
+    wrapper = _Logits(model)
+    was_training = model.training  # the exporter leaves the model in the wrapper's mode: put it back after
     try:
         with _written(Path(path), f"cannot export {type(model).__name__} to ONNX") as tmp, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript-based exporter's deprecation and tracer notes
@@ -133,7 +139,6 @@ def _written(path: Path, failure: str) -> Iterator[str]:
 
 def _quantize(src: Path, dst: Path) -> Path:
     """Per-channel int8 dynamic quantization of ``src``'s weights into ``dst`` (atomic)."""
-    _ort()
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
@@ -194,6 +199,17 @@ def onnx_runner(
     else:
         log.debug("ONNX export found in the cache: %s", target)
     return OnnxRunner(target, threads)
+
+
+def switch_to_int8(classifiers: list[Any], options: dict[str, Any]) -> None:
+    """Torch's int8 dynamic quantization for each pair classifier, recorded in ``options``."""
+    from .base import int8_model
+
+    if options.get("onnx"):
+        raise ModelError("this model already runs on ONNX Runtime: use use_onnx(int8=True) for int8")
+    for clf in classifiers:
+        clf.model = int8_model(clf.model)
+    options["int8"] = True
 
 
 def switch_to_onnx(
