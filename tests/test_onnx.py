@@ -131,3 +131,18 @@ def test_a_damaged_cache_file_is_named_with_what_to_do(tiny_detector_dir, tmp_pa
     path.write_bytes(b"not an onnx graph")
     with pytest.raises(ModelError, match=rf"{path.name}: ONNX Runtime cannot load this export .*delete it"):
         load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
+
+
+def test_scoring_on_onnx_runs_no_torch_op(tiny_detector_dir, tmp_path):
+    # a torch op would wake torch's OpenMP workers, which then spin on the cores ONNX Runtime needs
+    import torch
+
+    det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    det.predict(DIALOGUES[:1])
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        verdicts = det.predict(DIALOGUES)
+    assert len(verdicts) == 3
+    assert [e.name for e in prof.events() if e.name.startswith("aten::")] == []
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        load_detector(tiny_detector_dir).predict(DIALOGUES)  # the check can fail: torch's path does show up
+    assert any(e.name.startswith("aten::") for e in prof.events())

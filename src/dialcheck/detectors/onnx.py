@@ -155,7 +155,7 @@ def _quantize(src: Path, dst: Path) -> Path:
 
 
 class OnnxRunner:
-    """An ONNX Runtime session that maps a tokenizer's batch to logits (a float32 torch tensor)."""
+    """An ONNX Runtime session that maps a tokenizer's batch (numpy or torch) to float32 numpy logits."""
 
     def __init__(self, path: str | Path, threads: int = 0) -> None:
         ort = _ort()
@@ -170,11 +170,9 @@ class OnnxRunner:
             raise ModelError(f"{path}: ONNX Runtime cannot load this export ({e}); delete it to export again") from e
         self.input_names = [i.name for i in self.session.get_inputs()]
 
-    def __call__(self, enc: dict[str, Any]) -> Any:
-        import torch
-
+    def __call__(self, enc: dict[str, Any]) -> np.ndarray:
         feed = {k: np.asarray(enc[k], dtype=np.int64) for k in self.input_names}
-        return torch.from_numpy(np.ascontiguousarray(self.session.run(["logits"], feed)[0], dtype=np.float32))
+        return np.ascontiguousarray(self.session.run(["logits"], feed)[0], dtype=np.float32)
 
 
 def onnx_runner(
