@@ -63,3 +63,121 @@ def test_without_a_model_each_dialogue_goes_to_the_default_it_routes_to(tiny_det
     assert set(health["routes"]) == {"en", "tod"} and health["detector"] == "decode.utterance.v1"
     r = client.post("/check", json={"dialogues": [plain, ["我今年23岁了。", "我也23了"]]})
     assert r.status_code == 422 and r.json()["detail"].startswith("dialogues[1]: ")
+
+
+class _Counting:
+    """A stand-in detector: flags a dialogue whose last turn says "no"; records each predict call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def predict(self, dialogues, batch_size=64):
+        import threading
+
+        from dialcheck.schema import Verdict
+
+        self.calls.append(([d.turns[-1].text for d in dialogues], threading.current_thread().name))
+        return [Verdict(d.turns[-1].text == "no", float(d.turns[-1].text == "no")) for d in dialogues]
+
+
+def _blocked(ct):
+    """Occupy the compute thread until the returned event is set."""
+    import threading
+
+    gate, started = threading.Event(), threading.Event()
+    ct.submit(lambda: (started.set(), gate.wait(10)))
+    assert started.wait(10)
+    return gate
+
+
+def test_checks_that_wait_together_are_one_batch_on_the_compute_thread():
+    from dialcheck.schema import Dialogue
+    from dialcheck.serve import ComputeThread
+
+    det, ct = _Counting(), ComputeThread(name="test-compute")
+    gate = _blocked(ct)
+    jobs = [[["a", "yes"]], [["b", "no"], ["c", "yes"]], [["d", "no"]]]
+    futures = [ct.check([Dialogue.from_texts(t) for t in job], lambda ds: [det] * len(ds)) for job in jobs]
+    gate.set()
+    got = [[v.contradiction for v in f.result(10)] for f in futures]
+    assert got == [[False], [True, False], [True]]  # each request gets its own verdicts, in order
+    assert det.calls == [(["yes", "no", "yes", "no"], "test-compute")]  # one predict, on the compute thread
+    assert (ct.requests, ct.batches) == (3, 1)
+    ct.close()
+
+
+def test_a_request_that_fails_to_route_fails_alone_and_plain_calls_keep_their_place():
+    from dialcheck.errors import InputError
+    from dialcheck.schema import Dialogue
+    from dialcheck.serve import ComputeThread
+
+    det, ct, order = _Counting(), ComputeThread(), []
+    gate = _blocked(ct)
+
+    def route(ds):
+        if ds[0].turns[0].text == "zh":
+            raise InputError("no Chinese model")
+        order.append(ds[0].turns[0].text)
+        return [det] * len(ds)
+
+    ok = ct.check([Dialogue.from_texts(["a", "no"])], route)
+    bad = ct.check([Dialogue.from_texts(["zh", "no"])], route)
+    plain = ct.submit(lambda: order.append("plain"))
+    later = ct.check([Dialogue.from_texts(["b", "yes"])], route)
+    gate.set()
+    assert [v.contradiction for v in ok.result(10)] == [True]
+    with pytest.raises(InputError, match="no Chinese model"):
+        bad.result(10)
+    assert [v.contradiction for v in later.result(10)] == [False]
+    plain.result(10)
+    assert order == ["a", "plain", "b"]  # merging stops at a plain call; it runs before the checks after it
+    assert len(det.calls) == 2
+    ct.close()
+
+
+def test_health_counts_the_checks_answered(tiny_detector_dir):
+    client = TestClient(create_app(load_detector(tiny_detector_dir)))
+    for _ in range(2):
+        assert client.post("/check", json=["I have a cat.", "Nice.", "I never had pets."]).status_code == 200
+    assert client.get("/health").json()["checks"] == {"requests": 2, "batches": 2}
+
+
+def test_the_serve_command_loads_and_scores_on_its_compute_thread(tiny_detector_dir, monkeypatch):
+    import threading
+
+    import uvicorn
+
+    import dialcheck.api as api
+    from dialcheck.cli import main
+
+    apps, loaded_on = [], []
+    real_load = api.load
+
+    def load(model=None, language="en"):
+        loaded_on.append(threading.current_thread().name)
+        return real_load(model, language=language)
+
+    monkeypatch.setattr(api, "load", load)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
+    assert main(["serve", "--model", str(tiny_detector_dir), "--tau", "0.25", "--port", "0"]) == 0
+    assert loaded_on == ["dialcheck-compute"]
+    client = TestClient(apps[0])
+    health = client.get("/health").json()
+    assert health["thresholds"]["tau"] == 0.25 and health["checks"] == {"requests": 0, "batches": 0}
+    assert len(client.post("/check", json={"dialogues": [["a", "b"], ["c", "d", "e"]]}).json()["verdicts"]) == 2
+
+
+def test_more_workers_run_jobs_side_by_side_and_a_bad_count_is_a_user_error(capsys):
+    import threading
+
+    from dialcheck.cli import main
+    from dialcheck.serve import ComputeThread
+
+    ct, both = ComputeThread(workers=2), threading.Barrier(2, timeout=10)
+    names = [ct.submit(lambda: (both.wait(), threading.current_thread().name)[1]) for _ in range(2)]
+    assert sorted(f.result(10) for f in names) == ["dialcheck-compute-0", "dialcheck-compute-1"]  # no deadlock
+    ct.close()
+    inline = ComputeThread(workers=0)  # on the submitting thread, no thread of its own
+    assert inline.run(lambda: threading.current_thread().name) == threading.current_thread().name
+    assert main(["serve", "--workers", "-1"]) == 2
+    assert "--workers must be 0 or more" in capsys.readouterr().err

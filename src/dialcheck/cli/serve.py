@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any
 
-from ..errors import MissingDependencyError
+from ..errors import InputError, MissingDependencyError
 from .common import add_model_options, load_for
 
 HELP = "serve the detector over HTTP (needs the serve extra)"
+ONNX_WORKERS = 0  # with --onnx: score on the server's request threads (docs/benchmarks.md, "Latency")
+
+log = logging.getLogger(__name__)
 
 
 def add_parser(sub: Any) -> None:
@@ -16,6 +20,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     add_model_options(p)
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="threads that run the model; 0: each request's own thread (default: 1, or 0 with --onnx). Torch is "
+        "fastest driven by one thread (requests that wait together are scored as one batch); ONNX Runtime scores "
+        "without torch, and busy request threads keep both cores working",
+    )
     p.set_defaults(func=run)
 
 
@@ -24,17 +36,26 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise MissingDependencyError("uvicorn", "serve", "the HTTP service") from None
-    from ..serve import create_app
+    from ..serve import ComputeThread, create_app
     from .common import configure, set_threads
 
+    workers = args.workers if args.workers is not None else (ONNX_WORKERS if args.onnx else 1)
+    if workers < 0:
+        raise InputError(f"--workers must be 0 or more, got {workers}")
+    if workers != 1 and not args.onnx:
+        log.warning("--workers %d on torch: two threads driving torch slow each other down (see --help)", workers)
+    compute = ComputeThread(workers=workers)
     if args.model is not None:
-        app = create_app(load_for(args))
+        app = create_app(compute.run(lambda: load_for(args)), compute=compute)
     else:  # like `dialcheck check`: each dialogue to the shipped default it routes to (knowledge -> task-oriented)
         from ..api import load
 
-        set_threads(args.threads)
-        for language in ("en", "tod"):  # loaded (and checked) before the first request
-            configure(load(language=language), args)
-        app = create_app(None, configure=lambda det: configure(det, args))
+        def warm() -> None:  # the shipped defaults loaded (and checked) before the first request
+            set_threads(args.threads)
+            for language in ("en", "tod"):
+                configure(load(language=language), args)
+
+        compute.run(warm)
+        app = create_app(None, configure=lambda det: configure(det, args), compute=compute)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0

@@ -7,19 +7,25 @@
   ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so).
 - ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}``; candidates least contradictory first.
-- ``GET /health``: the model that answers, its thresholds and its runtime (``torch``, ``onnx``, ``-int8``).
+- ``GET /health``: the model that answers, its thresholds, its runtime (``torch``, ``onnx``, ``-int8``) and
+  how many check requests were answered in how many model batches.
+- Every model call (loading a routed model included) goes through a :class:`ComputeThread`: by default one
+  thread, so torch's OpenMP workers stay fast and /check requests that wait together are scored as one
+  batch; ``dialcheck serve --onnx`` scores on the request threads instead (``workers=0``).
 - ``GET /``: a small page to paste a dialogue and see the verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..detectors import Detector
 from ..errors import DialcheckError, InputError, MissingDependencyError
 from ..io import parse_dialogue
 from ..schema import Dialogue
+from .compute import ComputeThread
 
 __all__ = ["create_app"]
 
@@ -64,9 +70,12 @@ def create_app(
     detector: Detector | None = None,
     max_dialogues: int = 256,
     configure: Callable[[Detector], None] | None = None,
+    compute: ComputeThread | None = None,
 ) -> Any:
     """A FastAPI app answering with ``detector``; with None, with the shipped default each dialogue routes to
-    (:func:`dialcheck.route`). ``configure`` is applied to each routed detector (threshold overrides)."""
+    (:func:`dialcheck.route`). ``configure`` is applied to each routed detector (threshold overrides).
+    ``compute`` runs the model calls (default: a new :class:`ComputeThread`, closed at shutdown); pass the
+    one that loaded ``detector`` so that loading and scoring share a thread."""
     from .. import api
 
     try:
@@ -75,7 +84,14 @@ def create_app(
     except ImportError:
         raise MissingDependencyError("fastapi", "serve", "the HTTP service") from None
 
-    app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1")
+    compute = compute if compute is not None else ComputeThread(max_batch_dialogues=max_dialogues)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Any) -> AsyncIterator[None]:
+        yield
+        compute.close()
+
+    app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1", lifespan=lifespan)
 
     def parse_many(body: Any) -> list[Any]:
         items = body.get("dialogues") if isinstance(body, dict) and "dialogues" in body else [body]
@@ -114,10 +130,10 @@ def create_app(
     def page() -> str:
         return PAGE
 
-    @app.get("/health")
-    def health() -> dict[str, Any]:
+    def describe() -> dict[str, Any]:
+        counts = {"requests": compute.requests, "batches": compute.batches}
         if detector is not None:
-            return {"status": "ok", **_describe(detector)}
+            return {"status": "ok", **_describe(detector), "checks": counts}
         # routed: the English default answers plain dialogues, the task-oriented one those with knowledge
         routes = {}
         for language in ("en", "tod"):
@@ -125,12 +141,18 @@ def create_app(
             if configure is not None:
                 configure(det)
             routes[language] = _describe(det)
-        return {"status": "ok", **routes["en"], "routes": routes}
+        return {"status": "ok", **routes["en"], "routes": routes, "checks": counts}
+
+    # The routes are plain functions: the server runs each request on a thread of its pool, which hands the
+    # model work to `compute` and waits (or, with workers=0, does it itself).
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        return compute.run(describe)
 
     @app.post("/check")
     def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
         dialogues = parse_many(body)
-        verdicts = api.predict_grouped(dialogues, routed(dialogues))
+        verdicts = compute.check(dialogues, routed).result()
         return {"verdicts": [{"id": d.meta.get("id"), **v.to_dict()} for d, v in zip(dialogues, verdicts, strict=True)]}
 
     @app.post("/rank")
@@ -144,8 +166,12 @@ def create_app(
             ctx = parse_dialogue(body["context"])
         except InputError as e:
             raise HTTPException(422, f"context: {e.message}") from None
-        (det,) = routed([ctx], prefix="context: ")
-        ranked = det.rank(ctx, cands, speaker=body.get("speaker"))
+
+        def run() -> list[Any]:
+            (det,) = routed([ctx], prefix="context: ")
+            return det.rank(ctx, cands, speaker=body.get("speaker"))
+
+        ranked = compute.run(run)
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
 
     return app

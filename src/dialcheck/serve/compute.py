@@ -1,0 +1,181 @@
+"""One thread for every model call of a service, merging checks that wait together into one batch.
+
+Torch runs its CPU kernels on OpenMP. GNU OpenMP lets its worker threads spin between parallel regions
+only while no more threads drive OpenMP than there are cores; once a second thread has run a torch op
+(as a web server's request threads do), every op of every thread pays for waking sleeping workers. On
+2 cores that made one ten-turn check 1.5x slower from a worker thread than from the first thread
+(``benchmarks/latency.py``, docs/benchmarks.md "Latency"). :class:`ComputeThread` runs all model work,
+loading included, on one thread, and hands it the /check requests that arrived while it was busy as
+one batched ``predict``. A model on ONNX Runtime runs no torch op while it scores, and its sessions are
+thread-safe: with ``workers=0`` each job runs on the thread that submits it (a web server's request
+threads), which under load keeps both cores busier than one compute thread does.
+
+>>> ct = ComputeThread()
+>>> ct.run(lambda: 6 * 7)
+42
+>>> ct.close()
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ..schema import Dialogue, Verdict
+
+__all__ = ["ComputeThread"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Route = Callable[[list[Dialogue]], Sequence[Any]]
+
+
+@dataclass
+class _Job:
+    future: Future[Any] = field(default_factory=Future)
+    fn: Callable[[], Any] | None = None  # a plain call
+    dialogues: list[Dialogue] | None = None  # or a check: dialogues and the function naming their detectors
+    route: Route | None = None
+
+
+class ComputeThread:
+    """Runs submitted calls one at a time on a single daemon thread (started on first use), or on
+    ``workers`` threads taking jobs from one queue, or (``workers=0``) right away on the submitting thread.
+    More than one thread only suits models on ONNX Runtime: two threads driving torch slow both.
+
+    :meth:`check` jobs queued back to back are merged, up to ``max_batch_dialogues`` dialogues, into one
+    :func:`dialcheck.api.predict_grouped` call; each job still gets its own verdicts, and a job whose
+    routing fails fails alone. ``requests`` and ``batches`` count the check jobs and the predict calls.
+    """
+
+    def __init__(self, max_batch_dialogues: int = 256, name: str = "dialcheck-compute", workers: int = 1) -> None:
+        if workers < 0:
+            raise ValueError(f"workers must be 0 or more, got {workers}")
+        self.max_batch_dialogues = int(max_batch_dialogues)
+        self.name = name
+        self.workers = int(workers)
+        self.requests = 0
+        self.batches = 0
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def _put(self, job: _Job) -> None:
+        if self.workers == 0:  # inline, on the caller's thread
+            self._call(job) if job.dialogues is None else self._checks([job])
+            return
+        with self._lock:
+            if not self._threads:
+                for i in range(self.workers):
+                    name = self.name if self.workers == 1 else f"{self.name}-{i}"
+                    self._threads.append(threading.Thread(target=self._loop, name=name, daemon=True))
+                    self._threads[-1].start()
+            self._queue.put(job)
+
+    def _count(self, requests: int = 0, batches: int = 0) -> None:
+        with self._lock:
+            self.requests += requests
+            self.batches += batches
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        """Run ``fn()`` on the compute thread; its result or exception arrives in the future."""
+        job = _Job(fn=fn)
+        self._put(job)
+        return job.future
+
+    def run(self, fn: Callable[[], T]) -> T:
+        """``submit(fn)`` and wait: the result, or the exception ``fn`` raised."""
+        return self.submit(fn).result()
+
+    def check(self, dialogues: Sequence[Dialogue], route: Route) -> Future[list[Verdict]]:
+        """Verdicts for ``dialogues`` in order; ``route(dialogues)`` (called on the compute thread, so it may
+        load models) names the detector of each."""
+        job = _Job(dialogues=list(dialogues), route=route)
+        self._put(job)
+        return job.future
+
+    def close(self, timeout: float | None = 30) -> None:
+        """Finish the queued jobs, then stop the threads."""
+        with self._lock:
+            threads, self._threads = self._threads, []
+            for _ in threads:
+                self._queue.put(None)
+        for thread in threads:
+            thread.join(timeout)
+
+    def _loop(self) -> None:
+        held: deque[_Job | None] = deque()  # taken from the queue while merging, runs next
+        while True:
+            job = held.popleft() if held else self._queue.get()
+            if job is None:
+                return
+            if job.dialogues is None:
+                self._call(job)
+                continue
+            batch, n = [job], len(job.dialogues)
+            while not held and n < self.max_batch_dialogues:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None or nxt.dialogues is None:
+                    held.append(nxt)  # a plain call or the stop: order kept, merging ends here
+                else:
+                    batch.append(nxt)
+                    n += len(nxt.dialogues)
+            self._checks(batch)
+
+    @staticmethod
+    def _call(job: _Job) -> None:
+        if not job.future.set_running_or_notify_cancel():
+            return
+        try:
+            job.future.set_result(job.fn())  # type: ignore[misc]
+        except BaseException as e:  # handed to the caller, as concurrent.futures does
+            job.future.set_exception(e)
+
+    def _checks(self, batch: list[_Job]) -> None:
+        from ..api import predict_grouped
+
+        ready: list[tuple[_Job, Sequence[Any]]] = []
+        for job in batch:
+            if not job.future.set_running_or_notify_cancel():
+                continue
+            self._count(requests=1)
+            try:
+                ready.append((job, job.route(job.dialogues)))  # type: ignore[misc, arg-type]
+            except BaseException as e:  # this job's error, not the batch's
+                job.future.set_exception(e)
+        if not ready:
+            return
+        dialogues = [d for job, _ in ready for d in job.dialogues]  # type: ignore[union-attr]
+        detectors = [det for _, dets in ready for det in dets]
+        self._count(batches=1)
+        try:
+            verdicts = predict_grouped(dialogues, detectors)
+        except BaseException as e:
+            if len(ready) == 1:
+                ready[0][0].future.set_exception(e)
+                return
+            log.warning("a merged batch of %d requests failed (%s); running them one by one", len(ready), e)
+            for job, dets in ready:
+                self._count(batches=1)
+                try:
+                    job.future.set_result(predict_grouped(job.dialogues, dets))  # type: ignore[arg-type]
+                except BaseException as e1:
+                    job.future.set_exception(e1)
+            return
+        if len(ready) > 1:
+            log.debug("merged %d requests (%d dialogues) into one batch", len(ready), len(dialogues))
+        start = 0
+        for job, _ in ready:
+            end = start + len(job.dialogues)  # type: ignore[arg-type]
+            job.future.set_result(verdicts[start:end])
+            start = end
