@@ -679,3 +679,23 @@ def test_the_committed_neighbour_scores_fit_their_recipe(data_root):
     f = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "teacher-scores" / "mpnet-t045_neighbour.npz"
     scores = teacher_pair_scores(f, data.train)
     assert len(needed) == 8669 and not np.isnan(scores[needed]).any()
+
+
+def test_rewriting_a_card_refreshes_its_numbers_and_keeps_what_people_wrote(tiny_detector_dir, tmp_path):
+    import shutil
+
+    from dialcheck.detectors import load_detector
+    from dialcheck.training.card import write_model_card
+
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_detector_dir, folder)
+    det = load_detector(folder)
+    det.config.metrics["dev/accuracy"] = 50.0
+    card = write_model_card(folder, det.config)
+    note = "## What it is\n\nThe default since today; better than v1 on hand set A.\n"
+    card.write_text(card.read_text().replace("## Training", note + "\n## Training"))
+    det.config.metrics["dev/accuracy"] = 61.5
+    text = write_model_card(folder, det.config).read_text()
+    assert note in text and text.index(note) < text.index("## Training")
+    assert "| dev/accuracy | 61.5 |" in text and "| dev/accuracy | 50.0 |" not in text
+    assert text.count("## What it is") == 1 and text.count("## Evaluation") == 1

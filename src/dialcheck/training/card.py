@@ -21,9 +21,40 @@ def init_record(folder: str | Path, config: DetectorConfig) -> dict[str, Any]:
     return {"folder": str(folder), **{k: config.training.get(k) for k in ("command", "date")}}
 
 
+GENERATED = ("## Training", "## Evaluation")
+
+
+def hand_written_sections(text: str) -> list[str]:
+    r"""The ``## `` sections of a card that :func:`write_model_card` does not generate (written by people:
+    what the model is for, how it compares), each with its heading, in order.
+
+    >>> card = "# m\n\n- size\n\n## What it is\n\nA note.\n\n## Training\n\n- seed: 0\n"
+    >>> hand_written_sections(card)
+    ['## What it is\n\nA note.\n']
+    """
+    sections: list[str] = []
+    current: list[str] | None = None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            if current is not None:
+                sections.append("".join(current))
+            current = None if line.startswith(GENERATED) else [line]
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        sections.append("".join(current))
+    return [s.rstrip("\n") + "\n" for s in sections]
+
+
 def write_model_card(folder: Path, config: DetectorConfig) -> Path:
-    """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics."""
+    """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics.
+
+    Sections people added to an existing card (any ``## `` heading but Training and Evaluation) are kept,
+    before Training, so re-running ``dialcheck evaluate --update-card`` refreshes only the numbers.
+    """
     t = config.training
+    path = folder / "MODEL_CARD.md"
+    kept = hand_written_sections(path.read_text(encoding="utf-8")) if path.is_file() else []
     lines = [
         f"# {folder.name}",
         "",
@@ -35,6 +66,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         *([f"- options: `{config.options}`"] if config.options else []),
         f"- size on disk: {_size(folder)}",
         "",
+        *[line for section in kept for line in (*section.rstrip("\n").split("\n"), "")],
         "## Training",
         "",
     ]
@@ -107,6 +139,5 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         lines += ["| metric | value |", "|---|---:|"]
         lines += [f"| {k} | {v} |" for k, v in evals.items()]
     lines += ["", f"Card written on {platform.node() or 'this machine'} by dialcheck.", ""]
-    path = folder / "MODEL_CARD.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
