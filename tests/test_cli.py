@@ -711,3 +711,18 @@ def test_int8_quantizes_once_and_keeps_scores_close(capsys, dialogs, tiny_detect
     assert api.load(tiny_detector_dir).config.options["int8"] is True
     code, _, err = _run(capsys, "evaluate", "--model", str(tiny_detector_dir), "--int8", "--update-card")
     assert code == 2 and "leave out --int8" in err
+
+
+def test_long_turns_option_switches_how_an_overlong_pair_is_read(capsys, tmp_path, tiny_detector_dir):
+    long_a = " ".join(f"On day {i} I walked my two dogs along the river before work." for i in range(12))
+    long_b = " ".join(f"On day {i} I stayed home because I have never owned a dog." for i in range(12))
+    f = tmp_path / "long.json"
+    f.write_text(json.dumps([long_a, "Nice.", long_b]))
+    scores = {}
+    for mode in ("chunk", "truncate"):
+        code, out, err = _run(
+            capsys, "check", str(f), "--json", "--model", str(tiny_detector_dir), "--long-turns", mode
+        )
+        assert code == 0, err
+        scores[mode] = json.loads(out)["score"]
+    assert scores["chunk"] != scores["truncate"]

@@ -13,6 +13,9 @@ class RuleClassifier:
     def __init__(self):
         self.calls = []
 
+    def pair_fits(self, first, second):  # no window: every pair is read whole
+        return True
+
     def score(self, pairs, batch_size=64, show_progress_bar=False):
         self.calls.append(list(pairs))
         out = []
@@ -159,3 +162,87 @@ def test_top_level_check_and_load_work_on_a_saved_model(tiny_detector_dir):
     assert isinstance(verdict, dialcheck.Verdict)
     assert verdict.score == pytest.approx(same.score)
     assert set(verdict.pair_scores) == {1}  # only the same speaker's earlier turn is paired
+
+
+LONG_EARLIER = (
+    "I grew up in a small town by the sea. My father was a fisherman and my mother taught at the school. "
+    "We moved to the city when I was twelve. These days I work as a nurse in the children's ward. "
+    "I have two dogs called Max and Bella, and they sleep on my bed."
+)
+LONG_LAST = (
+    "Thanks for asking about my week. It was busy at the hospital but fine. "
+    "I have never owned a dog in my life, I am scared of them."
+)
+
+
+def real_scores(det, pairs):
+    return PairClassifier.score(det.classifier, pairs)
+
+
+def _recording(det):
+    seen = []
+    real = det.classifier.score
+
+    def score(pairs, *a, **kw):
+        seen.extend(pairs)
+        return real(pairs, *a, **kw)
+
+    det.classifier.score = score
+    return seen
+
+
+def test_chunks_pack_whole_sentences_within_the_limit_and_cut_only_overlong_ones(tiny_detector_dir):
+    clf = load_detector(tiny_detector_dir).classifier
+    pieces = clf.chunks(LONG_EARLIER, 20)
+    assert len(pieces) > 1 and all(clf._token_len(p) <= 20 for p in pieces)
+    assert " ".join(pieces) == LONG_EARLIER  # whole sentences, in order, nothing lost
+    assert clf.chunks("Short one.", 20) == ["Short one."]
+    run_on = "and then " * 30 + "the end"
+    cut = clf.chunks(run_on, 16)
+    assert len(cut) > 2 and all(clf._token_len(p) <= 16 for p in cut)
+    assert " ".join(cut).split() == run_on.split()
+
+
+def test_long_turns_are_read_piece_by_piece_not_truncated(tiny_detector_dir, caplog):
+    d = Dialogue.from_texts([LONG_EARLIER, "Nice!", "Short turn of mine.", "How was your week?", LONG_LAST])
+    det = load_detector(tiny_detector_dir)
+    det.classifier.max_length = 48
+    seen = _recording(det)
+    (v,) = det.predict([d])
+    assert ("Short turn of mine.", LONG_LAST) not in seen or det.classifier.pair_fits("Short turn of mine.", LONG_LAST)
+    half = (48 - 3) // 2
+    assert all(det.classifier.pair_fits(a, b) for a, b in seen)  # nothing was cut to fit
+    assert all(det.classifier._token_len(a) <= half for a, _ in seen if a != "Short turn of mine.")
+    assert {w for a, _ in seen for w in a.split()} >= set(LONG_EARLIER.split())  # every sentence was read
+    assert {w for _, b in seen for w in b.split()} == set(LONG_LAST.split())
+    assert set(v.pair_scores) == {0, 2}  # scores and evidence stay per turn
+    pieces = [p for p in seen if p[0] in LONG_EARLIER]
+    assert len(pieces) > 1 and v.pair_scores[0] == pytest.approx(max(real_scores(det, pieces)))  # its best piece
+    assert "tokens" not in caplog.text  # no truncation warning
+
+    det.long_turns = "truncate"
+    seen.clear()
+    det.predict([d])
+    assert [a for a, _ in seen] == [LONG_EARLIER, "Short turn of mine."]  # one pair per turn, cut by the model
+    assert det.config.options["long_turns"] == "truncate"
+    det.long_turns = "chunk"
+    assert "long_turns" not in det.config.options  # the default is not written into saved configs
+    with pytest.raises(ValueError, match="long_turns must be one of"):
+        det.long_turns = "split"
+
+
+def test_smaller_pieces_make_more_pairs_and_none_is_longer_than_asked(tiny_detector_dir):
+    d = Dialogue.from_texts([LONG_EARLIER, "Nice!", LONG_LAST])
+    det = load_detector(tiny_detector_dir)
+    det.classifier.max_length = 64
+    seen = _recording(det)
+    counts = {}
+    for size in (29, 12):
+        seen.clear()
+        det.chunk_tokens = size
+        det.predict([d])
+        counts[size] = len(seen)
+        assert all(det.classifier._token_len(p) <= size for pair in seen for p in pair)
+    assert counts[12] > counts[29] > 1
+    with pytest.raises(ValueError, match="at least 4"):
+        det.chunk_tokens = 2

@@ -22,6 +22,14 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
     p.add_argument("--batch-size", type=int, default=64, help="pairs per forward pass (default 64)")
     add_pair_order_option(p)
+    p.add_argument(
+        "--long-turns",
+        choices=("chunk", "truncate"),
+        default=None,
+        help="utterance-based detectors, for a pair of turns too long for the model's window: chunk (default) "
+        "scores every piece of whole sentences of the one against every piece of the other and keeps the "
+        "highest; truncate cuts the earlier turn to fit (the cost of DECODE's short turns either way)",
+    )
     add_threads_option(p)
     p.add_argument(
         "--int8",
@@ -98,6 +106,9 @@ def configure(det: Any, args: argparse.Namespace) -> None:
     order = getattr(args, "pair_order", None)
     if order is not None and hasattr(det, "pair_order"):
         det.pair_order = order
+    long_turns = getattr(args, "long_turns", None)
+    if long_turns is not None and hasattr(det, "long_turns"):
+        det.long_turns = long_turns
     from ..api import accelerate
 
     accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))

@@ -7,6 +7,7 @@ travels with the weights; the index of the contradiction label is looked up, nev
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,12 +15,22 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["CONTRADICTION", "PairClassifier"]
+__all__ = ["CONTRADICTION", "PairClassifier", "split_sentences"]
 
 log = logging.getLogger(__name__)
 
 CONTRADICTION = "contradiction"
 _MIN_FIRST_TOKENS = 16
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")  # after an English or a Chinese sentence
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (English end marks followed by a space, or Chinese end marks).
+
+    >>> split_sentences("I have two dogs. They are called Max and Bella! Do you? 我有狗。你呢？")
+    ['I have two dogs.', 'They are called Max and Bella!', 'Do you?', '我有狗。', '你呢？']
+    """
+    return [p.strip() for p in _SENTENCE.split(text) if p.strip()]
 
 
 class PairClassifier:
@@ -63,6 +74,37 @@ class PairClassifier:
             self._len_cache[text] = n
         return n
 
+    def pair_fits(self, first: str, second: str) -> bool:
+        """Do both segments fit in the window, special tokens included (nothing would be cut)?"""
+        specials = self.tokenizer.num_special_tokens_to_add(pair=True)
+        return self._token_len(first) + self._token_len(second) + specials <= self.max_length
+
+    def chunks(self, text: str, limit: int) -> list[str]:
+        """``text`` in pieces of at most ``limit`` tokens: consecutive whole sentences packed together, a
+        sentence longer than ``limit`` cut into windows of ``limit`` tokens. A short text is one piece."""
+        if self._token_len(text) <= limit:
+            return [text]
+        out: list[str] = []
+        cur: list[str] = []
+        used = 0
+        for sent in split_sentences(text):
+            n = self._token_len(sent)
+            if cur and used + n > limit:
+                out.append(" ".join(cur))
+                cur, used = [], 0
+            if n > limit:
+                enc = self.tokenizer(sent, add_special_tokens=False, return_offsets_mapping=True)
+                offsets = enc["offset_mapping"]
+                for start in range(0, len(offsets), limit):
+                    window = offsets[start : start + limit]
+                    out.append(sent[window[0][0] : window[-1][1]])
+                continue
+            cur.append(sent)
+            used += n
+        if cur:
+            out.append(" ".join(cur))
+        return out
+
     def fit_second(self, text: str) -> str:
         """``text`` cut (with a warning) so that it leaves room for the first segment in the window."""
         budget = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True) - _MIN_FIRST_TOKENS
@@ -81,7 +123,7 @@ class PairClassifier:
     def encode(self, pairs: Sequence[tuple[str, str]], tensors: str = "pt") -> dict[str, Any]:
         """Tokenize a batch of pairs into padded tensors (``tensors``: ``"pt"`` torch, ``"np"`` numpy)."""
         firsts = [p[0] if p[0].strip() else "." for p in pairs]
-        seconds = [self.fit_second(p[1]) for p in pairs]
+        seconds = [p[1] if self.pair_fits(p[0], p[1]) else self.fit_second(p[1]) for p in pairs]
         self.tokenizer.truncation_side = self.truncation_side
         return self.tokenizer(
             firsts,

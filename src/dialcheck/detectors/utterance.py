@@ -5,6 +5,15 @@ last turn; the dialogue score is the maximum pair score and the evidence is ever
 reaches ``eta_e``. Pairs of many dialogues are scored in shared batches. With the option
 ``pair_order="both"`` each pair is also read the other way round (last turn first) and the two scores are
 averaged: twice the cost, and a reading less tied to how the checked turn is phrased.
+
+Turns too long to share the model's window (a chat assistant's paragraphs; DECODE's turns almost always fit)
+are not truncated: with ``long_turns="chunk"`` (the default) both turns of such a pair are cut into runs of
+whole sentences of at most ``chunk_tokens`` tokens (default 32, the 95th percentile of DECODE's utterances,
+so that each piece reads like the utterances the model learnt from; at most half the window), every piece
+of the earlier turn is paired with every piece of the last turn, and the turn's pair score is the highest
+of them. ``long_turns="truncate"`` keeps the old reading (the earlier turn cut to what the last turn
+leaves of the window). Measured on DECODE with every turn padded to a paragraph in
+``benchmarks/long_turns.py``.
 """
 
 from __future__ import annotations
@@ -14,9 +23,11 @@ from collections.abc import Sequence
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 
-__all__ = ["PAIR_ORDERS", "UtteranceDetector"]
+__all__ = ["LONG_TURNS", "PAIR_ORDERS", "UtteranceDetector"]
 
 PAIR_ORDERS = ("forward", "both")
+LONG_TURNS = ("chunk", "truncate")
+CHUNK_TOKENS = 32
 
 
 @register_detector("decode.utterance.v1")
@@ -39,6 +50,56 @@ class UtteranceDetector(Detector):
         else:
             self.config.options["pair_order"] = value
 
+    @property
+    def long_turns(self) -> str:
+        """``"chunk"`` (pairs too long for the window scored piece by piece) or ``"truncate"``."""
+        return str(self.config.options.get("long_turns", "chunk"))
+
+    @long_turns.setter
+    def long_turns(self, value: str) -> None:
+        if value not in LONG_TURNS:
+            raise ValueError(f"long_turns must be one of {', '.join(LONG_TURNS)}, got {value!r}")
+        if value == "chunk":
+            self.config.options.pop("long_turns", None)
+        else:
+            self.config.options["long_turns"] = value
+
+    @property
+    def chunk_tokens(self) -> int:
+        """Most tokens in one piece of a long turn (``long_turns="chunk"``); capped at half the window."""
+        return int(self.config.options.get("chunk_tokens", CHUNK_TOKENS))
+
+    @chunk_tokens.setter
+    def chunk_tokens(self, value: int) -> None:
+        if int(value) < 4:
+            raise ValueError(f"chunk_tokens must be at least 4, got {value}")
+        if int(value) == CHUNK_TOKENS:
+            self.config.options.pop("chunk_tokens", None)
+        else:
+            self.config.options["chunk_tokens"] = int(value)
+
+    def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]]]:
+        """The (earlier turn, last turn) pairs of ``d`` and the turn index each belongs to."""
+        clf, last = self.classifier, d.turns[-1].text
+        owners: list[int] = []
+        pairs: list[tuple[str, str]] = []
+        last_pieces: list[str] | None = None
+        for i in self._indices(d):
+            first = d.turns[i].text
+            if self.long_turns == "truncate" or clf.pair_fits(first, last):
+                owners.append(i)
+                pairs.append((first, last))
+                continue
+            half = (clf.max_length - clf.tokenizer.num_special_tokens_to_add(pair=True)) // 2
+            piece = min(half, self.chunk_tokens)
+            if last_pieces is None:
+                last_pieces = clf.chunks(last, piece)
+            for a in clf.chunks(first, piece):
+                for b in last_pieces:
+                    owners.append(i)
+                    pairs.append((a, b))
+        return owners, pairs
+
     def _indices(self, d: Dialogue) -> list[int]:
         if self.config.options.get("speakers", "same") == "all":
             return list(range(len(d.turns) - 1))
@@ -50,10 +111,9 @@ class UtteranceDetector(Detector):
         pairs: list[tuple[str, str]] = []
         spans: list[tuple[list[int], int]] = []
         for d in dialogues:
-            idx = self._indices(d)
-            spans.append((idx, len(pairs)))
-            last = d.turns[-1].text
-            pairs.extend((d.turns[i].text, last) for i in idx)
+            owners, own_pairs = self._pairs(d)
+            spans.append((owners, len(pairs)))
+            pairs.extend(own_pairs)
         if self.pair_order == "both":
             # each pair read in both orders and the two scores averaged: the classifier is order-sensitive.
             # One call, so that a pair and its reverse (same length) share the length-sorted batches.
@@ -64,12 +124,13 @@ class UtteranceDetector(Detector):
             scores = [(float(f) + float(b)) / 2 for f, b in zip(both[:n], both[n:], strict=True)]
         else:
             scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
-        return [
-            decide(
-                {i: float(v) for i, v in zip(idx, scores[start : start + len(idx)], strict=True)}, self.tau, self.eta_e
-            )
-            for idx, start in spans
-        ]
+        verdicts = []
+        for owners, start in spans:
+            turn_scores: dict[int, float] = {}
+            for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
+                turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
+            verdicts.append(decide(turn_scores, self.tau, self.eta_e))
+        return verdicts
 
 
 def decide(pair_scores: dict[int, float], tau: float, eta_e: float) -> Verdict:

@@ -1,4 +1,5 @@
-"""DECODE's checklist transforms: Add Two Turns (A2T) and Remove Contradicting Turns (RCT).
+"""DECODE's checklist transforms: Add Two Turns (A2T) and Remove Contradicting Turns (RCT), and Long
+Turns (LT): every turn padded with utterances of other dialogues, as a chat assistant's paragraphs are long.
 
 >>> from dialcheck.schema import Dialogue, Example
 >>> ex = Example(Dialogue.from_texts(["I love dogs.", "Me too.", "Do you have one?", "I hate dogs."]), True, (0,))
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from ..errors import InputError
 from ..schema import Dialogue, Example, Turn
 
-__all__ = ["add_two_turns", "build_a2t", "remove_contradicting_turns", "utterance_pairs"]
+__all__ = ["add_two_turns", "build_a2t", "build_long_turns", "remove_contradicting_turns", "utterance_pairs"]
 
 
 def add_two_turns(example: Example, pair: tuple[str, str], position: int) -> Example:
@@ -87,3 +88,35 @@ def remove_contradicting_turns(example: Example, keep_alternation: bool = True) 
     turns = tuple(t for i, t in enumerate(d.turns) if i not in drop)
     meta = {**d.meta, "checklist": "rct"}
     return Example(Dialogue(turns, d.knowledge, meta), False, (), example.category, f"{example.id}#rct")
+
+
+def build_long_turns(examples: Sequence[Example], fillers: int = 3, seed: int = 0) -> list[Example]:
+    """LT set: every turn of every example becomes its own text among ``fillers`` utterances drawn from
+    other examples (seeded; the original at a random place), joined with spaces. Labels, evidence and
+    speakers are unchanged, so a detector that reads whole long turns should score as on the originals.
+
+    >>> exs = [Example(Dialogue.from_texts(["I love dogs.", "Me too.", "I hate dogs."]), True, (0,), id="a"),
+    ...        Example(Dialogue.from_texts(["Nice day.", "It is.", "Sunny."]), False, id="b")]
+    >>> lt = build_long_turns(exs, fillers=1, seed=0)
+    >>> [t.text for t in lt[0].dialogue.turns], lt[0].evidence, lt[0].id
+    (['Nice day. I love dogs.', 'It is. Me too.', 'Nice day. I hate dogs.'], (0,), 'a#lt')
+    """
+    rng = random.Random(seed)
+    pool = [(t.text, ex.id) for ex in examples for t in ex.dialogue.turns]
+    if len({src for _, src in pool}) < 2:
+        raise InputError("Long Turns needs at least two dialogues to draw filler utterances from")
+    out = []
+    for ex in examples:
+        turns = []
+        for t in ex.dialogue.turns:
+            parts: list[str] = []
+            while len(parts) < fillers:
+                text, src = pool[rng.randrange(len(pool))]
+                if src != ex.id:
+                    parts.append(text.strip())
+            parts.insert(rng.randint(0, fillers), t.text.strip())
+            turns.append(Turn(t.speaker, " ".join(parts)))
+        d = ex.dialogue
+        new = Dialogue(tuple(turns), d.knowledge, {**d.meta, "checklist": "long_turns"})
+        out.append(Example(new, ex.label, ex.evidence, ex.category, f"{ex.id}#lt"))
+    return out

@@ -1,0 +1,109 @@
+"""Long turns: does the detector still find a contradiction inside a paragraph-long turn?
+
+    python benchmarks/long_turns.py [--model DIR] [--fillers 3] [--dev 500] [--chunk-tokens N] [--threads 2]
+
+Chat assistants answer in paragraphs; DECODE's turns are one or two sentences and fit the model's
+128-token window in pairs (5 of dev's 13,552 pairs do not). The Long Turns (LT) transform
+(:func:`dialcheck.probes.checklist.build_long_turns`) pads every turn with ``--fillers`` utterances of
+other dialogues, the original at a random place, labels and evidence unchanged. On DECODE human-bot and
+the first ``--dev`` rebuilt-dev dialogues, side by side in one run: the detector on the original
+dialogues, and on their LT versions reading pairs too long for the window piece by piece
+(``long_turns="chunk"``, the default, pieces of ``--chunk-tokens``) or truncated (``"truncate"``, the
+reading before chunking). Prints a Markdown table: accuracy, precision / recall, ROC AUC, evidence F1
+(dev), pairs scored, seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def main() -> None:
+    import torch
+
+    from dialcheck.api import load
+    from dialcheck.datasets import load_dataset
+    from dialcheck.evaluation.decode import decode_metrics
+    from dialcheck.probes.checklist import build_long_turns
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default=None, help="detector folder (default: the shipped English one)")
+    ap.add_argument("--fillers", type=int, default=3, help="utterances added to each turn")
+    ap.add_argument("--dev", type=int, default=500, help="rebuilt-dev dialogues (the first N)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--chunk-tokens", type=int, default=None, help="piece size (default: the detector's, 32)")
+    ap.add_argument("--sets", default="human-bot,dev", help="comma-separated: human-bot, dev")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+
+    det = load(args.model)
+    if args.chunk_tokens:
+        det.chunk_tokens = args.chunk_tokens
+    clf = det.classifier
+    sets = {
+        "human-bot": list(load_dataset("decode.human_bot.v1", args.data_dir)),
+        f"dev (first {args.dev})": list(load_dataset("decode.dev.v1", args.data_dir))[: args.dev],
+    }
+    rows = []
+    wanted = args.sets.split(",")
+    for name, examples in sets.items():
+        if name.split(" ")[0] not in wanted:
+            continue
+        long = build_long_turns(examples, fillers=args.fillers, seed=args.seed)
+        words = [len(t.text.split()) for e in long for t in e.dialogue.turns]
+        over = sum(
+            not clf.pair_fits(e.dialogue.turns[i].text, e.dialogue.turns[-1].text)
+            for e in long
+            for i in e.dialogue.same_speaker_indices()
+        )
+        total = sum(len(e.dialogue.same_speaker_indices()) for e in long)
+        mean = sum(words) / len(words)
+        print(f"{name}: LT turns average {mean:.0f} words; {over} of {total} pairs exceed the window")
+        for variant, exs, mode in (
+            ("original", examples, "chunk"),
+            ("LT, chunk (default)", long, "chunk"),
+            ("LT, truncate", long, "truncate"),
+        ):
+            det.long_turns = mode
+            n_pairs = 0
+            real = clf.score
+
+            def counting(pairs, *a, real=real, **kw):
+                nonlocal n_pairs
+                n_pairs += len(pairs)
+                return real(pairs, *a, **kw)
+
+            clf.score = counting
+            t0 = time.perf_counter()
+            verdicts = det.predict([e.dialogue for e in exs])
+            secs = time.perf_counter() - t0
+            clf.score = real
+            m = decode_metrics("long_turns", exs, verdicts)
+            rows.append((name, variant, m, n_pairs, secs))
+    det.long_turns = "chunk"
+
+    print(
+        f"\ndate: {time.strftime('%Y-%m-%d')}; machine: {platform.machine()}, {os.cpu_count()} cores, torch "
+        f"{torch.__version__}, {args.threads} threads; model: {det.path.name if det.path else det}; "
+        f"fillers {args.fillers}, seed {args.seed}\n"
+    )
+    print("| set | reading | accuracy | precision / recall | ROC AUC | evidence F1 | pairs scored | seconds |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, variant, m, n_pairs, secs in rows:
+        ev = f"{m['evidence_f1']:.2f}" if "evidence_f1" in m else "-"
+        print(
+            f"| {name} | {variant} | {m['accuracy']:.2f} | {m['precision']:.1f} / {m['recall']:.1f} | "
+            f"{m.get('roc_auc', float('nan')):.2f} | {ev} | {n_pairs} | {secs:.1f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
