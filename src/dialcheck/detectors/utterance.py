@@ -18,7 +18,8 @@ leaves of the window). Measured on DECODE with every turn padded to a paragraph 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
@@ -30,53 +31,60 @@ LONG_TURNS = ("chunk", "truncate")
 CHUNK_TOKENS = 32
 
 
+class ReadingOption:
+    """A detector attribute kept in ``config.options`` only while it differs from its default, so a saved
+    config names just what was changed. ``check`` validates and normalizes a new value."""
+
+    def __init__(self, default: Any, check: Callable[[Any], Any], doc: str) -> None:
+        self.default, self.check, self.__doc__ = default, check, doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Detector | None, objtype: type | None = None) -> Any:
+        return self if obj is None else obj.config.options.get(self.name, self.default)
+
+    def __set__(self, obj: Detector, value: Any) -> None:
+        value = self.check(value)
+        if value == self.default:
+            obj.config.options.pop(self.name, None)
+        else:
+            obj.config.options[self.name] = value
+
+
+def _one_of(value: str, name: str, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _piece_size(value: int) -> int:
+    if int(value) < 4:
+        raise ValueError(f"chunk_tokens must be at least 4, got {value}")
+    return int(value)
+
+
 @register_detector("decode.utterance.v1")
 class UtteranceDetector(Detector):
     """Structured detector: score = max over (earlier turn, last turn) pairs; evidence = pairs >= eta_e."""
 
     truncation_side = "right"
 
-    @property
-    def pair_order(self) -> str:
-        """``"forward"`` (earlier turn first, as trained) or ``"both"`` (mean of the two readings)."""
-        return str(self.config.options.get("pair_order", "forward"))
-
-    @pair_order.setter
-    def pair_order(self, value: str) -> None:
-        if value not in PAIR_ORDERS:
-            raise ValueError(f"pair_order must be one of {', '.join(PAIR_ORDERS)}, got {value!r}")
-        if value == "forward":
-            self.config.options.pop("pair_order", None)
-        else:
-            self.config.options["pair_order"] = value
-
-    @property
-    def long_turns(self) -> str:
-        """``"chunk"`` (pairs too long for the window scored piece by piece) or ``"truncate"``."""
-        return str(self.config.options.get("long_turns", "chunk"))
-
-    @long_turns.setter
-    def long_turns(self, value: str) -> None:
-        if value not in LONG_TURNS:
-            raise ValueError(f"long_turns must be one of {', '.join(LONG_TURNS)}, got {value!r}")
-        if value == "chunk":
-            self.config.options.pop("long_turns", None)
-        else:
-            self.config.options["long_turns"] = value
-
-    @property
-    def chunk_tokens(self) -> int:
-        """Most tokens in one piece of a long turn (``long_turns="chunk"``); capped at half the window."""
-        return int(self.config.options.get("chunk_tokens", CHUNK_TOKENS))
-
-    @chunk_tokens.setter
-    def chunk_tokens(self, value: int) -> None:
-        if int(value) < 4:
-            raise ValueError(f"chunk_tokens must be at least 4, got {value}")
-        if int(value) == CHUNK_TOKENS:
-            self.config.options.pop("chunk_tokens", None)
-        else:
-            self.config.options["chunk_tokens"] = int(value)
+    pair_order = ReadingOption(
+        "forward",
+        lambda v: _one_of(v, "pair_order", PAIR_ORDERS),
+        '``"forward"`` (earlier turn first, as trained) or ``"both"`` (mean of the two readings).',
+    )
+    long_turns = ReadingOption(
+        "chunk",
+        lambda v: _one_of(v, "long_turns", LONG_TURNS),
+        '``"chunk"`` (pairs too long for the window scored piece by piece) or ``"truncate"``.',
+    )
+    chunk_tokens = ReadingOption(
+        CHUNK_TOKENS,
+        _piece_size,
+        'Most tokens in one piece of a long turn (``long_turns="chunk"``); capped at half the window.',
+    )
 
     def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]]]:
         """The (earlier turn, last turn) pairs of ``d`` and the turn index each belongs to."""
