@@ -159,12 +159,15 @@ def test_the_serve_command_loads_and_scores_on_its_compute_thread(tiny_detector_
 
     monkeypatch.setattr(api, "load", load)
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
-    assert main(["serve", "--model", str(tiny_detector_dir), "--tau", "0.25", "--port", "0"]) == 0
+    assert main(["serve", "--model", str(tiny_detector_dir), "--tau", "0.25", "--port", "0", "--batch-size", "7"]) == 0
     assert loaded_on == ["dialcheck-compute"]
     client = TestClient(apps[0])
     health = client.get("/health").json()
     assert health["thresholds"]["tau"] == 0.25 and health["checks"] == {"requests": 0, "batches": 0}
+    sizes, real = [], api.predict_grouped
+    monkeypatch.setattr(api, "predict_grouped", lambda d, dets, b=64: (sizes.append(b), real(d, dets, b))[1])
     assert len(client.post("/check", json={"dialogues": [["a", "b"], ["c", "d", "e"]]}).json()["verdicts"]) == 2
+    assert sizes == [7]  # --batch-size reaches the model
 
 
 def test_more_workers_run_jobs_side_by_side_and_a_bad_count_is_a_user_error(capsys):

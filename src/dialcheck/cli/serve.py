@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--workers must be 0 or more, got {workers}")
     if workers != 1 and not args.onnx:
         log.warning("--workers %d on torch: two threads driving torch slow each other down (see --help)", workers)
-    compute = ComputeThread(workers=workers)
+    compute = ComputeThread(workers=workers, batch_size=args.batch_size)
     if args.model is not None:
         app = create_app(compute.run(lambda: load_for(args)), compute=compute)
     else:  # like `dialcheck check`: each dialogue to the shipped default it routes to (knowledge -> task-oriented)

@@ -169,7 +169,7 @@ def create_app(
 
         def run() -> list[Any]:
             (det,) = routed([ctx], prefix="context: ")
-            return det.rank(ctx, cands, speaker=body.get("speaker"))
+            return det.rank(ctx, cands, speaker=body.get("speaker"), batch_size=compute.batch_size)
 
         ranked = compute.run(run)
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}

@@ -55,10 +55,13 @@ class ComputeThread:
     routing fails fails alone. ``requests`` and ``batches`` count the check jobs and the predict calls.
     """
 
-    def __init__(self, max_batch_dialogues: int = 256, name: str = "dialcheck-compute", workers: int = 1) -> None:
+    def __init__(
+        self, max_batch_dialogues: int = 256, name: str = "dialcheck-compute", workers: int = 1, batch_size: int = 64
+    ) -> None:
         if workers < 0:
             raise ValueError(f"workers must be 0 or more, got {workers}")
         self.max_batch_dialogues = int(max_batch_dialogues)
+        self.batch_size = int(batch_size)  # pairs per forward pass
         self.name = name
         self.workers = int(workers)
         self.requests = 0
@@ -159,7 +162,7 @@ class ComputeThread:
         detectors = [det for _, dets in ready for det in dets]
         self._count(batches=1)
         try:
-            verdicts = predict_grouped(dialogues, detectors)
+            verdicts = predict_grouped(dialogues, detectors, self.batch_size)
         except BaseException as e:
             if len(ready) == 1:
                 ready[0][0].future.set_exception(e)
@@ -168,7 +171,7 @@ class ComputeThread:
             for job, dets in ready:
                 self._count(batches=1)
                 try:
-                    job.future.set_result(predict_grouped(job.dialogues, dets))  # type: ignore[arg-type]
+                    job.future.set_result(predict_grouped(job.dialogues, dets, self.batch_size))  # type: ignore[arg-type]
                 except BaseException as e1:
                     job.future.set_exception(e1)
             return
