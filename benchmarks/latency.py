@@ -16,7 +16,7 @@ and raw human-bot dialogues that long (cycled when fewer than ``--n``). Variants
   ``--clients`` threads posting at once (throughput under load and its latency);
 - with ``--onnx``, ``predict`` and the HTTP rows again on ONNX Runtime int8 (``--onnx --int8``);
 - with ``--baseline-src DIR``, each row also for the dialcheck found in ``DIR`` (e.g. ``git worktree add
-  /tmp/base REV`` and ``/tmp/base/src``), measured just before this version's.
+  ../base REV`` and ``../base/src``), measured just before this version's.
 
 Each in-process variant runs in its own process, so one runtime's threads never slow another's.
 Prints the date, machine and a Markdown table of median / 90th / 99th percentile milliseconds and

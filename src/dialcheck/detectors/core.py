@@ -105,9 +105,13 @@ class PairClassifier:
             out.append(" ".join(cur))
         return out
 
+    def _second_budget(self) -> int:
+        """Most tokens the checked turn may keep when its pair does not fit the window."""
+        return self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True) - _MIN_FIRST_TOKENS
+
     def fit_second(self, text: str) -> str:
         """``text`` cut (with a warning) so that it leaves room for the first segment in the window."""
-        budget = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True) - _MIN_FIRST_TOKENS
+        budget = self._second_budget()
         if self._token_len(text) <= budget:
             return text
         enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
@@ -123,7 +127,12 @@ class PairClassifier:
     def encode(self, pairs: Sequence[tuple[str, str]], tensors: str = "pt") -> dict[str, Any]:
         """Tokenize a batch of pairs into padded tensors (``tensors``: ``"pt"`` torch, ``"np"`` numpy)."""
         firsts = [p[0] if p[0].strip() else "." for p in pairs]
-        seconds = [p[1] if self.pair_fits(p[0], p[1]) else self.fit_second(p[1]) for p in pairs]
+        budget = self._second_budget()
+        # the first segment is measured only when the second is long (a short second is never cut)
+        seconds = [
+            p[1] if self._token_len(p[1]) <= budget or self.pair_fits(p[0], p[1]) else self.fit_second(p[1])
+            for p in pairs
+        ]
         self.tokenizer.truncation_side = self.truncation_side
         return self.tokenizer(
             firsts,
