@@ -184,3 +184,38 @@ def test_more_workers_run_jobs_side_by_side_and_a_bad_count_is_a_user_error(caps
     assert inline.run(lambda: threading.current_thread().name) == threading.current_thread().name
     assert main(["serve", "--workers", "-1"]) == 2
     assert "--workers must be 0 or more" in capsys.readouterr().err
+
+
+def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it():
+    import threading
+
+    from dialcheck.serve import ComputeThread
+
+    det, ct = _Counting(), ComputeThread()
+    client = TestClient(create_app(det, max_dialogues=3, compute=ct))
+    gate, out = _blocked(ct), {}
+
+    def rank():
+        out["rank"] = client.post("/rank", json={"context": ["I have a cat.", "Nice."], "candidates": ["no", "yes"]})
+
+    def check():
+        out["check"] = client.post("/check", json=["a", "no"])
+
+    threads = [threading.Thread(target=f) for f in (rank, check)]
+    for t in threads:
+        t.start()
+    while ct._queue.qsize() < 2:  # both requests wait behind the blocked compute thread
+        threading.Event().wait(0.01)
+    gate.set()
+    for t in threads:
+        t.join(10)
+    ranked = out["rank"].json()["ranked"]
+    assert [(c["index"], c["text"], c["contradiction"]) for c in ranked] == [(1, "yes", False), (0, "no", True)]
+    assert out["check"].json()["verdicts"][0]["contradiction"] is True
+    assert len(det.calls) == 1 and sorted(det.calls[0][0]) == ["no", "no", "yes"]  # one predict for both requests
+    assert (ct.requests, ct.batches) == (2, 1)
+    too_many = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"] * 4})
+    assert too_many.status_code == 413 and "at most 3" in too_many.json()["detail"]
+    bad = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"], "speaker": 3})
+    assert bad.status_code == 422 and bad.json()["detail"] == "speaker: expected a string, got int"
+    ct.close()

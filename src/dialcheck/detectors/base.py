@@ -195,19 +195,31 @@ class Detector(ABC):
         ``speaker`` is who says the reply; by default the speaker of the second-to-last context turn
         (alternating turns), else ``"B"``.
         """
-        ctx = (
-            context if isinstance(context, Dialogue) else Dialogue(tuple(_as_turn(t, i) for i, t in enumerate(context)))
-        )
-        if speaker is None:
-            speaker = (
-                ctx.turns[-2].speaker
-                if len(ctx.turns) >= 2
-                else ("A" if ctx.turns and ctx.turns[-1].speaker == "B" else "B")
-            )
-        dialogues = [Dialogue((*ctx.turns, Turn(speaker, c)), ctx.knowledge, ctx.meta) for c in candidates]
-        verdicts = self.predict(dialogues, batch_size=batch_size)
-        ranked = [RankedCandidate(i, c, v) for i, (c, v) in enumerate(zip(candidates, verdicts, strict=True))]
-        return sorted(ranked, key=lambda r: (r.verdict.contradiction, r.verdict.score))
+        dialogues = candidate_dialogues(context, candidates, speaker)
+        return ranked_candidates(candidates, self.predict(dialogues, batch_size=batch_size))
+
+
+def candidate_dialogues(
+    context: Dialogue | Sequence[Turn | str], candidates: Sequence[str], speaker: str | None = None
+) -> list[Dialogue]:
+    """The context followed by each candidate reply, one dialogue per candidate (see :meth:`Detector.rank`).
+
+    >>> [d.turns[-1].speaker for d in candidate_dialogues(["I have a cat.", "Nice."], ["x", "y"])]
+    ['A', 'A']
+    """
+    ctx = context if isinstance(context, Dialogue) else Dialogue(tuple(_as_turn(t, i) for i, t in enumerate(context)))
+    if speaker is None:
+        if len(ctx.turns) >= 2:
+            speaker = ctx.turns[-2].speaker
+        else:
+            speaker = "A" if ctx.turns and ctx.turns[-1].speaker == "B" else "B"
+    return [Dialogue((*ctx.turns, Turn(speaker, c)), ctx.knowledge, ctx.meta) for c in candidates]
+
+
+def ranked_candidates(candidates: Sequence[str], verdicts: Sequence[Verdict]) -> list[RankedCandidate]:
+    """``candidates`` with their verdicts, least contradictory first (stable for ties)."""
+    ranked = [RankedCandidate(i, c, v) for i, (c, v) in enumerate(zip(candidates, verdicts, strict=True))]
+    return sorted(ranked, key=lambda r: (r.verdict.contradiction, r.verdict.score))
 
 
 def _as_turn(t: Turn | str, i: int) -> Turn:

@@ -6,7 +6,8 @@
 - Without a model, each dialogue goes to the shipped default that :func:`dialcheck.route` names, as in
   ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so).
-- ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}``; candidates least contradictory first.
+- ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}`` (optional ``"speaker"``); candidates
+  least contradictory first, scored as one check job, so they merge with the /check requests waiting beside them.
 - ``GET /health``: the model that answers, its thresholds, its runtime (``torch``, ``onnx``, ``-int8``) and
   how many check requests were answered in how many model batches.
 - Every model call (loading a routed model included) goes through a :class:`ComputeThread`: by default one
@@ -22,6 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..detectors import Detector
+from ..detectors.base import candidate_dialogues, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
 from ..io import parse_dialogue
 from ..schema import Dialogue
@@ -162,16 +164,20 @@ def create_app(
         cands = body["candidates"]
         if not isinstance(cands, list) or not cands or not all(isinstance(c, str) for c in cands):
             raise HTTPException(422, "candidates: expected a non-empty list of strings")
+        if len(cands) > max_dialogues:
+            raise HTTPException(413, f"candidates: at most {max_dialogues} per request, got {len(cands)}")
         try:
             ctx = parse_dialogue(body["context"])
         except InputError as e:
             raise HTTPException(422, f"context: {e.message}") from None
 
-        def run() -> list[Any]:
-            (det,) = routed([ctx], prefix="context: ")
-            return det.rank(ctx, cands, speaker=body.get("speaker"), batch_size=compute.batch_size)
-
-        ranked = compute.run(run)
+        speaker = body.get("speaker")
+        if speaker is not None and not isinstance(speaker, str):
+            raise HTTPException(422, f"speaker: expected a string, got {type(speaker).__name__}")
+        dialogues = candidate_dialogues(ctx, cands, speaker)
+        # a check like any other: the context's detector scores every candidate, merged with waiting requests
+        verdicts = compute.check(dialogues, lambda ds: routed([ctx], prefix="context: ") * len(ds)).result()
+        ranked = ranked_candidates(cands, verdicts)
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
 
     return app
