@@ -13,7 +13,9 @@ and raw human-bot dialogues that long (cycled when fewer than ``--n``). Variants
   torch (what a threaded web server does; torch's OpenMP workers stop spinning, see
   ``dialcheck.serve.compute``);
 - ``HTTP /check``: a real ``dialcheck serve`` on a free local port, one request at a time, and
-  ``--clients`` threads posting at once (throughput under load and its latency);
+  ``--clients`` threads posting at once (throughput under load and its latency); ``HTTP /rank``: five
+  candidates for a ten-turn context, one request at a time, then the clients posting /check and /rank
+  alternately (a server that merges them scores both in shared batches);
 - with ``--onnx``, ``predict`` and the HTTP rows again on ONNX Runtime int8 (``--onnx --int8``);
 - with ``--baseline-src DIR``, each row also for the dialcheck found in ``DIR`` (e.g. ``git worktree add
   ../base REV`` and ``../base/src``), measured just before this version's.
@@ -87,6 +89,17 @@ def _body(d: object) -> dict:
     return {"turns": [{"speaker": t.speaker, "text": t.text} for t in d.turns]}
 
 
+def rank_cases(ds: list, pool: list) -> list[tuple[tuple, list[str]]]:
+    """(context turns, five candidates) per dialogue: its real last turn, then four bot turns of ``pool``."""
+    bot_turns = [t.text for d in pool for t in d.turns[1::2]]
+    others = [[bot_turns[(i * 4 + j) % len(bot_turns)] for j in range(1, 5)] for i in range(len(ds))]
+    return [(d.turns[:-1], [d.turns[-1].text, *o]) for d, o in zip(ds, others, strict=True)]
+
+
+def _rank_body(context: tuple, candidates: list[str]) -> dict:
+    return {"context": [{"speaker": t.speaker, "text": t.text} for t in context], "candidates": candidates}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -157,10 +170,8 @@ def in_process(args: argparse.Namespace) -> list[tuple[str, int, list[float], fl
         measure(f"predict{suffix}", k, lambda x: det.predict([x]), ds)
     if onnx:
         return rows
-    bot_turns = [t.text for d in sets[10] for t in d.turns[1::2]]
     for k, ds in sets.items():
-        others = [[bot_turns[(i * 4 + j) % len(bot_turns)] for j in range(1, 5)] for i in range(len(ds))]
-        ctxs = [(Dialogue(d.turns[:-1]), [d.turns[-1].text, *o]) for d, o in zip(ds, others, strict=True)]
+        ctxs = [(Dialogue(c), cands) for c, cands in rank_cases(ds, sets[10])]
         measure("rank 5 candidates", k, lambda x: det.rank(x[0], x[1]), ctxs)
     # last: once a second thread has run torch, the first one is slowed as well
     t = threading.Thread(
@@ -207,7 +218,9 @@ def main() -> None:
             tag = f" (baseline: {src})" if src else ""
             rows += [(r[0] + tag, *r[1:]) for r in json.loads(out.strip().splitlines()[-1])]
 
-    bodies = {k: [_body(d) for d in dialogues_of_length(k, args.n, args.data_dir)] for k in LENGTHS}
+    sets = {k: dialogues_of_length(k, args.n, args.data_dir) for k in LENGTHS}
+    bodies = {k: [_body(d) for d in ds] for k, ds in sets.items()}
+    ranks = [_rank_body(c, cands) for c, cands in rank_cases(sets[10], sets[10])]
     servers = []
     for suffix, extra in [("", [])] + ([(", ONNX int8", ["--onnx", "--int8"])] if args.onnx else []):
         if args.baseline_src:
@@ -221,18 +234,27 @@ def main() -> None:
                 t0 = time.perf_counter()
                 ms = timed_calls(check, bs)
                 rows.append((f"HTTP /check{suffix}", k, ms, len(bs) / (time.perf_counter() - t0)))
-            bs = (bodies[10] * (args.load_n // len(bodies[10]) + 1))[: args.load_n]
-            with ThreadPoolExecutor(args.clients) as pool:
-                list(pool.map(check, bs[: args.clients]))  # warm-up
-                before = get_json(srv.url + "/health").get("checks", {})
-                t0 = time.perf_counter()
-                ms = list(pool.map(lambda b, c=check: timed_calls(c, [b])[0], bs))
-                rate = len(bs) / (time.perf_counter() - t0)
-            after = get_json(srv.url + "/health").get("checks", {})
-            name = f"HTTP /check{suffix}, {args.clients} clients"
-            if after:  # servers that count their batches
-                name += f" ({after['requests'] - before['requests']} in {after['batches'] - before['batches']} batches)"
-            rows.append((name, 10, ms, rate))
+            rank = lambda b, u=srv.url: post(u + "/rank", b)  # noqa: E731
+            rank(ranks[0])
+            t0 = time.perf_counter()
+            ms = timed_calls(rank, ranks)
+            rows.append((f"HTTP /rank 5 candidates{suffix}", 10, ms, len(ranks) / (time.perf_counter() - t0)))
+            n = args.load_n
+            checks = (bodies[10] * (n // len(bodies[10]) + 1))[:n]
+            mixed = [(rank, ranks[i % len(ranks)]) if i % 2 else (check, c) for i, c in enumerate(checks)]
+            for what, calls in [("/check", [(check, b) for b in checks]), ("/check and /rank alternating", mixed)]:
+                with ThreadPoolExecutor(args.clients) as pool:
+                    list(pool.map(lambda fb: fb[0](fb[1]), calls[: args.clients]))  # warm-up
+                    before = get_json(srv.url + "/health").get("checks", {})
+                    t0 = time.perf_counter()
+                    ms = list(pool.map(lambda fb: timed_calls(fb[0], [fb[1]])[0], calls))
+                    rate = len(calls) / (time.perf_counter() - t0)
+                after = get_json(srv.url + "/health").get("checks", {})
+                name = f"HTTP {what}{suffix}, {args.clients} clients"
+                if after:  # servers that count their batches
+                    done = after["requests"] - before["requests"]
+                    name += f" ({done} check jobs in {after['batches'] - before['batches']} batches)"
+                rows.append((name, 10, ms, rate))
 
     print(
         f"date: {time.strftime('%Y-%m-%d')}; machine: {platform.machine()}, {os.cpu_count()} cores, "
