@@ -246,3 +246,25 @@ def test_smaller_pieces_make_more_pairs_and_none_is_longer_than_asked(tiny_detec
     assert counts[12] > counts[29] > 1
     with pytest.raises(ValueError, match="at least 4"):
         det.chunk_tokens = 2
+
+
+def test_predict_takes_what_check_takes_and_names_a_bad_dialogue():
+    from dialcheck.errors import InputError
+
+    texts = ["I have two dogs.", "What breed?", "I love my dogs.", "Cute!", "I never had dogs."]
+    messages = {"messages": [{"role": "AB"[i % 2], "content": t} for i, t in enumerate(texts)]}
+    unstructured = UnstructuredDetector()
+    unstructured._clf = RuleClassifier()
+    for det in (_utterance(), unstructured):
+        want = det.predict([DOGS])[0]
+        got = det.predict([texts, {"turns": texts}, messages])
+        assert [(v.contradiction, v.score, v.evidence) for v in got] == [
+            (want.contradiction, want.score, want.evidence)
+        ] * 3
+    det = _utterance()
+    with pytest.raises(InputError, match=r"^dialogues\[1\]: turns\[0\]: expected an object .* or a string, got int$"):
+        det.predict([texts, [3, "b"]])
+    with pytest.raises(InputError, match=r"^dialogues\[0\]: expected a dialogue, got a string"):
+        det.predict(texts)  # one dialogue passed where a list of them is expected
+    with pytest.raises(InputError, match="got one Dialogue"):
+        det.predict(DOGS)

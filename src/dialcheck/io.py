@@ -40,7 +40,15 @@ from typing import Any, TextIO
 from .errors import InputError
 from .schema import Dialogue, Example, KnowledgeBase, Turn
 
-__all__ = ["ParsedRecord", "parse_dialogue", "parse_example", "parse_knowledge", "read_dialogues", "read_examples"]
+__all__ = [
+    "ParsedRecord",
+    "as_dialogues",
+    "parse_dialogue",
+    "parse_example",
+    "parse_knowledge",
+    "read_dialogues",
+    "read_examples",
+]
 
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
 CATEGORIES = ("intra_sentence", "role_confusion", "history")  # CDConv's, as in dialcheck.datasets.cdconv
@@ -162,6 +170,34 @@ def parse_dialogue(obj: Any) -> Dialogue:
         field = "content" if tkey == "messages" else "text"
         raise InputError(f"{tkey}[{len(turns) - 1}].{field}: the last turn is empty: there is nothing to check")
     return Dialogue(turns, knowledge=knowledge, meta=meta)
+
+
+def as_dialogues(items: Iterable[Any]) -> list[Dialogue]:
+    """What a detector's ``predict`` accepts: :class:`Dialogue` objects, and anything :func:`parse_dialogue`
+    reads (a list of strings, a ``{"turns": ...}`` or ``{"messages": ...}`` object); a bad one raises
+    :class:`InputError` naming it (``dialogues[2]: turns[0].text: ...``).
+
+    >>> [d.last.text for d in as_dialogues([["Hi", "Hello"], {"turns": ["a", "b", "c"]}])]
+    ['Hello', 'c']
+    >>> as_dialogues(["Hi", "Hello"])
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: dialogues[0]: expected a dialogue, got a string (one dialogue: [["Hi", ...]])
+    """
+    if isinstance(items, (str, Dialogue, dict)):
+        raise InputError(f"dialogues: expected a list of dialogues, got one {_type(items)}; pass [dialogue]")
+    out = []
+    for i, obj in enumerate(items):
+        if isinstance(obj, Dialogue):
+            out.append(obj)
+        elif isinstance(obj, str):
+            raise InputError(f'dialogues[{i}]: expected a dialogue, got a string (one dialogue: [["Hi", ...]])')
+        else:
+            try:
+                out.append(parse_dialogue(obj))
+            except InputError as e:
+                raise InputError(f"dialogues[{i}]: {e.message}") from None
+    return out
 
 
 def parse_example(obj: Any, require_category: bool = False) -> Example:

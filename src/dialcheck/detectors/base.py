@@ -178,7 +178,8 @@ class Detector(ABC):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
-        """One verdict per dialogue about its last turn, in input order."""
+        """One verdict per dialogue about its last turn, in input order. A dialogue is a :class:`Dialogue` or
+        anything :func:`dialcheck.io.parse_dialogue` reads (e.g. a list of strings, alternating speakers)."""
 
     def __call__(self, dialogue: Dialogue) -> Verdict:
         return self.predict([dialogue])[0]

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import ModelError
+from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 from .core import CONTRADICTION, PairClassifier
@@ -143,6 +144,7 @@ class CategoryDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
+        dialogues = as_dialogues(dialogues)
         clf = self.classifier
         missing = [c for c in CATEGORY_LABELS if c not in clf.labels]
         if missing:
@@ -273,6 +275,7 @@ class HierarchicalDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
+        dialogues = as_dialogues(dialogues)
         stages = self.stages
         scores: list[dict[str, float]] = [{} for _ in dialogues]
         fired: list[str | None] = [None] * len(dialogues)

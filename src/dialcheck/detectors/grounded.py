@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..io import as_dialogues
 from ..schema import Dialogue, KnowledgeBase, Verdict
 from .base import Detector, register_detector
 
@@ -583,6 +584,7 @@ class GroundedDetector(Detector):
         evidence: bool = True,
     ) -> list[Verdict]:
         """One verdict per dialogue; ``evidence=False`` skips the occlusion passes (faster evaluation)."""
+        dialogues = as_dialogues(dialogues)
         inputs = [self.build(d) for d in dialogues]
         clf = self.classifier
         idx = {lab: clf.labels.index(lab) for lab in LABELS}

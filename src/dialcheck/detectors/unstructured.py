@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 
@@ -35,6 +36,7 @@ class UnstructuredDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 32, show_progress_bar: bool = False
     ) -> list[Verdict]:
+        dialogues = as_dialogues(dialogues)
         pairs = [(history_text(d), d.turns[-1].text) for d in dialogues]
         scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
         out = []

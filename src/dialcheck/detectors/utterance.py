@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 
@@ -116,6 +117,7 @@ class UtteranceDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
+        dialogues = as_dialogues(dialogues)
         pairs: list[tuple[str, str]] = []
         spans: list[tuple[list[int], int]] = []
         for d in dialogues:
