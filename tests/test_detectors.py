@@ -138,6 +138,20 @@ def test_an_overlong_last_turn_is_cut_with_a_warning(tiny_base, caplog):
     assert "window" in caplog.text
 
 
+def test_measuring_a_turn_longer_than_the_tokenizer_limit_prints_nothing(tiny_base, monkeypatch):
+    import transformers.tokenization_utils_base as tub
+    from transformers import AutoTokenizer
+
+    said = []
+    monkeypatch.setattr(tub.logger, "warning", lambda msg, *a, **k: said.append(msg))
+    tok = AutoTokenizer.from_pretrained(tiny_base)
+    clf = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=32)
+    long = "I love the beach. " * 200  # about 1,000 tokens, past the tokenizer's 512
+    assert len(clf.chunks(long, 16)) > 50 and not clf.pair_fits("short", long)
+    clf.fit_second(long)
+    assert not [m for m in said if "sequence length" in m]  # "indexing errors": noise, we never feed it whole
+
+
 def test_label_map_without_contradiction_is_refused():
     clf = PairClassifier(None, None, ["entailment", "neutral"])
     with pytest.raises(ModelError, match="no 'contradiction' label"):

@@ -68,7 +68,7 @@ class PairClassifier:
     def _token_len(self, text: str) -> int:
         n = self._len_cache.get(text)
         if n is None:
-            n = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            n = len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
             if len(self._len_cache) > 200_000:
                 self._len_cache.clear()
             self._len_cache[text] = n
@@ -93,7 +93,7 @@ class PairClassifier:
                 out.append(" ".join(cur))
                 cur, used = [], 0
             if n > limit:
-                enc = self.tokenizer(sent, add_special_tokens=False, return_offsets_mapping=True)
+                enc = self.tokenizer(sent, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
                 offsets = enc["offset_mapping"]
                 for start in range(0, len(offsets), limit):
                     window = offsets[start : start + limit]
@@ -114,7 +114,7 @@ class PairClassifier:
         budget = self._second_budget()
         if self._token_len(text) <= budget:
             return text
-        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         cut = enc["offset_mapping"][budget - 1][1]
         log.warning(
             "the checked turn has %d tokens, more than the %d-token window allows: only its first %d tokens are used",
