@@ -206,9 +206,12 @@ def test_score_speaker_checks_only_that_speakers_turns(capsys, tmp_path, tiny_de
     assert code == 0 and [(r["id"], r["turn"]) for r in rows] == [("a", 1), ("a", 3), ("c", 1), ("c", 3)]
     assert "1 with no turn by assistant to check" in err
     out = tmp_path / "last.jsonl"
-    code, _, _ = _run(capsys, *base[:2], str(out), *base[2:])
+    code, _, err = _run(capsys, *base[:2], str(out), *base[2:])
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert code == 0 and [(r["id"], r["turn"]) for r in rows] == [("a", 3), ("c", 3)]  # not the user's last turn
+    assert "end with the user's turn" not in err
+    code, _, err = _run(capsys, *base[:2], str(tmp_path / "plain.jsonl"), *base[2:-2])  # no --speaker
+    assert code == 0 and "note: 1 of them end with the user's turn" in err  # a; b has no assistant; c ends with it
 
 
 def test_check_speaker_checks_that_speakers_last_turn(capsys, tmp_path, tiny_detector_dir):
@@ -222,6 +225,9 @@ def test_check_speaker_checks_that_speakers_last_turn(capsys, tmp_path, tiny_det
     assert code == 0 and 'last turn [3] assistant: "I never had dogs."' in out
     code, _, err = _run(capsys, *args[:-1], "bot")
     assert code == 2 and "a: no turn by bot (its speakers: assistant, user)" in err
+    code, _, err = _run(capsys, *args[:-2])  # no --speaker: the user's last turn is checked, and a note says so
+    assert code == 0 and "a: the last turn is the user's; --speaker assistant checks" in err
+    assert "last turn is the user's" not in _run(capsys, *args)[2]
 
 
 def test_evaluate_writes_json_and_markdown(capsys, tmp_path, tiny_detector_dir, data_root):

@@ -110,8 +110,15 @@ def run(args: argparse.Namespace) -> int:
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):
+        name = d.meta.get("id") or f"dialogue {i + 1}"
         for note in knowledge_notes(d.knowledge):
-            print(f"dialcheck: note: {d.meta.get('id') or f'dialogue {i + 1}'}: {note}", file=sys.stderr)
+            print(f"dialcheck: note: {name}: {note}", file=sys.stderr)
+        if not args.speaker and d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns):
+            print(
+                f"dialcheck: note: {name}: the last turn is the user's; --speaker assistant checks the "
+                "assistant's last reply instead",
+                file=sys.stderr,
+            )
     verdicts = predict_for(args, dialogues)
     out = sys.stdout
     for i, (d, v) in enumerate(zip(dialogues, verdicts, strict=True)):

@@ -86,6 +86,12 @@ def _units(r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None)
     return [(i, d.upto(i)) for i in range(1, len(d.turns))]
 
 
+def _ends_with_user(r: ParsedRecord) -> bool:
+    """A chat-completion log whose last message is the user's (the assistant's reply is what one means to check)."""
+    d = r.dialogue
+    return d is not None and d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns)
+
+
 def _count_lines(path: str) -> int | None:
     if path == "-":
         return None
@@ -111,15 +117,16 @@ def run(args: argparse.Namespace) -> int:
 
         bar = tqdm(total=_count_lines(args.input), initial=len(done), desc="scoring", unit="dialogue")
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
-    n_ok = n_bad = n_none = 0
+    n_ok = n_bad = n_none = n_user = 0
     mode = "a" if args.resume else "w"
     with out_path.open(mode, encoding="utf-8") as out:
         chunk: list[ParsedRecord] = []
 
         def flush() -> None:
-            nonlocal n_ok, n_none
+            nonlocal n_ok, n_none, n_user
             units = []
             for r in chunk:
+                n_user += not args.speaker and not args.every_turn and _ends_with_user(r)
                 mine = _units(r, args.every_turn, args.speaker)
                 n_none += not mine
                 units += [(r, turn, d) for turn, d in mine]
@@ -164,4 +171,10 @@ def run(args: argparse.Namespace) -> int:
         f"dialcheck: scored {n_ok} dialogues{resumed}{none}, skipped {n_bad} bad lines -> {out_path}",
         file=sys.stderr,
     )
+    if n_user:
+        print(
+            f"dialcheck: note: {n_user} of them end with the user's turn, which is what was checked; "
+            "--speaker assistant checks the assistant's last reply instead",
+            file=sys.stderr,
+        )
     return 0
