@@ -176,6 +176,8 @@ def test_top_level_check_and_load_work_on_a_saved_model(tiny_detector_dir):
     assert isinstance(verdict, dialcheck.Verdict)
     assert verdict.score == pytest.approx(same.score)
     assert set(verdict.pair_scores) == {1}  # only the same speaker's earlier turn is paired
+    (many,) = dialcheck.predict([turns], model=tiny_detector_dir)  # a list of strings, as check takes it
+    assert many.score == pytest.approx(same.score)
 
 
 LONG_EARLIER = (

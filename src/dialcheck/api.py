@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from .detectors import Detector, default_model_path, load_detector
 from .detectors.modeling import shipped_or_path
 from .errors import ModelError
-from .io import parse_dialogue
+from .io import as_dialogues, parse_dialogue
 from .language import check_chinese_conversation, dialogue_language
 from .schema import Dialogue, Verdict
 
@@ -103,7 +103,9 @@ def predict(
 ) -> list[Verdict]:
     """Verdicts in input order. With ``model`` every dialogue goes to it; without, each goes to the shipped
     default that :func:`route` names, dialogues of one default being scored in shared batches.
-    ``configure`` is applied to each detector used (e.g. threshold overrides)."""
+    ``configure`` is applied to each detector used (e.g. threshold overrides). A dialogue may be anything
+    :func:`check` takes."""
+    dialogues = as_dialogues(dialogues)
     dets = [load(model) if model is not None else load(language=route(d)) for d in dialogues]
     return predict_grouped(dialogues, dets, batch_size, configure)
 
