@@ -188,6 +188,7 @@ def test_more_workers_run_jobs_side_by_side_and_a_bad_count_is_a_user_error(caps
 
 def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it():
     import threading
+    import time
 
     from dialcheck.serve import ComputeThread
 
@@ -204,8 +205,9 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
     threads = [threading.Thread(target=f) for f in (rank, check)]
     for t in threads:
         t.start()
-    while ct._queue.qsize() < 2:  # both requests wait behind the blocked compute thread
-        threading.Event().wait(0.01)
+    deadline = time.monotonic() + 10
+    while ct._queue.qsize() < 2 and time.monotonic() < deadline:  # both requests wait behind the blocked thread
+        time.sleep(0.01)
     gate.set()
     for t in threads:
         t.join(10)
