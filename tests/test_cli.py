@@ -732,3 +732,18 @@ def test_long_turns_option_switches_how_an_overlong_pair_is_read(capsys, tmp_pat
         assert code == 0, err
         scores[mode] = json.loads(out)["score"]
     assert scores["chunk"] != scores["truncate"]
+
+
+def test_speaker_skips_a_trailing_tool_call_and_without_it_the_error_says_how(capsys, tmp_path, tiny_detector_dir):
+    tool_call = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]}
+    log = tmp_path / "tools.jsonl"
+    messages = [*CHAT[:4], {"role": "tool", "content": "ok"}, tool_call]
+    log.write_text(json.dumps({"id": "t", "messages": messages}) + "\n")
+    model = ["--model", str(tiny_detector_dir)]
+    code, out, _ = _run(capsys, "check", str(log), *model, "--speaker", "assistant", "--json")
+    assert code == 0 and json.loads(out)["turn"] == 3  # the assistant's last message with text
+    out_path = tmp_path / "v.jsonl"
+    code, _, err = _run(capsys, "score", str(log), str(out_path), *model, "--no-progress", "--speaker", "assistant")
+    assert code == 0 and [json.loads(x)["turn"] for x in out_path.read_text().splitlines()] == [3]
+    code, _, err = _run(capsys, "check", str(log), *model)
+    assert code == 2 and "messages[5].content: the last turn is empty" in err and "--speaker assistant" in err

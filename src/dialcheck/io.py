@@ -138,8 +138,12 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns") -> Tur
     return Turn(str(speaker), text)
 
 
-def parse_dialogue(obj: Any) -> Dialogue:
-    """One dialogue from its JSON value; raises :class:`InputError` naming the bad field."""
+def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
+    """One dialogue from its JSON value; raises :class:`InputError` naming the bad field.
+
+    The last turn must have text (it is the one checked) unless ``allow_empty_last``: a caller that checks
+    another turn (``--speaker``) accepts a log ending with, e.g., an assistant's tool call (``content: null``).
+    """
     meta: dict[str, Any] = {}
     knowledge = None
     tkey = "turns"
@@ -166,9 +170,11 @@ def parse_dialogue(obj: Any) -> Dialogue:
     if not turns_raw:
         raise InputError(f"{tkey}: the dialogue is empty (at least one turn is needed)")
     turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey) for i, t in enumerate(turns_raw))
-    if not turns[-1].text.strip():
+    if not allow_empty_last and not turns[-1].text.strip():
         field = "content" if tkey == "messages" else "text"
-        raise InputError(f"{tkey}[{len(turns) - 1}].{field}: the last turn is empty: there is nothing to check")
+        hint = " (a tool call? --speaker assistant checks the assistant's last reply with text)"
+        hint = hint if tkey == "messages" else ""
+        raise InputError(f"{tkey}[{len(turns) - 1}].{field}: the last turn is empty: there is nothing to check{hint}")
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 
 
@@ -271,14 +277,14 @@ class ParsedRecord:
         return self.error is None
 
 
-_ExampleParser = Callable[[Any], Example]
+_Parser = Callable[[Any], Dialogue | Example]  # parse_dialogue or parse_example, configured
 
 
-def _parse(obj: Any, labelled: _ExampleParser | None, raw_id: str | None, line: int) -> ParsedRecord:
-    if labelled is not None:
-        ex = labelled(obj)
-        return ParsedRecord(line, ex.dialogue, None, raw_id, ex)
-    return ParsedRecord(line, parse_dialogue(obj), None, raw_id)
+def _parse(obj: Any, parser: _Parser, raw_id: str | None, line: int) -> ParsedRecord:
+    got = parser(obj)
+    if isinstance(got, Example):
+        return ParsedRecord(line, got.dialogue, None, raw_id, got)
+    return ParsedRecord(line, got, None, raw_id)
 
 
 def _is_message_list(value: list[Any]) -> bool:
@@ -295,7 +301,7 @@ def _is_dialogue_list(value: list[Any]) -> bool:
     return not all(isinstance(v, dict) and "text" in v and "turns" not in v for v in value)
 
 
-def _iter_jsonl(lines: Iterable[str], name: str, labelled: _ExampleParser | None) -> Iterator[ParsedRecord]:
+def _iter_jsonl(lines: Iterable[str], name: str, parser: _Parser) -> Iterator[ParsedRecord]:
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -306,7 +312,7 @@ def _iter_jsonl(lines: Iterable[str], name: str, labelled: _ExampleParser | None
             continue
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
-            yield _parse(obj, labelled, raw_id, n)
+            yield _parse(obj, parser, raw_id, n)
         except InputError as e:
             yield ParsedRecord(n, None, e.at(name, n), raw_id)
 
@@ -317,6 +323,7 @@ def read_dialogues(
     jsonl: bool | None = None,
     labelled: bool = False,
     require_category: bool = False,
+    allow_empty_last: bool = False,
 ) -> Iterator[ParsedRecord]:
     """Parse every dialogue in a JSON/JSONL file, ``-`` (stdin) or an open text stream.
 
@@ -324,22 +331,26 @@ def read_dialogues(
     caller can stop at the first one (``check``) or skip and report them (``score``). ``jsonl=True``
     reads one dialogue per line whatever the content (batch jobs); ``None`` detects the format.
     ``labelled=True`` also requires each record's label (:func:`parse_example`) and sets ``example``;
-    ``require_category`` also requires each contradiction's CDConv category.
+    ``require_category`` also requires each contradiction's CDConv category. ``allow_empty_last`` accepts a
+    dialogue whose last turn has no text (see :func:`parse_dialogue`).
     """
-    return _read_dialogues(
-        source, name, jsonl, partial(parse_example, require_category=require_category) if labelled else None
+    parser: _Parser = (
+        partial(parse_example, require_category=require_category)
+        if labelled
+        else partial(parse_dialogue, allow_empty_last=allow_empty_last)
     )
+    return _read_dialogues(source, name, jsonl, parser)
 
 
 def _read_dialogues(
-    source: str | Path | TextIO, name: str | None, jsonl: bool | None, labelled: _ExampleParser | None
+    source: str | Path | TextIO, name: str | None, jsonl: bool | None, parser: _Parser
 ) -> Iterator[ParsedRecord]:
     if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
         path = Path(source)
         if not path.is_file():
             raise InputError("no such file", name or str(source))
         with path.open(encoding="utf-8", errors="replace") as f:  # streamed: logs can be large
-            yield from _iter_jsonl(f, name or str(source), labelled)
+            yield from _iter_jsonl(f, name or str(source), parser)
         return
     if isinstance(source, (str, Path)) and str(source) == "-":
         stream: TextIO = sys.stdin
@@ -360,14 +371,14 @@ def _read_dialogues(
     if not text.strip():
         raise InputError("the input is empty", name)
     if jsonl:
-        yield from _iter_jsonl(lines, name, labelled)
+        yield from _iter_jsonl(lines, name, parser)
         return
     try:
         whole = json.loads(text)
     except json.JSONDecodeError as e:
         nonempty = [ln for ln in lines if ln.strip()]
         if len(nonempty) > 1 and (e.msg == "Extra data" or _parses(nonempty[0])):
-            yield from _iter_jsonl(lines, name, labelled)
+            yield from _iter_jsonl(lines, name, parser)
             return
         raise InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, e.lineno) from None
     items = whole if isinstance(whole, list) and _is_dialogue_list(whole) else [whole]
@@ -378,7 +389,7 @@ def _read_dialogues(
     for i, obj in enumerate(items):
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
-            yield _parse(obj, labelled, raw_id, i)
+            yield _parse(obj, parser, raw_id, i)
         except InputError as e:
             where = e if single else InputError(f"item {i}: {e.message}")
             yield ParsedRecord(i, None, where.at(name, line_no), raw_id)

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import read_dialogues
 from ..schema import Dialogue, Verdict
-from .common import add_model_options, add_speaker_option, predict_for
+from .common import add_model_options, add_speaker_option, predict_for, spoken_by
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
 
@@ -92,7 +92,7 @@ def render_grounded(i: int, d: Dialogue, v: Verdict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    records = list(read_dialogues(args.input))
+    records = list(read_dialogues(args.input, allow_empty_last=bool(args.speaker)))
     for r in records:  # all-or-nothing: one bad record stops before any model work
         if r.error is not None:
             raise r.error
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     checked: list[int | None] = [None] * len(dialogues)
     if args.speaker:
         for i, d in enumerate(dialogues):
-            by = d.turns_by(args.speaker)
+            by = spoken_by(d, args.speaker)
             if not by:
                 name = d.meta.get("id") or f"dialogue {i + 1}"
                 said = ", ".join(sorted({t.speaker for t in d.turns}))

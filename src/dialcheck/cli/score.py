@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import ParsedRecord, read_dialogues
 from ..schema import Dialogue
-from .common import add_model_options, add_speaker_option, load_for, predict_for
+from .common import add_model_options, add_speaker_option, load_for, predict_for, spoken_by
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
@@ -76,14 +76,12 @@ def _units(r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None)
     """The (checked turn, dialogue cut after it) pairs of one record; turn ``None``: the whole dialogue as is."""
     d = r.dialogue
     assert d is not None
-    if speakers:
-        by = d.turns_by(speakers)
-        if every_turn:
-            return [(i, d.upto(i)) for i in by if i > 0]
-        return [(by[-1], d.upto(by[-1]))] if by else []
-    if not every_turn:
+    if not speakers and not every_turn:
         return [(None, d)]
-    return [(i, d.upto(i)) for i in range(1, len(d.turns))]
+    by = spoken_by(d, speakers)  # turns with text: a tool call's empty message is never checked
+    if every_turn:
+        return [(i, d.upto(i)) for i in by if i > 0]
+    return [(by[-1], d.upto(by[-1]))] if by else []
 
 
 def _ends_with_user(r: ParsedRecord) -> bool:
@@ -110,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     done = prepare_resume(out_path) if args.resume else set()
     if args.model is not None:
         load_for(args)  # a missing or broken --model fails before any output is written
-    records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True)
+    records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True, allow_empty_last=bool(args.speaker))
     bar = None
     if not args.no_progress:
         from tqdm.auto import tqdm
