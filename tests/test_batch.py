@@ -108,3 +108,21 @@ def test_onnx_workers_score_as_torch_does_and_switch_the_detector_once(tiny_dete
     v0, v2 = _expected(tiny_detector_dir)
     assert out["score"][0] == pytest.approx(v0.score, abs=1e-5) and out["score"][2] == pytest.approx(v2.score, abs=1e-5)
     assert det.classifier.runner is runner  # batches reuse the session, no second export
+
+
+def test_speaker_checks_each_rows_last_turn_with_text_by_that_speaker(tiny_detector_dir):
+    chat = [
+        {"role": "user", "content": "Do you have dogs?"},
+        {"role": "assistant", "content": "I have two dogs."},
+        {"role": "user", "content": "Cute!"},
+        {"role": "assistant", "content": "I never had dogs."},
+    ]
+    tool_call = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]}
+    rows = [[*chat, {"role": "user", "content": "Oh?"}], [*chat, tool_call], chat[:1]]
+    out = BatchScorer(model=str(tiny_detector_dir), column="messages", speaker="assistant")({"messages": rows})
+    assert out["turn"] == [3, 3, None]
+    assert out["error"][:2] == [None, None] and out["error"][2] == "messages: no turn with text by assistant"
+    want = load_detector(tiny_detector_dir).predict([parse_dialogue({"messages": chat})])[0]
+    assert out["score"][:2] == pytest.approx([want.score, want.score], abs=1e-6)
+    plain = BatchScorer(model=str(tiny_detector_dir), column="messages")({"messages": rows})
+    assert "turn" not in plain and "the last turn is empty" in plain["error"][1]  # without speaker: as before

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DialcheckError
-from .io import parse_dialogue
+from .io import parse_dialogue, spoken_by
 from .schema import Dialogue, Verdict
 
 __all__ = ["VERDICT_COLUMNS", "BatchScorer", "score_dataset"]
@@ -67,7 +67,10 @@ class BatchScorer:
     ``model``: a detector folder or shipped name; None routes each row to the shipped default for it, as
     :func:`dialcheck.predict` does (English, task-oriented with ``knowledge``). ``column``: the turns
     column. ``threads``: torch CPU threads for this worker (None leaves torch's default). ``onnx`` /
-    ``int8``: run the detectors on ONNX Runtime / in int8, as ``--onnx`` / ``--int8`` do. The call takes a
+    ``int8``: run the detectors on ONNX Runtime / in int8, as ``--onnx`` / ``--int8`` do. ``speaker`` (a name or
+    a list): check each row's last turn with text by that speaker, as ``--speaker`` does (a ``turn`` column
+    says which; e.g. ``"assistant"`` for chat-completion logs ending with the user's message or a tool
+    call). The call takes a
     pandas DataFrame or a mapping of equal-length columns and returns the same kind with
     :data:`VERDICT_COLUMNS` added (``evidence``: earlier turn indices; ``labels``: the task-oriented labels
     that fired, e.g. ``["KBI"]``; ``error``: why a row was not scored).
@@ -81,6 +84,7 @@ class BatchScorer:
         threads: int | None = None,
         onnx: bool = False,
         int8: bool = False,
+        speaker: str | list[str] | None = None,
     ) -> None:
         from . import api
 
@@ -90,6 +94,7 @@ class BatchScorer:
             torch.set_num_threads(threads)
         self.model, self.column, self.batch_size = model, column, batch_size
         self.onnx, self.int8 = onnx, int8
+        self.speakers = [speaker] if isinstance(speaker, str) else (list(speaker) if speaker else None)
         if model is not None:  # fail at worker start, not at the first batch
             api.accelerate(api.load(model), onnx, int8)
 
@@ -98,13 +103,24 @@ class BatchScorer:
         if self.column not in obj:
             raise DialcheckError(f"{self.column}: missing")
         obj["turns"] = obj.pop(self.column)
-        return parse_dialogue(obj)
+        d = parse_dialogue(obj, allow_empty_last=self.speakers is not None)
+        if self.speakers is None:
+            return d
+        by = spoken_by(d, self.speakers)
+        if not by:
+            raise DialcheckError(f"{self.column}: no turn with text by {' or '.join(self.speakers)}")
+        return d.upto(by[-1])
 
     def score_rows(self, rows: list[dict[str, Any]]) -> list[Verdict | str]:
         """One verdict per row, or the message of the error that kept the row from being scored."""
+        return self._score(rows)[0]
+
+    def _score(self, rows: list[dict[str, Any]]) -> tuple[list[Verdict | str], list[int | None]]:
+        """The verdicts (or error messages) and the index of each row's checked turn."""
         from . import api
 
         out: list[Verdict | str] = [""] * len(rows)
+        turns: list[int | None] = [None] * len(rows)
         ok: list[int] = []
         dialogues: list[Dialogue] = []
         dets: list[Any] = []
@@ -117,13 +133,14 @@ class BatchScorer:
                 continue
             ok.append(i)
             dialogues.append(d)
+            turns[i] = len(d.turns) - 1
         fast = functools.partial(api.accelerate, onnx=self.onnx, int8=self.int8)
         for i, v in zip(ok, api.predict_grouped(dialogues, dets, self.batch_size, fast), strict=True):
             out[i] = v
         bad = sum(isinstance(v, str) for v in out)
         if bad:
             log.warning("%d of %d rows not scored (see their error column)", bad, len(rows))
-        return out
+        return out, turns
 
     def __call__(self, batch: Any) -> Any:
         """Score a batch: a pandas DataFrame or a mapping of columns; the same kind comes back."""
@@ -138,8 +155,10 @@ class BatchScorer:
             rows = [{k: v[i] for k, v in columns.items()} for i in range(n.pop() if n else 0)]
         else:
             raise TypeError(f"expected a pandas DataFrame or a mapping of columns, got {type(batch).__name__}")
-        results = self.score_rows(rows)
+        results, turns = self._score(rows)
         added: dict[str, list[Any]] = {c: [] for c in VERDICT_COLUMNS}
+        if self.speakers is not None:  # which turn was checked (its index in the row's turns)
+            added["turn"] = turns
         for r in results:
             ok = isinstance(r, Verdict)
             added["contradiction"].append(r.contradiction if ok else None)
@@ -166,14 +185,22 @@ def score_dataset(
     column: str = "turns",
     onnx: bool = False,
     int8: bool = False,
+    speaker: str | list[str] | None = None,
     **map_batches_kwargs: Any,
 ) -> Any:
     """``ds`` (a Ray Dataset of dialogue rows) with the verdict columns added, scored by ``concurrency``
-    workers that each hold one detector (on ONNX Runtime with ``onnx``, in int8 with ``int8``). Extra
-    keyword arguments go to ``map_batches`` (e.g. ``num_cpus``)."""
+    workers that each hold one detector (on ONNX Runtime with ``onnx``, in int8 with ``int8``; ``speaker`` as
+    in :class:`BatchScorer`). Extra keyword arguments go to ``map_batches`` (e.g. ``num_cpus``)."""
     return ds.map_batches(
         BatchScorer,
-        fn_constructor_kwargs={"model": model, "column": column, "threads": threads, "onnx": onnx, "int8": int8},
+        fn_constructor_kwargs={
+            "model": model,
+            "column": column,
+            "threads": threads,
+            "onnx": onnx,
+            "int8": int8,
+            "speaker": speaker,
+        },
         batch_size=batch_size,
         batch_format="pandas",
         concurrency=concurrency,

@@ -48,6 +48,7 @@ __all__ = [
     "parse_knowledge",
     "read_dialogues",
     "read_examples",
+    "spoken_by",
 ]
 
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
@@ -204,6 +205,17 @@ def as_dialogues(items: Iterable[Any]) -> list[Dialogue]:
             except InputError as e:
                 raise InputError(f"dialogues[{i}]: {e.message}") from None
     return out
+
+
+def spoken_by(d: Dialogue, speakers: list[str] | None) -> list[int]:
+    """Indices of the turns with text said by one of ``speakers`` (any speaker when None): the turns a
+    ``--speaker`` or ``--every-turn`` run can check (a tool call's empty message is not one).
+
+    >>> spoken_by(Dialogue.from_texts(["a", "b", "c", ""], speakers=("user", "assistant")), ["assistant"])
+    [1]
+    """
+    by = d.turns_by(speakers) if speakers else range(len(d.turns))
+    return [i for i in by if d.turns[i].text.strip()]
 
 
 def parse_example(obj: Any, require_category: bool = False) -> Example:

@@ -9,9 +9,9 @@ import textwrap
 from typing import Any
 
 from ..errors import InputError
-from ..io import read_dialogues
+from ..io import read_dialogues, spoken_by
 from ..schema import Dialogue, Verdict
-from .common import add_model_options, add_speaker_option, predict_for, spoken_by
+from .common import add_model_options, add_speaker_option, predict_for
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
 

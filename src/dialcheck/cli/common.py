@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..schema import Dialogue
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -52,17 +51,6 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         help='JSON object of entity type -> values (e.g. {"city": ["boston"]}) added to the task-oriented '
         "detector's entity checks, so values missing from a dialogue's table are typed too",
     )
-
-
-def spoken_by(d: Dialogue, speakers: list[str] | None) -> list[int]:
-    """Indices of the turns with text said by one of ``speakers`` (any speaker when None): the turns a
-    ``--speaker`` or ``--every-turn`` run can check (a tool call's empty message is not one).
-
-    >>> spoken_by(Dialogue.from_texts(["a", "b", "c", ""], speakers=("user", "assistant")), ["assistant"])
-    [1]
-    """
-    by = d.turns_by(speakers) if speakers else range(len(d.turns))
-    return [i for i in by if d.turns[i].text.strip()]
 
 
 def add_speaker_option(p: argparse.ArgumentParser, what: str) -> None:

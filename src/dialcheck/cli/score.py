@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import ParsedRecord, read_dialogues
+from ..io import ParsedRecord, read_dialogues, spoken_by
 from ..schema import Dialogue
-from .common import add_model_options, add_speaker_option, load_for, predict_for, spoken_by
+from .common import add_model_options, add_speaker_option, load_for, predict_for
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
