@@ -221,3 +221,23 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
     bad = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"], "speaker": 3})
     assert bad.status_code == 422 and bad.json()["detail"] == "speaker: expected a string, got int"
     ct.close()
+
+
+def test_check_with_a_speaker_checks_their_last_turn_with_text(client):
+    chat = [
+        {"role": "user", "content": "Do you have dogs?"},
+        {"role": "assistant", "content": "I have two dogs."},
+        {"role": "user", "content": "Cute!"},
+        {"role": "assistant", "content": "I never had dogs."},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]},
+    ]
+    plain = client.post("/check", json={"messages": chat[:4]}).json()["verdicts"][0]
+    r = client.post("/check", json={"dialogues": [{"messages": chat}, {"messages": chat[:3]}], "speaker": "assistant"})
+    a, b = r.json()["verdicts"]
+    assert (a["turn"], b["turn"]) == (3, 1) and a["score"] == plain["score"]
+    one = client.post("/check", json={"messages": chat, "speaker": ["assistant"]}).json()["verdicts"][0]
+    assert one["turn"] == 3 and "turn" not in plain
+    r = client.post("/check", json={"dialogues": [{"messages": chat[:1]}], "speaker": "assistant"})
+    assert r.status_code == 422 and r.json()["detail"] == "dialogues[0]: no turn with text by assistant"
+    assert client.post("/check", json={"messages": chat}).status_code == 422  # the tool call is the last turn
+    assert client.post("/check", json={"messages": chat, "speaker": 3}).status_code == 422

@@ -173,8 +173,10 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
     turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey) for i, t in enumerate(turns_raw))
     if not allow_empty_last and not turns[-1].text.strip():
         field = "content" if tkey == "messages" else "text"
-        hint = " (a tool call? --speaker assistant checks the assistant's last reply with text)"
-        hint = hint if tkey == "messages" else ""
+        hint = ""
+        if tkey == "messages":
+            hint = ' (a tool call? --speaker assistant, or "speaker": "assistant" over HTTP, checks the last reply'
+            hint += " with text)"
         raise InputError(f"{tkey}[{len(turns) - 1}].{field}: the last turn is empty: there is nothing to check{hint}")
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 

@@ -1,7 +1,9 @@
 """The HTTP API and a one-page web form.
 
 - ``POST /check``: ``{"dialogues": [dialogue, ...]}`` or one dialogue; returns ``{"verdicts": [...]}``
-  with the same fields as ``dialcheck check --json``. A bad dialogue gives status 422 and a message
+  with the same fields as ``dialcheck check --json``. ``"speaker": "assistant"`` (beside ``dialogues``, or in the
+  one dialogue's object) checks each dialogue's last turn with text by that speaker, as ``--speaker`` does, and
+  adds ``"turn"``. A bad dialogue gives status 422 and a message
   naming it and its field (``dialogues[1]: turns[0].text: expected a string, got int``).
 - Without a model, each dialogue goes to the shipped default that :func:`dialcheck.route` names, as in
   ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
@@ -25,7 +27,7 @@ from typing import Any
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import parse_dialogue
+from ..io import parse_dialogue, spoken_by
 from ..schema import Dialogue
 from .compute import ComputeThread
 
@@ -95,16 +97,34 @@ def create_app(
 
     app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1", lifespan=lifespan)
 
+    def speakers_of(body: Any) -> list[str] | None:
+        value = body.get("speaker") if isinstance(body, dict) else None
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return value
+        raise HTTPException(422, "speaker: expected a string or a non-empty list of strings")
+
     def parse_many(body: Any) -> list[Any]:
+        """The request's dialogues; with ``"speaker"``, each cut after its last turn with text by that speaker."""
         items = body.get("dialogues") if isinstance(body, dict) and "dialogues" in body else [body]
         if not isinstance(items, list) or not items:
             raise HTTPException(422, "dialogues: expected a non-empty list")
         if len(items) > max_dialogues:
             raise HTTPException(413, f"dialogues: at most {max_dialogues} per request, got {len(items)}")
+        speakers = speakers_of(body)
         out = []
         for i, obj in enumerate(items):
             try:
-                out.append(parse_dialogue(obj))
+                d = parse_dialogue(obj, allow_empty_last=speakers is not None)
+                if speakers is not None:
+                    by = spoken_by(d, speakers)
+                    if not by:
+                        raise InputError(f"no turn with text by {' or '.join(speakers)}")
+                    d = d.upto(by[-1])
+                out.append(d)
             except InputError as e:
                 prefix = f"dialogues[{i}]: " if len(items) > 1 or "dialogues" in body else ""
                 raise HTTPException(422, prefix + e.message) from None
@@ -155,7 +175,15 @@ def create_app(
     def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
         dialogues = parse_many(body)
         verdicts = compute.check(dialogues, routed).result()
-        return {"verdicts": [{"id": d.meta.get("id"), **v.to_dict()} for d, v in zip(dialogues, verdicts, strict=True)]}
+        cut = speakers_of(body) is not None
+        out = []
+        for d, v in zip(dialogues, verdicts, strict=True):
+            rec: dict[str, Any] = {"id": d.meta.get("id")}
+            if cut:  # which turn was checked, as `dialcheck check --speaker --json` says
+                rec["turn"] = len(d.turns) - 1
+            rec.update(v.to_dict())
+            out.append(rec)
+        return {"verdicts": out}
 
     @app.post("/rank")
     def rank(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
