@@ -7,6 +7,7 @@ import pytest
 from dialcheck.batch import VERDICT_COLUMNS, BatchScorer, score_dataset
 from dialcheck.detectors import load_detector
 from dialcheck.io import parse_dialogue
+from helpers_chat import CHAT, TOOL_CALL
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"
 ROWS = [
@@ -111,14 +112,8 @@ def test_onnx_workers_score_as_torch_does_and_switch_the_detector_once(tiny_dete
 
 
 def test_speaker_checks_each_rows_last_turn_with_text_by_that_speaker(tiny_detector_dir):
-    chat = [
-        {"role": "user", "content": "Do you have dogs?"},
-        {"role": "assistant", "content": "I have two dogs."},
-        {"role": "user", "content": "Cute!"},
-        {"role": "assistant", "content": "I never had dogs."},
-    ]
-    tool_call = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]}
-    rows = [[*chat, {"role": "user", "content": "Oh?"}], [*chat, tool_call], chat[:1]]
+    chat = CHAT[:4]
+    rows = [CHAT, [*chat, TOOL_CALL], chat[:1]]
     out = BatchScorer(model=str(tiny_detector_dir), column="messages", speaker="assistant")({"messages": rows})
     assert out["turn"] == [3, 3, None]
     assert out["error"][:2] == [None, None] and out["error"][2] == "messages: no turn with text by assistant"

@@ -4,6 +4,7 @@ import logging
 import numpy as np
 import pytest
 
+from helpers_chat import CHAT, TOOL_CALL
 from helpers_cli import run_cli as _run
 from helpers_interrupt import kill_on_call
 
@@ -184,15 +185,6 @@ def test_score_every_turn_checks_each_prefix(capsys, tmp_path, tiny_detector_dir
     )
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["turn"] for r in rows] == [1, 2, 3]
-
-
-CHAT = [
-    {"role": "user", "content": "Do you have dogs?"},
-    {"role": "assistant", "content": "I have two dogs."},
-    {"role": "user", "content": "Cute!"},
-    {"role": "assistant", "content": "I never had dogs."},
-    {"role": "user", "content": "Oh, why not?"},
-]
 
 
 def test_score_speaker_checks_only_that_speakers_turns(capsys, tmp_path, tiny_detector_dir):
@@ -735,9 +727,8 @@ def test_long_turns_option_switches_how_an_overlong_pair_is_read(capsys, tmp_pat
 
 
 def test_speaker_skips_a_trailing_tool_call_and_without_it_the_error_says_how(capsys, tmp_path, tiny_detector_dir):
-    tool_call = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]}
     log = tmp_path / "tools.jsonl"
-    messages = [*CHAT[:4], {"role": "tool", "content": "ok"}, tool_call]
+    messages = [*CHAT[:4], {"role": "tool", "content": "ok"}, TOOL_CALL]
     log.write_text(json.dumps({"id": "t", "messages": messages}) + "\n")
     model = ["--model", str(tiny_detector_dir)]
     code, out, _ = _run(capsys, "check", str(log), *model, "--speaker", "assistant", "--json")

@@ -5,6 +5,7 @@ from fastapi.testclient import TestClient
 
 from dialcheck.detectors import load_detector
 from dialcheck.serve import create_app
+from helpers_chat import CHAT, TOOL_CALL
 
 
 @pytest.fixture(scope="module")
@@ -224,13 +225,7 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
 
 
 def test_check_with_a_speaker_checks_their_last_turn_with_text(client):
-    chat = [
-        {"role": "user", "content": "Do you have dogs?"},
-        {"role": "assistant", "content": "I have two dogs."},
-        {"role": "user", "content": "Cute!"},
-        {"role": "assistant", "content": "I never had dogs."},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]},
-    ]
+    chat = [*CHAT[:4], TOOL_CALL]
     plain = client.post("/check", json={"messages": chat[:4]}).json()["verdicts"][0]
     r = client.post("/check", json={"dialogues": [{"messages": chat}, {"messages": chat[:3]}], "speaker": "assistant"})
     a, b = r.json()["verdicts"]

@@ -43,6 +43,7 @@ from .schema import Dialogue, Example, KnowledgeBase, Turn
 __all__ = [
     "ParsedRecord",
     "as_dialogues",
+    "ends_with_user",
     "parse_dialogue",
     "parse_example",
     "parse_knowledge",
@@ -218,6 +219,16 @@ def spoken_by(d: Dialogue, speakers: list[str] | None) -> list[int]:
     """
     by = d.turns_by(speakers) if speakers else range(len(d.turns))
     return [i for i in by if d.turns[i].text.strip()]
+
+
+def ends_with_user(d: Dialogue) -> bool:
+    """A chat-completion log whose last message is the user's, where the assistant's reply is what one means
+    to check (``--speaker assistant``).
+
+    >>> ends_with_user(Dialogue.from_texts(["hi", "hello", "bye"], speakers=("user", "assistant")))
+    True
+    """
+    return d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns)
 
 
 def parse_example(obj: Any, require_category: bool = False) -> Example:

@@ -9,7 +9,7 @@ import textwrap
 from typing import Any
 
 from ..errors import InputError
-from ..io import read_dialogues, spoken_by
+from ..io import ends_with_user, read_dialogues, spoken_by
 from ..schema import Dialogue, Verdict
 from .common import add_model_options, add_speaker_option, predict_for
 
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         name = d.meta.get("id") or f"dialogue {i + 1}"
         for note in knowledge_notes(d.knowledge):
             print(f"dialcheck: note: {name}: {note}", file=sys.stderr)
-        if not args.speaker and d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns):
+        if not args.speaker and ends_with_user(d):
             print(
                 f"dialcheck: note: {name}: the last turn is the user's; --speaker assistant checks the "
                 "assistant's last reply instead",

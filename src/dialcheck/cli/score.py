@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import ParsedRecord, read_dialogues, spoken_by
+from ..io import ParsedRecord, ends_with_user, read_dialogues, spoken_by
 from ..schema import Dialogue
 from .common import add_model_options, add_speaker_option, load_for, predict_for
 
@@ -84,12 +84,6 @@ def _units(r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None)
     return [(by[-1], d.upto(by[-1]))] if by else []
 
 
-def _ends_with_user(r: ParsedRecord) -> bool:
-    """A chat-completion log whose last message is the user's (the assistant's reply is what one means to check)."""
-    d = r.dialogue
-    return d is not None and d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns)
-
-
 def _count_lines(path: str) -> int | None:
     if path == "-":
         return None
@@ -124,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             nonlocal n_ok, n_none, n_user
             units = []
             for r in chunk:
-                n_user += not args.speaker and not args.every_turn and _ends_with_user(r)
+                n_user += not args.speaker and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
                 mine = _units(r, args.every_turn, args.speaker)
                 n_none += not mine
                 units += [(r, turn, d) for turn, d in mine]

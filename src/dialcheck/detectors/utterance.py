@@ -93,15 +93,16 @@ class UtteranceDetector(Detector):
         owners: list[int] = []
         pairs: list[tuple[str, str]] = []
         last_pieces: list[str] | None = None
+        piece = 0
         for i in self._indices(d):
             first = d.turns[i].text
             if self.long_turns == "truncate" or clf.pair_fits(first, last):
                 owners.append(i)
                 pairs.append((first, last))
                 continue
-            half = (clf.max_length - clf.tokenizer.num_special_tokens_to_add(pair=True)) // 2
-            piece = min(half, self.chunk_tokens)
-            if last_pieces is None:
+            if last_pieces is None:  # the first long pair: cut the last turn once for all of them
+                half = (clf.max_length - clf.tokenizer.num_special_tokens_to_add(pair=True)) // 2
+                piece = min(half, self.chunk_tokens)
                 last_pieces = clf.chunks(last, piece)
             for a in clf.chunks(first, piece):
                 for b in last_pieces:

@@ -107,14 +107,13 @@ def create_app(
             return value
         raise HTTPException(422, "speaker: expected a string or a non-empty list of strings")
 
-    def parse_many(body: Any) -> list[Any]:
+    def parse_many(body: Any, speakers: list[str] | None = None) -> list[Any]:
         """The request's dialogues; with ``"speaker"``, each cut after its last turn with text by that speaker."""
         items = body.get("dialogues") if isinstance(body, dict) and "dialogues" in body else [body]
         if not isinstance(items, list) or not items:
             raise HTTPException(422, "dialogues: expected a non-empty list")
         if len(items) > max_dialogues:
             raise HTTPException(413, f"dialogues: at most {max_dialogues} per request, got {len(items)}")
-        speakers = speakers_of(body)
         out = []
         for i, obj in enumerate(items):
             try:
@@ -173,13 +172,13 @@ def create_app(
 
     @app.post("/check")
     def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
-        dialogues = parse_many(body)
+        speakers = speakers_of(body)
+        dialogues = parse_many(body, speakers)
         verdicts = compute.check(dialogues, routed).result()
-        cut = speakers_of(body) is not None
         out = []
         for d, v in zip(dialogues, verdicts, strict=True):
             rec: dict[str, Any] = {"id": d.meta.get("id")}
-            if cut:  # which turn was checked, as `dialcheck check --speaker --json` says
+            if speakers is not None:  # which turn was checked, as `dialcheck check --speaker --json` says
                 rec["turn"] = len(d.turns) - 1
             rec.update(v.to_dict())
             out.append(rec)
