@@ -451,6 +451,32 @@ def test_perturbation_pairs_keep_the_trigger_rules_the_shipped_models_were_train
     assert en.negate(en.parse("I have a dog too."))[0] == "I don't have a dog either."  # the probes: latest
 
 
+def test_value_swap_pairs_change_one_value_beside_a_paraphrase_that_keeps_them():
+    from dialcheck.probes import triggers_en as en
+    from dialcheck.training.data import value_swap_pairs, values_of
+
+    try:
+        en.parse("Hello.")
+    except ImportError as e:
+        pytest.skip(str(e))
+    lex = en.WordListLexicon.from_groups([["dog", "hound"], ["shop", "store"]], [])
+    pairs = [
+        Pair("I have 2 dogs.", "The shop opens on Monday at 9am.", 1, group="g1"),
+        Pair("Do you have 3 dogs?", "I like tea.", 0, group="g2"),  # a value inside a question: no pair
+        Pair("I was born in 1990.", "I like tea.", 0, group="g3"),  # no synonym, not 2-12: no pair
+    ]
+    out = value_swap_pairs(pairs, seed=0, lexicon=lex)
+    assert {p.source for p in out} == {"aug.values"}
+    by_label = {lab: [(p.first, p.second) for p in out if p.label == lab] for lab in (0, 1)}
+    assert len(by_label[0]) == len(by_label[1]) == 2  # "I have 2 dogs." and the shop: both or neither
+    for a, b in by_label[1]:  # one value differs
+        va, vb = values_of(a), values_of(b)
+        assert len(va) == len(vb) and sum(x != y for x, y in zip(va, vb, strict=True)) == 1, (a, b)
+    for a, b in by_label[0]:  # the values are kept (or 2 is written "two"), the words differ
+        assert a != b and [v.replace("two", "2") for v in values_of(a)] == [v.replace("two", "2") for v in values_of(b)]
+    assert not any("1990" in a + b or "3 dogs" in a + b for a, b in by_label[0] + by_label[1])
+
+
 class _FixedScores:
     """A stand-in detector whose verdicts are given: calibration only reads scores and pair scores."""
 

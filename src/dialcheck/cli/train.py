@@ -58,6 +58,8 @@ def add_parser(sub: Any) -> None:
         "--augment",
         default=None,
         help="comma-separated extra data ('' = none). decode: random_premise (default), restate, perturb, "
+        "values (a turn against itself with one number, weekday or month changed, and against a paraphrase "
+        "keeping them), "
         "history (two earlier turns of one train dialogue, consistent), coevidence (the two turns one turn "
         "contradicts, consistent, both orders), neighbour (each last turn after its nearest utterance of "
         "another dialogue: unlabelled, needs --teacher, whose scores are their targets), anli, "

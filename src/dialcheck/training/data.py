@@ -10,7 +10,10 @@ train dialogue, keyed by its last utterance). From them this module builds:
   an unrelated sentence: DECODE's negatives are mostly off-topic turns, so without them a detector
   learns "same topic = contradiction" and flags a speaker who repeats or restates themself),
   ``perturb`` pairs (an utterance against its negation or antonym swap, label 1, and against a synonym
-  paraphrase, label 0: the counterweight to ``restate``) and NLI pairs (ANLI, MNLI/SNLI samples)
+  paraphrase, label 0: the counterweight to ``restate``), ``values`` pairs (an utterance against
+  itself with one number, weekday or month changed, label 1, and against a paraphrase that keeps its
+  values, label 0: without them every near-copy that is not a negation or an antonym reads as a
+  restatement, and "I have two dogs." / "I have three dogs." scores 0.01) and NLI pairs (ANLI, MNLI/SNLI samples)
   converted to two labels; ``reverse`` then reads half of all training pairs (chosen by a seeded hash
   of the pair) backwards, label unchanged: contradiction and its absence are symmetric, and a model that
   only ever sees the checked turn second can learn how such turns are phrased rather than whether they
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,6 +49,7 @@ __all__ = [
     "labelled_dialogue_pairs",
     "neighbour_pairs",
     "perturbation_pairs",
+    "value_swap_pairs",
     "pseudo_dialogues",
     "random_premise_negatives",
     "restatement_negatives",
@@ -61,6 +66,7 @@ AUGMENTATIONS = (
     "random_premise",
     "restate",
     "perturb",
+    "values",
     "history",
     "coevidence",
     "neighbour",
@@ -349,6 +355,97 @@ def _perturbation_pairs(
     return out
 
 
+_NUMBER_WORDS = (
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "twenty", "thirty", "forty", "fifty", "sixty", "hundred", "thousand",
+)  # fmt: skip
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = (  # not "May" (a modal verb at the start of a sentence); capitalised only ("march" is a verb)
+    "January", "February", "March", "April", "June", "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+_VALUE = re.compile(
+    r"(?P<digit>(?<![\w.,:])\d{1,4}(?![\d]|[.,:]\d)(?=[a-zA-Z]{0,2}\b|\W|$))"
+    rf"|(?i:\b(?P<word>{'|'.join(_NUMBER_WORDS)})\b)"
+    rf"|(?i:\b(?P<day>{'|'.join(_DAYS)})(?=s?\b))"
+    rf"|\b(?P<month>{'|'.join(_MONTHS)})\b"
+)
+_SMALL = {str(i): w for i, w in enumerate(_NUMBER_WORDS[:11], start=2)}
+
+
+def values_of(text: str) -> list[str]:
+    """The numbers, weekdays and months of ``text``, in order (what :func:`value_swap_pairs` changes).
+
+    >>> values_of("I have 3 kids and two dogs; we meet on Fridays in March, at 9am.")
+    ['3', 'two', 'Friday', 'March', '9']
+    """
+    return [m.group(0) for m in _VALUE.finditer(text)]
+
+
+def _other_value(m: re.Match[str], rng: random.Random) -> str:
+    """A different value of the same kind as the match, in its case."""
+    kind, old = m.lastgroup, m.group(0)
+    if kind == "digit":
+        n = int(old)
+        if n <= 12:
+            new = rng.choice([k for k in range(max(1, n - 4), min(12, n + 4) + 1) if k != n])
+        elif 1900 <= n <= 2100:  # a year
+            new = n + rng.choice((-1, 1)) * rng.randint(1, 12)
+        else:
+            new = max(1, n + rng.choice((-1, 1)) * rng.randint(max(1, n // 10), max(2, n // 2)))
+            new = new if new != n else n + 1
+        return str(new)
+    pool = {"word": _NUMBER_WORDS, "day": _DAYS, "month": _MONTHS}[str(kind)]
+    i = [x.lower() for x in pool].index(old.lower())
+    near = [x for j, x in enumerate(pool) if j != i and (kind != "word" or abs(j - i) <= 3)]
+    new = rng.choice(near)
+    return new.capitalize() if old[:1].isupper() else new.lower() if kind != "month" else new
+
+
+def _swap_value(text: str, k: int, rng: random.Random) -> str:
+    """``text`` with its ``k``-th value (see :func:`values_of`) replaced by another of the same kind."""
+    m = list(_VALUE.finditer(text))[k]
+    return text[: m.start()] + _other_value(m, rng) + text[m.end() :]
+
+
+def value_swap_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None, parse_batch: int = 256) -> list[Pair]:
+    """Near-copies that change one value (label 1), each beside a paraphrase that keeps the values (label 0).
+
+    For every utterance of ``pairs`` with a number, weekday or month outside a question: the utterance
+    against itself (or, half the time, against its paraphrase) with one value changed ("I have three
+    dogs." after "I have two dogs."; "on Friday" after "on Tuesday"; "at 11am" after "at 9am") as a
+    contradiction, and against a WordNet synonym paraphrase that keeps every value (or, for 2-12, the
+    number written the other way: "2" / "two") as a non-contradiction, either order; both or neither, so
+    the edit itself is no label cue. ``restate`` and ``perturb`` teach that near-copies are consistent
+    unless a negation or an antonym flips them; these teach that a changed value is not a restatement.
+    Needs spaCy (the ``spacy`` extra) and a lexicon (default WordNet, the ``wordnet`` extra).
+    """
+    from ..probes.triggers_en import EnglishSynonymParaphraser, WordNetLexicon, edits_a_question, parse_all
+
+    rng = random.Random(seed)
+    utterances = list(dict.fromkeys(u.strip() for p in pairs for u in (p.first, p.second) if _VALUE.search(u)))
+    parser = parse_all(utterances, parse_batch)
+    para = EnglishSynonymParaphraser(lexicon if lexicon is not None else WordNetLexicon.load(), parser=parser)
+    out = []
+    for u in utterances:
+        values = values_of(u)
+        k = rng.randrange(len(values))
+        changed = _swap_value(u, k, rng)
+        if edits_a_question(u, changed):
+            continue
+        same = para.paraphrase(u, rng)
+        if same is None or same == u or values_of(same) != values:
+            digit = list(_VALUE.finditer(u))[k]
+            if digit.group(0) not in _SMALL or u[digit.end() : digit.end() + 1].isalpha():  # not "9th", "2pm"
+                continue
+            same = u[: digit.start()] + _SMALL[digit.group(0)] + u[digit.end() :]
+        elif rng.random() < 0.5:
+            changed = _swap_value(same, k, rng)
+        group = f"values:{u}"
+        out.append(Pair(*((u, changed) if rng.random() < 0.5 else (changed, u)), 1, "aug.values", group))
+        out.append(Pair(*((u, same) if rng.random() < 0.5 else (same, u)), 0, "aug.values", group))
+    return out
+
+
 def pseudo_dialogues(pairs: Sequence[Pair], rct: bool = True, seed: int = 0) -> list[Example]:
     """One dialogue per group: the group's first utterances (same speaker) then its last utterance.
 
@@ -536,6 +633,8 @@ def build_decode_training_data(
             train_out += restatement_negatives(train, 1, seed)
         if "perturb" in augment:
             train_out += perturbation_pairs(train, seed)
+        if "values" in augment:
+            train_out += value_swap_pairs(train, seed)
         if "history" in augment:
             train_out += history_pairs(train, seed)
         elif "coevidence" in augment:  # the same-subject part of history, in both orders
