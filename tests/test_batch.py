@@ -116,7 +116,8 @@ def test_speaker_checks_each_rows_last_turn_with_text_by_that_speaker(tiny_detec
     rows = [CHAT, [*chat, TOOL_CALL], chat[:1]]
     out = BatchScorer(model=str(tiny_detector_dir), column="messages", speaker="assistant")({"messages": rows})
     assert out["turn"] == [3, 3, None]
-    assert out["error"][:2] == [None, None] and out["error"][2] == "messages: no turn with text by assistant"
+    assert out["error"][:2] == [None, None]
+    assert out["error"][2] == "messages: no turn with text by assistant (its speakers: user)"
     want = load_detector(tiny_detector_dir).predict([parse_dialogue({"messages": chat})])[0]
     assert out["score"][:2] == pytest.approx([want.score, want.score], abs=1e-6)
     plain = BatchScorer(model=str(tiny_detector_dir), column="messages")({"messages": rows})

@@ -216,7 +216,7 @@ def test_check_speaker_checks_that_speakers_last_turn(capsys, tmp_path, tiny_det
     code, out, _ = _run(capsys, *args)
     assert code == 0 and 'last turn [3] assistant: "I never had dogs."' in out
     code, _, err = _run(capsys, *args[:-1], "bot")
-    assert code == 2 and "a: no turn by bot (its speakers: assistant, user)" in err
+    assert code == 2 and "a: no turn with text by bot (its speakers: assistant, user)" in err
     code, _, err = _run(capsys, *args[:-2])  # no --speaker: the user's last turn is checked, and a note says so
     assert code == 0 and "a: the last turn is the user's; --speaker assistant checks" in err
     assert "last turn is the user's" not in _run(capsys, *args)[2]

@@ -180,6 +180,27 @@ def test_top_level_check_and_load_work_on_a_saved_model(tiny_detector_dir):
     assert many.score == pytest.approx(same.score)
 
 
+def test_top_level_check_with_a_speaker_checks_that_speakers_last_reply(tiny_detector_dir):
+    import dialcheck
+    from dialcheck.errors import InputError
+
+    chat = [
+        {"role": "user", "content": "Do you have pets?"},
+        {"role": "assistant", "content": "I have two dogs."},
+        {"role": "user", "content": "What do you do?"},
+        {"role": "assistant", "content": "I never had a pet."},
+        {"role": "user", "content": "Really?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]},
+    ]
+    v = dialcheck.check({"messages": chat}, model=tiny_detector_dir, speaker="assistant")
+    want = dialcheck.check({"messages": chat[:4]}, model=tiny_detector_dir)
+    assert v.to_dict() == want.to_dict() and set(v.pair_scores) == {1}
+    with pytest.raises(InputError, match="last turn"):  # without speaker= the tool call is the last turn
+        dialcheck.check({"messages": chat}, model=tiny_detector_dir)
+    with pytest.raises(InputError, match="no turn with text by bot"):
+        dialcheck.check({"messages": chat}, model=tiny_detector_dir, speaker="bot")
+
+
 LONG_EARLIER = (
     "I grew up in a small town by the sea. My father was a fisherman and my mother taught at the school. "
     "We moved to the city when I was twelve. These days I work as a nurse in the children's ward. "

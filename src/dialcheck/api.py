@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from .detectors import Detector, default_model_path, load_detector
 from .detectors.modeling import shipped_or_path
 from .errors import ModelError
-from .io import as_dialogues, parse_dialogue
+from .io import as_dialogues, parse_dialogue, upto_speaker
 from .language import check_chinese_conversation, dialogue_language
 from .schema import Dialogue, Verdict
 
@@ -130,9 +130,17 @@ def predict_grouped(
     return [v for v in out if v is not None]
 
 
-def check(dialogue: Dialogue | Sequence[Any] | dict[str, Any], model: str | Path | None = None) -> Verdict:
+def check(
+    dialogue: Dialogue | Sequence[Any] | dict[str, Any],
+    model: str | Path | None = None,
+    speaker: str | Sequence[str] | None = None,
+) -> Verdict:
     """Does the last turn contradict the conversation (or, with a knowledge base, the request, history or
     knowledge)? Accepts a :class:`Dialogue`, a list of strings (alternating speakers) or a
-    ``{"turns": [...], "knowledge": [...]}`` object."""
-    d = dialogue if isinstance(dialogue, Dialogue) else parse_dialogue(dialogue)
-    return predict([d], model)[0]
+    ``{"turns": [...], "knowledge": [...]}`` / ``{"messages": [...]}`` object.
+
+    With ``speaker`` (e.g. ``"assistant"``) the turn checked is that speaker's last turn with text, as
+    ``dialcheck check --speaker``: a chat log may end with the user's message or a tool call. Evidence
+    indices are those of the whole dialogue; :func:`dialcheck.io.upto_speaker` gives the turn checked."""
+    d = dialogue if isinstance(dialogue, Dialogue) else parse_dialogue(dialogue, allow_empty_last=speaker is not None)
+    return predict([d if speaker is None else upto_speaker(d, speaker)], model)[0]

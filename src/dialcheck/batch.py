@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DialcheckError
-from .io import parse_dialogue, spoken_by
+from .io import parse_dialogue, upto_speaker
 from .schema import Dialogue, Verdict
 
 __all__ = ["VERDICT_COLUMNS", "BatchScorer", "score_dataset"]
@@ -106,10 +106,10 @@ class BatchScorer:
         d = parse_dialogue(obj, allow_empty_last=self.speakers is not None)
         if self.speakers is None:
             return d
-        by = spoken_by(d, self.speakers)
-        if not by:
-            raise DialcheckError(f"{self.column}: no turn with text by {' or '.join(self.speakers)}")
-        return d.upto(by[-1])
+        try:
+            return upto_speaker(d, self.speakers)
+        except DialcheckError as e:
+            raise DialcheckError(f"{self.column}: {e.message}") from None
 
     def score_rows(self, rows: list[dict[str, Any]]) -> list[Verdict | str]:
         """One verdict per row, or the message of the error that kept the row from being scored."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -50,6 +50,7 @@ __all__ = [
     "read_dialogues",
     "read_examples",
     "spoken_by",
+    "upto_speaker",
 ]
 
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
@@ -219,6 +220,27 @@ def spoken_by(d: Dialogue, speakers: list[str] | None) -> list[int]:
     """
     by = d.turns_by(speakers) if speakers else range(len(d.turns))
     return [i for i in by if d.turns[i].text.strip()]
+
+
+def upto_speaker(d: Dialogue, speakers: str | Sequence[str]) -> Dialogue:
+    """``d`` cut after the last turn with text by one of ``speakers``: the dialogue whose last turn is that
+    speaker's last reply (a chat log ending with the user's message or an assistant's tool call). Turn indices
+    are unchanged. Raises :class:`InputError` when no such turn exists.
+
+    >>> d = Dialogue.from_texts(["hi", "I have a dog.", "ok?", ""], speakers=("user", "assistant"))
+    >>> [t.text for t in upto_speaker(d, "assistant").turns]
+    ['hi', 'I have a dog.']
+    >>> upto_speaker(d, "bot")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: no turn with text by bot (its speakers: assistant, user)
+    """
+    names = [speakers] if isinstance(speakers, str) else list(speakers)
+    by = spoken_by(d, names)
+    if not by:
+        said = ", ".join(sorted({t.speaker for t in d.turns}))
+        raise InputError(f"no turn with text by {' or '.join(names)} (its speakers: {said})")
+    return d.upto(by[-1])
 
 
 def ends_with_user(d: Dialogue) -> bool:

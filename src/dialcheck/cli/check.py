@@ -9,7 +9,7 @@ import textwrap
 from typing import Any
 
 from ..errors import InputError
-from ..io import ends_with_user, read_dialogues, spoken_by
+from ..io import ends_with_user, read_dialogues, upto_speaker
 from ..schema import Dialogue, Verdict
 from .common import add_model_options, add_speaker_option, predict_for
 
@@ -100,13 +100,11 @@ def run(args: argparse.Namespace) -> int:
     checked: list[int | None] = [None] * len(dialogues)
     if args.speaker:
         for i, d in enumerate(dialogues):
-            by = spoken_by(d, args.speaker)
-            if not by:
-                name = d.meta.get("id") or f"dialogue {i + 1}"
-                said = ", ".join(sorted({t.speaker for t in d.turns}))
-                raise InputError(f"{name}: no turn by {' or '.join(args.speaker)} (its speakers: {said})", args.input)
-            checked[i] = by[-1]
-            dialogues[i] = d.upto(by[-1])
+            try:
+                dialogues[i] = upto_speaker(d, args.speaker)
+            except InputError as e:
+                raise InputError(f"{d.meta.get('id') or f'dialogue {i + 1}'}: {e.message}", args.input) from None
+            checked[i] = len(dialogues[i].turns) - 1
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):

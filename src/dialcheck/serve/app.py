@@ -27,7 +27,7 @@ from typing import Any
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import parse_dialogue, spoken_by
+from ..io import parse_dialogue, upto_speaker
 from ..schema import Dialogue
 from .compute import ComputeThread
 
@@ -118,12 +118,7 @@ def create_app(
         for i, obj in enumerate(items):
             try:
                 d = parse_dialogue(obj, allow_empty_last=speakers is not None)
-                if speakers is not None:
-                    by = spoken_by(d, speakers)
-                    if not by:
-                        raise InputError(f"no turn with text by {' or '.join(speakers)}")
-                    d = d.upto(by[-1])
-                out.append(d)
+                out.append(d if speakers is None else upto_speaker(d, speakers))
             except InputError as e:
                 prefix = f"dialogues[{i}]: " if len(items) > 1 or "dialogues" in body else ""
                 raise HTTPException(422, prefix + e.message) from None

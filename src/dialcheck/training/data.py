@@ -49,7 +49,6 @@ __all__ = [
     "labelled_dialogue_pairs",
     "neighbour_pairs",
     "perturbation_pairs",
-    "value_swap_pairs",
     "pseudo_dialogues",
     "random_premise_negatives",
     "restatement_negatives",
@@ -58,6 +57,7 @@ __all__ = [
     "split_groups",
     "synthetic_histories",
     "top_pair_evidence",
+    "value_swap_pairs",
 ]
 
 UNLABELLED_SOURCES = ("aug.neighbour",)  # pairs whose label is a placeholder: for distillation only
