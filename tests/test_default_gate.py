@@ -20,6 +20,8 @@ def _record(**over):
         "decode_hand_a/n": 64,
         "decode_hand_b/accuracy": 50.0,
         "decode_hand_b/n": 48,
+        "decode_hand_values/accuracy": 56.82,
+        "decode_hand_values/n": 44,
     }
     rec.update(over)
     return rec
