@@ -13,9 +13,13 @@ Kept: the strict gold label (goldstandard1) is "Yes" or "No" (not "Probably …"
 NA); the answer has at least three words and does not open with a bare yes/no word ("Yes, …", "Nope", "Sure"),
 which would teach the surface cue instead of the content; the statement has at least three words and no "I"
 after its first word (the annotators' rewrites of "you" sometimes garble the object: "You can come visit I .").
-``--per-label`` caps each label (default 4,000, drawn with the seed).
+``--per-label`` caps each label (default 4,000, drawn with the seed). With ``--held-out-from FILE`` (a file this
+script wrote for training) only dialogues whose turns are not in FILE are kept, ``--per-label`` of each label
+drawn from them, contradictions first: a calibration set the trained model has not seen.
 
     python benchmarks/circa_statement_dialogues.py --out runs/circa_statements.jsonl
+    python benchmarks/circa_statement_dialogues.py --held-out-from runs/circa_statements.jsonl --per-label 1000 \
+        --out runs/circa_heldout.jsonl          # 2,000 dialogues for dialcheck train --calibrate-on
     dialcheck train ... --dialogues runs/circa_statements.jsonl \\
         --distill-alpha-by dialogues.positive=0,dialogues.negative=0      # with a teacher: keep their gold labels
 """
@@ -101,19 +105,38 @@ def statement_records(
     return out, counts
 
 
+def held_out(records: Sequence[dict], used: Path, per_label: int | None, seed: int = 0) -> list[dict]:
+    """The records whose turns are not those of any dialogue in ``used``, ``per_label`` of each label drawn
+    with the seed, contradictions first."""
+    seen = {json.dumps(json.loads(line)["turns"]) for line in used.read_text(encoding="utf-8").splitlines() if line}
+    rest = [r for r in records if json.dumps(r["turns"]) not in seen]
+    rng = random.Random(seed)
+    out = []
+    for label in (True, False):
+        recs = [r for r in rest if r["contradiction"] is label]
+        out += rng.sample(recs, per_label) if per_label is not None and len(recs) > per_label else recs
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="the JSONL file to write")
     ap.add_argument("--data", default=None, help="data directory (default: ../shared/data or $DIALCHECK_DATA)")
     ap.add_argument("--per-label", type=int, default=4000, help="at most this many of each label (0: all)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--held-out-from", default=None, metavar="FILE", help="keep only dialogues not in FILE")
     args = ap.parse_args(argv)
     try:
         rows = load_circa(data_dir(args.data))
     except InputError as e:
         print(f"circa_statement_dialogues: {e}", file=sys.stderr)
         return 2
-    records, counts = statement_records(rows, args.per_label or None, args.seed)
+    if args.held_out_from:
+        records, counts = statement_records(rows, None, args.seed)
+        records = held_out(records, Path(args.held_out_from), args.per_label or None, args.seed)
+        counts = {"usable": counts["consistent"] + counts["contradiction"], "written": len(records)}
+    else:
+        records, counts = statement_records(rows, args.per_label or None, args.seed)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:

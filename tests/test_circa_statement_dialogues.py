@@ -48,3 +48,17 @@ def test_a_missing_corpus_is_named(load_benchmark, tmp_path, capsys):
     mod = load_benchmark("circa_statement_dialogues")
     assert mod.main(["--out", str(tmp_path / "x.jsonl"), "--data", str(tmp_path)]) == 2
     assert "circa-data.tsv" in capsys.readouterr().err
+
+
+def test_held_out_keeps_only_dialogues_not_in_the_training_file(load_benchmark, tmp_path):
+    mod = load_benchmark("circa_statement_dialogues")
+    rows = [_row(i, f"I play instrument number {i} .", f"I really do play number {i} daily.", "Yes") for i in range(6)]
+    rows += [_row(10 + i, f"I like genre number {i} .", f"I only listen to number {i + 1}.", "No") for i in range(4)]
+    records, _ = mod.statement_records(rows, per_label=None, seed=0)
+    used = tmp_path / "train.jsonl"
+    used.write_text("".join(json.dumps(r) + "\n" for r in records[:3] + records[6:8]), encoding="utf-8")
+    out = mod.held_out(records, used, per_label=2, seed=0)
+    trained = {json.dumps(r["turns"]) for r in records[:3] + records[6:8]}
+    assert not {json.dumps(r["turns"]) for r in out} & trained
+    assert [r["contradiction"] for r in out] == [True, True, False, False]  # 2 of each, contradictions first
+    assert len(mod.held_out(records, used, per_label=None)) == len(records) - 5
