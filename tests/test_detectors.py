@@ -3,8 +3,9 @@ import pytest
 
 from dialcheck.detectors import UnstructuredDetector, UtteranceDetector, load_detector
 from dialcheck.detectors.core import PairClassifier
-from dialcheck.errors import ModelError
+from dialcheck.errors import InputError, ModelError
 from dialcheck.schema import Dialogue
+from helpers_chat import CHAT, TOOL_CALL
 
 
 class RuleClassifier:
@@ -182,16 +183,8 @@ def test_top_level_check_and_load_work_on_a_saved_model(tiny_detector_dir):
 
 def test_top_level_check_with_a_speaker_checks_that_speakers_last_reply(tiny_detector_dir):
     import dialcheck
-    from dialcheck.errors import InputError
 
-    chat = [
-        {"role": "user", "content": "Do you have pets?"},
-        {"role": "assistant", "content": "I have two dogs."},
-        {"role": "user", "content": "What do you do?"},
-        {"role": "assistant", "content": "I never had a pet."},
-        {"role": "user", "content": "Really?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]},
-    ]
+    chat = [*CHAT, TOOL_CALL]  # ends with a tool call after the user's message
     v = dialcheck.check({"messages": chat}, model=tiny_detector_dir, speaker="assistant")
     want = dialcheck.check({"messages": chat[:4]}, model=tiny_detector_dir)
     assert v.to_dict() == want.to_dict() and set(v.pair_scores) == {1}
