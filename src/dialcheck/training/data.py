@@ -58,6 +58,7 @@ __all__ = [
     "synthetic_histories",
     "top_pair_evidence",
     "value_swap_pairs",
+    "values_of",
 ]
 
 UNLABELLED_SOURCES = ("aug.neighbour",)  # pairs whose label is a placeholder: for distillation only
@@ -434,10 +435,10 @@ def value_swap_pairs(pairs: Sequence[Pair], seed: int = 0, lexicon: Any = None, 
             continue
         same = para.paraphrase(u, rng)
         if same is None or same == u or values_of(same) != values:
-            digit = list(_VALUE.finditer(u))[k]
-            if digit.group(0) not in _SMALL or u[digit.end() : digit.end() + 1].isalpha():  # not "9th", "2pm"
+            m = list(_VALUE.finditer(u))[k]  # no paraphrase: write a number 2-12 the other way, if it is one
+            if m.group(0) not in _SMALL or u[m.end() : m.end() + 1].isalpha():  # not "9th", "2pm"
                 continue
-            same = u[: digit.start()] + _SMALL[digit.group(0)] + u[digit.end() :]
+            same = u[: m.start()] + _SMALL[m.group(0)] + u[m.end() :]
         elif rng.random() < 0.5:
             changed = _swap_value(same, k, rng)
         group = f"values:{u}"
