@@ -54,13 +54,7 @@ def test_check_reads_chat_completion_messages_and_names_evidence_by_message_inde
 ):
     import io
 
-    msgs = [
-        {"role": "system", "content": "You are a pet-loving assistant."},
-        {"role": "user", "content": "Do you have dogs?"},
-        {"role": "assistant", "content": "I have two dogs."},
-        {"role": "user", "content": "Cute!"},
-        {"role": "assistant", "content": "I never had dogs."},
-    ]
+    msgs = [{"role": "system", "content": "You are a pet-loving assistant."}, *CHAT[:4]]  # ends with the assistant
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"id": "m1", "messages": msgs})))
     code, out, _ = _run(capsys, "check", "-", "--json", "--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0")
     row = json.loads(out)
