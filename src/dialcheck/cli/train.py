@@ -199,12 +199,15 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--init",
+        nargs="+",
         default=None,
         metavar="FOLDER",
         help="decode: continue training a saved detector, LoRA or fully fine-tuned (its base, adapter, type "
         "and max length are used; --base/--lora/--full/--max-length are ignored), e.g. to add your "
         "own data or resume an interrupted run from OUT/checkpoint; with a --detector of the other type, a warm "
         "start of that detector from the same pair classifier (--max-length default 256 for unstructured); "
+        "several folders (detectors continued from one start): start from their weight average, a model soup "
+        "(with --epochs 0: the soup, calibrated); "
         "cdconv: start "
         "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
         "are used; a 4-way classifier gets a new head)",
@@ -286,6 +289,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace, out: Path) -> int:
+    inits = args.init or []
+    if len(inits) > 1 and args.task != "decode":
+        raise InputError(f"--init takes one folder for --task {args.task}; several (a soup) apply to --task decode")
+    args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
     if args.task != "cdconv" and (args.lexical or args.add_lexical):
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
     if args.task != "decode" and args.pair_order:
@@ -336,6 +343,11 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     from ..training.card import init_record, write_model_card
 
     init = None
+    if args.init_soup:
+        from ..training.soup import average_detectors
+
+        args.init = str(average_detectors(args.init_soup, out / "init-soup"))
+        print(f"dialcheck: starting from the average of {len(args.init_soup)} detectors", file=sys.stderr)
     if args.init:
         from ..detectors.base import DetectorConfig
 
@@ -435,7 +447,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         if Path(args.teacher).is_file():
             info["teacher_scores_meta"] = _check_scores_file(args.teacher, teacher_scores, only, cfg.epochs)
     if init is not None:
-        info["init"] = init_record(args.init, old)
+        info["init"] = old.training["init"] if args.init_soup else init_record(args.init, old)
     train_detector(
         det,
         data.train,
@@ -455,6 +467,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     det.save(out)
     write_model_card(out, det.config)
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
+    shutil.rmtree(out / "init-soup", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
 

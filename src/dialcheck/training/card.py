@@ -71,7 +71,13 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         "",
     ]
     init = t.get("init")
-    if isinstance(init, dict):
+    if isinstance(init, dict) and isinstance(init.get("soup"), list):
+        lines += ["Starts from the weight average (a model soup) of:", ""]
+        for ing in init["soup"]:
+            lines += [f"- `{ing.get('folder')}` (weight {ing.get('weight')}, {ing.get('date')}), trained by:", ""]
+            lines += ["  ```", f"  {ing.get('command')}", "  ```", ""]
+        lines += ["and then:", ""]
+    elif isinstance(init, dict):
         lines += [f"Continues `{init.get('folder')}` ({init.get('date')}), which was trained by:", ""]
         lines += ["```", str(init.get("command")), "```", "", "and then:", ""]
     if t.get("command"):

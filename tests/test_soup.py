@@ -1,0 +1,129 @@
+"""Model soups: the weight average of detectors continued from one start (``dialcheck train --init A B``)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from safetensors.numpy import load_file, save_file
+
+from dialcheck.detectors.modeling import DetectorConfig, load_model
+from dialcheck.errors import InputError
+from dialcheck.training.soup import average_detectors
+from helpers_cli import run_cli
+
+
+def _variant(src: Path, out: Path, seed: int, name: str = "weights.safetensors") -> Path:
+    """A copy of ``src`` whose every float tensor is moved by seeded noise (LoRA B included, so the update
+    is not zero): stands in for a detector continued from ``src`` with other data."""
+    rng = np.random.default_rng(seed)
+    shutil.copytree(src, out)
+    state = load_file(str(out / name))
+    moved = {k: (v + rng.normal(0, 0.2, v.shape)).astype(v.dtype) if v.dtype.kind == "f" else v for k, v in state.items()}
+    save_file(moved, str(out / name), metadata={"format": "pt"})
+    return out
+
+
+def _merged(folder: Path) -> dict[str, np.ndarray]:
+    """Every weight of the inference model (adapters merged into the base)."""
+    model, _ = load_model(folder, DetectorConfig.from_file(folder / "dialcheck.json"))
+    return {k: v.detach().double().numpy() for k, v in model.state_dict().items()}
+
+
+@pytest.fixture(scope="module")
+def two_lora(tiny_detector_dir, tmp_path_factory):
+    root = tmp_path_factory.mktemp("soup")
+    return _variant(tiny_detector_dir, root / "a", 1), _variant(tiny_detector_dir, root / "b", 2)
+
+
+def test_exact_soup_of_lora_detectors_is_the_average_of_their_weights(two_lora, tmp_path):
+    a, b = two_lora
+    soup = average_detectors([a, b], tmp_path / "soup", weights=[3, 1], exact=True)
+    cfg = json.loads((soup / "dialcheck.json").read_text())
+    assert cfg["adapter"]["r"] == 8 and cfg["adapter"]["alpha"] == 16  # two rank-4 adapters side by side
+    ma, mb, ms = _merged(a), _merged(b), _merged(soup)
+    assert set(ms) == set(ma)
+    for k in ms:  # base + 0.75 * update_a + 0.25 * update_b, heads averaged
+        np.testing.assert_allclose(ms[k], 0.75 * ma[k] + 0.25 * mb[k], atol=1e-5, err_msg=k)
+    assert [i["weight"] for i in cfg["training"]["init"]["soup"]] == [0.75, 0.25]
+
+
+def test_default_soup_keeps_the_rank_and_is_the_best_update_of_that_rank(two_lora, tmp_path):
+    a, b = two_lora
+    exact = _merged(average_detectors([a, b], tmp_path / "exact", exact=True))
+    cut = average_detectors([a, b], tmp_path / "cut")
+    assert json.loads((cut / "dialcheck.json").read_text())["adapter"]["r"] == 4
+    shapes = {k: v.shape for k, v in load_file(str(cut / "weights.safetensors")).items()}
+    assert shapes == {k: v.shape for k, v in load_file(str(a / "weights.safetensors")).items()}
+    ma, mc = _merged(a), _merged(cut)
+    key = next(k for k in mc if k.endswith("attention.self.query.weight"))
+    base = ma[key] - _update(a, key)
+    # the cut update is the rank-4 truncation of the exact one
+    u, s, vt = np.linalg.svd(exact[key] - base)
+    np.testing.assert_allclose(mc[key] - base, (u[:, :4] * s[:4]) @ vt[:4], atol=1e-5)
+    # the soup of a detector with itself is that detector
+    same = _merged(average_detectors([a, a], tmp_path / "same"))
+    for k in ma:
+        np.testing.assert_allclose(same[k], ma[k], atol=1e-5, err_msg=k)
+
+
+def _update(folder: Path, merged_key: str) -> np.ndarray:
+    """scale * B @ A of the adapter of one merged weight."""
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    state = load_file(str(folder / "weights.safetensors"))
+    stem = merged_key.removesuffix(".weight")
+    ka = next(k for k in state if k.endswith(f"{stem}.lora_A.weight"))
+    scale = cfg["adapter"]["alpha"] / cfg["adapter"]["r"]
+    return scale * state[ka.replace("lora_A", "lora_B")].astype(np.float64) @ state[ka].astype(np.float64)
+
+
+def test_soup_of_fully_fine_tuned_detectors(tiny_base, tmp_path):
+    import torch
+
+    from dialcheck.detectors import UtteranceDetector
+    from dialcheck.detectors.modeling import build_model
+
+    torch.manual_seed(0)
+    det = UtteranceDetector(base=str(tiny_base))
+    det.attach(*build_model(det.config))
+    det.save(tmp_path / "full")
+    a = _variant(tmp_path / "full", tmp_path / "a", 1, "model.safetensors")
+    b = _variant(tmp_path / "full", tmp_path / "b", 2, "model.safetensors")
+    soup = average_detectors([a, b], tmp_path / "soup")
+    ma, mb, ms = _merged(a), _merged(b), _merged(soup)
+    for k in ms:
+        np.testing.assert_allclose(ms[k], 0.5 * ma[k] + 0.5 * mb[k], atol=1e-6, err_msg=k)
+
+
+def test_soup_refuses_detectors_that_do_not_share_a_start(two_lora, tmp_path):
+    a, b = two_lora
+    with pytest.raises(InputError, match="at least two"):
+        average_detectors([a], tmp_path / "x")
+    other = tmp_path / "other"
+    shutil.copytree(b, other)
+    cfg = json.loads((other / "dialcheck.json").read_text())
+    cfg["labels"] = ["yes", "no"]
+    (other / "dialcheck.json").write_text(json.dumps(cfg))
+    with pytest.raises(InputError, match=r"other/dialcheck.json: labels is \['yes', 'no'\]"):
+        average_detectors([a, other], tmp_path / "x")
+    with pytest.raises(InputError, match="dialcheck.json is missing"):
+        average_detectors([a, tmp_path], tmp_path / "x")
+    with pytest.raises(InputError, match="weights must be 2 non-negative"):
+        average_detectors([a, b], tmp_path / "x", weights=[1, -1])
+
+
+def test_train_with_several_init_folders_calibrates_their_soup(capsys, two_lora, tmp_path, data_root):
+    a, b = two_lora
+    out = tmp_path / "soup"
+    args = ["--epochs", "0", "--limit", "10", "--data-dir", str(data_root), "--no-progress"]
+    code, _, err = run_cli(capsys, "train", "--init", str(a), str(b), "--out", str(out), *args)
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["MODEL_CARD.md", "dialcheck.json", "weights.safetensors"]
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
+    assert "tau" in cfg["metrics"] and cfg["adapter"]["r"] == 4
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "weight average (a model soup)" in card and f"`{a}`" in card and f"`{b}`" in card
+    code, _, err = run_cli(capsys, "train", "--task", "cdconv", "--init", str(a), str(b), "--out", str(tmp_path / "z"))
+    assert code == 2 and "--init takes one folder for --task cdconv" in err
