@@ -20,7 +20,7 @@ def _variant(src: Path, out: Path, seed: int, name: str = "weights.safetensors")
     rng = np.random.default_rng(seed)
     shutil.copytree(src, out)
     state = load_file(str(out / name))
-    moved = {k: (v + rng.normal(0, 0.2, v.shape)).astype(v.dtype) if v.dtype.kind == "f" else v for k, v in state.items()}
+    moved = {k: (v + rng.normal(0, 0.2, v.shape)).astype(v.dtype) for k, v in state.items() if v.dtype.kind == "f"}
     save_file(moved, str(out / name), metadata={"format": "pt"})
     return out
 
@@ -39,7 +39,7 @@ def two_lora(tiny_detector_dir, tmp_path_factory):
 
 def test_exact_soup_of_lora_detectors_is_the_average_of_their_weights(two_lora, tmp_path):
     a, b = two_lora
-    soup = average_detectors([a, b], tmp_path / "soup", weights=[3, 1], exact=True)
+    soup = average_detectors([a, b], tmp_path / "soup", weights=[3, 1])
     cfg = json.loads((soup / "dialcheck.json").read_text())
     assert cfg["adapter"]["r"] == 8 and cfg["adapter"]["alpha"] == 16  # two rank-4 adapters side by side
     ma, mb, ms = _merged(a), _merged(b), _merged(soup)
@@ -49,10 +49,10 @@ def test_exact_soup_of_lora_detectors_is_the_average_of_their_weights(two_lora, 
     assert [i["weight"] for i in cfg["training"]["init"]["soup"]] == [0.75, 0.25]
 
 
-def test_default_soup_keeps_the_rank_and_is_the_best_update_of_that_rank(two_lora, tmp_path):
+def test_soup_cut_to_a_rank_is_the_best_update_of_that_rank(two_lora, tmp_path):
     a, b = two_lora
-    exact = _merged(average_detectors([a, b], tmp_path / "exact", exact=True))
-    cut = average_detectors([a, b], tmp_path / "cut")
+    exact = _merged(average_detectors([a, b], tmp_path / "exact"))
+    cut = average_detectors([a, b], tmp_path / "cut", rank=4)
     assert json.loads((cut / "dialcheck.json").read_text())["adapter"]["r"] == 4
     shapes = {k: v.shape for k, v in load_file(str(cut / "weights.safetensors")).items()}
     assert shapes == {k: v.shape for k, v in load_file(str(a / "weights.safetensors")).items()}
@@ -63,7 +63,7 @@ def test_default_soup_keeps_the_rank_and_is_the_best_update_of_that_rank(two_lor
     u, s, vt = np.linalg.svd(exact[key] - base)
     np.testing.assert_allclose(mc[key] - base, (u[:, :4] * s[:4]) @ vt[:4], atol=1e-5)
     # the soup of a detector with itself is that detector
-    same = _merged(average_detectors([a, a], tmp_path / "same"))
+    same = _merged(average_detectors([a, a], tmp_path / "same", rank=4))
     for k in ma:
         np.testing.assert_allclose(same[k], ma[k], atol=1e-5, err_msg=k)
 
@@ -107,22 +107,30 @@ def test_soup_refuses_detectors_that_do_not_share_a_start(two_lora, tmp_path):
     (other / "dialcheck.json").write_text(json.dumps(cfg))
     with pytest.raises(InputError, match=r"other/dialcheck.json: labels is \['yes', 'no'\]"):
         average_detectors([a, other], tmp_path / "x")
-    with pytest.raises(InputError, match="dialcheck.json is missing"):
+    with pytest.raises(InputError, match=r"dialcheck\.json is missing"):
         average_detectors([a, tmp_path], tmp_path / "x")
     with pytest.raises(InputError, match="weights must be 2 non-negative"):
         average_detectors([a, b], tmp_path / "x", weights=[1, -1])
+    with pytest.raises(InputError, match="rank must be at least 1"):
+        average_detectors([a, b], tmp_path / "x", rank=0)
 
 
 def test_train_with_several_init_folders_calibrates_their_soup(capsys, two_lora, tmp_path, data_root):
     a, b = two_lora
     out = tmp_path / "soup"
     args = ["--epochs", "0", "--limit", "10", "--data-dir", str(data_root), "--no-progress"]
-    code, _, err = run_cli(capsys, "train", "--init", str(a), str(b), "--out", str(out), *args)
+    code, _, err = run_cli(capsys, "train", "--init", str(a), str(b), "--out", str(out), "--half", *args)
     assert code == 0, err
     assert sorted(p.name for p in out.iterdir()) == ["MODEL_CARD.md", "dialcheck.json", "weights.safetensors"]
     cfg = json.loads((out / "dialcheck.json").read_text())
     assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
-    assert "tau" in cfg["metrics"] and cfg["adapter"]["r"] == 4
+    assert "tau" in cfg["metrics"] and cfg["adapter"]["r"] == 8
+    # the exact soup in float16: the size of one float32 ingredient, the same weights to float16 precision
+    stored = load_file(str(out / "weights.safetensors"))
+    assert {v.dtype for v in stored.values()} == {np.dtype("float16")}
+    exact = _merged(average_detectors([a, b], tmp_path / "exact"))
+    for k, v in _merged(out).items():
+        np.testing.assert_allclose(v, exact[k], rtol=2e-3, atol=2e-3, err_msg=k)
     card = (out / "MODEL_CARD.md").read_text()
     assert "weight average (a model soup)" in card and f"`{a}`" in card and f"`{b}`" in card
     code, _, err = run_cli(capsys, "train", "--task", "cdconv", "--init", str(a), str(b), "--out", str(tmp_path / "z"))

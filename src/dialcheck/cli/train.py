@@ -212,6 +212,12 @@ def add_parser(sub: Any) -> None:
         "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
         "are used; a 4-way classifier gets a new head)",
     )
+    p.add_argument(
+        "--half",
+        action="store_true",
+        help="decode: store the LoRA adapter and head in float16 (half the file, read back into float32; "
+        "e.g. for a soup of several --init folders, whose adapter has their ranks summed)",
+    )
     own = p.add_argument_group("your own labelled dialogues (decode, utterance-based)")
     own.add_argument(
         "--dialogues",
@@ -295,6 +301,8 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
     if args.task != "cdconv" and (args.lexical or args.add_lexical):
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
+    if args.task != "decode" and args.half:
+        raise InputError("--half applies to --task decode")
     if args.task != "decode" and args.pair_order:
         raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
     if args.task != "decode" and (args.dialogues or args.calibrate_on):
@@ -397,6 +405,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     cls = UnstructuredDetector if args.detector == "unstructured" else UtteranceDetector
     if init is not None:
         adapter = dict(old.adapter) if old.adapter else None
+    if args.half and adapter is None:
+        raise InputError("--half stores a LoRA adapter in float16; this detector is fully fine-tuned")
     det = cls(base=args.base, adapter=adapter, max_length=args.max_length)
     order = args.pair_order or (old.options.get("pair_order", "forward") if init is not None else "forward")
     if order != "forward":
@@ -464,7 +474,7 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         resume_dir=out / "resume",
         resume=args.resume,
     )
-    det.save(out)
+    det.save(out, half=args.half)
     write_model_card(out, det.config)
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
     shutil.rmtree(out / "init-soup", ignore_errors=True)

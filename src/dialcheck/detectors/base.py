@@ -157,13 +157,14 @@ class Detector(ABC):
         model, tok = load_model(folder, self.config)
         self.attach(model, tok)
 
-    def save(self, path: str | Path) -> Path:
-        """Write the config and weights to ``path`` (see :mod:`dialcheck.detectors.modeling`)."""
+    def save(self, path: str | Path, half: bool = False) -> Path:
+        """Write the config and weights to ``path`` (see :mod:`dialcheck.detectors.modeling`); ``half``
+        stores a LoRA adapter and head in float16 (half the file; read back into float32)."""
         from .modeling import save_model
 
         clf = self.classifier
         folder = Path(path)
-        save_model(clf.model, clf.tokenizer, folder, self.config)
+        save_model(clf.model, clf.tokenizer, folder, self.config, half=half)
         self.path = folder
         return folder
 

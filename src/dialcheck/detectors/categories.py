@@ -119,8 +119,8 @@ class CategoryDetector(Detector):
         super().load_weights(folder)
         self.lexical = LexicalHead.load(folder) if LexicalHead.present(folder) else None
 
-    def save(self, path: str | Path) -> Path:
-        folder = super().save(path)
+    def save(self, path: str | Path, half: bool = False) -> Path:
+        folder = super().save(path, half=half)
         if self.lexical is not None:
             self.lexical.save(folder)
         return folder
@@ -316,13 +316,13 @@ class HierarchicalDetector(Detector):
             options={"stage": stage},
         )
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, half: bool = False) -> Path:
         folder = Path(path)
         folder.mkdir(parents=True, exist_ok=True)
         for stage, clf in self.stages.items():
             if not isinstance(clf, PairClassifier):
                 raise ModelError(f"stage {stage!r} is not a trained classifier and cannot be saved")
-            save_model(clf.model, clf.tokenizer, folder / stage, self.stage_config(stage, clf.labels))
+            save_model(clf.model, clf.tokenizer, folder / stage, self.stage_config(stage, clf.labels), half=half)
         self.config.options = {**self.config.options, "stages": list(STAGES)}
         (folder / CONFIG_NAME).write_text(self.config.to_json(), encoding="utf-8")
         if self.lexical is not None:
