@@ -354,7 +354,8 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     if args.init_soup:
         from ..training.soup import average_detectors
 
-        args.init = str(average_detectors(args.init_soup, out / "init-soup"))
+        # with --half the soup is rounded before calibration, so tau is set on the weights that are stored
+        args.init = str(average_detectors(args.init_soup, out / "init-soup", half=args.half))
         print(f"dialcheck: starting from the average of {len(args.init_soup)} detectors", file=sys.stderr)
     if args.init:
         from ..detectors.base import DetectorConfig
