@@ -59,13 +59,23 @@ def test_default_english_detector_is_small_and_documented():
     assert "circa_statement_dialogues.py" in card  # the command's inputs are rebuilt from the repository
 
 
-def test_the_previous_default_still_loads_by_name():
+@pytest.mark.parametrize("name", ["decode-utterance-minilm-v3", "decode-utterance-minilm-v6"])
+def test_the_previous_defaults_still_load_by_name(name):
     import dialcheck
 
     d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
-    v = dialcheck.check(d, model="decode-utterance-minilm-v3")
+    v = dialcheck.check(d, model=name)
     assert v.contradiction and v.evidence == (1,)
-    assert dialcheck.load("decode-utterance-minilm-v3").path.name != default_model_path("en").name
+    assert dialcheck.load(name).path.name != default_model_path("en").name
+
+
+def test_the_default_is_a_soup_whose_card_names_its_ingredients():
+    folder = default_model_path("en")
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    ingredients = [i["folder"] for i in cfg["training"]["init"]["soup"]]
+    assert [i.rsplit("/", 1)[-1] for i in ingredients] == ["decode-utterance-minilm-v5", "decode-utterance-minilm-v6"]
+    card = (folder / "MODEL_CARD.md").read_text()
+    assert all(f"`{i}`" in card for i in ingredients) and "model soup" in card
 
 
 def test_demo_command_runs(capsys):
@@ -157,7 +167,8 @@ def test_every_listed_model_loads_by_its_name_as_the_type_the_listing_gives():
     from dialcheck.catalog import shipped_models
 
     models = [m for m in shipped_models() if m.base_installed]
-    assert {"decode-utterance-minilm-v6", "circa-yesno-minilm-v2"} <= {m.name for m in models}
+    names = {m.name for m in models}
+    assert {"decode-utterance-minilm-v8", "decode-utterance-minilm-v6", "circa-yesno-minilm-v2"} <= names
     for m in models:
         if m.detector == ANSWER_CLASSIFIER_TYPE:
             loaded = load_answer_classifier(m.name)
@@ -184,7 +195,9 @@ def test_the_shipped_defaults_give_the_same_verdicts_on_onnx_runtime(tmp_path):
         got = det.predict(dialogues)
         assert [v.contradiction for v in got] == [v.contradiction for v in torch_v]
         assert [v.evidence for v in got] == [v.evidence for v in torch_v]
-        tol = 0.05 if int8 else 1e-4
+        # int8 moves scores: for v8, median 0.01, 90th percentile 0.06, max 0.15 over 400 DECODE dialogues
+        # (benchmarks/throughput.py --onnx); the demo's "music" dialogue moves 0.07, its verdict does not
+        tol = 0.1 if int8 else 1e-4
         assert [v.score for v in got] == pytest.approx([v.score for v in torch_v], abs=tol)
     questions, answers = ["Do you like jazz?", "Are you free on Friday?"], ["Yes, I love it.", "I'm working all day."]
     want = load_answer_classifier().judge(questions, answers)
