@@ -135,3 +135,13 @@ def test_train_with_several_init_folders_calibrates_their_soup(capsys, two_lora,
     assert "weight average (a model soup)" in card and f"`{a}`" in card and f"`{b}`" in card
     code, _, err = run_cli(capsys, "train", "--task", "cdconv", "--init", str(a), str(b), "--out", str(tmp_path / "z"))
     assert code == 2 and "--init takes one folder for --task cdconv" in err
+
+
+def test_init_takes_shipped_models_by_name(capsys, tmp_path, data_root):
+    """Resolution only: an unknown name fails on the folder, a shipped one gets past it (to the data)."""
+    bad = run_cli(capsys, "train", "--init", "no-such-model", "--epochs", "0", "--out", str(tmp_path / "a"))
+    assert bad[0] == 2 and "no-such-model: --init needs a saved dialcheck detector folder" in bad[2]
+    args = ["--epochs", "0", "--out", str(tmp_path / "b"), "--data-dir", str(tmp_path / "nodata")]
+    code, _, err = run_cli(capsys, "train", "--init", "decode-utterance-minilm-v5", "decode-utterance-minilm-v6", *args)
+    assert code == 2 and "not a saved dialcheck detector" not in err and "nodata" in err
+    assert not (tmp_path / "b").exists()  # a failed run leaves nothing in OUT, so it can be run again

@@ -295,7 +295,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace, out: Path) -> int:
-    inits = args.init or []
+    from ..detectors import default_model_path
+    from ..detectors.modeling import shipped_or_path
+
+    # a shipped model by its name (`dialcheck models`), wherever the package is installed
+    inits = [str(shipped_or_path(f, default_model_path().parent)) for f in args.init or []]
     if len(inits) > 1 and args.task != "decode":
         raise InputError(f"--init takes one folder for --task {args.task}; several (a soup) apply to --task decode")
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
@@ -346,17 +350,26 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
 
 
 def run_decode(args: argparse.Namespace, out: Path) -> int:
+    if not args.init_soup:
+        return _run_decode(args, out)
+    import tempfile
+
+    from ..training.soup import average_detectors
+
+    # the soup lives in a temporary folder (never in OUT: a failed run must leave OUT as it was)
+    with tempfile.TemporaryDirectory(prefix="dialcheck-soup-") as tmp:
+        # with --half the soup is rounded before calibration, so tau is set on the weights that are stored
+        args.init = str(average_detectors(args.init_soup, Path(tmp) / "soup", half=args.half))
+        print(f"dialcheck: starting from the average of {len(args.init_soup)} detectors", file=sys.stderr)
+        return _run_decode(args, out)
+
+
+def _run_decode(args: argparse.Namespace, out: Path) -> int:
     from ..detectors import UnstructuredDetector, UtteranceDetector
     from ..training import TrainConfig, build_decode_training_data, train_detector
     from ..training.card import init_record, write_model_card
 
     init = None
-    if args.init_soup:
-        from ..training.soup import average_detectors
-
-        # with --half the soup is rounded before calibration, so tau is set on the weights that are stored
-        args.init = str(average_detectors(args.init_soup, out / "init-soup", half=args.half))
-        print(f"dialcheck: starting from the average of {len(args.init_soup)} detectors", file=sys.stderr)
     if args.init:
         from ..detectors.base import DetectorConfig
 
@@ -478,7 +491,6 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
     det.save(out, half=args.half)
     write_model_card(out, det.config)
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
-    shutil.rmtree(out / "init-soup", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
 
