@@ -28,7 +28,7 @@ from ..detectors.modeling import CONFIG_NAME, WEIGHTS_NAME, DetectorConfig
 from ..errors import InputError
 from ..vocab import read_added_tokens
 
-__all__ = ["average_detectors", "soup_record"]
+__all__ = ["average_detectors"]
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +90,7 @@ def _average_lora(
     r = total if rank is None else min(rank, total)
     # one scale for the soup: the common one if the ingredients share it (alpha stays an integer), else 1
     scale = scales[0] if len(set(scales)) == 1 and float(scales[0] * r).is_integer() else 1.0
+    f = [np.sqrt(wi * si / scale) for wi, si in zip(w, scales, strict=True)]  # per ingredient, on A and on B
     out: dict[str, np.ndarray] = {}
     for key in states[0]:
         if ".lora_B." in key:
@@ -99,7 +100,6 @@ def _average_lora(
             continue
         bkey = key.replace(".lora_A.", ".lora_B.")
         # the update of the average, written as B @ A with the ingredients side by side
-        f = [np.sqrt(wi * si / scale) for wi, si in zip(w, scales, strict=True)]
         a = np.concatenate([fi * s[key] for fi, s in zip(f, states, strict=True)], axis=0)
         b = np.concatenate([fi * s[bkey] for fi, s in zip(f, states, strict=True)], axis=1)
         if r < total:
@@ -152,9 +152,8 @@ def average_detectors(
             raise InputError(f"rank must be at least 1, got {rank}")
         state, r, alpha = _average_lora(states, configs, w, rank)
         config.adapter = {**(config.adapter or {}), "r": r, "alpha": alpha}
-        for extra in ("added_tokens.txt",):
-            if (paths[0] / extra).exists():
-                shutil.copy2(paths[0] / extra, target / extra)
+        if (paths[0] / "added_tokens.txt").exists():  # the same in every ingredient (checked above)
+            shutil.copy2(paths[0] / "added_tokens.txt", target / "added_tokens.txt")
     else:
         if half or rank is not None:
             raise InputError("rank and half apply to LoRA detectors; these are fully fine-tuned")
@@ -168,18 +167,12 @@ def average_detectors(
         str(target / name),
         metadata={"format": "pt", **({"dialcheck": "lora"} if lora else {})},
     )
-    config.training = {"init": soup_record(paths, w)}
+    soup = [
+        {"folder": str(p), "weight": round(wi, 6), "command": c.training.get("command"), "date": c.training.get("date")}
+        for p, wi, c in zip(paths, w, configs, strict=True)
+    ]
+    config.training = {"init": {"soup": soup}}  # what a run from the soup records as its start
     config.metrics = {}
     (target / CONFIG_NAME).write_text(config.to_json(), encoding="utf-8")
     log.info("averaged %d detectors into %s", len(paths), target)
     return target
-
-
-def soup_record(folders: Sequence[str | Path], weights: Sequence[float] | None = None) -> dict[str, Any]:
-    """Provenance of a soup, kept under ``training["init"]``: each ingredient, its weight and its command."""
-    w = _weights(len(folders), weights)
-    soup = []
-    for f, wi in zip(folders, w, strict=True):
-        t = _read(Path(f)).training
-        soup.append({"folder": str(f), "weight": round(wi, 6), "command": t.get("command"), "date": t.get("date")})
-    return {"soup": soup}
