@@ -237,3 +237,23 @@ def test_check_with_a_speaker_checks_their_last_turn_with_text(client):
     assert r.json()["detail"] == "dialogues[0]: no turn with text by assistant (its speakers: user)"
     assert client.post("/check", json={"messages": chat}).status_code == 422  # the tool call is the last turn
     assert client.post("/check", json={"messages": chat, "speaker": 3}).status_code == 422
+
+
+def test_a_request_over_the_text_budget_is_a_413_and_one_within_it_is_answered(tiny_detector_dir, monkeypatch):
+    import uvicorn
+
+    from dialcheck.cli import main
+
+    apps = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
+    assert main(["serve", "--model", str(tiny_detector_dir), "--max-chars", "20", "--max-dialogues", "2"]) == 0
+    client = TestClient(apps[0])
+    ok = client.post("/check", json=["I have a cat.", "no"])  # 15 characters
+    assert ok.status_code == 200 and len(ok.json()["verdicts"]) == 1
+    big = client.post("/check", json=["I have a cat.", "no", "I never had pets."])  # 32
+    assert big.status_code == 413 and "at most 20 characters per request, got 32" in big.json()["detail"]
+    # a /rank context is read once per candidate: 2 x ("I have a cat." + "x") = 28
+    rank = client.post("/rank", json={"context": ["I have a cat."], "candidates": ["x", "y"]})
+    assert rank.status_code == 413 and "got 28" in rank.json()["detail"]
+    assert client.post("/check", json={"dialogues": [["a", "b"]] * 3}).status_code == 413  # --max-dialogues
+    assert main(["serve", "--max-chars", "0"]) == 2

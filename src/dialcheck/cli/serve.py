@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from ..errors import InputError, MissingDependencyError
+from ..serve.app import MAX_CHARS
 from .common import add_model_options, load_for
 
 HELP = "serve the detector over HTTP (needs the serve extra)"
@@ -28,6 +29,15 @@ def add_parser(sub: Any) -> None:
         "fastest driven by one thread (requests that wait together are scored as one batch); ONNX Runtime scores "
         "without torch, and busy request threads keep both cores working",
     )
+    p.add_argument(
+        "--max-dialogues", type=int, default=256, help="dialogues (or /rank candidates) per request (default 256)"
+    )
+    p.add_argument(
+        "--max-chars",
+        type=int,
+        default=MAX_CHARS,
+        help=f"characters of text per request, a /rank context counted once per candidate (default {MAX_CHARS})",
+    )
     p.set_defaults(func=run)
 
 
@@ -42,11 +52,15 @@ def run(args: argparse.Namespace) -> int:
     workers = args.workers if args.workers is not None else (ONNX_WORKERS if args.onnx else 1)
     if workers < 0:
         raise InputError(f"--workers must be 0 or more, got {workers}")
+    for flag, value in (("--max-dialogues", args.max_dialogues), ("--max-chars", args.max_chars)):
+        if value < 1:
+            raise InputError(f"{flag} must be 1 or more, got {value}")
     if workers != 1 and not args.onnx:
         log.warning("--workers %d on torch: two threads driving torch slow each other down (see --help)", workers)
-    compute = ComputeThread(workers=workers, batch_size=args.batch_size)
+    compute = ComputeThread(workers=workers, batch_size=args.batch_size, max_batch_dialogues=args.max_dialogues)
+    limits = {"max_dialogues": args.max_dialogues, "max_chars": args.max_chars}
     if args.model is not None:
-        app = create_app(compute.run(lambda: load_for(args)), compute=compute)
+        app = create_app(compute.run(lambda: load_for(args)), compute=compute, **limits)
     else:  # like `dialcheck check`: each dialogue to the shipped default it routes to (knowledge -> task-oriented)
         from ..api import load
 
@@ -56,6 +70,6 @@ def run(args: argparse.Namespace) -> int:
                 configure(load(language=language), args)
 
         compute.run(warm)
-        app = create_app(None, configure=lambda det: configure(det, args), compute=compute)
+        app = create_app(None, configure=lambda det: configure(det, args), compute=compute, **limits)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0

@@ -33,6 +33,10 @@ from .compute import ComputeThread
 
 __all__ = ["create_app"]
 
+# Text the model reads per request: 256 ten-turn dialogues of about 200 characters a turn (a few seconds of
+# the 2-core VM); a request far larger would hold the compute thread, and every waiting request, for minutes.
+MAX_CHARS = 500_000
+
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>dialcheck</title>
 <style>body{font-family:sans-serif;max-width:50em;margin:2em auto}textarea{width:100%;height:12em}
@@ -73,13 +77,16 @@ def _describe(det: Detector) -> dict[str, Any]:
 def create_app(
     detector: Detector | None = None,
     max_dialogues: int = 256,
+    max_chars: int = MAX_CHARS,
     configure: Callable[[Detector], None] | None = None,
     compute: ComputeThread | None = None,
 ) -> Any:
     """A FastAPI app answering with ``detector``; with None, with the shipped default each dialogue routes to
     (:func:`dialcheck.route`). ``configure`` is applied to each routed detector (threshold overrides).
     ``compute`` runs the model calls (default: a new :class:`ComputeThread`, closed at shutdown); pass the
-    one that loaded ``detector`` so that loading and scoring share a thread."""
+    one that loaded ``detector`` so that loading and scoring share a thread. A request may hold at most
+    ``max_dialogues`` dialogues (or /rank candidates) and ``max_chars`` characters of text for the model to
+    read (a /rank context counts once per candidate, as it is scored once per candidate); more is a 413."""
     from .. import api
 
     try:
@@ -123,6 +130,14 @@ def create_app(
                 prefix = f"dialogues[{i}]: " if len(items) > 1 or "dialogues" in body else ""
                 raise HTTPException(422, prefix + e.message) from None
         return out
+
+    def within_budget(dialogues: list[Dialogue]) -> None:
+        n = sum(len(t.text) for d in dialogues for t in d.turns)
+        if n > max_chars:
+            raise HTTPException(
+                413, f"text: at most {max_chars} characters per request, got {n} (split the request, or serve "
+                "with a larger --max-chars)"
+            )
 
     def detector_for(d: Dialogue) -> Detector:
         if detector is not None:
@@ -169,6 +184,7 @@ def create_app(
     def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
         speakers = speakers_of(body)
         dialogues = parse_many(body, speakers)
+        within_budget(dialogues)
         verdicts = compute.check(dialogues, routed).result()
         out = []
         for d, v in zip(dialogues, verdicts, strict=True):
@@ -197,6 +213,7 @@ def create_app(
         if speaker is not None and not isinstance(speaker, str):
             raise HTTPException(422, f"speaker: expected a string, got {type(speaker).__name__}")
         dialogues = candidate_dialogues(ctx, cands, speaker)
+        within_budget(dialogues)
         # a check like any other: the context's detector scores every candidate, merged with waiting requests
         verdicts = compute.check(dialogues, lambda ds: routed([ctx], prefix="context: ") * len(ds)).result()
         ranked = ranked_candidates(cands, verdicts)
