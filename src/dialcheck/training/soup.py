@@ -37,6 +37,15 @@ _SAME = ("detector", "base", "labels", "max_length", "problem_type")
 _SAME_ADAPTER = ("type", "target_modules", "modules_to_save")
 
 
+def _named(folder: Path) -> str:
+    """How the card names an ingredient: a shipped model by its name (not this machine's install path)."""
+    from ..detectors import default_model_path
+
+    if folder.is_absolute() and folder.resolve().parent == default_model_path().parent.resolve():
+        return folder.name
+    return str(folder)
+
+
 def _read(folder: Path) -> DetectorConfig:
     path = folder / CONFIG_NAME
     if not path.exists():
@@ -168,7 +177,7 @@ def average_detectors(
         metadata={"format": "pt", **({"dialcheck": "lora"} if lora else {})},
     )
     soup = [
-        {"folder": str(p), "weight": round(wi, 6), "command": c.training.get("command"), "date": c.training.get("date")}
+        {"folder": _named(p), "weight": round(wi, 6), "command": c.training.get("command"), "date": c.training.get("date")}
         for p, wi, c in zip(paths, w, configs, strict=True)
     ]
     config.training = {"init": {"soup": soup}}  # what a run from the soup records as its start
