@@ -177,7 +177,12 @@ def average_detectors(
         metadata={"format": "pt", **({"dialcheck": "lora"} if lora else {})},
     )
     soup = [
-        {"folder": _named(p), "weight": round(wi, 6), "command": c.training.get("command"), "date": c.training.get("date")}
+        {
+            "folder": _named(p),
+            "weight": round(wi, 6),
+            "command": c.training.get("command"),
+            "date": c.training.get("date"),
+        }
         for p, wi, c in zip(paths, w, configs, strict=True)
     ]
     config.training = {"init": {"soup": soup}}  # what a run from the soup records as its start
