@@ -135,8 +135,9 @@ def create_app(
         n = sum(len(t.text) for d in dialogues for t in d.turns)
         if n > max_chars:
             raise HTTPException(
-                413, f"text: at most {max_chars} characters per request, got {n} (split the request, or serve "
-                "with a larger --max-chars)"
+                413,
+                f"text: at most {max_chars} characters per request, got {n} (split the request, or serve "
+                "with a larger --max-chars)",
             )
 
     def detector_for(d: Dialogue) -> Detector:
