@@ -200,3 +200,44 @@ def test_a_file_holding_one_bare_message_list_is_one_dialogue(tmp_path):
     assert len(rs) == 1 and rs[0].ok and rs[0].dialogue.last.text == "Hello"
     rs = list(read_dialogues(_write(tmp_path, "chats.json", json.dumps([{"messages": msgs}, {"messages": msgs}]))))
     assert len(rs) == 2 and all(r.ok for r in rs)
+
+
+def test_bytes_that_are_not_utf8_are_a_located_error_and_a_byte_order_mark_is_fine(tmp_path, monkeypatch):
+    bad = tmp_path / "latin1.jsonl"
+    bad.write_bytes(b'["a", "b"]\n["caf\xe9", "x"]\n\xef\xbb\xbf["c", "d"]\n')
+    with pytest.raises(InputError, match=r"latin1.jsonl, line 2: not UTF-8 text: byte 0xe9 at column 6"):
+        list(read_dialogues(bad))
+    rs = list(read_dialogues(bad, jsonl=True))  # a streamed log: that line is skipped, not the rest
+    assert [r.ok for r in rs] == [True, False, True] and "line 2: not UTF-8" in str(rs[1].error)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'["caf\xe9"]'), encoding="utf-8"))
+    with pytest.raises(InputError, match=r"<stdin>, line 1: not UTF-8 text"):
+        list(read_dialogues("-"))
+    (r,) = list(read_dialogues(_write(tmp_path, "bom.json", '\ufeff["Hi", "Hello"]')))  # Notepad's UTF-8
+    assert r.ok and r.dialogue.last.text == "Hello"
+
+
+def test_a_lone_surrogate_is_refused_with_its_field():
+    with pytest.raises(InputError, match=r"turns\[1\]: not valid Unicode text \(a lone surrogate \\udce9\)"):
+        parse_dialogue(json.loads('["a", "caf\\udce9"]'))
+    with pytest.raises(InputError, match=r"messages\[0\].content: not valid Unicode"):
+        parse_dialogue({"messages": [{"role": "user", "content": "\udce9"}]})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('["Hi", 5]', "turns[1]: expected an object with 'speaker' and 'text'"),
+        ('["Hi", null]', "got null"),
+        ('[{"speaker": "A", "text": "hi"}, {"speaker": "B", "txt": "x"}]', "turns[1].text: missing"),
+        ('[["a", "b"], "Hi"]', "item 1: expected a dialogue object or a list of strings, got str"),
+    ],
+)
+def test_a_bare_list_with_one_bad_turn_names_that_turn(tmp_path, text, message):
+    (r,) = list(read_dialogues(_write(tmp_path, "bare.json", text)))[-1:]
+    assert not r.ok and message in str(r.error)
+
+
+def test_a_line_break_character_inside_a_json_string_does_not_split_the_line(tmp_path):
+    text = json.dumps(["I have a dog.\u2028Really.", "Nice."], ensure_ascii=False) + "\n" + '["x", "y"]\n'
+    rs = list(read_dialogues(_write(tmp_path, "ls.jsonl", text)))
+    assert [r.ok for r in rs] == [True, True] and [r.at_line for r in rs] == [1, 2]

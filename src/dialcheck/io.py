@@ -43,6 +43,7 @@ from .schema import Dialogue, Example, KnowledgeBase, Turn
 __all__ = [
     "ParsedRecord",
     "as_dialogues",
+    "decode_utf8",
     "ends_with_user",
     "parse_dialogue",
     "parse_example",
@@ -59,6 +60,34 @@ CATEGORIES = ("intra_sentence", "role_confusion", "history")  # CDConv's, as in 
 
 def _type(v: Any) -> str:
     return "null" if v is None else type(v).__name__
+
+
+def decode_utf8(data: bytes, source: str | None = None, line: int | None = None) -> str:
+    """``data`` decoded as UTF-8 (a leading byte-order mark dropped); bytes that are not UTF-8 raise an
+    :class:`InputError` naming the line (counted in ``data`` unless ``line`` is given) and column.
+
+    >>> decode_utf8(b'["caf\\xe9"]', "chat.json")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: chat.json, line 1: not UTF-8 text: byte 0xe9 at column 6 (save the file as UTF-8)
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        start = data.rfind(b"\n", 0, e.start) + 1
+        if line is None:
+            line = data.count(b"\n", 0, e.start) + 1
+        msg = f"not UTF-8 text: byte 0x{data[e.start]:02x} at column {e.start - start + 1} (save the file as UTF-8)"
+        raise InputError(msg, source, line) from None
+
+
+def _check_text(text: str, field: str) -> str:
+    """``text`` unless it holds a lone surrogate (a ``\\udce9`` escape in JSON), which no model can read."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(f"{field}: not valid Unicode text (a lone surrogate \\u{ord(text[e.start]):04x})") from None
+    return text
 
 
 def parse_knowledge(value: Any, field: str = "knowledge") -> KnowledgeBase:
@@ -112,7 +141,7 @@ def _content_text(content: Any, field: str) -> str:
 
 def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns") -> Turn:
     if isinstance(t, str):
-        return Turn(default_speaker, t)
+        return Turn(default_speaker, _check_text(t, f"{key}[{i}]"))
     if not isinstance(t, dict):
         raise InputError(
             f"{key}[{i}]: expected an object with 'speaker' and 'text' (or 'role' and 'content') or a string, "
@@ -126,6 +155,7 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns") -> Tur
         text = _content_text(t["content"], f"{key}[{i}].content")
     else:
         raise InputError(f"{key}[{i}].text: missing")
+    _check_text(text, f"{key}[{i}].{'text' if 'text' in t else 'content'}")
     if "speaker" in t:
         speaker = t["speaker"]
         if not isinstance(speaker, (str, int)) or isinstance(speaker, bool):
@@ -311,13 +341,15 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
 class ParsedRecord:
     """One input record: its position (1-based line for JSONL, 0-based item for JSON lists) and result.
 
-    ``example`` is set when labelled dialogues were read (:func:`read_examples`)."""
+    ``example`` is set when labelled dialogues were read (:func:`read_examples`); ``at_line`` is the 1-based
+    line of the file the record is on, when it is known (JSONL, or a JSON file of one line)."""
 
     line: int
     dialogue: Dialogue | None
     error: InputError | None
     raw_id: str | None = None
     example: Example | None = None
+    at_line: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -327,11 +359,11 @@ class ParsedRecord:
 _Parser = Callable[[Any], Dialogue | Example]  # parse_dialogue or parse_example, configured
 
 
-def _parse(obj: Any, parser: _Parser, raw_id: str | None, line: int) -> ParsedRecord:
+def _parse(obj: Any, parser: _Parser, raw_id: str | None, line: int, at_line: int | None) -> ParsedRecord:
     got = parser(obj)
     if isinstance(got, Example):
-        return ParsedRecord(line, got.dialogue, None, raw_id, got)
-    return ParsedRecord(line, got, None, raw_id)
+        return ParsedRecord(line, got.dialogue, None, raw_id, got, at_line)
+    return ParsedRecord(line, got, None, raw_id, at_line=at_line)
 
 
 def _is_message_list(value: list[Any]) -> bool:
@@ -340,28 +372,35 @@ def _is_message_list(value: list[Any]) -> bool:
 
 
 def _is_dialogue_list(value: list[Any]) -> bool:
-    """A JSON list is a list of dialogues unless it is itself one dialogue's turns (or messages)."""
-    if not value:
+    """A JSON list is a list of dialogues unless it is itself one dialogue's turns (or messages): its first
+    item is a string or a turn object (so ``["Hi", 5]`` is a dialogue whose ``turns[1]`` is wrong)."""
+    if not value or _is_message_list(value):
         return False
-    if all(isinstance(v, str) for v in value) or _is_message_list(value):
-        return False
-    return not all(isinstance(v, dict) and "text" in v and "turns" not in v for v in value)
+    first = value[0]
+    is_turn = isinstance(first, dict) and ("text" in first or "content" in first) and "turns" not in first
+    return not (isinstance(first, str) or is_turn)
 
 
-def _iter_jsonl(lines: Iterable[str], name: str, parser: _Parser) -> Iterator[ParsedRecord]:
+def _iter_jsonl(lines: Iterable[str | bytes], name: str, parser: _Parser) -> Iterator[ParsedRecord]:
     for n, line in enumerate(lines, start=1):
+        if isinstance(line, bytes):  # a streamed file: a line that is not UTF-8 is a bad record, not the end
+            try:
+                line = decode_utf8(line, name, n)
+            except InputError as e:
+                yield ParsedRecord(n, None, e, at_line=n)
+                continue
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            yield ParsedRecord(n, None, InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, n))
+            yield ParsedRecord(n, None, InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, n), at_line=n)
             continue
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
-            yield _parse(obj, parser, raw_id, n)
+            yield _parse(obj, parser, raw_id, n, n)
         except InputError as e:
-            yield ParsedRecord(n, None, e.at(name, n), raw_id)
+            yield ParsedRecord(n, None, e.at(name, n), raw_id, at_line=n)
 
 
 def read_dialogues(
@@ -396,12 +435,13 @@ def _read_dialogues(
         path = Path(source)
         if not path.is_file():
             raise InputError("no such file", name or str(source))
-        with path.open(encoding="utf-8", errors="replace") as f:  # streamed: logs can be large
+        with path.open("rb") as f:  # streamed: logs can be large; each line decoded on its own
             yield from _iter_jsonl(f, name or str(source), parser)
         return
     if isinstance(source, (str, Path)) and str(source) == "-":
-        stream: TextIO = sys.stdin
         name = name or "<stdin>"
+        buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
+        stream: TextIO = io.StringIO(decode_utf8(buffer.read(), name)) if buffer is not None else sys.stdin
     elif isinstance(source, (str, Path)):
         path = Path(source)
         name = name or str(source)
@@ -409,12 +449,12 @@ def _read_dialogues(
             raise InputError("no such file", name)
         if path.is_dir():
             raise InputError("is a directory, expected a JSON or JSONL file", name)
-        stream = io.StringIO(path.read_text(encoding="utf-8", errors="replace"))
+        stream = io.StringIO(decode_utf8(path.read_bytes(), name))
     else:
         stream = source
         name = name or getattr(source, "name", "<stream>")
     text = stream.read()
-    lines = text.splitlines()
+    lines = text.split("\n")  # not splitlines(): JSON strings may hold U+2028 and other line breaks
     if not text.strip():
         raise InputError("the input is empty", name)
     if jsonl:
@@ -436,10 +476,10 @@ def _read_dialogues(
     for i, obj in enumerate(items):
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
-            yield _parse(obj, parser, raw_id, i)
+            yield _parse(obj, parser, raw_id, i, line_no)
         except InputError as e:
             where = e if single else InputError(f"item {i}: {e.message}")
-            yield ParsedRecord(i, None, where.at(name, line_no), raw_id)
+            yield ParsedRecord(i, None, where.at(name, line_no), raw_id, at_line=line_no)
 
 
 def _parses(line: str) -> bool:

@@ -26,7 +26,7 @@ def data_dir(path: str | Path | None = None) -> Path:
     if path is not None:
         p = Path(path).expanduser()
         if not p.is_dir():
-            raise InputError(f"data directory {p} does not exist")
+            raise InputError(f"data directory {p} {'is not a directory' if p.exists() else 'does not exist'}")
         return p
     if os.environ.get(ENV_VAR):
         p = Path(os.environ[ENV_VAR]).expanduser()
@@ -47,8 +47,11 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (1-based line number, object); a bad line raises an error naming file and line."""
     if not path.exists():
         raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
+    from ..io import decode_utf8
+
+    with path.open("rb") as f:
+        for n, raw in enumerate(f, start=1):
+            line = decode_utf8(raw, str(path), n)
             if not line.strip():
                 continue
             try:
@@ -66,7 +69,9 @@ def require(obj: dict[str, Any], key: str, typ: type | tuple[type, ...], path: P
         raise InputError(f"{key}: missing", str(path), line)
     v = obj[key]
     if not isinstance(v, typ):
-        raise InputError(f"{key}: expected {typ}, got {type(v).__name__}", str(path), line)
+        want = " or ".join(t.__name__ for t in (typ if isinstance(typ, tuple) else (typ,)))
+        got = "null" if v is None else type(v).__name__
+        raise InputError(f"{key}: expected {want}, got {got}", str(path), line)
     return v
 
 
