@@ -71,6 +71,8 @@ def test_check_reads_chat_completion_messages_and_names_evidence_by_message_inde
             "line 2: turns[0].text: expected a string, got int",
         ),
         ("{not json", "invalid JSON"),
+        ('["Hi", 5]', "line 1: turns[1]: expected an object"),  # the bad turn, not "item 0"
+        ('["Hi", "caf\\udce9"]', "line 1: turns[1]: not valid Unicode text"),  # a lone surrogate, no traceback
     ],
 )
 def test_check_bad_input_exits_2_with_a_located_message(capsys, tmp_path, tiny_detector_dir, content, message):
@@ -732,3 +734,82 @@ def test_speaker_skips_a_trailing_tool_call_and_without_it_the_error_says_how(ca
     assert code == 0 and [json.loads(x)["turn"] for x in out_path.read_text().splitlines()] == [3]
     code, _, err = _run(capsys, "check", str(log), *model)
     assert code == 2 and "messages[5].content: the last turn is empty" in err and "--speaker assistant" in err
+
+
+MIXED = ["我有一只狗。", "Nice, what is its name?", "我从来没有养过狗。"]  # no shipped default reads it
+
+
+@pytest.fixture
+def tiny_default(monkeypatch, tmp_path, tiny_detector_dir):
+    """The tiny detector stands in for the shipped English default (no --model: dialogues are routed)."""
+    from dialcheck import api
+
+    paths = {"en": tiny_detector_dir, "zh": tmp_path / "no-zh-model", "tod": tmp_path / "no-tod-model"}
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": paths[language])
+
+
+def test_check_names_file_and_line_of_a_dialogue_no_default_can_read(capsys, tmp_path, tiny_default):
+    p = tmp_path / "chats.jsonl"
+    p.write_text(json.dumps(["Hi.", "Hello!"]) + "\n" + json.dumps(MIXED, ensure_ascii=False) + "\n")
+    code, out, err = _run(capsys, "check", str(p))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert f"{p}, line 2: dialogue 2: the dialogue mixes Chinese turns [0, 2] with non-Chinese turns [1]" in err
+
+
+def test_score_skips_a_line_no_default_can_read_and_keeps_the_good_ones(capsys, tmp_path, tiny_default):
+    log = tmp_path / "log.jsonl"
+    good = json.dumps(["I like tea.", "Me too.", "I never drink tea."])
+    zh_no_u1 = json.dumps(["我养了两只猫。", "几岁了？", "我没养猫。"], ensure_ascii=False)
+    log.write_text("\n".join([good, json.dumps(MIXED, ensure_ascii=False), good, zh_no_u1, good]) + "\n")
+    out, errors = tmp_path / "out.jsonl", tmp_path / "errors.jsonl"
+    args = ["score", str(log), str(out), "--no-progress", "--chunk-size", "8", "--errors", str(errors)]
+    code, _, err = _run(capsys, *args)
+    assert code == 0 and [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 3, 5]
+    assert f"{log}, line 2: the dialogue mixes Chinese" in err and f"{log}, line 4: a Chinese conversation" in err
+    assert "scored 3 dialogues, skipped 2 bad lines" in err
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 4]
+
+
+def test_score_resume_reports_each_bad_line_once_in_the_errors_file(capsys, monkeypatch, tmp_path, tiny_detector_dir):
+    from dialcheck.cli import score
+
+    log = _log(tmp_path, n_good=6, bad_lines=(2, 6))
+    out, errors = tmp_path / "out.jsonl", tmp_path / "errors.jsonl"
+    args = ["score", str(log), str(out), "--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "2"]
+    args += ["--errors", str(errors)]
+    with monkeypatch.context() as m:
+        kill_on_call(m, score, "predict_for", 2)  # killed after lines 1 and 3 were scored and line 2 reported
+        assert _run(capsys, *args)[0] == 130
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2]
+    code, _, err = _run(capsys, *args, "--resume")
+    assert code == 0 and "already done" in err
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 6]
+    assert [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 3, 4, 5, 7, 8]
+    assert _run(capsys, *args, "--resume")[0] == 0  # a finished run resumed: still one record per bad line
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 6]
+
+
+def test_score_refuses_to_write_over_its_input(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path)
+    before = log.read_text()
+    for extra in (["--overwrite"], ["--errors", str(log)]):
+        target = str(log) if extra == ["--overwrite"] else str(tmp_path / "out.jsonl")
+        code, _, err = _run(capsys, "score", str(log), target, *extra, "--model", str(tiny_detector_dir))
+        assert code == 2 and "is the input file" in err and str(log) in err
+    assert log.read_text() == before
+
+
+def test_an_output_path_that_cannot_be_written_exits_2_naming_it(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path)
+    missing = tmp_path / "no-such-folder" / "out.jsonl"
+    code, _, err = _run(capsys, "score", str(log), str(missing), "--model", str(tiny_detector_dir), "--no-progress")
+    assert code == 2 and f"{missing}: No such file or directory" in err and "Traceback" not in err
+    code, _, err = _run(capsys, "score", str(log), str(tmp_path), "--overwrite", "--model", str(tiny_detector_dir))
+    assert code == 2 and f"{tmp_path}: Is a directory" in err
+
+
+@pytest.mark.parametrize("size", ["0", "-3", "two"])
+def test_batch_size_must_be_a_positive_count(capsys, dialogs, size):
+    with pytest.raises(SystemExit) as e:  # argparse: usage and the option's error, status 2
+        _run(capsys, "check", str(dialogs), "--batch-size", size)
+    assert e.value.code == 2 and "argument --batch-size" in capsys.readouterr().err

@@ -65,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a file the user named: a folder that does not exist, a directory, no permission
+        if e.filename is None:
+            raise
+        print(f"dialcheck: error: {e.filename}: {e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

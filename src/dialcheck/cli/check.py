@@ -8,10 +8,10 @@ import sys
 import textwrap
 from typing import Any
 
-from ..errors import InputError
+from ..errors import DialcheckError, InputError
 from ..io import ends_with_user, read_dialogues, upto_speaker
 from ..schema import Dialogue, Verdict
-from .common import add_model_options, add_speaker_option, predict_for
+from .common import add_model_options, add_speaker_option, predict_for, route_error
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
 
@@ -98,13 +98,21 @@ def run(args: argparse.Namespace) -> int:
             raise r.error
     dialogues = [r.dialogue for r in records if r.dialogue is not None]
     checked: list[int | None] = [None] * len(dialogues)
-    if args.speaker:
-        for i, d in enumerate(dialogues):
+
+    def located(i: int, e: DialcheckError) -> InputError:  # the dialogue by its name, file and line
+        name = dialogues[i].meta.get("id") or f"dialogue {i + 1}"
+        return InputError(f"{name}: {getattr(e, 'message', e)}", args.input, records[i].at_line)
+
+    for i, d in enumerate(dialogues):
+        if args.speaker:
             try:
                 dialogues[i] = upto_speaker(d, args.speaker)
             except InputError as e:
-                raise InputError(f"{d.meta.get('id') or f'dialogue {i + 1}'}: {e.message}", args.input) from None
+                raise located(i, e) from None
             checked[i] = len(dialogues[i].turns) - 1
+        problem = route_error(args, dialogues[i])  # e.g. Chinese and English turns mixed: before any model work
+        if problem is not None:
+            raise located(i, problem) from None
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):

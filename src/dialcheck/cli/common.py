@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import DialcheckError, InputError
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--tau", type=float, default=None, help="decision threshold (default: the model's)")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
-    p.add_argument("--batch-size", type=int, default=64, help="pairs per forward pass (default 64)")
+    p.add_argument("--batch-size", type=positive_int, default=64, help="pairs per forward pass (default 64)")
     add_pair_order_option(p)
     p.add_argument(
         "--long-turns",
@@ -51,6 +51,17 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         help='JSON object of entity type -> values (e.g. {"city": ["boston"]}) added to the task-oriented '
         "detector's entity checks, so values missing from a dialogue's table are typed too",
     )
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a count of at least 1 (``--batch-size 0`` would never score, a negative one scores 0)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
 
 
 def add_speaker_option(p: argparse.ArgumentParser, what: str) -> None:
@@ -118,6 +129,20 @@ def configure(det: Any, args: argparse.Namespace) -> None:
             args._vocabulary = read_vocabulary(path)
         if hasattr(det, "add_vocabulary"):
             det.add_vocabulary(args._vocabulary)
+
+
+def route_error(args: argparse.Namespace, d: Any) -> DialcheckError | None:
+    """Why no shipped default can check ``d`` (Chinese and English turns mixed, a Chinese conversation without
+    u1, ...), or None; with ``--model`` every dialogue goes to that model and this is None."""
+    if args.model is not None:
+        return None
+    from ..api import route
+
+    try:
+        route(d)
+    except DialcheckError as e:
+        return e
+    return None
 
 
 def predict_for(args: argparse.Namespace, dialogues: Sequence[Any]) -> list[Any]:

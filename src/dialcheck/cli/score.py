@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import ParsedRecord, ends_with_user, read_dialogues, spoken_by
 from ..schema import Dialogue
-from .common import add_model_options, add_speaker_option, load_for, predict_for
+from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
@@ -72,6 +72,26 @@ def prepare_resume(path: Path) -> set[int]:
     return {ln for _, ln in offsets}
 
 
+def _reported_errors(path: Path) -> set[str]:
+    """The lines of an ``--errors`` file kept by an interrupted run (so ``--resume`` writes none of them twice);
+    a torn last line is cut off."""
+    if not path.is_file():
+        return set()
+    raw = path.read_bytes()
+    keep = raw[: raw.rfind(b"\n") + 1]
+    if len(keep) < len(raw):
+        with path.open("r+b") as f:
+            f.truncate(len(keep))
+    return set(keep.decode("utf-8", errors="replace").splitlines())
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return a != "-" and b != "-" and Path(a).samefile(b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
 def _units(r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None) -> list[tuple[int | None, Dialogue]]:
     """The (checked turn, dialogue cut after it) pairs of one record; turn ``None``: the whole dialogue as is."""
     d = r.dialogue
@@ -95,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
     out_path = Path(args.output)
     if args.input != "-" and not Path(args.input).is_file():
         raise InputError("no such file", args.input)
+    for path, what in ((args.output, "OUTPUT"), (args.errors, "--errors")):
+        if path and _same_file(args.input, path):
+            raise InputError(f"{what} is the input file: writing it would destroy the input", str(path))
     if out_path.exists() and not (args.resume or args.overwrite):
         raise InputError("output exists: pass --resume to continue it or --overwrite to replace it", str(out_path))
     if args.chunk_size < 1:
@@ -108,20 +131,41 @@ def run(args: argparse.Namespace) -> int:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=_count_lines(args.input), initial=len(done), desc="scoring", unit="dialogue")
+    reported = _reported_errors(Path(args.errors)) if args.errors and args.resume else set()
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
     n_ok = n_bad = n_none = n_user = 0
+    source = "<stdin>" if args.input == "-" else args.input
+
+    def report(error: InputError, turn: int | None = None) -> None:
+        if turn is not None:  # one checked turn of the line (--every-turn, --speaker) could not be scored
+            error = InputError(f"turn {turn}: {error.message}", error.source, error.line)
+        print(f"dialcheck: skipped {error}", file=sys.stderr)
+        row = json.dumps({"line": error.line, **({"turn": turn} if turn is not None else {}), "error": str(error)})
+        if errors_f and row not in reported:  # a resumed run meets its bad lines again: the file keeps one of each
+            errors_f.write(row + "\n")
+            errors_f.flush()  # so that a killed run's file holds what it reported
+
     mode = "a" if args.resume else "w"
     with out_path.open(mode, encoding="utf-8") as out:
         chunk: list[ParsedRecord] = []
 
         def flush() -> None:
-            nonlocal n_ok, n_none, n_user
+            nonlocal n_ok, n_bad, n_none, n_user
             units = []
             for r in chunk:
                 n_user += not args.speaker and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
                 mine = _units(r, args.every_turn, args.speaker)
                 n_none += not mine
-                units += [(r, turn, d) for turn, d in mine]
+                good = []
+                for turn, d in mine:  # e.g. Chinese and English turns mixed: that record is skipped, not the job
+                    problem = route_error(args, d)
+                    if problem is None:
+                        good.append((r, turn, d))
+                    else:
+                        report(InputError(getattr(problem, "message", str(problem)), source, r.line), turn)
+                n_bad += len(good) < len(mine)
+                n_ok += bool(good) or not mine
+                units += good
             verdicts = predict_for(args, [d for _, _, d in units])
             lines = []
             for (r, turn, _d), v in zip(units, verdicts, strict=True):
@@ -132,7 +176,6 @@ def run(args: argparse.Namespace) -> int:
                 lines.append(json.dumps(rec, ensure_ascii=False) + "\n")
             out.write("".join(lines))
             out.flush()
-            n_ok += len(chunk)
             if bar is not None:
                 bar.update(len(chunk))
             chunk.clear()
@@ -142,9 +185,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             if r.error is not None:
                 n_bad += 1
-                print(f"dialcheck: skipped {r.error}", file=sys.stderr)
-                if errors_f:
-                    errors_f.write(json.dumps({"line": r.line, "error": str(r.error)}) + "\n")
+                report(r.error)
                 if bar is not None:
                     bar.update(1)
                 continue
