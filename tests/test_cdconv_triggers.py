@@ -151,6 +151,23 @@ def test_probe_triggers_cli(tmp_path, capsys):
     bad.write_text('{"b1": "x"}\n', encoding="utf-8")
     assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2
     assert "bad.jsonl, line 1: u1: missing" in capsys.readouterr().err
+    bad.write_text('{"u1": 5}\n', encoding="utf-8")
+    assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2
+    assert "bad.jsonl, line 1: u1: expected str, got int" in capsys.readouterr().err
+    bad.write_bytes(b'{"u1": "caf\xe9"}\n')
+    assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2
+    assert "bad.jsonl, line 1: not UTF-8 text: byte 0xe9" in capsys.readouterr().err
+
+
+def test_probe_triggers_cli_refuses_contexts_in_the_other_language(tmp_path, capsys):
+    src, out = tmp_path / "ctx.jsonl", tmp_path / "t.jsonl"
+    src.write_text(json.dumps({"u1": DOG.u1}, ensure_ascii=False) + "\n" + json.dumps({"u1": "I have a cat."}) + "\n")
+    args = ["probe", "triggers", "--input", str(src), "--out", str(out), "--methods", "short_utterance"]
+    assert main(args) == 2  # the default --language zh would answer the English context in Chinese
+    assert "ctx.jsonl, line 2: u1: not Chinese, but --language zh (the default)" in capsys.readouterr().err
+    assert main([*args, "--language", "en"]) == 2
+    assert "ctx.jsonl, line 1: u1: Chinese, but --language en" in capsys.readouterr().err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(

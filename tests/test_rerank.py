@@ -135,6 +135,8 @@ def test_rerank_command_json_and_text(capsys, tmp_path, tiny_detector_dir):
         ({"turns": CTX, "candidates": []}, "the list is empty"),
         ({"turns": CTX, "candidates": "Rex"}, "expected a list"),
         ({"turns": [], "candidates": ["a"]}, "the dialogue is empty"),
+        ({"turns": CTX, "candidates": ["ok", 5]}, "candidates[1]: expected a string"),  # located, before scoring
+        ({"turns": CTX, "candidates": [["Rex", "high"]]}, "candidates[0][1]: expected a number (the score), got str"),
     ],
 )
 def test_rerank_command_bad_records_exit_2(capsys, tmp_path, tiny_detector_dir, record, message):
@@ -143,6 +145,20 @@ def test_rerank_command_bad_records_exit_2(capsys, tmp_path, tiny_detector_dir, 
     code = main(["rerank", str(p), "--model", str(tiny_detector_dir)])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "line 2" in err and "Traceback" not in err
+
+
+def test_rerank_command_names_the_line_of_a_one_record_file_and_refuses_non_utf8(capsys, tmp_path, tiny_detector_dir):
+    p = tmp_path / "one.jsonl"
+    p.write_text(json.dumps({"turns": CTX}) + "\n")
+    assert main(["rerank", str(p), "--model", str(tiny_detector_dir)]) == 2
+    assert f"{p}, line 1: candidates: missing" in capsys.readouterr().err  # not "line 0"
+    p.write_text(json.dumps([{"turns": CTX, "candidates": ["ok"]}, {"turns": CTX, "candidates": [3]}]))
+    assert main(["rerank", str(p), "--model", str(tiny_detector_dir)]) == 2
+    assert f"{p}: item 1: candidates[0]: expected a string" in capsys.readouterr().err
+    p.write_bytes(b'{"turns": ["caf\xe9"], "candidates": ["x"]}\n')
+    assert main(["rerank", str(p), "--model", str(tiny_detector_dir)]) == 2
+    err = capsys.readouterr().err
+    assert f"{p}, line 1: not UTF-8 text: byte 0xe9" in err and "Traceback" not in err
 
 
 def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp_path, tiny_detector_dir):

@@ -158,9 +158,11 @@ def run_echo(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_trigger_inputs(path: str) -> list[Any]:
-    """User contexts (JSONL: ``u1`` required, ``b1`` and ``id`` optional) as :class:`TriggerInput` records."""
+def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
+    """User contexts (JSONL: ``u1`` required, ``b1`` and ``id`` optional) as :class:`TriggerInput` records;
+    with ``language`` (``zh`` or ``en``), a ``u1`` plainly in the other language is refused."""
     from ..datasets.base import read_jsonl, require
+    from ..language import OTHER_SHARE, ZH_SHARE, cjk_share
     from ..probes.triggers import TriggerInput
 
     p = Path(path)
@@ -174,6 +176,16 @@ def read_trigger_inputs(path: str) -> list[Any]:
         b1 = obj.get("b1", "")
         if not isinstance(b1, str):
             raise InputError(f"b1: expected a string, got {type(b1).__name__}", path, n)
+        share = cjk_share(u1)  # else the triggers come out in the other language, silently
+        if language == "zh" and share < OTHER_SHARE and any(ch.isalpha() for ch in u1):
+            raise InputError(
+                "u1: not Chinese, but --language zh (the default) builds Chinese triggers; for English contexts "
+                "pass --language en",
+                path,
+                n,
+            )
+        if language == "en" and share >= ZH_SHARE:
+            raise InputError("u1: Chinese, but --language en builds English triggers; drop --language en", path, n)
         out.append(TriggerInput(u1, b1, str(obj.get("id", f"{p.name}:{n}"))))
     return out
 
@@ -212,7 +224,7 @@ def run_triggers(args: argparse.Namespace) -> int:
 
     inputs: list[Any] = []
     if args.input:
-        inputs.extend(read_trigger_inputs(args.input))
+        inputs.extend(read_trigger_inputs(args.input, args.language))
     if args.source:
         from ..datasets import load_dataset
 

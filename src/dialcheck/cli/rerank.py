@@ -49,48 +49,73 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _records(path: str) -> list[tuple[int, dict[str, Any]]]:
+def _records(path: str) -> list[tuple[int, Any, int | None]]:
+    """(position, record, line in the file or None): JSONL lines, or the items of one JSON value (a lone
+    record's line known when the file has one line)."""
     from pathlib import Path
+
+    from ..io import decode_utf8
 
     name = "<stdin>" if path == "-" else path
     if path != "-" and not Path(path).is_file():
         raise InputError("no such file", path)
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    stdin = getattr(sys.stdin, "buffer", None)
+    if path != "-":
+        text = decode_utf8(Path(path).read_bytes(), name)
+    else:
+        text = decode_utf8(stdin.read(), name) if stdin is not None else sys.stdin.read()
     if not text.strip():
         raise InputError("the input is empty", name)
+    lines = text.split("\n")
     try:
         whole = json.loads(text)
-        items = whole if isinstance(whole, list) else [whole]
-        return [(i, obj) for i, obj in enumerate(items)]
     except json.JSONDecodeError:
-        out = []
-        for n, line in enumerate(text.splitlines(), start=1):
+        out: list[tuple[int, Any, int | None]] = []
+        for n, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                out.append((n, json.loads(line)))
+                out.append((n, json.loads(line), n))
             except json.JSONDecodeError as e:
                 raise InputError(f"invalid JSON ({e.msg})", name, n) from None
         return out
+    items = whole if isinstance(whole, list) else [whole]
+    nonempty = [n for n, line in enumerate(lines, start=1) if line.strip()]
+    at = nonempty[0] if len(nonempty) == 1 and len(items) == 1 else None  # else the item names the record
+    return [(i, obj, at) for i, obj in enumerate(items)]
 
 
-def _parse(records: list[tuple[int, Any]], name: str, generating: bool) -> list[tuple[int, Any, Any, str | None]]:
+def _parse(
+    records: list[tuple[int, Any, int | None]], name: str, generating: bool
+) -> list[tuple[int, Any, Any, str | None]]:
+    from ..generation.rerank import _split
+    from ..io import _check_text
+
     parsed = []
-    for n, obj in records:
-        where = {"source": name, "line": n}
+    for n, obj, line in records:
+        item = f"item {n}: " if line is None and len(records) > 1 else ""
+
+        def err(msg: str, item: str = item, line: int | None = line) -> InputError:
+            return InputError(item + msg, name, line)
+
         if not isinstance(obj, dict):
-            raise InputError("expected an object with 'turns' and 'candidates'", **where)
+            raise err("expected an object with 'turns' and 'candidates'")
         try:
             d = parse_dialogue({k: v for k, v in obj.items() if k != "candidates"})
         except InputError as e:
-            raise e.at(name, n) from None
+            raise err(e.message) from None
         cands = obj.get("candidates")
         if cands is None and not generating:
-            raise InputError("candidates: missing (give candidate replies, or --generate SPEC to make them)", **where)
+            raise err("candidates: missing (give candidate replies, or --generate SPEC to make them)")
         if cands is not None and not isinstance(cands, list):
-            raise InputError(f"candidates: expected a list, got {type(cands).__name__}", **where)
+            raise err(f"candidates: expected a list, got {type(cands).__name__}")
         if cands is not None and not cands:
-            raise InputError("candidates: the list is empty: there is nothing to re-rank", **where)
+            raise err("candidates: the list is empty: there is nothing to re-rank")
+        for i, c in enumerate(cands or []):
+            try:
+                _check_text(_split(c, i)[0], f"candidates[{i}]")
+            except InputError as e:
+                raise err(e.message) from None
         parsed.append((n, d, cands, d.meta.get("id")))
     return parsed
 

@@ -106,7 +106,10 @@ def _split(candidate: Any, i: int) -> tuple[str, float | None]:
             raise InputError(f"candidates[{i}].score: expected a number, got {type(score).__name__}")
         return candidate["text"], None if score is None else float(score)
     if isinstance(candidate, (tuple, list)) and len(candidate) == 2 and isinstance(candidate[0], str):
-        return candidate[0], None if candidate[1] is None else float(candidate[1])
+        score = candidate[1]
+        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            raise InputError(f"candidates[{i}][1]: expected a number (the score), got {type(score).__name__}")
+        return candidate[0], None if score is None else float(score)
     raise InputError(f"candidates[{i}]: expected a string, a Candidate, {{'text', 'score'}} or (text, score)")
 
 
