@@ -188,3 +188,30 @@ def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp
     assert code == 0 and out[0]["counts"]["candidates"] == 3 and out[1]["counts"]["candidates"] == 1
     assert all(c["generator_score"] is not None for c in out[0]["ranked"])
     assert out[1]["chosen"]["text"] == "Rex."
+
+
+def test_rerank_command_without_a_model_routes_each_record_like_check(capsys, tmp_path, monkeypatch):
+    """Knowledge -> the task-oriented default, Chinese (u1, b1, u2 and its reply) -> the Chinese one."""
+    from dialcheck import api
+
+    dets = {lang: KeywordDetector() for lang in ("en", "tod", "zh")}
+    monkeypatch.setattr(api, "accelerate", lambda det, **kw: det)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": dets[language])
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": tmp_path)  # "shipped": exists
+    rows = [
+        {"id": "en", "turns": CTX, "candidates": ["Rex and Fido."]},
+        {"id": "kb", "turns": CTX, "knowledge": [{"name": "Rex"}], "candidates": ["Rex."]},
+        {"id": "zh", "turns": ["你好。", "你好，我有一只猫。", "它几岁了？"], "candidates": ["", "我没有猫。"]},
+        {"id": "en2", "turns": CTX, "candidates": ["Fido."]},
+    ]
+    p = tmp_path / "in.jsonl"
+    p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows))
+    assert main(["rerank", str(p), "--json"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["id"] for o in out] == ["en", "kb", "zh", "en2"]  # input order kept across the groups
+    assert [d.last.text for d in dets["en"].seen] == ["Rex and Fido.", "Fido."]
+    assert [d.last.text for d in dets["tod"].seen] == ["Rex."]
+    assert [d.last.text for d in dets["zh"].seen] == ["我没有猫。"]
+    p.write_text(json.dumps({"turns": ["你好。", "Hi, I have a cat.", "它几岁了？"], "candidates": ["我没有猫。"]}))
+    assert main(["rerank", str(p)]) == 2
+    assert "record 0: the dialogue mixes Chinese turns" in capsys.readouterr().err

@@ -257,3 +257,19 @@ def test_a_request_over_the_text_budget_is_a_413_and_one_within_it_is_answered(t
     assert rank.status_code == 413 and "got 28" in rank.json()["detail"]
     assert client.post("/check", json={"dialogues": [["a", "b"]] * 3}).status_code == 413  # --max-dialogues
     assert main(["serve", "--max-chars", "0"]) == 2
+
+
+def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeypatch):
+    """u1, b1, u2 alone is no CDConv conversation; with a candidate it is, and goes to the Chinese default."""
+    import dialcheck.api as api
+
+    en, zh = load_detector(tiny_detector_dir), load_detector(tiny_detector_dir)
+    en.tau, zh.tau = 1.0, 0.0  # the stand-in "Chinese" default flags everything, the English one nothing
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": {"en": en, "zh": zh}[language])
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": tiny_detector_dir)
+    client = TestClient(create_app(None))
+    ctx = ["你好。", "你好，我有一只猫。", "它几岁了？"]
+    r = client.post("/rank", json={"context": ctx, "candidates": ["", "两岁。"]})
+    assert r.status_code == 200 and all(c["contradiction"] for c in r.json()["ranked"])
+    r = client.post("/rank", json={"context": ["Hi.", "I have a cat.", "How old?"], "candidates": ["Two."]})
+    assert not r.json()["ranked"][0]["contradiction"]

@@ -120,6 +120,24 @@ def _parse(
     return parsed
 
 
+def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: int) -> str:
+    """The shipped default that checks ``context`` followed by its first non-empty candidate (a Chinese
+    u1, b1, u2 becomes a whole CDConv conversation with its reply)."""
+    from ..api import route
+    from ..errors import DialcheckError
+    from ..generation.nbest import reply_speaker
+    from ..generation.rerank import _split
+    from ..schema import Dialogue, Turn
+
+    texts = [t for t in (_split(c, i)[0] for i, c in enumerate(cands)) if t.strip()]
+    reply = Turn(speaker or reply_speaker(context), texts[0]) if texts else None
+    d = context if reply is None else Dialogue((*context.turns, reply), context.knowledge, context.meta)
+    try:
+        return route(d)
+    except DialcheckError as e:
+        raise InputError(f"record {n}: {getattr(e, 'message', e)}", name) from None
+
+
 def _generator(args: argparse.Namespace) -> Any:
     if args.endpoint:
         from ..generation.openai import OpenAIChatGenerator
@@ -150,17 +168,24 @@ def run(args: argparse.Namespace) -> int:
         for i, cands in zip(missing, lists, strict=True):
             n, d, _, rid = parsed[i]
             parsed[i] = (n, d, [{"text": c.text, "score": c.score} for c in cands], rid)
-    det = load_for(args)
-    results = rerank_many(
-        [d for _, d, _, _ in parsed],
-        [c for _, _, c, _ in parsed],
-        det,
-        policy=args.policy,
-        speaker=args.speaker,
-        fallback=args.fallback,
-        drop_repeats=not args.keep_repeats,
-        batch_size=args.batch_size,
-    )
+    groups: dict[str, list[int]] = {}  # the records each detector re-ranks, in input order
+    for i, (n, d, cands, _) in enumerate(parsed):
+        groups.setdefault("model" if args.model is not None else _route(d, cands, args.speaker, name, n), []).append(i)
+    results: list[Any] = [None] * len(parsed)
+    for language, members in groups.items():  # like `check`: knowledge -> task-oriented, Chinese -> CDConv
+        det = load_for(args) if language == "model" else load_for(args, language=language)
+        got = rerank_many(
+            [parsed[i][1] for i in members],
+            [parsed[i][2] for i in members],
+            det,
+            policy=args.policy,
+            speaker=args.speaker,
+            fallback=args.fallback,
+            drop_repeats=not args.keep_repeats,
+            batch_size=args.batch_size,
+        )
+        for i, r in zip(members, got, strict=True):
+            results[i] = r
     out = sys.stdout
     for (n, _, _, rid), r in zip(parsed, results, strict=True):
         if args.json:

@@ -215,8 +215,10 @@ def create_app(
             raise HTTPException(422, f"speaker: expected a string, got {type(speaker).__name__}")
         dialogues = candidate_dialogues(ctx, cands, speaker)
         within_budget(dialogues)
-        # a check like any other: the context's detector scores every candidate, merged with waiting requests
-        verdicts = compute.check(dialogues, lambda ds: routed([ctx], prefix="context: ") * len(ds)).result()
+        # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
+        # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
+        probe = next((d for d, c in zip(dialogues, cands, strict=True) if c.strip()), dialogues[0])
+        verdicts = compute.check(dialogues, lambda ds: routed([probe], prefix="context: ") * len(ds)).result()
         ranked = ranked_candidates(cands, verdicts)
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
 
