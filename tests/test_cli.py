@@ -809,7 +809,8 @@ def test_an_output_path_that_cannot_be_written_exits_2_naming_it(capsys, tmp_pat
 
 
 @pytest.mark.parametrize("size", ["0", "-3", "two"])
-def test_batch_size_must_be_a_positive_count(capsys, dialogs, size):
+@pytest.mark.parametrize("command", [["check", "DIALOGS"], ["train"], ["nbest"], ["collect", "contexts"]])
+def test_batch_size_must_be_a_positive_count(capsys, dialogs, size, command):
     with pytest.raises(SystemExit) as e:  # argparse: usage and the option's error, status 2
-        _run(capsys, "check", str(dialogs), "--batch-size", size)
+        _run(capsys, *[str(dialogs) if a == "DIALOGS" else a for a in command], "--batch-size", size)
     assert e.value.code == 2 and "argument --batch-size" in capsys.readouterr().err

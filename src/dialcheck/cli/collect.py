@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_threads_option, set_threads
+from .common import add_threads_option, positive_int, set_threads
 
 HELP = "build contradiction collections: contexts by FQness, replies, annotation, LOGO, analysis"
 
@@ -126,7 +126,7 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--random-k", type=int, default=0, help="also N random contexts per distance, for comparison")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
-    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--batch-size", type=positive_int, default=16)
     add_threads_option(p)
     p.add_argument("--all-scores", default=None, help="also write every scored candidate here")
     p.add_argument("--out", "-o", required=True)
@@ -197,7 +197,7 @@ def _add_responses(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", "-m", default=None, help="detector for --most-contradictory (default: shipped)")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--batch-size", type=int, default=4)
+    p.add_argument("--batch-size", type=positive_int, default=4)
     add_threads_option(p)
     p.add_argument("--out", "-o", required=True)
     p.add_argument("--no-progress", action="store_true")
@@ -381,7 +381,7 @@ def _add_logo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", default="all-MiniLM-L6-v2")
     p.add_argument("--lora", type=int, default=16, help="LoRA rank (0 = full fine-tuning)")
     p.add_argument("--epochs", type=float, default=3.0)
-    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--batch-size", type=positive_int, default=16)
     p.add_argument("--seed", type=int, default=0)
     add_threads_option(p)
     p.add_argument("--out", "-o", default=None, help="write the table as JSON")

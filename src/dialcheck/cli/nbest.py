@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_threads_option, set_threads
+from .common import add_threads_option, positive_int, set_threads
 from .probe import SOURCES, build_echo_items
 
 HELP = "n-best analysis: Certainty and Variety of replies to polar echo questions"
@@ -46,7 +46,7 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--endpoint-model", default=None)
     g.add_argument("--max-new-tokens", type=int, default=16)
     g.add_argument("--diversity-penalty", type=float, default=0.5)
-    g.add_argument("--batch-size", type=int, default=4, help="inputs per generate call")
+    g.add_argument("--batch-size", type=positive_int, default=4, help="inputs per generate call")
     g.add_argument(
         "--batch-rows", type=int, default=0, help="size generate calls by sequences instead (beams x inputs)"
     )

@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import read_examples
 from ..schema import Example
-from .common import add_pair_order_option, add_threads_option, set_threads
+from .common import add_pair_order_option, add_threads_option, positive_int, set_threads
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
@@ -73,7 +73,7 @@ def add_parser(sub: Any) -> None:
         default=2.0,
         help="passes over the training pairs (default 2); decode: 0 with --init recalibrates tau and eta_e only",
     )
-    p.add_argument("--batch-size", type=int, default=None, help="default 32 (decode), 16 (citod)")
+    p.add_argument("--batch-size", type=positive_int, default=None, help="default 32 (decode), 16 (citod)")
     p.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
     p.add_argument("--max-length", type=int, default=None, help="default 128 (decode), 256 (citod)")
     p.add_argument("--patience", type=int, default=3, help="validations without improvement before stopping")
