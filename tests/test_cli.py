@@ -814,3 +814,17 @@ def test_batch_size_must_be_a_positive_count(capsys, dialogs, size, command):
     with pytest.raises(SystemExit) as e:  # argparse: usage and the option's error, status 2
         _run(capsys, *[str(dialogs) if a == "DIALOGS" else a for a in command], "--batch-size", size)
     assert e.value.code == 2 and "argument --batch-size" in capsys.readouterr().err
+
+
+def test_score_every_turn_checks_a_chinese_log_from_b2_on(capsys, monkeypatch, tmp_path, tiny_detector_dir):
+    from dialcheck import api
+
+    paths = {"en": tiny_detector_dir, "zh": tiny_detector_dir, "tod": tmp_path / "no-tod-model"}
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": paths[language])
+    log, out = tmp_path / "log.jsonl", tmp_path / "out.jsonl"
+    zh = ["你好。", "你好，我养了两只猫。", "它们几岁了？", "我没有养猫。", "为什么？", "我不喜欢猫。"]
+    log.write_text(json.dumps(zh, ensure_ascii=False) + "\n" + json.dumps(["Hi.", "Hello!", "I like tea."]) + "\n")
+    code, _, err = _run(capsys, "score", str(log), str(out), "--every-turn", "--no-progress")
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert code == 0 and [(r["line"], r["turn"]) for r in rows] == [(1, 3), (1, 4), (1, 5), (2, 1), (2, 2)]
+    assert "skipped 0 bad lines" in err and "is u1 missing" not in err

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import ParsedRecord, ends_with_user, read_dialogues, spoken_by
+from ..language import dialogue_language
 from ..schema import Dialogue
 from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error
 
@@ -92,15 +93,20 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
-def _units(r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None) -> list[tuple[int | None, Dialogue]]:
-    """The (checked turn, dialogue cut after it) pairs of one record; turn ``None``: the whole dialogue as is."""
+def _units(
+    r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None, routed: bool = False
+) -> list[tuple[int | None, Dialogue]]:
+    """The (checked turn, dialogue cut after it) pairs of one record; turn ``None``: the whole dialogue as is.
+    With ``routed`` (no ``--model``), ``every_turn`` checks a Chinese log from its fourth turn (b2) on: the
+    Chinese default reads u1, b1, u2, b2, so the turns before have no past it can check them against."""
     d = r.dialogue
     assert d is not None
     if not speakers and not every_turn:
         return [(None, d)]
     by = spoken_by(d, speakers)  # turns with text: a tool call's empty message is never checked
     if every_turn:
-        return [(i, d.upto(i)) for i in by if i > 0]
+        first = 3 if routed and d.knowledge is None and dialogue_language(d) == "zh" else 1
+        return [(i, d.upto(i)) for i in by if i >= first]
     return [(by[-1], d.upto(by[-1]))] if by else []
 
 
@@ -154,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             units = []
             for r in chunk:
                 n_user += not args.speaker and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
-                mine = _units(r, args.every_turn, args.speaker)
+                mine = _units(r, args.every_turn, args.speaker, routed=args.model is None)
                 n_none += not mine
                 good = []
                 for turn, d in mine:  # e.g. Chinese and English turns mixed: that record is skipped, not the job
