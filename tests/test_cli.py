@@ -83,6 +83,15 @@ def test_check_bad_input_exits_2_with_a_located_message(capsys, tmp_path, tiny_d
     assert message in err and str(p) in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("command", [("check",), ("score", "out.jsonl"), ("rerank",)])
+def test_a_directory_as_input_is_named_as_one(capsys, tmp_path, tiny_detector_dir, command):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    argv = [command[0], str(folder), *(str(tmp_path / a) for a in command[1:]), "--model", str(tiny_detector_dir)]
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and f"{folder}: is a directory, expected a file" in err and "no such file" not in err
+
+
 def test_check_unknown_model_exits_2(capsys, dialogs, tmp_path):
     code, _, err = _run(capsys, "check", str(dialogs), "--model", str(tmp_path / "nope"))
     assert code == 2 and "does not exist" in err

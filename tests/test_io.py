@@ -113,6 +113,19 @@ def test_missing_file_and_empty_input(tmp_path):
         list(read_dialogues(_write(tmp_path, "empty.json", "  \n")))
 
 
+def test_directory_and_json_errors_are_worded_for_people(tmp_path):
+    with pytest.raises(InputError, match="is a directory, expected a file"):
+        list(read_dialogues(tmp_path))
+    with pytest.raises(InputError, match="is a directory, expected a file"):
+        list(read_dialogues(tmp_path, jsonl=True))
+    # json says "Unterminated string starting at"; the column follows it once, not "at at column"
+    for name, text in (("cut.json", '{"turns": ["a", "b]}'), ("cut.jsonl", '{"turns": ["a", "b]}\n')):
+        with pytest.raises(InputError) as e:
+            rs = list(read_dialogues(_write(tmp_path, name, text)))
+            raise rs[0].error
+        assert "line 1: invalid JSON (Unterminated string starting at column 17)" in str(e.value)
+
+
 def test_knowledge_values_become_strings():
     d = parse_dialogue({"turns": ["a"], "knowledge": [{"distance": 5, "open": True, "note": None}]})
     assert d.knowledge.rows[0] == {"distance": "5", "open": "yes", "note": ""}

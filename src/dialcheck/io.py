@@ -50,6 +50,7 @@ __all__ = [
     "parse_knowledge",
     "read_dialogues",
     "read_examples",
+    "require_file",
     "spoken_by",
     "upto_speaker",
 ]
@@ -79,6 +80,36 @@ def decode_utf8(data: bytes, source: str | None = None, line: int | None = None)
             line = data.count(b"\n", 0, e.start) + 1
         msg = f"not UTF-8 text: byte 0x{data[e.start]:02x} at column {e.start - start + 1} (save the file as UTF-8)"
         raise InputError(msg, source, line) from None
+
+
+def require_file(path: str | Path, name: str | None = None) -> Path:
+    """``path`` as a :class:`~pathlib.Path` if it is an existing file, else an :class:`InputError` saying
+    whether it is missing or a directory.
+
+    >>> require_file(".")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: .: is a directory, expected a file
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a directory, expected a file", name or str(path))
+    if not p.is_file():
+        raise InputError("no such file", name or str(path))
+    return p
+
+
+def json_error(e: json.JSONDecodeError) -> str:
+    """The message of a JSON error with its column, worded once ("starting at column 5", not "at at").
+
+    >>> try:
+    ...     json.loads('{"a": "b')
+    ... except json.JSONDecodeError as e:
+    ...     print(json_error(e))
+    invalid JSON (Unterminated string starting at column 7)
+    """
+    joint = " " if e.msg.endswith(" at") else " at "
+    return f"invalid JSON ({e.msg}{joint}column {e.colno})"
 
 
 def _check_text(text: str, field: str) -> str:
@@ -392,9 +423,9 @@ def _iter_jsonl(lines: Iterable[str | bytes], name: str, parser: _Parser) -> Ite
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line.rstrip("\r\n"))  # a cut string: "Unterminated", not the newline
         except json.JSONDecodeError as e:
-            yield ParsedRecord(n, None, InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, n), at_line=n)
+            yield ParsedRecord(n, None, InputError(json_error(e), name, n), at_line=n)
             continue
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
@@ -432,9 +463,7 @@ def _read_dialogues(
     source: str | Path | TextIO, name: str | None, jsonl: bool | None, parser: _Parser
 ) -> Iterator[ParsedRecord]:
     if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
-        path = Path(source)
-        if not path.is_file():
-            raise InputError("no such file", name or str(source))
+        path = require_file(source, name)
         with path.open("rb") as f:  # streamed: logs can be large; each line decoded on its own
             yield from _iter_jsonl(f, name or str(source), parser)
         return
@@ -443,12 +472,8 @@ def _read_dialogues(
         buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
         stream: TextIO = io.StringIO(decode_utf8(buffer.read(), name)) if buffer is not None else sys.stdin
     elif isinstance(source, (str, Path)):
-        path = Path(source)
         name = name or str(source)
-        if not path.exists():
-            raise InputError("no such file", name)
-        if path.is_dir():
-            raise InputError("is a directory, expected a JSON or JSONL file", name)
+        path = require_file(source, name)
         stream = io.StringIO(decode_utf8(path.read_bytes(), name))
     else:
         stream = source
@@ -461,13 +486,13 @@ def _read_dialogues(
         yield from _iter_jsonl(lines, name, parser)
         return
     try:
-        whole = json.loads(text)
+        whole = json.loads(text.rstrip())  # trailing newline: a cut string reads "Unterminated"
     except json.JSONDecodeError as e:
         nonempty = [ln for ln in lines if ln.strip()]
         if len(nonempty) > 1 and (e.msg == "Extra data" or _parses(nonempty[0])):
             yield from _iter_jsonl(lines, name, parser)
             return
-        raise InputError(f"invalid JSON ({e.msg} at column {e.colno})", name, e.lineno) from None
+        raise InputError(json_error(e), name, e.lineno) from None
     items = whole if isinstance(whole, list) and _is_dialogue_list(whole) else [whole]
     single = len(items) == 1 and items[0] is whole
     # a file of one non-empty line (a one-record .jsonl, a compact .json) is on line N whatever the item

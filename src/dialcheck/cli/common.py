@@ -170,12 +170,14 @@ def read_vocabulary(path: str) -> dict[str, list[str]]:
     """
     import json
 
+    from ..io import json_error
+
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise InputError(f"cannot read the vocabulary ({e.strerror or e})", path) from None
     except json.JSONDecodeError as e:
-        raise InputError(f"invalid JSON ({e.msg})", path, e.lineno) from None
+        raise InputError(json_error(e), path, e.lineno) from None
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object of type -> list of values, got {type(data).__name__}", path)
     out: dict[str, list[str]] = {}

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import require_file
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -73,9 +74,7 @@ def read_nli_file(path: str) -> list[Any]:
     from ..datasets.nli3 import NLI_LABELS, NLIPair
 
     short = {"e": "entailment", "n": "neutral", "c": "contradiction"}
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file", path)
+    p = require_file(path)
     out = []
     for n, obj in read_jsonl(p):
         premise = require(obj, "premise", str, p, n)
@@ -165,9 +164,7 @@ def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
     from ..language import OTHER_SHARE, ZH_SHARE, cjk_share
     from ..probes.triggers import TriggerInput
 
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file", path)
+    p = require_file(path)
     out = []
     for n, obj in read_jsonl(p):
         u1 = require(obj, "u1", str, p, n)

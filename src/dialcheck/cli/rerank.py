@@ -20,7 +20,7 @@ import textwrap
 from typing import Any
 
 from ..errors import InputError
-from ..io import parse_dialogue
+from ..io import json_error, parse_dialogue, require_file
 from .common import add_model_options, load_for
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
@@ -57,8 +57,8 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
     from ..io import decode_utf8
 
     name = "<stdin>" if path == "-" else path
-    if path != "-" and not Path(path).is_file():
-        raise InputError("no such file", path)
+    if path != "-":
+        require_file(path)
     stdin = getattr(sys.stdin, "buffer", None)
     if path != "-":
         text = decode_utf8(Path(path).read_bytes(), name)
@@ -77,7 +77,7 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
             try:
                 out.append((n, json.loads(line), n))
             except json.JSONDecodeError as e:
-                raise InputError(f"invalid JSON ({e.msg})", name, n) from None
+                raise InputError(json_error(e), name, n) from None
         return out
     items = whole if isinstance(whole, list) else [whole]
     nonempty = [n for n, line in enumerate(lines, start=1) if line.strip()]

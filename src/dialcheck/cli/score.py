@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import ParsedRecord, ends_with_user, read_dialogues, spoken_by
+from ..io import ParsedRecord, ends_with_user, read_dialogues, require_file, spoken_by
 from ..language import dialogue_language
 from ..schema import Dialogue
 from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error
@@ -119,8 +119,8 @@ def _count_lines(path: str) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     out_path = Path(args.output)
-    if args.input != "-" and not Path(args.input).is_file():
-        raise InputError("no such file", args.input)
+    if args.input != "-":
+        require_file(args.input)
     for path, what in ((args.output, "OUTPUT"), (args.errors, "--errors")):
         if path and _same_file(args.input, path):
             raise InputError(f"{what} is the input file: writing it would destroy the input", str(path))

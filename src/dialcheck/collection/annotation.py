@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..datasets.base import read_jsonl
 from ..errors import InputError
+from ..io import require_file
 from .records import CollectedReply
 
 __all__ = [
@@ -139,8 +140,7 @@ def parse_label(value: object) -> bool:
 
 
 def _rows(path: Path) -> Iterable[tuple[int, Mapping[str, object]]]:
-    if not path.is_file():
-        raise InputError("no such file", str(path))
+    require_file(path)
     if path.suffix.lower() == ".csv":
         with path.open(encoding="utf-8", newline="") as f:
             yield from enumerate(csv.DictReader(f), start=2)  # line 1 is the header

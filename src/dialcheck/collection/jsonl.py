@@ -9,6 +9,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..datasets.base import read_jsonl
 from ..errors import InputError
+from ..io import require_file
 
 __all__ = ["read_records", "write_records"]
 
@@ -22,10 +23,7 @@ R = TypeVar("R")
 
 def iter_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for each non-blank line; a bad line raises a located :class:`InputError`."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file", str(p))
-    yield from read_jsonl(p)
+    yield from read_jsonl(require_file(path))
 
 
 def read_records(path: str | Path, cls: Any) -> list[Any]:

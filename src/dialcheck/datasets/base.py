@@ -47,7 +47,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (1-based line number, object); a bad line raises an error naming file and line."""
     if not path.exists():
         raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
-    from ..io import decode_utf8
+    from ..io import decode_utf8, json_error
 
     with path.open("rb") as f:
         for n, raw in enumerate(f, start=1):
@@ -55,9 +55,9 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as e:
-                raise InputError(f"invalid JSON ({e.msg})", str(path), n) from None
+                raise InputError(json_error(e), str(path), n) from None
             if not isinstance(obj, dict):
                 raise InputError("expected a JSON object", str(path), n)
             yield n, obj

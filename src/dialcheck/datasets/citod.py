@@ -132,10 +132,12 @@ def load_citod_file(path: Path, domain: str, split: str) -> list[Example]:
     """Every record of one KBRetriever_DC JSON file."""
     if not path.exists():
         raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
+    from ..io import json_error
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise InputError(f"invalid JSON ({e.msg})", str(path), e.lineno) from None
+        raise InputError(json_error(e), str(path), e.lineno) from None
     if not isinstance(data, list):
         raise InputError("expected a JSON list of dialogues", str(path))
     return [parse_record(obj, path, i, domain, split) for i, obj in enumerate(data)]
