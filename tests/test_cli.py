@@ -779,23 +779,44 @@ def test_score_skips_a_line_no_default_can_read_and_keeps_the_good_ones(capsys, 
     assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 4]
 
 
+def test_score_errors_file_follows_line_order(capsys, tmp_path, tiny_default):
+    log, out, errors = tmp_path / "log.jsonl", tmp_path / "out.jsonl", tmp_path / "errors.jsonl"
+    good = json.dumps(["I like tea.", "Me too.", "I never drink tea."])
+    log.write_text("\n".join([good, json.dumps(MIXED, ensure_ascii=False), "{not json", good]) + "\n")
+    code, _, err = _run(capsys, "score", str(log), str(out), "--no-progress", "--errors", str(errors))
+    assert code == 0 and [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 4]
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 3]  # routing, then parse error
+    assert err.index(f"{log}, line 2:") < err.index(f"{log}, line 3:")
+
+
+def test_score_counts_a_line_scored_in_part_once(capsys, tmp_path, tiny_default):
+    log, out = tmp_path / "log.jsonl", tmp_path / "out.jsonl"
+    turns = ["Hi.", "Hello!", "I like tea.", "我喜欢茶。", "Do you?"]  # from turn 3 on the prefix mixes languages
+    log.write_text(json.dumps(turns, ensure_ascii=False) + "\n" + json.dumps(MIXED, ensure_ascii=False) + "\n")
+    code, _, err = _run(capsys, "score", str(log), str(out), "--every-turn", "--no-progress")
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert code == 0 and [(r["line"], r["turn"]) for r in rows] == [(1, 1), (1, 2)]
+    assert f"{log}, line 1: turn 3: the dialogue mixes" in err
+    assert "scored 1 dialogues, 1 of them in part (2 turns skipped), skipped 1 bad lines" in err
+
+
 def test_score_resume_reports_each_bad_line_once_in_the_errors_file(capsys, monkeypatch, tmp_path, tiny_detector_dir):
     from dialcheck.cli import score
 
-    log = _log(tmp_path, n_good=6, bad_lines=(2, 6))
+    log = _log(tmp_path, n_good=6, bad_lines=(2, 7))
     out, errors = tmp_path / "out.jsonl", tmp_path / "errors.jsonl"
     args = ["score", str(log), str(out), "--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "2"]
     args += ["--errors", str(errors)]
     with monkeypatch.context() as m:
-        kill_on_call(m, score, "predict_for", 2)  # killed after lines 1 and 3 were scored and line 2 reported
+        kill_on_call(m, score, "predict_for", 3)  # chunks [1, 2] [3, 4] [5, 6]: killed at the third
         assert _run(capsys, *args)[0] == 130
     assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2]
     code, _, err = _run(capsys, *args, "--resume")
     assert code == 0 and "already done" in err
-    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 6]
-    assert [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 3, 4, 5, 7, 8]
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 7]
+    assert [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 3, 4, 5, 6, 8]
     assert _run(capsys, *args, "--resume")[0] == 0  # a finished run resumed: still one record per bad line
-    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 6]
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 7]
 
 
 def test_score_refuses_to_write_over_its_input(capsys, tmp_path, tiny_detector_dir):

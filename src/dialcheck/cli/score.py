@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         bar = tqdm(total=_count_lines(args.input), initial=len(done), desc="scoring", unit="dialogue")
     reported = _reported_errors(Path(args.errors)) if args.errors and args.resume else set()
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
-    n_ok = n_bad = n_none = n_user = 0
+    n_ok = n_bad = n_none = n_user = n_part = n_part_turns = 0
     source = "<stdin>" if args.input == "-" else args.input
 
     def report(error: InputError, turn: int | None = None) -> None:
@@ -156,9 +156,13 @@ def run(args: argparse.Namespace) -> int:
         chunk: list[ParsedRecord] = []
 
         def flush() -> None:
-            nonlocal n_ok, n_bad, n_none, n_user
+            nonlocal n_ok, n_bad, n_none, n_user, n_part, n_part_turns
             units = []
             for r in chunk:
+                if r.error is not None:  # reported here, in line order with the lines skipped at routing
+                    n_bad += 1
+                    report(r.error)
+                    continue
                 n_user += not args.speaker and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
                 mine = _units(r, args.every_turn, args.speaker, routed=args.model is None)
                 n_none += not mine
@@ -169,7 +173,11 @@ def run(args: argparse.Namespace) -> int:
                         good.append((r, turn, d))
                     else:
                         report(InputError(getattr(problem, "message", str(problem)), source, r.line), turn)
-                n_bad += len(good) < len(mine)
+                if mine and not good:
+                    n_bad += 1
+                elif len(good) < len(mine):  # scored in part: counted with the scored lines, its gaps apart
+                    n_part += 1
+                    n_part_turns += len(mine) - len(good)
                 n_ok += bool(good) or not mine
                 units += good
             verdicts = predict_for(args, [d for _, _, d in units])
@@ -189,12 +197,6 @@ def run(args: argparse.Namespace) -> int:
         for r in records:
             if r.line in done:
                 continue
-            if r.error is not None:
-                n_bad += 1
-                report(r.error)
-                if bar is not None:
-                    bar.update(1)
-                continue
             chunk.append(r)
             if len(chunk) >= args.chunk_size:
                 flush()
@@ -206,8 +208,9 @@ def run(args: argparse.Namespace) -> int:
         errors_f.close()
     resumed = f" ({len(done)} already done)" if done else ""
     none = f", {n_none} with no turn by {' or '.join(args.speaker)} to check" if args.speaker else ""
+    part = f", {n_part} of them in part ({n_part_turns} turns skipped)" if n_part else ""
     print(
-        f"dialcheck: scored {n_ok} dialogues{resumed}{none}, skipped {n_bad} bad lines -> {out_path}",
+        f"dialcheck: scored {n_ok} dialogues{resumed}{none}{part}, skipped {n_bad} bad lines -> {out_path}",
         file=sys.stderr,
     )
     if n_user:
