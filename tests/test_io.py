@@ -225,6 +225,10 @@ def test_bytes_that_are_not_utf8_are_a_located_error_and_a_byte_order_mark_is_fi
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'["caf\xe9"]'), encoding="utf-8"))
     with pytest.raises(InputError, match=r"<stdin>, line 1: not UTF-8 text"):
         list(read_dialogues("-"))
+    stdin_log = b'["a", "b"]\n["caf\xe9", "x"]\n["c", "d"]\n'  # `dialcheck score - out.jsonl < log`
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin_log), encoding="utf-8"))
+    rs = list(read_dialogues("-", jsonl=True))
+    assert [r.ok for r in rs] == [True, False, True] and "<stdin>, line 2: not UTF-8" in str(rs[1].error)
     (r,) = list(read_dialogues(_write(tmp_path, "bom.json", '\ufeff["Hi", "Hello"]')))  # Notepad's UTF-8
     assert r.ok and r.dialogue.last.text == "Hello"
 

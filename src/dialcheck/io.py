@@ -470,6 +470,9 @@ def _read_dialogues(
     if isinstance(source, (str, Path)) and str(source) == "-":
         name = name or "<stdin>"
         buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
+        if jsonl and buffer is not None:  # streamed like a file: one bad byte is one bad line, not the input
+            yield from _iter_jsonl(buffer, name, parser)
+            return
         stream: TextIO = io.StringIO(decode_utf8(buffer.read(), name)) if buffer is not None else sys.stdin
     elif isinstance(source, (str, Path)):
         name = name or str(source)
