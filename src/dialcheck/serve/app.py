@@ -33,8 +33,9 @@ from .compute import ComputeThread
 
 __all__ = ["create_app"]
 
-# Text the model reads per request: 256 ten-turn dialogues of about 200 characters a turn (a few seconds of
-# the 2-core VM); a request far larger would hold the compute thread, and every waiting request, for minutes.
+# Text the model reads per request: 256 ten-turn dialogues of about 195 characters a turn, which hold the compute
+# thread for about 19 s on 2 cores (benchmarks/serve_largest_request.py); a far larger request would hold it,
+# and every request waiting behind it, for minutes.
 MAX_CHARS = 500_000
 
 PAGE = """<!doctype html>
