@@ -296,6 +296,46 @@ def test_evaluate_on_your_own_labelled_dialogues(capsys, tmp_path, tiny_detector
     assert ids == ["p1", "mylogs.jsonl:2", "mylogs.jsonl:4"]
 
 
+def test_gzipped_logs_are_read_by_check_score_evaluate_and_rerank(capsys, tmp_path, tiny_detector_dir):
+    import gzip
+
+    model = ["--model", str(tiny_detector_dir)]
+    logs = tmp_path / "mylogs.jsonl.gz"
+    with gzip.open(logs, "wt", encoding="utf-8") as f:
+        f.write("\n".join(LABELLED_LINES) + "\n")
+    code, out, err = _run(capsys, "check", str(logs), "--json", *model)
+    assert code == 2 and f"{logs}, line 3: invalid JSON" in err  # check is all-or-nothing, lines counted
+    code, _, err = _run(capsys, "score", str(logs), str(tmp_path / "v.jsonl"), *model)  # with the progress bar
+    assert code == 0 and "scored 3 dialogues, skipped 1 bad lines" in err
+    code, out, err = _run(capsys, "evaluate", *model, "--data", str(logs), "--tau", "0", "--no-progress")
+    assert code == 0 and "| mylogs: accuracy | 66.67 |" in out
+    ranked = tmp_path / "rank.jsonl.gz"
+    with gzip.open(ranked, "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "r", "turns": ["Hi.", "I have a dog."], "candidates": ["Yes.", "No."]}) + "\n")
+    code, out, _ = _run(capsys, "rerank", str(ranked), "--json", *model)
+    assert code == 0 and json.loads(out)["id"] == "r"
+
+
+def test_a_damaged_gzip_is_an_input_error_after_its_good_lines(capsys, tmp_path, tiny_detector_dir):
+    import gzip
+
+    good = json.dumps(["I like tea.", "Me too.", "I never drink tea."]) + "\n"
+    lines = [json.dumps(["I like tea.", "Me too.", f"I drink {i * 7919 % 10007} cups."]) for i in range(3000)]
+    whole = gzip.compress("\n".join(lines).encode())  # varied, so that half the file holds many lines
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) // 2])  # a copy interrupted half way
+    out = tmp_path / "v.jsonl"
+    code, _, err = _run(capsys, "score", str(cut), str(out), "--no-progress", "--model", str(tiny_detector_dir))
+    assert code == 2 and f"{cut}, line" in err and "cannot decompress the file after line" in err
+    assert "Traceback" not in err
+    n_read = int(err.split("after line ")[1].split(" ")[0])
+    assert n_read > 300 and len(out.read_text().splitlines()) == n_read  # every line read before it, kept
+    notgz = tmp_path / "plain.jsonl.gz"
+    notgz.write_text(good)
+    code, _, err = _run(capsys, "check", str(notgz), "--model", str(tiny_detector_dir))
+    assert code == 2 and f"{notgz}, line 1: cannot decompress the file after line 0" in err
+
+
 def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"turns": ["a", "b"]}) + "\n")

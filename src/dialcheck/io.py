@@ -28,6 +28,7 @@ dialcheck.errors.InputError: turns[0].text: expected a string, got int
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import sys
@@ -35,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from .errors import InputError
 from .schema import Dialogue, Example, KnowledgeBase, Turn
@@ -45,11 +46,14 @@ __all__ = [
     "as_dialogues",
     "decode_utf8",
     "ends_with_user",
+    "input_lines",
+    "open_input",
     "parse_dialogue",
     "parse_example",
     "parse_knowledge",
     "read_dialogues",
     "read_examples",
+    "read_input",
     "require_file",
     "spoken_by",
     "upto_speaker",
@@ -97,6 +101,40 @@ def require_file(path: str | Path, name: str | None = None) -> Path:
     if not p.is_file():
         raise InputError("no such file", name or str(path))
     return p
+
+
+def open_input(path: str | Path, name: str | None = None) -> BinaryIO:
+    """A binary stream of the input file ``path``; a name ending in ``.gz`` is decompressed as it is read
+    (chat logs are often stored gzipped). Read it with :func:`input_lines` or :func:`read_input`.
+
+    >>> import gzip, tempfile
+    >>> path = tempfile.mkdtemp() + "/log.jsonl.gz"
+    >>> with gzip.open(path, "wt") as f:
+    ...     _ = f.write('["Hi.", "Hello!"]\\n')
+    >>> list(input_lines(open_input(path), path))
+    [b'["Hi.", "Hello!"]\\n']
+    """
+    p = require_file(path, name)
+    if p.name.lower().endswith(".gz"):
+        return gzip.open(p, "rb")  # type: ignore[return-value]
+    return p.open("rb")
+
+
+def input_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
+    """The lines of ``stream``, closed at the end; a damaged ``.gz`` is an :class:`InputError` naming the last
+    line read (the lines before it are yielded first)."""
+    n = 0
+    with stream:
+        try:
+            for n, line in enumerate(stream, start=1):  # noqa: B007
+                yield line
+        except (OSError, EOFError) as e:  # gzip.BadGzipFile, zlib.error, a truncated stream
+            raise InputError(f"cannot decompress the file after line {n} ({e})", name, n + 1) from None
+
+
+def read_input(path: str | Path, name: str | None = None) -> bytes:
+    """The whole input file ``path`` as bytes (``.gz`` decompressed)."""
+    return b"".join(input_lines(open_input(path, name), name or str(path)))
 
 
 def json_error(e: json.JSONDecodeError) -> str:
@@ -463,9 +501,8 @@ def _read_dialogues(
     source: str | Path | TextIO, name: str | None, jsonl: bool | None, parser: _Parser
 ) -> Iterator[ParsedRecord]:
     if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
-        path = require_file(source, name)
-        with path.open("rb") as f:  # streamed: logs can be large; each line decoded on its own
-            yield from _iter_jsonl(f, name or str(source), parser)
+        name = name or str(source)  # streamed: logs can be large; each line decoded on its own
+        yield from _iter_jsonl(input_lines(open_input(source, name), name), name, parser)
         return
     if isinstance(source, (str, Path)) and str(source) == "-":
         name = name or "<stdin>"
@@ -476,8 +513,7 @@ def _read_dialogues(
         stream: TextIO = io.StringIO(decode_utf8(buffer.read(), name)) if buffer is not None else sys.stdin
     elif isinstance(source, (str, Path)):
         name = name or str(source)
-        path = require_file(source, name)
-        stream = io.StringIO(decode_utf8(path.read_bytes(), name))
+        stream = io.StringIO(decode_utf8(read_input(source, name), name))
     else:
         stream = source
         name = name or getattr(source, "name", "<stream>")

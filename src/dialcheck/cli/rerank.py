@@ -20,7 +20,7 @@ import textwrap
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_error, parse_dialogue, require_file
+from ..io import json_error, parse_dialogue, read_input, require_file
 from .common import add_model_options, load_for
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
@@ -52,7 +52,6 @@ def add_parser(sub: Any) -> None:
 def _records(path: str) -> list[tuple[int, Any, int | None]]:
     """(position, record, line in the file or None): JSONL lines, or the items of one JSON value (a lone
     record's line known when the file has one line)."""
-    from pathlib import Path
 
     from ..io import decode_utf8
 
@@ -61,7 +60,7 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
         require_file(path)
     stdin = getattr(sys.stdin, "buffer", None)
     if path != "-":
-        text = decode_utf8(Path(path).read_bytes(), name)
+        text = decode_utf8(read_input(path), name)
     else:
         text = decode_utf8(stdin.read(), name) if stdin is not None else sys.stdin.read()
     if not text.strip():

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import ParsedRecord, ends_with_user, read_dialogues, require_file, spoken_by
+from ..io import ParsedRecord, ends_with_user, input_lines, open_input, read_dialogues, require_file, spoken_by
 from ..language import dialogue_language
 from ..schema import Dialogue
 from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error
@@ -113,8 +113,7 @@ def _units(
 def _count_lines(path: str) -> int | None:
     if path == "-":
         return None
-    with open(path, "rb") as f:
-        return sum(1 for line in f if line.strip())
+    return sum(1 for line in input_lines(open_input(path), path) if line.strip())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,12 +193,17 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(len(chunk))
             chunk.clear()
 
-        for r in records:
-            if r.line in done:
-                continue
-            chunk.append(r)
-            if len(chunk) >= args.chunk_size:
+        try:
+            for r in records:
+                if r.line in done:
+                    continue
+                chunk.append(r)
+                if len(chunk) >= args.chunk_size:
+                    flush()
+        except InputError:  # the input itself broke off (a damaged .gz): keep every line read before it
+            if chunk:
                 flush()
+            raise
         if chunk:
             flush()
     if bar is not None:

@@ -47,20 +47,19 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (1-based line number, object); a bad line raises an error naming file and line."""
     if not path.exists():
         raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
-    from ..io import decode_utf8, json_error
+    from ..io import decode_utf8, input_lines, json_error, open_input
 
-    with path.open("rb") as f:
-        for n, raw in enumerate(f, start=1):
-            line = decode_utf8(raw, str(path), n)
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line.rstrip("\r\n"))
-            except json.JSONDecodeError as e:
-                raise InputError(json_error(e), str(path), n) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", str(path), n)
-            yield n, obj
+    for n, raw in enumerate(input_lines(open_input(path), str(path)), start=1):
+        line = decode_utf8(raw, str(path), n)
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line.rstrip("\r\n"))
+        except json.JSONDecodeError as e:
+            raise InputError(json_error(e), str(path), n) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object", str(path), n)
+        yield n, obj
 
 
 def require(obj: dict[str, Any], key: str, typ: type | tuple[type, ...], path: Path, line: int) -> Any:

@@ -73,7 +73,8 @@ class SplitEvaluator:
         """Each file named after itself (never after a known split); a file with no good record is an error."""
         for f in files:
             path = Path(f)
-            name = path.stem or "data"
+            plain = path.with_suffix("") if path.suffix.lower() == ".gz" else path  # logs.jsonl.gz reads as logs
+            name = plain.stem or "data"
             while name in self.files or name in self.known_splits:
                 name += "_"
             examples, errors = read_examples(path, require_category=require_category)
