@@ -28,6 +28,14 @@ def test_bad_dialogue_is_a_located_422(client):
     assert r.json()["detail"] == "dialogues[1]: turns[0].text: expected a string, got int"
 
 
+@pytest.mark.parametrize("key", ["tau", "eta_e", "threshold"])
+def test_a_threshold_in_the_request_is_refused_not_ignored(client, key):
+    r = client.post("/check", json={"turns": ["I have a cat.", "Nice.", "I never had pets."], key: 0.9})
+    assert r.status_code == 422 and r.json()["detail"].startswith(f"{key}: not a request option")
+    r = client.post("/rank", json={"context": ["I have a cat.", "Nice."], "candidates": ["x"], key: 0.9})
+    assert r.status_code == 422 and "dialcheck serve --tau" in r.json()["detail"]
+
+
 def test_rank_and_health_and_page(client):
     r = client.post("/rank", json={"context": ["I have a cat.", "Nice."], "candidates": ["x", "y", "z"]})
     assert sorted(c["index"] for c in r.json()["ranked"]) == [0, 1, 2]

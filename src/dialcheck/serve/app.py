@@ -105,6 +105,18 @@ def create_app(
 
     app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1", lifespan=lifespan)
 
+    def no_threshold_options(body: Any) -> None:
+        """A request cannot set thresholds; say so rather than answer at the server's own (a silent trap)."""
+        if not isinstance(body, dict):
+            return
+        for key in ("tau", "eta_e", "threshold"):
+            if key in body:
+                raise HTTPException(
+                    422,
+                    f"{key}: not a request option; the thresholds are the server's (`dialcheck serve --tau --eta-e`), "
+                    "or compare each verdict's `score` and `pair_scores` with your own",
+                )
+
     def speakers_of(body: Any) -> list[str] | None:
         value = body.get("speaker") if isinstance(body, dict) else None
         if value is None:
@@ -184,6 +196,7 @@ def create_app(
 
     @app.post("/check")
     def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
+        no_threshold_options(body)
         speakers = speakers_of(body)
         dialogues = parse_many(body, speakers)
         within_budget(dialogues)
@@ -201,6 +214,7 @@ def create_app(
     def rank(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
         if not isinstance(body, dict) or "context" not in body or "candidates" not in body:
             raise HTTPException(422, 'expected {"context": dialogue, "candidates": [strings]}')
+        no_threshold_options(body)
         cands = body["candidates"]
         if not isinstance(cands, list) or not cands or not all(isinstance(c, str) for c in cands):
             raise HTTPException(422, "candidates: expected a non-empty list of strings")
