@@ -20,7 +20,7 @@ import textwrap
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_error, parse_dialogue, read_input, require_file
+from ..io import json_error, parse_dialogue, read_input
 from .common import add_model_options, load_for
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
@@ -56,11 +56,9 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
     from ..io import decode_utf8
 
     name = "<stdin>" if path == "-" else path
-    if path != "-":
-        require_file(path)
     stdin = getattr(sys.stdin, "buffer", None)
     if path != "-":
-        text = decode_utf8(read_input(path), name)
+        text = decode_utf8(read_input(path), name)  # a missing file or a directory is named by read_input
     else:
         text = decode_utf8(stdin.read(), name) if stdin is not None else sys.stdin.read()
     if not text.strip():
