@@ -325,7 +325,7 @@ def test_a_damaged_gzip_is_an_input_error_after_its_good_lines(capsys, tmp_path,
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(whole[: len(whole) // 2])  # a copy interrupted half way
     out = tmp_path / "v.jsonl"
-    code, _, err = _run(capsys, "score", str(cut), str(out), "--no-progress", "--model", str(tiny_detector_dir))
+    code, _, err = _run(capsys, "score", str(cut), str(out), "--model", str(tiny_detector_dir))  # with its bar
     assert code == 2 and f"{cut}, line" in err and "cannot decompress the file after line" in err
     assert "Traceback" not in err
     n_read = int(err.split("after line ")[1].split(" ")[0])

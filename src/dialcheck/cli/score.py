@@ -113,7 +113,10 @@ def _units(
 def _count_lines(path: str) -> int | None:
     if path == "-":
         return None
-    return sum(1 for line in input_lines(open_input(path), path) if line.strip())
+    try:
+        return sum(1 for line in input_lines(open_input(path), path) if line.strip())
+    except InputError:  # a damaged .gz: no total for the bar; scoring reads up to the damage and reports it
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
