@@ -214,4 +214,4 @@ def test_rerank_command_without_a_model_routes_each_record_like_check(capsys, tm
     assert [d.last.text for d in dets["zh"].seen] == ["我没有猫。"]
     p.write_text(json.dumps({"turns": ["你好。", "Hi, I have a cat.", "它几岁了？"], "candidates": ["我没有猫。"]}))
     assert main(["rerank", str(p)]) == 2
-    assert "record 0: the dialogue mixes Chinese turns" in capsys.readouterr().err
+    assert f"{p}, line 1: the dialogue mixes Chinese turns" in capsys.readouterr().err

@@ -117,7 +117,7 @@ def _parse(
     return parsed
 
 
-def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: int) -> str:
+def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: int, line: int | None, many: bool) -> str:
     """The shipped default that checks ``context`` followed by its first non-empty candidate (a Chinese
     u1, b1, u2 becomes a whole CDConv conversation with its reply)."""
     from ..api import route
@@ -132,7 +132,8 @@ def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: in
     try:
         return route(d)
     except DialcheckError as e:
-        raise InputError(f"record {n}: {getattr(e, 'message', e)}", name) from None
+        item = f"item {n}: " if line is None and many else ""  # a record of a JSON list: its position
+        raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None
 
 
 def _generator(args: argparse.Namespace) -> Any:
@@ -156,7 +157,9 @@ def run(args: argparse.Namespace) -> int:
     from ..generation.rerank import rerank_many
 
     name = "<stdin>" if args.input == "-" else args.input
-    parsed = _parse(_records(args.input), name, bool(args.generate))
+    records = _records(args.input)
+    at = [line for _, _, line in records]
+    parsed = _parse(records, name, bool(args.generate))
     missing = [i for i, (_, _, c, _) in enumerate(parsed) if c is None]
     if missing:
         cfg = DecodingConfig.parse(args.generate, max_new_tokens=args.max_new_tokens)
@@ -167,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
             parsed[i] = (n, d, [{"text": c.text, "score": c.score} for c in cands], rid)
     groups: dict[str, list[int]] = {}  # the records each detector re-ranks, in input order
     for i, (n, d, cands, _) in enumerate(parsed):
-        groups.setdefault("model" if args.model is not None else _route(d, cands, args.speaker, name, n), []).append(i)
+        where = (name, n, at[i], len(parsed) > 1)
+        groups.setdefault("model" if args.model is not None else _route(d, cands, args.speaker, *where), []).append(i)
     results: list[Any] = [None] * len(parsed)
     for language, members in groups.items():  # like `check`: knowledge -> task-oriented, Chinese -> CDConv
         det = load_for(args) if language == "model" else load_for(args, language=language)
