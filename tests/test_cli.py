@@ -859,6 +859,16 @@ def test_score_resume_reports_each_bad_line_once_in_the_errors_file(capsys, monk
     assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [2, 7]
 
 
+def test_score_to_standard_output(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path, n_good=3, bad_lines=(2,))
+    model = ["--model", str(tiny_detector_dir)]
+    code, out, err = _run(capsys, "score", str(log), "-", *model)  # with its progress bar, on stderr
+    assert code == 0 and [json.loads(x)["line"] for x in out.splitlines()] == [1, 3, 4]
+    assert "-> <stdout>" in err and not (tmp_path / "-").exists()
+    code, out, err = _run(capsys, "score", str(log), "-", "--resume", *model)
+    assert code == 2 and out == "" and "--resume needs an output file" in err
+
+
 def test_score_refuses_to_write_over_its_input(capsys, tmp_path, tiny_detector_dir):
     log = _log(tmp_path)
     before = log.read_text()

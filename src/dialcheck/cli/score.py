@@ -9,6 +9,7 @@ drops a half-written tail, and scores only what is missing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("score", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="JSONL file, one dialogue per line (or - for stdin)")
-    p.add_argument("output", help="JSONL file of verdicts")
+    p.add_argument("output", help="JSONL file of verdicts ('-': standard output, not resumable)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run into the same OUTPUT")
     p.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT")
     p.add_argument("--every-turn", action="store_true", help="check every turn against the turns before it")
@@ -126,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
     for path, what in ((args.output, "OUTPUT"), (args.errors, "--errors")):
         if path and _same_file(args.input, path):
             raise InputError(f"{what} is the input file: writing it would destroy the input", str(path))
-    if out_path.exists() and not (args.resume or args.overwrite):
+    to_stdout = args.output == "-"
+    if to_stdout and args.resume:
+        raise InputError("--resume needs an output file: standard output (-) cannot be continued")
+    if not to_stdout and out_path.exists() and not (args.resume or args.overwrite):
         raise InputError("output exists: pass --resume to continue it or --overwrite to replace it", str(out_path))
     if args.chunk_size < 1:
         raise InputError(f"--chunk-size must be at least 1, got {args.chunk_size}")
@@ -154,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             errors_f.flush()  # so that a killed run's file holds what it reported
 
     mode = "a" if args.resume else "w"
-    with out_path.open(mode, encoding="utf-8") as out:
+    with contextlib.nullcontext(sys.stdout) if to_stdout else out_path.open(mode, encoding="utf-8") as out:
         chunk: list[ParsedRecord] = []
 
         def flush() -> None:
@@ -216,8 +220,9 @@ def run(args: argparse.Namespace) -> int:
     resumed = f" ({len(done)} already done)" if done else ""
     none = f", {n_none} with no turn by {' or '.join(args.speaker)} to check" if args.speaker else ""
     part = f", {n_part} of them in part ({n_part_turns} turns skipped)" if n_part else ""
+    target = "<stdout>" if to_stdout else out_path
     print(
-        f"dialcheck: scored {n_ok} dialogues{resumed}{none}{part}, skipped {n_bad} bad lines -> {out_path}",
+        f"dialcheck: scored {n_ok} dialogues{resumed}{none}{part}, skipped {n_bad} bad lines -> {target}",
         file=sys.stderr,
     )
     if n_user:
