@@ -209,3 +209,25 @@ def test_the_shipped_defaults_give_the_same_verdicts_on_onnx_runtime(tmp_path):
     questions, answers = ["Do you like jazz?", "Are you free on Friday?"], ["Yes, I love it.", "I'm working all day."]
     want = load_answer_classifier().judge(questions, answers)
     assert load_answer_classifier().use_onnx(int8=True, cache=tmp_path).judge(questions, answers) == want
+
+
+def test_every_shipped_lora_model_merges_without_peft_to_what_peft_merges():
+    import torch
+
+    from dialcheck.catalog import shipped_models
+    from dialcheck.detectors.modeling import CONFIG_NAME, DetectorConfig, load_model, load_trainable
+
+    checked = []
+    for m in shipped_models():
+        cfg = DetectorConfig.from_file(m.path / CONFIG_NAME)
+        if not m.base_installed or (cfg.adapter or {}).get("type") != "lora":
+            continue
+        fast, tok = load_model(m.path, cfg)
+        if hasattr(fast, "peft_config") or "gemma" in cfg.base:  # added vocabulary or another layout: peft's path
+            continue
+        ref = load_trainable(m.path, cfg)[0].merge_and_unload().eval()
+        enc = tok(["I have two dogs."], ["I never had a pet."], return_tensors="pt")
+        with torch.no_grad():
+            assert torch.allclose(fast(**enc).logits, ref(**enc).logits, atol=1e-5), m.name
+        checked.append(m.name)
+    assert "decode-utterance-minilm-v9" in checked and "circa-yesno-mpnet-v1" in checked

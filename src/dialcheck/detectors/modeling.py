@@ -126,12 +126,13 @@ def lora_config(model: Any, adapter: dict[str, Any], trainable_tokens: list[int]
 
 
 def build_model(
-    config: DetectorConfig, base_dir: Path | None = None, added_tokens: list[str] | None = None
+    config: DetectorConfig, base_dir: Path | None = None, added_tokens: list[str] | None = None, peft: bool = True
 ) -> tuple[Any, Any]:
     """A fresh trainable (model, tokenizer) for ``config``: the base with a new head (+ LoRA if asked).
 
     ``added_tokens`` (default: the extension named in ``config.base``, if any) become new vocabulary
-    entries with new embedding rows; with LoRA those rows are trained too.
+    entries with new embedding rows; with LoRA those rows are trained too. ``peft=False``: the plain base
+    and head, no adapter wrapped around it (for :func:`merge_lora_plain`).
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -152,7 +153,7 @@ def build_model(
         if model.config.pad_token_id is None and tok.pad_token_id is not None:
             model.config.pad_token_id = tok.pad_token_id
         new_ids = extend_vocabulary(model, tok, added_tokens) if added_tokens else []
-        if config.adapter and config.adapter.get("type") == "lora":
+        if peft and config.adapter and config.adapter.get("type") == "lora":
             from peft import get_peft_model
 
             model = get_peft_model(model, lora_config(model, config.adapter, new_ids))
@@ -264,6 +265,51 @@ def load_pretrained(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     return model, tok
 
 
+_PEFT_PREFIX = "base_model.model."
+_PLAIN_ADAPTER_KEYS = {"type", "r", "alpha", "dropout", "target_modules", "modules_to_save"}
+
+
+def merge_lora_plain(model: Any, state: dict[str, Any], adapter: dict[str, Any]) -> bool:
+    """Merge a saved LoRA state (as :func:`save_model` writes it) into the plain ``model`` in place:
+    ``W + alpha / r * B @ A`` for every adapted linear layer, saved heads and pooler copied. Returns False,
+    and changes nothing, when the state holds anything else (added vocabulary rows, a layer that is not
+    linear, a shape that does not fit); the caller then merges through peft.
+
+    The result equals peft's ``merge_and_unload`` without importing peft, which takes about 3 s: most of
+    what a one-off ``dialcheck check`` spends loading the model.
+    """
+    import torch
+
+    scale = float(adapter.get("alpha", 32)) / float(adapter.get("r", 16))
+    params = dict(model.named_parameters())
+    modules = dict(model.named_modules())
+    factors: dict[str, dict[str, Any]] = {}
+    updates: dict[str, Any] = {}
+    for key, value in state.items():
+        if not key.startswith(_PEFT_PREFIX):
+            return False
+        name = key[len(_PEFT_PREFIX) :]
+        module, _, rest = name.rpartition(".lora_")
+        if module and rest in ("A.weight", "B.weight"):
+            factors.setdefault(module, {})[rest[0]] = value.float()
+        elif name in params and tuple(params[name].shape) == tuple(value.shape):
+            updates[name] = value.float()
+        else:
+            return False
+    for module, ab in factors.items():
+        layer = modules.get(module)
+        if not isinstance(layer, torch.nn.Linear) or set(ab) != {"A", "B"}:
+            return False
+        delta = ab["B"] @ ab["A"] * scale
+        if tuple(delta.shape) != tuple(layer.weight.shape):
+            return False
+        updates[f"{module}.weight"] = layer.weight.detach().float() + delta
+    with torch.no_grad():
+        for name, value in updates.items():
+            params[name].copy_(value.to(params[name].dtype))
+    return True
+
+
 def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     """An inference-ready (model, tokenizer): adapters merged into the base, eval mode."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -273,6 +319,17 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
             tok = AutoTokenizer.from_pretrained(folder)
             model = AutoModelForSequenceClassification.from_pretrained(folder)
         return model.eval(), tok
+    adapter = config.adapter or {}
+    plain_ok = adapter.get("type") == "lora" and set(adapter) <= _PLAIN_ADAPTER_KEYS
+    if plain_ok and read_added_tokens(folder) is None and split_base(config.base)[1] is None:
+        from safetensors.torch import load_file
+
+        weights = folder / WEIGHTS_NAME
+        if not weights.exists():
+            raise ModelError(f"{folder}: {WEIGHTS_NAME} is missing")
+        model, tok = build_model(config, peft=False)
+        if merge_lora_plain(model, load_file(str(weights)), adapter):
+            return model.eval(), tok
     model, tok = load_trainable(folder, config)
     with _quiet_transformers():
         model = model.merge_and_unload()
