@@ -6,6 +6,8 @@ labelled train split).
 ``--task cdconv``: a CDConv four-category detector (``--detector hierarchical|flat|pair``; ``--init`` starts
 every classifier from a pre-trained pair classifier).
 ``--task ocnli``: NLI pre-training on OCNLI (a two-label pair classifier for ``--task cdconv --init``).
+``--task cascade --init FAST SLOW``: no training; the band of FAST's scores that SLOW re-reads, chosen on the
+validation dialogues (see :mod:`dialcheck.detectors.cascade`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
     p.add_argument(
         "--task",
-        choices=("decode", "citod", "cdconv", "ocnli"),
+        choices=("decode", "citod", "cdconv", "ocnli", "cascade"),
         default="decode",
         help="benchmark to train for (default decode)",
     )
@@ -254,6 +256,14 @@ def add_parser(sub: Any) -> None:
         "dialogue-level label is known) or take the earlier turn the --init detector scores highest as "
         "their evidence",
     )
+    cas = p.add_argument_group("cascade (--task cascade --init FAST SLOW)")
+    cas.add_argument(
+        "--max-disagreement",
+        type=float,
+        default=0.01,
+        help="share of the validation dialogues on which the cascade may decide unlike SLOW alone (default "
+        "0.01); the band of FAST's scores that SLOW re-reads is the narrowest within it",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -300,8 +310,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
 
     # a shipped model by its name (`dialcheck models`), wherever the package is installed
     inits = [str(shipped_or_path(f, default_model_path().parent)) for f in args.init or []]
-    if len(inits) > 1 and args.task != "decode":
-        raise InputError(f"--init takes one folder for --task {args.task}; several (a soup) apply to --task decode")
+    if len(inits) > 1 and args.task not in ("decode", "cascade"):
+        raise InputError(
+            f"--init takes one folder for --task {args.task}; several apply to --task decode (a soup) and cascade"
+        )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
     if args.task != "cdconv" and (args.lexical or args.add_lexical):
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
@@ -309,8 +321,14 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--half applies to --task decode")
     if args.task != "decode" and args.pair_order:
         raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
-    if args.task != "decode" and (args.dialogues or args.calibrate_on):
-        raise InputError("--dialogues and --calibrate-on apply to --task decode (the utterance-based detector)")
+    if args.task != "decode" and args.dialogues:
+        raise InputError("--dialogues applies to --task decode (the utterance-based detector)")
+    if args.task not in ("decode", "cascade") and args.calibrate_on:
+        raise InputError("--calibrate-on applies to --task decode (the utterance-based detector) and cascade")
+    if args.task == "cascade":
+        from ..training.cascade import run_cascade
+
+        return run_cascade(args, out, _command(), _machine())
     repeats = args.dialogues_repeat or [1]
     if any(n < 1 for n in repeats):
         raise InputError(f"--dialogues-repeat must be at least 1, got {min(repeats)}")

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from .base import DETECTORS, Detector, RankedCandidate, load_detector, register_detector
+from .cascade import CascadeDetector
 from .categories import FlatCategoryDetector, HierarchicalDetector, PairCategoryDetector
 from .core import PairClassifier
 from .grounded import GroundedDetector
@@ -13,6 +14,7 @@ from .utterance import UtteranceDetector
 __all__ = [
     "DEFAULT_MODELS",
     "DETECTORS",
+    "CascadeDetector",
     "Detector",
     "DetectorConfig",
     "FlatCategoryDetector",

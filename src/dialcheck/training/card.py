@@ -46,6 +46,14 @@ def hand_written_sections(text: str) -> list[str]:
     return [s.rstrip("\n") + "\n" for s in sections]
 
 
+def _weights_line(config: DetectorConfig) -> str:
+    if config.detector == "cascade.v1":
+        return f"- stages: first `{config.options.get('first')}`, second `{config.options.get('second')}`"
+    if config.adapter:
+        return f"- adapter: `{config.adapter}`"
+    return "- full fine-tuning (complete weights in this folder)"
+
+
 def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics.
 
@@ -60,7 +68,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         "",
         f"- detector: `{config.detector}`",
         f"- base encoder: `{config.base}`",
-        f"- adapter: `{config.adapter}`" if config.adapter else "- full fine-tuning (complete weights in this folder)",
+        _weights_line(config),
         f"- labels: {config.labels}; thresholds: tau={config.thresholds.get('tau')}, "
         f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
         *([f"- options: `{config.options}`"] if config.options else []),
@@ -71,6 +79,26 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         "",
     ]
     init = t.get("init")
+    stages = t.get("stages")
+    if isinstance(stages, dict):
+        lines += [
+            "A cascade: the first detector reads every dialogue, the second re-reads those the first scores in",
+            "",
+        ]
+        lines += [
+            f"[{config.thresholds.get('recheck_low')}, {config.thresholds.get('recheck_high')}]. They were trained by:",
+            "",
+        ]
+        for key, rec in stages.items():
+            lines += [
+                f"- {key}: `{rec.get('folder')}` ({rec.get('date')})",
+                "",
+                "  ```",
+                f"  {rec.get('command')}",
+                "  ```",
+                "",
+            ]
+        lines += ["and the band was chosen by:", ""]
     if isinstance(init, dict) and isinstance(init.get("soup"), list):
         lines += ["Starts from the weight average (a model soup) of:", ""]
         for ing in init["soup"]:

@@ -1,0 +1,254 @@
+"""A cascade: a fast detector reads every dialogue, a slower and better one re-reads the uncertain ones.
+
+The fast detector's score decides outside the band ``[recheck_low, recheck_high]``: below it the reply is
+consistent, above it a contradiction (its own τ lies inside the band, so these are its own verdicts).
+Inside the band the slow detector's verdict (score, evidence, category) replaces the fast one's. Most replies
+of a working chatbot score far below the band, so the cascade runs at about the fast detector's speed while
+its verdicts agree with the slow detector's on all but a set share of dialogues; ``dialcheck train --task
+cascade --init FAST SLOW`` chooses the band on held-out dialogues (:func:`choose_band`).
+
+A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
+``dialcheck check --tau`` are the slow detector's.
+
+The folder holds ``dialcheck.json`` (``options``: ``first`` and ``second``, each a sub-folder of the cascade
+or the name of a shipped model) and the sub-folders.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, ModelError
+from ..io import as_dialogues
+from ..schema import Dialogue, Verdict
+from .base import Detector, load_detector, register_detector
+from .core import PairClassifier
+from .modeling import CONFIG_NAME, shipped_or_path
+
+__all__ = ["CascadeDetector", "choose_band"]
+
+log = logging.getLogger(__name__)
+
+STAGES = ("first", "second")
+
+
+@register_detector("cascade.v1")
+class CascadeDetector(Detector):
+    """``first`` decides outside ``[recheck_low, recheck_high]``, ``second`` inside (see the module text).
+
+    >>> import dialcheck
+    >>> fast = dialcheck.load()  # doctest: +SKIP
+    >>> slow = dialcheck.load("runs/mpnet-student")  # doctest: +SKIP
+    >>> det = CascadeDetector.build(fast, slow, low=0.2, high=0.95)  # doctest: +SKIP
+    >>> det(["I have two cats.", "Nice!", "I have never had a pet."]).contradiction  # doctest: +SKIP
+    True
+    """
+
+    @classmethod
+    def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:
+        """A cascade of two loaded detectors (``low <= first.tau <= high``)."""
+        det = cls.from_config(
+            _config(first, second, low, high, {"first": _ref(first, "first"), "second": _ref(second, "second")})
+        )
+        det.__dict__["_stages"] = (first, second)
+        det._check_band()
+        return det
+
+    # -- the two stages ---------------------------------------------------------------------------
+    @property
+    def first(self) -> Detector:
+        return self._pair()[0]
+
+    @property
+    def second(self) -> Detector:
+        return self._pair()[1]
+
+    def _pair(self) -> tuple[Detector, Detector]:
+        stages = self.__dict__.get("_stages")
+        if stages is None:
+            raise ModelError("the cascade has no detectors yet: load() it or build(first, second, low, high)")
+        return stages
+
+    @property
+    def band(self) -> tuple[float, float]:
+        """``(recheck_low, recheck_high)``: the first detector's scores the second one re-reads."""
+        t = self.config.thresholds
+        return float(t.get("recheck_low", 0.0)), float(t.get("recheck_high", 1.0))
+
+    def _check_band(self) -> None:
+        low, high = self.band
+        if not 0.0 <= low <= self.first.tau <= high <= 1.0:
+            raise ModelError(
+                f"cascade band [{low}, {high}] must hold the first detector's tau ({self.first.tau}) and lie in [0, 1]"
+            )
+
+    @property
+    def tau(self) -> float:
+        """The second detector's decision threshold (it decides inside the band)."""
+        return self.second.tau if "_stages" in self.__dict__ else float(self.config.thresholds.get("tau", 0.5))
+
+    @tau.setter
+    def tau(self, value: float) -> None:
+        self.config.thresholds["tau"] = float(value)
+        if "_stages" in self.__dict__:
+            self.second.tau = value
+
+    @property
+    def eta_e(self) -> float:
+        return self.second.eta_e if "_stages" in self.__dict__ else float(self.config.thresholds.get("eta_e", 0.5))
+
+    @eta_e.setter
+    def eta_e(self, value: float) -> None:
+        self.config.thresholds["eta_e"] = float(value)
+        if "_stages" in self.__dict__:
+            self.second.eta_e = value
+
+    @property
+    def classifier(self) -> PairClassifier:
+        raise ModelError("a cascade has two detectors: use .first and .second")
+
+    def attach(self, model: Any, tokenizer: Any) -> Detector:
+        raise ModelError("a cascade is built from two detectors: CascadeDetector.build(first, second, low, high)")
+
+    def pair_classifiers(self) -> list[PairClassifier]:
+        return [c for d in self._pair() for c in d.pair_classifiers()]
+
+    def quantize(self) -> Detector:
+        for d in self._pair():
+            d.quantize()
+        return self
+
+    def use_onnx(self, int8: bool = False, threads: int | None = None, cache: str | Path | None = None) -> Detector:
+        for d in self._pair():
+            d.use_onnx(int8, threads, cache)
+        return self
+
+    def fit(self, pairs: Sequence[Any] | None = None, **training: Any) -> Detector:
+        raise ModelError("a cascade is not trained: train its two detectors, then dialcheck train --task cascade")
+
+    # -- folders ----------------------------------------------------------------------------------
+    def load_weights(self, folder: Path) -> None:
+        stages = []
+        for key in STAGES:
+            ref = self.config.options.get(key)
+            if not isinstance(ref, str) or not ref:
+                raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
+            path = folder / ref if (folder / ref / CONFIG_NAME).exists() else shipped_or_path(ref, _models_dir())
+            if not (path / CONFIG_NAME).exists():
+                raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
+            stages.append(load_detector(path))
+        self.__dict__["_stages"] = tuple(stages)
+        t = self.config.thresholds
+        self.second.tau, self.second.eta_e = t.get("tau", self.second.tau), t.get("eta_e", self.second.eta_e)
+        self._check_band()
+
+    def save(self, path: str | Path, half: bool = False) -> Path:
+        """The config, and each stage not shipped with dialcheck as a sub-folder (``first/``, ``second/``)."""
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        for key, det in zip(STAGES, self._pair(), strict=True):
+            ref = _ref(det, key)
+            self.config.options[key] = ref
+            if ref == key:
+                _store(det, folder / key, half)
+        self.config.thresholds["tau"], self.config.thresholds["eta_e"] = self.tau, self.eta_e
+        (folder / CONFIG_NAME).write_text(self.config.to_json(), encoding="utf-8")
+        self.path = folder
+        return folder
+
+    # -- prediction -------------------------------------------------------------------------------
+    def predict(
+        self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> list[Verdict]:
+        dialogues = as_dialogues(dialogues)
+        first, second = self._pair()
+        verdicts = first.predict(dialogues, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        low, high = self.band
+        again = [i for i, v in enumerate(verdicts) if low <= v.score <= high]
+        if again:
+            for i, v in zip(again, second.predict([dialogues[i] for i in again], batch_size=batch_size), strict=True):
+                verdicts[i] = v
+        log.debug("cascade: %d of %d dialogues re-read by the second detector", len(again), len(dialogues))
+        return verdicts
+
+
+def choose_band(
+    first_scores: Sequence[float], second_flags: Sequence[bool], tau: float, max_disagreement: float = 0.01
+) -> tuple[float, float]:
+    """The band that sends the fewest dialogues to the second detector while the cascade's verdicts differ
+    from the second detector's on at most ``max_disagreement`` of them (``tau``: the first detector's).
+
+    A dialogue scored outside ``[low, high]`` keeps the first detector's verdict (consistent below ``low``, a
+    contradiction above ``high``); the band always holds ``tau``; ``high`` 1 leaves every contradiction to
+    the second detector.
+
+    >>> choose_band([0.1, 0.2, 0.5, 0.8, 0.9], [False, False, True, True, True], tau=0.5, max_disagreement=0.0)
+    (0.5, 0.5)
+    >>> choose_band([0.1, 0.2, 0.5, 0.8, 0.9], [False, True, False, True, True], tau=0.5, max_disagreement=0.0)
+    (0.2, 0.5)
+    >>> choose_band([0.1, 0.2, 0.5, 0.8, 0.9], [False, True, False, True, True], tau=0.5, max_disagreement=0.2)
+    (0.5, 0.5)
+    """
+    s = np.asarray(first_scores, dtype=float)
+    flags = np.asarray(second_flags, dtype=bool)
+    if s.shape != flags.shape or s.ndim != 1 or not len(s):
+        raise InputError("choose_band needs one second-detector verdict per first-detector score, at least one")
+    if not 0.0 <= max_disagreement < 1.0:
+        raise InputError(f"max_disagreement must lie in [0, 1), got {max_disagreement}")
+    budget = int(np.floor(max_disagreement * len(s) + 1e-9))
+    lows = np.unique(np.concatenate([[0.0, tau], s[s <= tau]]))  # below low: the first says consistent
+    highs = np.unique(np.concatenate([[tau, 1.0], s[(s >= tau) & (s < 1.0)]]))  # above high: contradiction
+    above_wrong = np.array([np.sum(~flags & (s > hi)) for hi in highs])  # non-increasing in high
+    above_kept = np.array([np.sum(s > hi) for hi in highs])
+    best = (-1, 0.0, 1.0)
+    for lo in lows:
+        room = budget - int(np.sum(flags & (s < lo)))  # the second would call these contradictions
+        if room < 0:
+            break
+        j = int(np.nonzero(above_wrong <= room)[0][0])  # the lowest high within budget keeps the most
+        kept = int(np.sum(s < lo) + above_kept[j])
+        if kept > best[0]:
+            best = (kept, float(lo), float(highs[j]))
+    return best[1], best[2]
+
+
+def _store(det: Detector, folder: Path, half: bool) -> None:
+    """A copy of the folder ``det`` was loaded from (its adapter as trained), else ``det.save``."""
+    import shutil
+
+    if det.path is None:
+        det.save(folder, half=half)
+    elif det.path.resolve() != folder.resolve():
+        shutil.copytree(det.path, folder, ignore=shutil.ignore_patterns("resume", "checkpoint"), dirs_exist_ok=True)
+
+
+def _models_dir() -> Path:
+    from . import default_model_path
+
+    return default_model_path().parent
+
+
+def _ref(det: Detector, key: str) -> str:
+    """How the cascade's config names a stage: a shipped model by its name, anything else by sub-folder."""
+    path = det.path
+    if path is not None and path.resolve().parent == _models_dir().resolve():
+        return path.name
+    return key
+
+
+def _config(first: Detector, second: Detector, low: float, high: float, refs: dict[str, str]) -> Any:
+    from .modeling import DetectorConfig
+
+    return DetectorConfig(
+        detector="cascade.v1",
+        base=second.config.base,
+        labels=list(second.config.labels),
+        thresholds={"tau": second.tau, "eta_e": second.eta_e, "recheck_low": float(low), "recheck_high": float(high)},
+        max_length=second.config.max_length,
+        options=dict(refs),
+    )

@@ -1,0 +1,107 @@
+"""``dialcheck train --task cascade --init FAST SLOW``: choose a cascade's band on held-out dialogues.
+
+Nothing is trained: both detectors read the validation dialogues (DECODE's held-out train groups, the split
+every DECODE detector here calibrates on, or ``--calibrate-on FILE``), and :func:`choose_band` picks the
+narrowest band of the fast detector's scores that keeps the cascade's verdicts within
+``--max-disagreement`` of the slow detector's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..detectors import load_detector
+from ..detectors.base import Detector
+from ..detectors.cascade import CascadeDetector, choose_band
+from ..errors import InputError
+from ..evaluation.metrics import balanced_accuracy
+from ..schema import Example
+from .card import init_record, write_model_card
+from .soup import _named
+
+__all__ = ["cascade_report", "run_cascade"]
+
+log = logging.getLogger(__name__)
+
+
+def cascade_report(
+    first: Detector, second: Detector, dialogues: Sequence[Example], max_disagreement: float, batch_size: int = 64
+) -> tuple[CascadeDetector, dict[str, Any]]:
+    """The cascade of ``first`` and ``second`` with its band chosen on ``dialogues``, and what it measured."""
+    texts = [e.dialogue for e in dialogues]
+    gold = [bool(e.label) for e in dialogues]
+    one = first.predict(texts, batch_size=batch_size)
+    two = second.predict(texts, batch_size=batch_size)
+    s1 = np.array([v.score for v in one])
+    f1 = np.array([v.contradiction for v in one])
+    f2 = np.array([v.contradiction for v in two])
+    low, high = choose_band(s1, f2, first.tau, max_disagreement)
+    inside = (s1 >= low) & (s1 <= high)
+    pred = np.where(inside, f2, f1)
+    report = {
+        "recheck_low": low,
+        "recheck_high": high,
+        "val_rechecked": round(float(inside.mean()), 4),
+        "val_disagreement": round(float((pred != f2).mean()), 4),
+        "val_balanced_accuracy": round(balanced_accuracy(gold, list(pred)), 4),
+        "val_balanced_accuracy_first": round(balanced_accuracy(gold, list(f1)), 4),
+        "val_balanced_accuracy_second": round(balanced_accuracy(gold, list(f2)), 4),
+        "validation_dialogues": len(dialogues),
+    }
+    return CascadeDetector.build(first, second, low, high), report
+
+
+def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str) -> int:
+    """The CLI path (see the module text)."""
+    from ..cli.common import set_threads
+
+    folders = args.init_soup or ([args.init] if args.init else [])
+    if len(folders) != 2:
+        raise InputError(f"--task cascade needs --init FAST SLOW (two detector folders), got {len(folders)}")
+    if not 0.0 <= args.max_disagreement < 1.0:
+        raise InputError(f"--max-disagreement must lie in [0, 1), got {args.max_disagreement}")
+    for f in folders:
+        if not (Path(f) / "dialcheck.json").exists():
+            raise InputError("--init needs a saved dialcheck detector folder (dialcheck.json is missing)", f)
+    set_threads(args.threads)
+    first, second = (load_detector(f) for f in folders)
+    if args.calibrate_on:
+        from ..cli.train import _read_labelled
+
+        dialogues, _ = _read_labelled(args.calibrate_on)
+        where = args.calibrate_on
+    else:
+        from .data import build_decode_training_data
+
+        data = build_decode_training_data(
+            args.data_dir, augment=(), validation_fraction=args.validation_fraction, seed=args.seed, limit=args.limit
+        )
+        dialogues, where = data.validation_dialogues, "DECODE held-out train groups"
+    if {bool(e.label) for e in dialogues} != {True, False}:
+        raise InputError("the calibration dialogues need both labels (contradiction and not)", str(where))
+    det, report = cascade_report(first, second, dialogues, args.max_disagreement)
+    det.config.metrics = {k: v for k, v in report.items() if k.startswith("val_")}
+    det.config.training = {
+        "command": command,
+        "stages": {
+            key: init_record(_named(Path(f)), d.config)
+            for key, f, d in zip(("first", "second"), folders, (first, second), strict=True)
+        },
+        "calibration": f"band on {where}, at most {args.max_disagreement} of the verdicts unlike the second's",
+        "validation_dialogues": len(dialogues),
+        "machine": machine,
+        "date": dt.date.today().isoformat(),
+    }
+    det.save(out)
+    write_model_card(out, det.config)
+    print(f"dialcheck: saved {out} ({json.dumps(report)})", file=sys.stderr)
+    return 0

@@ -1,0 +1,152 @@
+"""The cascade: a fast detector decides outside a band of its scores, a second one re-reads the rest."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from dialcheck.detectors import CascadeDetector, Detector, load_detector, register_detector
+from dialcheck.detectors.cascade import choose_band
+from dialcheck.errors import InputError, ModelError
+from dialcheck.io import as_dialogues
+from dialcheck.schema import Verdict
+from helpers_cli import run_cli
+from test_soup import _variant
+
+
+@register_detector("test.scripted.v1")
+class Scripted(Detector):
+    """Scores each dialogue by a table keyed on its last turn (what each stage says is fixed by the test)."""
+
+    def predict(self, dialogues, batch_size=64, show_progress_bar=False):
+        table = self.config.options["table"]
+        self.config.options["seen"] = self.config.options.get("seen", 0) + len(dialogues)
+        out = []
+        for d in as_dialogues(dialogues):
+            s = table[d.turns[-1].text]
+            out.append(Verdict(s >= self.tau, s, (0,) if s >= self.tau else (), self.config.options["name"]))
+        return out
+
+
+def _scripted(name, table, tau):
+    det = Scripted(tau=tau, eta_e=tau, name=name, table=table)
+    return det
+
+
+FIRST = {"a": 0.05, "b": 0.3, "c": 0.5, "d": 0.7, "e": 0.97}
+SECOND = {"a": 0.9, "b": 0.9, "c": 0.1, "d": 0.8, "e": 0.1}
+DIALOGUES = [["x", "y", t] for t in "abcde"]
+
+
+def test_the_first_decides_outside_the_band_and_the_second_inside():
+    first, second = _scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5)
+    det = CascadeDetector.build(first, second, low=0.3, high=0.7)
+    got = det.predict(DIALOGUES)
+    assert [v.category for v in got] == ["fast", "slow", "slow", "slow", "fast"]
+    assert [v.contradiction for v in got] == [False, True, False, True, True]
+    assert [v.score for v in got] == [0.05, 0.9, 0.1, 0.8, 0.97]  # the deciding detector's own score
+    assert second.config.options["seen"] == 3  # only the band is read twice
+    # a band of everything is the second detector; a band of tau alone is the first
+    assert [v.category for v in CascadeDetector.build(first, second, 0.0, 1.0).predict(DIALOGUES)] == ["slow"] * 5
+    assert [v.category for v in CascadeDetector.build(first, second, 0.5, 0.5).predict(DIALOGUES)] == [
+        "fast", "fast", "slow", "fast", "fast",
+    ]  # fmt: skip
+
+
+def test_tau_and_eta_e_are_the_second_detectors():
+    first, second = _scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5)
+    det = CascadeDetector.build(first, second, 0.0, 1.0)
+    det.tau = 0.85
+    assert second.tau == 0.85 and first.tau == 0.5
+    assert [v.contradiction for v in det.predict(DIALOGUES)] == [True, True, False, False, False]
+
+
+def test_a_band_that_leaves_out_the_first_detectors_tau_is_refused():
+    first, second = _scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5)
+    with pytest.raises(ModelError, match="must hold the first detector's tau"):
+        CascadeDetector.build(first, second, 0.6, 0.9)
+
+
+def _brute_force(s, flags, tau, budget):
+    """The fewest re-read dialogues over every band [low, high] with low <= tau <= high."""
+    cuts = sorted({0.0, tau, 1.0, *s})
+    best = len(s)
+    for lo, hi in itertools.product(cuts, cuts):
+        if not lo <= tau <= hi:
+            continue
+        below, above = s < lo, s > hi
+        wrong = int(np.sum(below & flags) + np.sum(above & ~flags))
+        if wrong <= budget:
+            best = min(best, int(np.sum(~below & ~above)))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_choose_band_rereads_the_fewest_within_the_disagreement_allowed(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 25))
+    s = np.round(rng.random(n), 1)  # ties on purpose
+    flags = rng.random(n) < s  # the second detector mostly agrees with the first's ranking
+    tau, share = float(rng.choice([0.3, 0.5, 0.7])), float(rng.choice([0.0, 0.1, 0.25]))
+    low, high = choose_band(s, flags, tau, share)
+    assert low <= tau <= high
+    below, above = s < low, s > high
+    budget = int(np.floor(share * n + 1e-9))
+    assert np.sum(below & flags) + np.sum(above & ~flags) <= budget
+    assert int(np.sum(~below & ~above)) == _brute_force(s, flags, tau, budget)
+
+
+def test_choose_band_refuses_mismatched_input():
+    with pytest.raises(InputError, match="one second-detector verdict per"):
+        choose_band([0.1, 0.2], [True], 0.5)
+    with pytest.raises(InputError, match="max_disagreement"):
+        choose_band([0.1], [True], 0.5, max_disagreement=1.0)
+
+
+LABELLED = [
+    {"turns": ["I have a cat.", "Nice.", "I have no pets."], "contradiction": True, "evidence": [0]},
+    {"turns": ["I live in Rome.", "Cool.", "I live in Paris."], "contradiction": True, "evidence": [0]},
+    {"turns": ["I like tea.", "Me too.", "Tea is great."], "contradiction": False},
+    {"turns": ["I am a nurse.", "Hard work?", "Yes, long shifts."], "contradiction": False},
+]
+
+
+def test_train_task_cascade_chooses_the_band_and_saves_a_loadable_folder(capsys, tmp_path, tiny_detector_dir):
+    a = _variant(tiny_detector_dir, tmp_path / "fast", 1)
+    b = _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    logs = tmp_path / "val.jsonl"
+    logs.write_text("".join(json.dumps(r) + "\n" for r in LABELLED))
+    out = tmp_path / "cascade"
+    args = ["train", "--task", "cascade", "--out", str(out), "--calibrate-on", str(logs), "--max-disagreement", "0"]
+    code, _, err = run_cli(capsys, *args, "--init", str(a))
+    assert code == 2 and "--init FAST SLOW" in err and not out.exists()
+    code, _, err = run_cli(capsys, *args, "--init", str(a), str(b))
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["MODEL_CARD.md", "dialcheck.json", "first", "second"]
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["detector"] == "cascade.v1" and cfg["options"] == {"first": "first", "second": "second"}
+    assert cfg["metrics"]["val_disagreement"] == 0.0  # --max-disagreement 0: the second's verdicts exactly
+    assert [s["folder"] for s in cfg["training"]["stages"].values()] == [str(a), str(b)]
+    det = load_detector(out)
+    slow = load_detector(b)
+    dialogues = [r["turns"] for r in LABELLED]
+    assert [v.contradiction for v in det.predict(dialogues)] == [v.contradiction for v in slow.predict(dialogues)]
+    code, out_json, err = run_cli(capsys, "check", "--model", str(out), "--json", str(logs))
+    assert code == 0, err
+    assert [set(json.loads(line)) >= {"contradiction", "score", "evidence"} for line in out_json.splitlines()] == [
+        True
+    ] * 4
+    assert "A cascade" in (out / "MODEL_CARD.md").read_text()
+
+
+def test_a_shipped_stage_is_named_not_copied(tmp_path, tiny_detector_dir):
+    from dialcheck.detectors import default_model_path
+
+    fast = load_detector(default_model_path())
+    slow = load_detector(tiny_detector_dir)
+    det = CascadeDetector.build(fast, slow, 0.0, 1.0).save(tmp_path / "c")
+    assert json.loads((det / "dialcheck.json").read_text())["options"]["first"] == default_model_path().name
+    assert sorted(p.name for p in det.iterdir()) == ["dialcheck.json", "second"]
+    back = load_detector(det)
+    assert back.first.path == default_model_path() and back.band == (0.0, 1.0)
