@@ -150,3 +150,12 @@ def test_a_shipped_stage_is_named_not_copied(tmp_path, tiny_detector_dir):
     assert sorted(p.name for p in det.iterdir()) == ["dialcheck.json", "second"]
     back = load_detector(det)
     assert back.first.path == default_model_path() and back.band == (0.0, 1.0)
+
+
+def test_int8_switches_both_stages_and_is_reported_once(tiny_detector_dir):
+    from dialcheck.api import accelerate
+
+    det = CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0.0, 1.0)
+    accelerate(det, int8=True)
+    assert det.first.config.options.get("int8") and det.second.config.options.get("int8")
+    assert det.config.options["int8"] and "int8" not in json.loads(det.config.to_json())["options"]

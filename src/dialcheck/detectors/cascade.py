@@ -121,11 +121,13 @@ class CascadeDetector(Detector):
     def quantize(self) -> Detector:
         for d in self._pair():
             d.quantize()
+        self.config.options["int8"] = True  # as for one detector: what `serve` reports, never saved
         return self
 
     def use_onnx(self, int8: bool = False, threads: int | None = None, cache: str | Path | None = None) -> Detector:
         for d in self._pair():
             d.use_onnx(int8, threads, cache)
+        self.config.options.update(onnx=True, int8=bool(int8))
         return self
 
     def fit(self, pairs: Sequence[Any] | None = None, **training: Any) -> Detector:
