@@ -34,13 +34,18 @@ log = logging.getLogger(__name__)
 
 
 def cascade_report(
-    first: Detector, second: Detector, dialogues: Sequence[Example], max_disagreement: float, batch_size: int = 64
+    first: Detector,
+    second: Detector,
+    dialogues: Sequence[Example],
+    max_disagreement: float,
+    batch_size: int = 64,
+    show_progress_bar: bool = False,
 ) -> tuple[CascadeDetector, dict[str, Any]]:
     """The cascade of ``first`` and ``second`` with its band chosen on ``dialogues``, and what it measured."""
     texts = [e.dialogue for e in dialogues]
     gold = [bool(e.label) for e in dialogues]
-    one = first.predict(texts, batch_size=batch_size)
-    two = second.predict(texts, batch_size=batch_size)
+    one = first.predict(texts, batch_size=batch_size, show_progress_bar=show_progress_bar)
+    two = second.predict(texts, batch_size=batch_size, show_progress_bar=show_progress_bar)
     s1 = np.array([v.score for v in one])
     f1 = np.array([v.contradiction for v in one])
     f2 = np.array([v.contradiction for v in two])
@@ -72,8 +77,6 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
     for f in folders:
         if not (Path(f) / "dialcheck.json").exists():
             raise InputError("--init needs a saved dialcheck detector folder (dialcheck.json is missing)", f)
-    set_threads(args.threads)
-    first, second = (load_detector(f) for f in folders)
     if args.calibrate_on:
         from ..cli.train import _read_labelled
 
@@ -88,7 +91,11 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
         dialogues, where = data.validation_dialogues, "DECODE held-out train groups"
     if {bool(e.label) for e in dialogues} != {True, False}:
         raise InputError("the calibration dialogues need both labels (contradiction and not)", str(where))
-    det, report = cascade_report(first, second, dialogues, args.max_disagreement)
+    set_threads(args.threads)  # the data is read first: a bad file fails before two models load
+    first, second = (load_detector(f) for f in folders)
+    det, report = cascade_report(
+        first, second, dialogues, args.max_disagreement, show_progress_bar=not args.no_progress
+    )
     det.config.metrics = {k: v for k, v in report.items() if k.startswith("val_")}
     det.config.training = {
         "command": command,
