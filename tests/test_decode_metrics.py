@@ -1,5 +1,7 @@
 """DECODE metrics against hand-computed values (the authors' evaluation script counts evidence per pair)."""
 
+from pathlib import Path
+
 import pytest
 
 from dialcheck.evaluation.decode import decode_metrics
@@ -131,3 +133,33 @@ def test_pair_overlap_pairs_evidence_of_contradictions_and_every_same_speaker_tu
     # {two, dogs} against "I have no dogs.": 1/2
     expected = [("mine.jsonl", 0, 2, round((1 / 2 + 1 / 3) / 2, 3), 1.0), ("mine.jsonl", 1, 1, 0.5, 1.0)]
     assert ov.summarise(rows) == expected
+
+
+def test_cascade_sweep_decides_by_the_slow_detector_inside_the_band(tmp_path, data_root, load_benchmark, monkeypatch):
+    import json
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    cas = load_benchmark("cascade_sweep")
+    fast, slow = tmp_path / "fast.jsonl", tmp_path / "slow.jsonl"
+    # dev:0 is a contradiction (evidence turn 6), dev:2 is not
+    fast.write_text(
+        json.dumps({"split": "dev", "id": "dev:0", "score": 0.5, "pair_scores": {"6": 0.5, "2": 0.1}})
+        + "\n"
+        + json.dumps({"split": "dev", "id": "dev:2", "score": 0.1, "pair_scores": {"0": 0.1}})
+        + "\n"
+    )
+    slow.write_text(
+        json.dumps({"split": "dev", "id": "dev:0", "score": 0.9, "pair_scores": {"6": 0.9, "2": 0.2}})
+        + "\n"
+        + json.dumps({"split": "dev", "id": "dev:2", "score": 0.95, "pair_scores": {"0": 0.95}})
+        + "\n"
+    )
+    f, s = cas.read_predictions([fast]), cas.read_predictions([slow])
+    wide, none = cas.cascade_rows(f, s, 0.6, 0.6, 0.7, 0.7, [(0.3, 0.9), (0.6, 0.6)])
+    # [0.3, 0.9]: dev:0 (0.5) is re-read and caught with its evidence; dev:2 (0.1) stays with the fast one
+    assert wide["dev/accuracy"] == 100.0 and wide["dev/strict_accuracy"] == 100.0 and wide["dev/reread"] == 50.0
+    # a band of the fast tau alone: the fast detector alone, which misses dev:0
+    assert none["dev/accuracy"] == 50.0 and none["dev/reread"] == 0.0
+    everything = cas.cascade_rows(f, s, 0.6, 0.6, 0.7, 0.7, [(0.0, 1.0)])[0]
+    assert everything["dev/accuracy"] == 50.0  # the slow one alone flags dev:2 (0.95)
+    assert "| [0.3, 0.9] | 100.00 |" in cas.to_markdown([wide])
