@@ -105,11 +105,22 @@ def measure(
     out["restatements/flagged"] = sum(by_label[0]) / max(1, len(by_label[0]))
     out["restatements/contradictions_caught"] = sum(by_label[1]) / max(1, len(by_label[1]))
     for kind, pairs in inputs["perturb"].items():
-        scores = det.classifier.score(pairs) if pairs else []
-        out[f"perturb/{kind}"] = sum(float(s) >= det.tau for s in scores) / max(1, len(pairs))
+        out[f"perturb/{kind}"] = sum(_pair_flags(det, pairs)) / max(1, len(pairs))
     for key, v in zip(inputs["demo"], det.predict(list(inputs["demo"].values())), strict=True):
         out[f"demo/{key}"] = {"contradiction": v.contradiction, "score": round(v.score, 3)}
     return out
+
+
+def _pair_flags(det: Any, pairs: list[tuple[str, str]]) -> list[bool]:
+    """Is each (earlier, later) pair flagged? A cascade reads it as one speaker's two turns around a filler
+    turn (each of its stages decides with its own τ, so no one classifier and threshold stand for it)."""
+    from dialcheck.detectors import CascadeDetector
+
+    if not pairs:
+        return []
+    if isinstance(det, CascadeDetector):
+        return [v.contradiction for v in det.predict([[a, "I see.", b] for a, b in pairs])]
+    return [float(s) >= det.tau for s in det.classifier.score(pairs)]
 
 
 def gate(cand: dict[str, Any], base: dict[str, Any], tolerance: float = 1.0) -> list[tuple[str, bool, str]]:

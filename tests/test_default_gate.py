@@ -83,3 +83,17 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     assert "| gate | passed | detail |" in text and f"Verdict: {m} keep {m}" in text
     assert "| CI-ToD held-out history dialogues (210) accuracy |" in text
     assert 0 <= payload["candidate"]["citod_history_test/roc_auc"] <= 100
+
+
+def test_a_cascade_reads_the_probe_pairs_as_its_second_detector_would(load_benchmark, tiny_detector_dir):
+    gate = load_benchmark("default_gate")
+    from dialcheck.detectors import CascadeDetector, load_detector
+
+    one = load_detector(tiny_detector_dir)
+    one.tau = 0.5
+    pairs = [("I have a dog.", "I don't have a dog."), ("I like tea.", "I do not like tea."), ("a", "b")]
+    scores = one.classifier.score(pairs)
+    one.tau = float(sorted(scores)[1])  # one pair below, two at or above: both outcomes occur
+    cascade = CascadeDetector.build(load_detector(tiny_detector_dir), one, 0.0, 1.0)
+    assert gate._pair_flags(cascade, pairs) == gate._pair_flags(one, pairs) == [s >= one.tau for s in scores]
+    assert sum(gate._pair_flags(cascade, pairs)) == 2
