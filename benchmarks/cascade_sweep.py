@@ -35,13 +35,18 @@ def cascade_rows(
     slow_eta_e: float,
     bands: list[tuple[float, float]],
 ) -> list[dict[str, float]]:
-    """One row of metrics per band (``split/metric`` keys, plus ``split/reread`` in percent)."""
-    examples = {s: {e.id: e for e in load_dataset(SPLITS[s])} for s in fast}
+    """One row of metrics per band (``split/metric`` keys, plus ``split/reread`` in percent), for the splits
+    both files hold."""
+    splits = [s for s in fast if s in slow]  # a split only one file holds is left out
+    if not splits:
+        raise SystemExit("the two prediction files share no split")
+    examples = {s: {e.id: e for e in load_dataset(SPLITS[s])} for s in splits}
     rows = []
     for low, high in bands:
         row: dict[str, float] = {"low": low, "high": high}
-        for split, records in fast.items():
-            other = {r["id"]: r for r in slow.get(split, [])}
+        for split in splits:
+            records = fast[split]
+            other = {r["id"]: r for r in slow[split]}
             verdicts, reread = [], 0
             for r in records:
                 v = redecide(r, fast_tau, fast_eta_e)

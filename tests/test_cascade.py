@@ -137,7 +137,9 @@ def test_train_task_cascade_chooses_the_band_and_saves_a_loadable_folder(capsys,
     assert [set(json.loads(line)) >= {"contradiction", "score", "evidence"} for line in out_json.splitlines()] == [
         True
     ] * 4
-    assert "A cascade" in (out / "MODEL_CARD.md").read_text()
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "A cascade" in card and "| 0.05 | [" in card  # the other --max-disagreement values, measured
+    assert set(cfg["training"]["other_bands"]) == {"0.01", "0.02", "0.05", "0.1"}
 
 
 def test_a_shipped_stage_is_named_not_copied(tmp_path, tiny_detector_dir):

@@ -140,6 +140,21 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     ):
         if key in t:
             lines.append(f"- {key}: {t[key]}")
+    bands = t.get("other_bands")
+    if isinstance(bands, dict) and bands:
+        lines += [
+            "",
+            "Other bands on the same validation dialogues (`--max-disagreement`: the share allowed to differ from "
+            "the second detector alone):",
+            "",
+            "| --max-disagreement | band | re-read | differ | balanced accuracy |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        for d, m in bands.items():
+            lines.append(
+                f"| {d} | [{m.get('recheck_low')}, {m.get('recheck_high')}] | {m.get('val_rechecked')} | "
+                f"{m.get('val_disagreement')} | {m.get('val_balanced_accuracy')} |"
+            )
     lex = t.get("lexical")
     if isinstance(lex, dict):
         lines += [

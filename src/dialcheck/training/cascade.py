@@ -32,6 +32,8 @@ __all__ = ["cascade_report", "run_cascade"]
 
 log = logging.getLogger(__name__)
 
+BAND_OPTIONS = (0.0, 0.01, 0.02, 0.05, 0.1)
+
 
 def cascade_report(
     first: Detector,
@@ -49,19 +51,30 @@ def cascade_report(
     s1 = np.array([v.score for v in one])
     f1 = np.array([v.contradiction for v in one])
     f2 = np.array([v.contradiction for v in two])
-    low, high = choose_band(s1, f2, first.tau, max_disagreement)
-    inside = (s1 >= low) & (s1 <= high)
-    pred = np.where(inside, f2, f1)
-    report = {
-        "recheck_low": low,
-        "recheck_high": high,
-        "val_rechecked": round(float(inside.mean()), 4),
-        "val_disagreement": round(float((pred != f2).mean()), 4),
-        "val_balanced_accuracy": round(balanced_accuracy(gold, list(pred)), 4),
+
+    def measure(share: float) -> dict[str, float]:
+        low, high = choose_band(s1, f2, first.tau, share)
+        inside = (s1 >= low) & (s1 <= high)
+        pred = np.where(inside, f2, f1)
+        return {
+            "recheck_low": low,
+            "recheck_high": high,
+            "val_rechecked": round(float(inside.mean()), 4),
+            "val_disagreement": round(float((pred != f2).mean()), 4),
+            "val_balanced_accuracy": round(balanced_accuracy(gold, list(pred)), 4),
+        }
+
+    report: dict[str, Any] = {
+        **measure(max_disagreement),
         "val_balanced_accuracy_first": round(balanced_accuracy(gold, list(f1)), 4),
         "val_balanced_accuracy_second": round(balanced_accuracy(gold, list(f2)), 4),
         "validation_dialogues": len(dialogues),
     }
+    # what other --max-disagreement values would give: the speed / agreement trade-off, for the card
+    report["other_bands"] = {str(d): measure(d) for d in BAND_OPTIONS if d != max_disagreement}
+    for d, m in report["other_bands"].items():
+        log.info("--max-disagreement %s: %s", d, m)
+    low, high = report["recheck_low"], report["recheck_high"]
     return CascadeDetector.build(first, second, low, high), report
 
 
@@ -105,10 +118,12 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
         },
         "calibration": f"band on {where}, at most {args.max_disagreement} of the verdicts unlike the second's",
         "validation_dialogues": len(dialogues),
+        "other_bands": report["other_bands"],
         "machine": machine,
         "date": dt.date.today().isoformat(),
     }
     det.save(out)
     write_model_card(out, det.config)
-    print(f"dialcheck: saved {out} ({json.dumps(report)})", file=sys.stderr)
+    shown = {k: v for k, v in report.items() if k != "other_bands"}
+    print(f"dialcheck: saved {out} ({json.dumps(shown)})", file=sys.stderr)
     return 0
