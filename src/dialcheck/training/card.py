@@ -12,7 +12,8 @@ __all__ = ["write_model_card"]
 
 
 def _size(folder: Path) -> str:
-    total = sum(f.stat().st_size for f in folder.iterdir() if f.is_file() and f.name != "MODEL_CARD.md")
+    # sub-folders count: a hierarchical detector's stages, a cascade's second detector
+    total = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and f.name != "MODEL_CARD.md")
     return f"{total / 1e6:.1f} MB"
 
 
@@ -81,12 +82,10 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     init = t.get("init")
     stages = t.get("stages")
     if isinstance(stages, dict):
+        low, high = (float(config.thresholds.get(k, 0.0)) for k in ("recheck_low", "recheck_high"))
         lines += [
-            "A cascade: the first detector reads every dialogue, the second re-reads those the first scores in",
-            "",
-        ]
-        lines += [
-            f"[{config.thresholds.get('recheck_low')}, {config.thresholds.get('recheck_high')}]. They were trained by:",
+            "A cascade: the first detector reads every dialogue, the second re-reads those the first scores in "
+            f"[{low:.4f}, {high:.4f}]. They were trained by:",
             "",
         ]
         for key, rec in stages.items():
@@ -152,7 +151,8 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         ]
         for d, m in bands.items():
             lines.append(
-                f"| {d} | [{m.get('recheck_low')}, {m.get('recheck_high')}] | {m.get('val_rechecked')} | "
+                f"| {d} | [{float(m.get('recheck_low', 0)):.4f}, {float(m.get('recheck_high', 1)):.4f}] | "
+                f"{m.get('val_rechecked')} | "
                 f"{m.get('val_disagreement')} | {m.get('val_balanced_accuracy')} |"
             )
     lex = t.get("lexical")
