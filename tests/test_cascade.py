@@ -161,3 +161,23 @@ def test_int8_switches_both_stages_and_is_reported_once(tiny_detector_dir):
     accelerate(det, int8=True)
     assert det.first.config.options.get("int8") and det.second.config.options.get("int8")
     assert det.config.options["int8"] and "int8" not in json.loads(det.config.to_json())["options"]
+
+
+def test_serve_answers_with_a_cascade(tiny_detector_dir):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from dialcheck.serve import ComputeThread
+    from dialcheck.serve.app import create_app
+
+    ct = ComputeThread()
+    det = ct.run(
+        lambda: CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0, 1)
+    )
+    dialogue = ["I have two dogs.", "Nice!", "I never had a dog."]
+    with TestClient(create_app(det, compute=ct)) as client:
+        r = client.post("/check", json={"turns": dialogue})
+        health = client.get("/health").json()
+    assert r.status_code == 200
+    assert r.json()["verdicts"][0]["score"] == pytest.approx(ct.run(lambda: det.predict([dialogue])[0].score), abs=1e-6)
+    assert health["detector"] == "cascade.v1" and health["thresholds"]["recheck_high"] == 1.0
