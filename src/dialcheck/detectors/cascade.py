@@ -2,10 +2,11 @@
 
 The fast detector's score decides outside the band ``[recheck_low, recheck_high]``: below it the reply is
 consistent, above it a contradiction (its own τ lies inside the band, so these are its own verdicts).
-Inside the band the slow detector's verdict (score, evidence, category) replaces the fast one's. Most replies
-of a working chatbot score far below the band, so the cascade runs at about the fast detector's speed while
-its verdicts agree with the slow detector's on all but a set share of dialogues; ``dialcheck train --task
-cascade --init FAST SLOW`` chooses the band on held-out dialogues (:func:`choose_band`).
+Inside the band the slow detector's verdict (score, evidence, category) replaces the fast one's. The
+cascade's speed is set by the share re-read, and its verdicts agree with the slow detector's on all but a
+chosen share of dialogues: ``dialcheck train --task cascade --init FAST SLOW`` picks the narrowest band that
+keeps that share on held-out dialogues (:func:`choose_band`). Measured (docs/benchmarks.md): v9 in front of an
+MPNet-base student re-read about half of DECODE's ten-turn dialogues, 0.2x v9's speed.
 
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's.
