@@ -29,7 +29,7 @@ from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, load_detector, register_detector
 from .core import PairClassifier
-from .modeling import CONFIG_NAME, shipped_or_path
+from .modeling import CONFIG_NAME, DetectorConfig, shipped_or_path
 
 __all__ = ["CascadeDetector", "choose_band"]
 
@@ -54,7 +54,7 @@ class CascadeDetector(Detector):
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:
         """A cascade of two loaded detectors (``low <= first.tau <= high``)."""
         det = cls.from_config(
-            _config(first, second, low, high, {"first": _ref(first, "first"), "second": _ref(second, "second")})
+            _config(second, low, high, {"first": _ref(first, "first"), "second": _ref(second, "second")})
         )
         det.__dict__["_stages"] = (first, second)
         det._check_band()
@@ -88,26 +88,33 @@ class CascadeDetector(Detector):
                 f"cascade band [{low}, {high}] must hold the first detector's tau ({self.first.tau}) and lie in [0, 1]"
             )
 
+    def _threshold(self, key: str) -> float:
+        """The second detector's ``tau`` or ``eta_e`` (it decides inside the band); the config's before loading."""
+        if "_stages" in self.__dict__:
+            return float(getattr(self.second, key))
+        return float(self.config.thresholds.get(key, 0.5))
+
+    def _set_threshold(self, key: str, value: float) -> None:
+        self.config.thresholds[key] = float(value)
+        if "_stages" in self.__dict__:
+            setattr(self.second, key, value)
+
     @property
     def tau(self) -> float:
         """The second detector's decision threshold (it decides inside the band)."""
-        return self.second.tau if "_stages" in self.__dict__ else float(self.config.thresholds.get("tau", 0.5))
+        return self._threshold("tau")
 
     @tau.setter
     def tau(self, value: float) -> None:
-        self.config.thresholds["tau"] = float(value)
-        if "_stages" in self.__dict__:
-            self.second.tau = value
+        self._set_threshold("tau", value)
 
     @property
     def eta_e(self) -> float:
-        return self.second.eta_e if "_stages" in self.__dict__ else float(self.config.thresholds.get("eta_e", 0.5))
+        return self._threshold("eta_e")
 
     @eta_e.setter
     def eta_e(self, value: float) -> None:
-        self.config.thresholds["eta_e"] = float(value)
-        if "_stages" in self.__dict__:
-            self.second.eta_e = value
+        self._set_threshold("eta_e", value)
 
     @property
     def classifier(self) -> PairClassifier:
@@ -244,9 +251,8 @@ def _ref(det: Detector, key: str) -> str:
     return key
 
 
-def _config(first: Detector, second: Detector, low: float, high: float, refs: dict[str, str]) -> Any:
-    from .modeling import DetectorConfig
-
+def _config(second: Detector, low: float, high: float, refs: dict[str, str]) -> DetectorConfig:
+    """A cascade's config: the second detector's base, labels and thresholds, the band, the stages' names."""
     return DetectorConfig(
         detector="cascade.v1",
         base=second.config.base,
