@@ -191,6 +191,19 @@ def read_vocabulary(path: str) -> dict[str, list[str]]:
     return out
 
 
+def read_labelled(path: str) -> tuple[list[Any], int]:
+    """The labelled dialogues (``Example`` records) of ``path`` and how many bad records were reported on
+    stderr and skipped."""
+    import sys
+
+    from ..io import read_examples
+
+    examples, errors = read_examples(path)
+    for e in errors:
+        print(f"dialcheck: skipped: {e}", file=sys.stderr)
+    return examples, len(errors)
+
+
 def existing_file(path: str) -> Path:
     p = Path(path)
     if str(path) != "-" and not p.is_file():

@@ -24,9 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import read_examples
-from ..schema import Example
-from .common import add_pair_order_option, add_threads_option, positive_int, set_threads
+from .common import add_pair_order_option, add_threads_option, positive_int, read_labelled, set_threads
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
@@ -466,7 +464,7 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
     if args.calibrate_on:
         if cls is not UtteranceDetector:
             raise InputError("--calibrate-on applies to the utterance-based detector")
-        validation_dialogues, _ = _read_labelled(args.calibrate_on)
+        validation_dialogues, _ = read_labelled(args.calibrate_on)
         labels = {e.label for e in validation_dialogues}
         if labels != {True, False}:
             raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
@@ -513,14 +511,6 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
-def _read_labelled(path: str) -> tuple[list[Example], int]:
-    """The labelled dialogues of ``path`` and how many bad records were reported on stderr and skipped."""
-    examples, errors = read_examples(path)
-    for e in errors:
-        print(f"dialcheck: skipped: {e}", file=sys.stderr)
-    return examples, len(errors)
-
-
 def _add_own_dialogues(
     data: Any, files: list[str], repeats: list[int], reverse: bool = False, scorer: str | None = None
 ) -> None:
@@ -535,7 +525,7 @@ def _add_own_dialogues(
 
         det = load(scorer)
     for f, repeat in zip(files, repeats, strict=True):
-        examples, skipped = _read_labelled(f)
+        examples, skipped = read_labelled(f)
         if det is not None:
             guess = [i for i, e in enumerate(examples) if e.label and not e.evidence]
             verdicts = det.predict([examples[i].dialogue for i in guess])

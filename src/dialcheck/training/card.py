@@ -17,6 +17,15 @@ def _size(folder: Path) -> str:
     return f"{total / 1e6:.1f} MB"
 
 
+def model_reference(folder: Path) -> str:
+    """How a card names a model folder: a shipped model by its name (not this machine's install path)."""
+    from ..detectors import default_model_path
+
+    if folder.is_absolute() and folder.resolve().parent == default_model_path().parent.resolve():
+        return folder.name
+    return str(folder)
+
+
 def init_record(folder: str | Path, config: DetectorConfig) -> dict[str, Any]:
     """What a continued run stores under ``training["init"]`` so its card can show the whole chain."""
     return {"folder": str(folder), **{k: config.training.get(k) for k in ("command", "date")}}

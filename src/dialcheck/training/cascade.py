@@ -25,8 +25,7 @@ from ..detectors.cascade import CascadeDetector, choose_band
 from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy
 from ..schema import Example
-from .card import init_record, write_model_card
-from .soup import _named
+from .card import init_record, model_reference, write_model_card
 
 __all__ = ["cascade_report", "run_cascade"]
 
@@ -91,9 +90,9 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
         if not (Path(f) / "dialcheck.json").exists():
             raise InputError("--init needs a saved dialcheck detector folder (dialcheck.json is missing)", f)
     if args.calibrate_on:
-        from ..cli.train import _read_labelled
+        from ..cli.common import read_labelled
 
-        dialogues, _ = _read_labelled(args.calibrate_on)
+        dialogues, _ = read_labelled(args.calibrate_on)
         where = args.calibrate_on
     else:
         from .data import build_decode_training_data
@@ -113,7 +112,7 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
     det.config.training = {
         "command": command,
         "stages": {
-            key: init_record(_named(Path(f)), d.config)
+            key: init_record(model_reference(Path(f)), d.config)
             for key, f, d in zip(("first", "second"), folders, (first, second), strict=True)
         },
         "calibration": f"band on {where}, at most {args.max_disagreement} of the verdicts unlike the second's",

@@ -27,6 +27,7 @@ import numpy as np
 from ..detectors.modeling import CONFIG_NAME, WEIGHTS_NAME, DetectorConfig
 from ..errors import InputError
 from ..vocab import read_added_tokens
+from .card import model_reference
 
 __all__ = ["average_detectors"]
 
@@ -35,15 +36,6 @@ log = logging.getLogger(__name__)
 _FULL_WEIGHTS = "model.safetensors"
 _SAME = ("detector", "base", "labels", "max_length", "problem_type")
 _SAME_ADAPTER = ("type", "target_modules", "modules_to_save")
-
-
-def _named(folder: Path) -> str:
-    """How the card names an ingredient: a shipped model by its name (not this machine's install path)."""
-    from ..detectors import default_model_path
-
-    if folder.is_absolute() and folder.resolve().parent == default_model_path().parent.resolve():
-        return folder.name
-    return str(folder)
 
 
 def _read(folder: Path) -> DetectorConfig:
@@ -178,7 +170,7 @@ def average_detectors(
     )
     soup = [
         {
-            "folder": _named(p),
+            "folder": model_reference(p),
             "weight": round(wi, 6),
             "command": c.training.get("command"),
             "date": c.training.get("date"),
