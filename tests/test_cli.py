@@ -771,6 +771,26 @@ def test_long_turns_option_switches_how_an_overlong_pair_is_read(capsys, tmp_pat
     assert scores["chunk"] != scores["truncate"]
 
 
+def test_ellipsis_option_reads_an_agreement_as_what_it_agrees_with(capsys, tmp_path, tiny_detector_dir):
+    from dialcheck.api import load
+
+    texts = ["I am a huge fan of star wars.", "I have never seen a star wars movie.", "Neither have I."]
+    f = tmp_path / "echo.json"
+    f.write_text(json.dumps(texts))
+    det = load(str(tiny_detector_dir))
+    expected = {}
+    for mode in ("off", "resolve"):
+        det.ellipsis = mode
+        expected[mode] = det.predict([texts])[0].score
+        code, out, err = _run(capsys, "check", str(f), "--json", "--model", str(tiny_detector_dir), "--ellipsis", mode)
+        assert code == 0, err
+        assert json.loads(out)["score"] == pytest.approx(expected[mode], abs=1e-5)
+    assert expected["resolve"] > expected["off"]  # the implied pair scores higher on this model: the flag matters
+    with pytest.raises(SystemExit) as e:
+        _run(capsys, "check", str(f), "--model", str(tiny_detector_dir), "--ellipsis", "on")
+    assert e.value.code == 2 and "--ellipsis" in capsys.readouterr().err
+
+
 def test_speaker_skips_a_trailing_tool_call_and_without_it_the_error_says_how(capsys, tmp_path, tiny_detector_dir):
     log = tmp_path / "tools.jsonl"
     messages = [*CHAT[:4], {"role": "tool", "content": "ok"}, TOOL_CALL]

@@ -298,3 +298,51 @@ def test_predict_takes_what_check_takes_and_names_a_bad_dialogue():
         det.predict(texts)  # one dialogue passed where a list of them is expected
     with pytest.raises(InputError, match="got one Dialogue"):
         det.predict(DOGS)
+
+
+STAR_WARS = Dialogue.from_texts(
+    [
+        "Hello! I'm a huge fan of star wars. How about you?",
+        "I have never seen a star wars movie. Have you?",
+        "Neither have I. What do you like to do?",
+    ]
+)
+
+
+def test_implied_statement_reads_an_agreement_as_the_other_speakers_statements():
+    from dialcheck.detectors.utterance import implied_statement
+
+    assert implied_statement(STAR_WARS, 2) == "I have never seen a star wars movie."
+    assert implied_statement(STAR_WARS, 1) is None  # not an agreement
+    only_question = Dialogue.from_texts(["Do you like dogs?", "Me too!"])
+    assert implied_statement(only_question, 1) is None  # nothing stated to agree with
+    for text in ("Same thing happened to me.", "I'm too tired.", "I do too much."):
+        assert implied_statement(Dialogue.from_texts(["I love dogs.", text]), 1) is None
+    for text in ("Me too!", "yeah same here and it's hard", "So do I", "I don\u2019t either.", "Me neither I want to"):
+        assert implied_statement(Dialogue.from_texts(["I love dogs.", text]), 1) == "I love dogs."
+
+
+def test_ellipsis_resolve_catches_a_contradiction_stated_by_agreeing():
+    det = _utterance()
+    (plain,) = det.predict([STAR_WARS])
+    assert not plain.contradiction  # "Neither have I." shares no word with the earlier turn
+    det.ellipsis = "resolve"
+    assert det.config.options == {"ellipsis": "resolve"}
+    det._clf.calls.clear()
+    (v,) = det.predict([STAR_WARS])
+    assert v.contradiction and v.evidence == (0,)
+    assert det._clf.calls[0] == [
+        (STAR_WARS.turns[0].text, STAR_WARS.last.text),
+        (STAR_WARS.turns[0].text, "I have never seen a star wars movie."),  # the agreement, read as what it agrees with
+    ]
+
+
+def test_ellipsis_resolve_reads_an_earlier_agreement_as_its_statement_and_names_that_turn():
+    d = Dialogue.from_texts(["I love dogs.", "Me too!", "Dogs are great.", "I never liked dogs."])
+    det = _utterance(ellipsis="resolve")
+    (v,) = det.predict([d])
+    assert v.contradiction and v.evidence == (1,)
+    det.ellipsis = "off"
+    assert not det.predict([d])[0].contradiction and "ellipsis" not in det.config.options
+    with pytest.raises(ValueError, match="ellipsis"):
+        det.ellipsis = "on"

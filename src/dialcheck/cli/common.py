@@ -30,6 +30,14 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "scores every piece of whole sentences of the one against every piece of the other and keeps the "
         "highest; truncate cuts the earlier turn to fit (the cost of DECODE's short turns either way)",
     )
+    p.add_argument(
+        "--ellipsis",
+        choices=("off", "resolve"),
+        default=None,
+        help='utterance-based detectors: resolve also reads a turn that only agrees ("Me too!", "Neither have '
+        "I.\") as the other speaker's statement it agrees with, so a contradiction made by agreeing is caught "
+        "(English phrases); default: the model's",
+    )
     add_threads_option(p)
     p.add_argument(
         "--int8",
@@ -120,6 +128,9 @@ def configure(det: Any, args: argparse.Namespace) -> None:
     long_turns = getattr(args, "long_turns", None)
     if long_turns is not None and hasattr(det, "long_turns"):
         det.long_turns = long_turns
+    ellipsis = getattr(args, "ellipsis", None)
+    if ellipsis is not None and hasattr(det, "ellipsis"):
+        det.ellipsis = ellipsis
     from ..api import accelerate
 
     accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))

@@ -14,10 +14,18 @@ of the earlier turn is paired with every piece of the last turn, and the turn's 
 of them. ``long_turns="truncate"`` keeps the old reading (the earlier turn cut to what the last turn
 leaves of the window). Measured on DECODE with every turn padded to a paragraph in
 ``benchmarks/long_turns.py``.
+
+A turn that only agrees with the other speaker ("Me too!", "Neither have I.", "Same here") states what the
+other speaker just said, and no pair of the turn's own words shows it. With ``ellipsis="resolve"`` such a turn
+(an earlier one, or the checked last turn) is also read as the statements of the other speaker's turn before
+it (its sentences that are not questions), and the turn's pair score is the higher of the two readings, so
+"I'm a huge fan of Star Wars" ... "I have never seen a Star Wars movie." / "Neither have I." is caught. English
+phrases only (``ELLIPSIS``); turns that match none are read as before.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,11 +33,48 @@ from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 
-__all__ = ["LONG_TURNS", "PAIR_ORDERS", "UtteranceDetector"]
+__all__ = ["ELLIPSIS", "LONG_TURNS", "PAIR_ORDERS", "UtteranceDetector", "implied_statement"]
 
 PAIR_ORDERS = ("forward", "both")
 LONG_TURNS = ("chunk", "truncate")
+ELLIPSIS_READINGS = ("off", "resolve")
 CHUNK_TOKENS = 32
+
+#: Turn openings that assert the other speaker's last statement for oneself ("me too", "neither have I").
+ELLIPSIS = re.compile(
+    r"^\W*(?:(?:yes|yeah|yep|yup|no|nope|oh|wow|ha|haha|lol|omg|well)\W+)*"
+    r"(?:me too|me neither|me either|me as well|same here|same|ditto|likewise"
+    r"|(?:neither|nor|so) (?:do|did|am|was|have|can|would|will|could) i"
+    r"|i (?:do|did|am|was|have|can|would|will|could) too"
+    r"|i (?:do|did|am|was|have|can|would|will|could) as well"
+    r"|i (?:don't|didn't|do not|am not|wasn't|haven't|have not|can't|cannot|won't|wouldn't) either"
+    r"|i'm (?:not )?(?:too|either|as well))"
+    # the phrase must end there: "Me too!", "Same here and ...", not "Same thing" or "I'm too tired"
+    r"(?=\s*(?:$|[.!,;:?)~]|(?:and|but|though|lol|haha|i|i'm|it|it's|its|they|that|what|how)\b))",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def implied_statement(dialogue: Dialogue, i: int) -> str | None:
+    """What turn ``i`` states by only agreeing ("Me too!") with the other speaker: the statements (sentences
+    that are not questions) of the other speaker's latest turn before it; ``None`` when turn ``i`` is not such
+    an agreement or there is nothing to agree with.
+
+    >>> d = Dialogue.from_texts(["I have never seen Star Wars. Have you?", "Neither have I. I like coffee."])
+    >>> implied_statement(d, 1)
+    'I have never seen Star Wars.'
+    >>> implied_statement(d, 0) is None
+    True
+    """
+    turns = dialogue.turns
+    if not ELLIPSIS.match(turns[i].text.replace("\u2019", "'")):
+        return None
+    for j in range(i - 1, -1, -1):
+        if turns[j].speaker != turns[i].speaker:
+            said = [s for s in _SENTENCE_END.split(turns[j].text.strip()) if s and not s.rstrip().endswith("?")]
+            return " ".join(said) or None
+    return None
 
 
 class ReadingOption:
@@ -87,27 +132,40 @@ class UtteranceDetector(Detector):
         'Most tokens in one piece of a long turn (``long_turns="chunk"``); capped at half the window.',
     )
 
+    ellipsis = ReadingOption(
+        "off",
+        lambda v: _one_of(v, "ellipsis", ELLIPSIS_READINGS),
+        '``"resolve"``: a "Me too!" turn is also read as the statement it agrees with (see the module text).',
+    )
+
     def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]]]:
         """The (earlier turn, last turn) pairs of ``d`` and the turn index each belongs to."""
-        clf, last = self.classifier, d.turns[-1].text
+        clf = self.classifier
         owners: list[int] = []
         pairs: list[tuple[str, str]] = []
-        last_pieces: list[str] | None = None
+        pieces: dict[str, list[str]] = {}  # each reading of the last turn cut once for all its long pairs
         piece = 0
-        for i in self._indices(d):
-            first = d.turns[i].text
-            if self.long_turns == "truncate" or clf.pair_fits(first, last):
-                owners.append(i)
-                pairs.append((first, last))
-                continue
-            if last_pieces is None:  # the first long pair: cut the last turn once for all of them
-                half = (clf.max_length - clf.tokenizer.num_special_tokens_to_add(pair=True)) // 2
-                piece = min(half, self.chunk_tokens)
-                last_pieces = clf.chunks(last, piece)
-            for a in clf.chunks(first, piece):
-                for b in last_pieces:
-                    owners.append(i)
-                    pairs.append((a, b))
+        indices, n = self._indices(d), len(d.turns)
+        implied: dict[int, str | None] = {}
+        if self.ellipsis == "resolve":
+            implied = {i: implied_statement(d, i) for i in [*indices, n - 1]}
+        lasts = [d.turns[-1].text, *filter(None, [implied.get(n - 1)])]
+        for i in indices:
+            for first in [d.turns[i].text, *filter(None, [implied.get(i)])]:
+                for last in lasts:
+                    if self.long_turns == "truncate" or clf.pair_fits(first, last):
+                        owners.append(i)
+                        pairs.append((first, last))
+                        continue
+                    if not piece:  # the first long pair
+                        half = (clf.max_length - clf.tokenizer.num_special_tokens_to_add(pair=True)) // 2
+                        piece = min(half, self.chunk_tokens)
+                    if last not in pieces:
+                        pieces[last] = clf.chunks(last, piece)
+                    for a in clf.chunks(first, piece):
+                        for b in pieces[last]:
+                            owners.append(i)
+                            pairs.append((a, b))
         return owners, pairs
 
     def _indices(self, d: Dialogue) -> list[int]:
