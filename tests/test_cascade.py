@@ -181,3 +181,30 @@ def test_serve_answers_with_a_cascade(tiny_detector_dir):
     assert r.status_code == 200
     assert r.json()["verdicts"][0]["score"] == pytest.approx(ct.run(lambda: det.predict([dialogue])[0].score), abs=1e-6)
     assert health["detector"] == "cascade.v1" and health["thresholds"]["recheck_high"] == 1.0
+
+
+STAR_WARS = ["I am a huge fan of star wars.", "I have never seen a star wars movie.", "Neither have I."]
+
+
+def test_a_reading_option_set_on_the_cascade_reaches_both_stages_and_is_saved(capsys, tmp_path, tiny_detector_dir):
+    det = CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0.0, 1.0)
+    off = det.predict([STAR_WARS])[0].score
+    det.ellipsis = "resolve"
+    assert det.first.ellipsis == det.second.ellipsis == det.ellipsis == "resolve"
+    on = det.predict([STAR_WARS])[0].score
+    assert on != off  # the band holds everything: the second stage's reading decides
+    folder = det.save(tmp_path / "c")
+    assert json.loads((folder / "dialcheck.json").read_text())["options"]["readings"] == {"ellipsis": "resolve"}
+    assert "ellipsis" not in json.loads((folder / "second" / "dialcheck.json").read_text())["options"]
+    back = load_detector(folder)
+    assert back.second.ellipsis == "resolve" and back.predict([STAR_WARS])[0].score == pytest.approx(on, abs=1e-6)
+    f = tmp_path / "d.json"
+    f.write_text(json.dumps(STAR_WARS))
+    code, out, err = run_cli(capsys, "check", str(f), "--json", "--model", str(folder), "--ellipsis", "off")
+    assert code == 0, err
+    assert json.loads(out)["score"] == pytest.approx(off, abs=1e-6)
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    cfg["options"]["readings"] = {"ellipsis": "on"}
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"dialcheck.json: options.readings.ellipsis"):
+        load_detector(folder)

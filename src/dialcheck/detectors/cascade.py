@@ -9,7 +9,10 @@ keeps that share on held-out dialogues (:func:`choose_band`). Measured (docs/ben
 MPNet-base student re-read about half of DECODE's ten-turn dialogues, 0.2x v9's speed.
 
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
-``dialcheck check --tau`` are the slow detector's.
+``dialcheck check --tau`` are the slow detector's. A reading option of the utterance-based detector
+(``pair_order``, ``long_turns``, ``ellipsis``; ``--ellipsis resolve`` on the command line) set on a cascade is
+set on each stage that has it and saved in the cascade's ``options.readings`` (the stages' own folders are kept
+as they were); the band was chosen on the stages' own readings, so measure the cascade again after changing one.
 
 The folder holds ``dialcheck.json`` (``options``: ``first`` and ``second``, each a sub-folder of the cascade
 or the name of a shipped model) and the sub-folders.
@@ -36,6 +39,26 @@ __all__ = ["CascadeDetector", "choose_band"]
 log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
+READINGS = ("pair_order", "long_turns", "ellipsis")
+
+
+class StageReading:
+    """A reading option of the stages: set on each stage that has it, remembered in ``options.readings``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: CascadeDetector | None, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        stages = [d for d in obj._pair() if hasattr(d, self.name)]
+        return getattr(stages[-1], self.name) if stages else obj.config.options.get("readings", {}).get(self.name)
+
+    def __set__(self, obj: CascadeDetector, value: Any) -> None:
+        for d in obj._pair():
+            if hasattr(d, self.name):
+                setattr(d, self.name, value)
+        obj.config.options.setdefault("readings", {})[self.name] = value
 
 
 @register_detector("cascade.v1")
@@ -49,6 +72,10 @@ class CascadeDetector(Detector):
     >>> det(["I have two cats.", "Nice!", "I have never had a pet."]).contradiction  # doctest: +SKIP
     True
     """
+
+    pair_order = StageReading()
+    long_turns = StageReading()
+    ellipsis = StageReading()
 
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:
@@ -153,6 +180,14 @@ class CascadeDetector(Detector):
                 raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
             stages.append(load_detector(path))
         self.__dict__["_stages"] = tuple(stages)
+        readings = self.config.options.get("readings", {})
+        if not isinstance(readings, dict) or set(readings) - set(READINGS):
+            raise ModelError(f"{folder / CONFIG_NAME}: options.readings: expected an object with keys among {READINGS}")
+        for name, value in readings.items():
+            try:
+                setattr(self, name, value)
+            except ValueError as e:
+                raise ModelError(f"{folder / CONFIG_NAME}: options.readings.{name}: {e}") from None
         t = self.config.thresholds
         self.second.tau, self.second.eta_e = t.get("tau", self.second.tau), t.get("eta_e", self.second.eta_e)
         self._check_band()
