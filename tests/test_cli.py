@@ -791,6 +791,18 @@ def test_ellipsis_option_reads_an_agreement_as_what_it_agrees_with(capsys, tmp_p
     assert e.value.code == 2 and "--ellipsis" in capsys.readouterr().err
 
 
+def test_questions_option_skips_earlier_turns_that_only_ask(capsys, tmp_path, tiny_detector_dir):
+    texts = ["Do you have kids?", "Two.", "I have a son.", "Nice.", "I have no children."]
+    f = tmp_path / "q.json"
+    f.write_text(json.dumps(texts))
+    pairs = {}
+    for mode in ("read", "skip"):
+        code, out, err = _run(capsys, "check", str(f), "--json", "--model", str(tiny_detector_dir), "--questions", mode)
+        assert code == 0, err
+        pairs[mode] = set(json.loads(out)["pair_scores"])
+    assert pairs == {"read": {"0", "2"}, "skip": {"2"}}
+
+
 def test_speaker_skips_a_trailing_tool_call_and_without_it_the_error_says_how(capsys, tmp_path, tiny_detector_dir):
     log = tmp_path / "tools.jsonl"
     messages = [*CHAT[:4], {"role": "tool", "content": "ok"}, TOOL_CALL]

@@ -346,3 +346,31 @@ def test_ellipsis_resolve_reads_an_earlier_agreement_as_its_statement_and_names_
     assert not det.predict([d])[0].contradiction and "ellipsis" not in det.config.options
     with pytest.raises(ValueError, match="ellipsis"):
         det.ellipsis = "on"
+
+
+def test_questions_skip_leaves_out_earlier_turns_that_only_ask_about_the_other_speaker():
+    d = Dialogue.from_texts(
+        ["Have you never owned dogs?", "No.", "Do I look like I never had dogs?", "Ha.", "I never had dogs."]
+    )
+    det = _utterance()
+    (read,) = det.predict([d])
+    assert read.evidence == (0, 2)  # the rule classifier scores both questions as contradicted
+    det.questions = "skip"
+    assert det.config.options == {"questions": "skip"}
+    det._clf.calls.clear()
+    (v,) = det.predict([d])
+    assert det._clf.calls[0] == [(d.turns[2].text, d.last.text)]  # "Do I look ...?" is about its speaker: kept
+    assert v.evidence == (2,)
+    only = Dialogue.from_texts(["Have you never owned dogs?", "No.", "I never had dogs."])
+    assert det.predict([only])[0].score == 0.0 and not det.predict([only])[0].contradiction
+    with pytest.raises(ValueError, match="questions"):
+        det.questions = "drop"
+
+
+def test_asks_only_needs_every_sentence_a_question_and_no_first_person():
+    from dialcheck.detectors.utterance import asks_only
+
+    assert asks_only("How many children do you have?") and asks_only("Oh no. What happened? Are you ok?") is False
+    assert asks_only("What happened? Are you ok?")
+    for text in ("I love dogs. Do you?", "Is my hair ok?", "We\u2019re late, aren\u2019t we?", "Tell me more.", ""):
+        assert not asks_only(text), text

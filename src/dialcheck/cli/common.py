@@ -38,6 +38,14 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "I.\") as the other speaker's statement it agrees with, so a contradiction made by agreeing is caught "
         "(English phrases); default: the model's",
     )
+    p.add_argument(
+        "--questions",
+        choices=("read", "skip"),
+        default=None,
+        help="utterance-based detectors: skip does not pair the last turn with earlier turns that only ask and "
+        'say nothing about their speaker ("How many kids do you have?"), which assert nothing to contradict; '
+        "default: the model's",
+    )
     add_threads_option(p)
     p.add_argument(
         "--int8",
@@ -128,9 +136,10 @@ def configure(det: Any, args: argparse.Namespace) -> None:
     long_turns = getattr(args, "long_turns", None)
     if long_turns is not None and hasattr(det, "long_turns"):
         det.long_turns = long_turns
-    ellipsis = getattr(args, "ellipsis", None)
-    if ellipsis is not None and hasattr(det, "ellipsis"):
-        det.ellipsis = ellipsis
+    for reading in ("ellipsis", "questions"):
+        value = getattr(args, reading, None)
+        if value is not None and hasattr(det, reading):
+            setattr(det, reading, value)
     from ..api import accelerate
 
     accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))

@@ -10,9 +10,10 @@ MPNet-base student re-read about half of DECODE's ten-turn dialogues, 0.2x v9's 
 
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's. A reading option of the utterance-based detector
-(``pair_order``, ``long_turns``, ``ellipsis``; ``--ellipsis resolve`` on the command line) set on a cascade is
-set on each stage that has it and saved in the cascade's ``options.readings`` (the stages' own folders are kept
-as they were); the band was chosen on the stages' own readings, so measure the cascade again after changing one.
+(``pair_order``, ``long_turns``, ``ellipsis``, ``questions``; ``--ellipsis resolve`` on the command line) set
+on a cascade is set on each stage that has it and saved in the cascade's ``options.readings`` (the stages' own
+folders are kept as they were); the band was chosen on the stages' own readings, so measure the cascade again
+after changing one.
 
 The folder holds ``dialcheck.json`` (``options``: ``first`` and ``second``, each a sub-folder of the cascade
 or the name of a shipped model) and the sub-folders.
@@ -39,7 +40,7 @@ __all__ = ["CascadeDetector", "choose_band"]
 log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
-READINGS = ("pair_order", "long_turns", "ellipsis")
+READINGS = ("pair_order", "long_turns", "ellipsis", "questions")
 
 
 class StageReading:
@@ -76,6 +77,7 @@ class CascadeDetector(Detector):
     pair_order = StageReading()
     long_turns = StageReading()
     ellipsis = StageReading()
+    questions = StageReading()
 
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:

@@ -21,6 +21,11 @@ other speaker just said, and no pair of the turn's own words shows it. With ``el
 it (its sentences that are not questions), and the turn's pair score is the higher of the two readings, so
 "I'm a huge fan of Star Wars" ... "I have never seen a Star Wars movie." / "Neither have I." is caught. English
 phrases only (``ELLIPSIS``); turns that match none are read as before.
+
+With ``questions="skip"`` an earlier turn that only asks (every sentence a question) and says nothing about its
+speaker (no "I", "my", "we", ...) is not paired with the last turn: "How many children do you have?" asserts
+nothing that "I don't have any kids" could contradict, yet a pair classifier often scores such pairs high.
+A question that carries its speaker ("how old is my dog, do you think?") is still read (``asks_only``).
 """
 
 from __future__ import annotations
@@ -33,11 +38,12 @@ from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 
-__all__ = ["ELLIPSIS", "LONG_TURNS", "PAIR_ORDERS", "UtteranceDetector", "implied_statement"]
+__all__ = ["ELLIPSIS", "LONG_TURNS", "PAIR_ORDERS", "UtteranceDetector", "asks_only", "implied_statement"]
 
 PAIR_ORDERS = ("forward", "both")
 LONG_TURNS = ("chunk", "truncate")
 ELLIPSIS_READINGS = ("off", "resolve")
+QUESTION_READINGS = ("read", "skip")
 CHUNK_TOKENS = 32
 
 #: Turn openings that assert the other speaker's last statement for oneself ("me too", "neither have I").
@@ -54,6 +60,20 @@ ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|my|me|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
+
+
+def asks_only(text: str) -> bool:
+    """Does ``text`` only ask (every sentence ends with "?") without saying anything about its speaker?
+
+    >>> asks_only("How many children do you have?"), asks_only("Nice! Do you have kids?")
+    (True, False)
+    >>> asks_only("Haha, sounds like my pupper, is she still young?")  # "my pupper" says the speaker has a dog
+    False
+    """
+    text = text.replace("\u2019", "'").strip()
+    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+    return bool(sentences) and all(s.rstrip().endswith("?") for s in sentences) and not _FIRST_PERSON.search(text)
 
 
 def implied_statement(dialogue: Dialogue, i: int) -> str | None:
@@ -138,6 +158,12 @@ class UtteranceDetector(Detector):
         '``"resolve"``: a "Me too!" turn is also read as the statement it agrees with (see the module text).',
     )
 
+    questions = ReadingOption(
+        "read",
+        lambda v: _one_of(v, "questions", QUESTION_READINGS),
+        '``"skip"``: earlier turns that only ask, about nothing of their speaker, are not paired (``asks_only``).',
+    )
+
     def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]]]:
         """The (earlier turn, last turn) pairs of ``d`` and the turn index each belongs to."""
         clf = self.classifier
@@ -146,6 +172,8 @@ class UtteranceDetector(Detector):
         pieces: dict[str, list[str]] = {}  # each reading of the last turn cut once for all its long pairs
         piece = 0
         indices, n = self._indices(d), len(d.turns)
+        if self.questions == "skip":
+            indices = [i for i in indices if not asks_only(d.turns[i].text)]
         implied: dict[int, str | None] = {}
         if self.ellipsis == "resolve":
             implied = {i: implied_statement(d, i) for i in [*indices, n - 1]}
