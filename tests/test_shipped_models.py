@@ -59,7 +59,9 @@ def test_default_english_detector_is_small_and_documented():
     assert "circa_statement_dialogues.py" in card  # the command's inputs are rebuilt from the repository
 
 
-@pytest.mark.parametrize("name", ["decode-utterance-minilm-v3", "decode-utterance-minilm-v6"])
+@pytest.mark.parametrize(
+    "name", ["decode-utterance-minilm-v3", "decode-utterance-minilm-v6", "decode-utterance-minilm-v9"]
+)
 def test_the_previous_defaults_still_load_by_name(name):
     import dialcheck
 
@@ -67,6 +69,22 @@ def test_the_previous_defaults_still_load_by_name(name):
     v = dialcheck.check(d, model=name)
     assert v.contradiction and v.evidence == (1,)
     assert dialcheck.load(name).path.name != default_model_path("en").name
+
+
+def test_the_default_reads_agreements_and_skips_questions_that_v9_reads_as_given():
+    import dialcheck
+
+    star_wars = [
+        "Hello! I'm a huge fan of star wars. How about you?",
+        "I have never seen a Star Wars movie.",
+        "Neither have I. What do you like to do in your spare time?",
+    ]
+    assert dialcheck.load().config.options == {"ellipsis": "resolve", "questions": "skip"}
+    v = dialcheck.check(star_wars)
+    assert v.contradiction and v.evidence == (0,)
+    assert not dialcheck.check(star_wars, model="decode-utterance-minilm-v9").contradiction
+    kids = ["How many children do you have?", "Three.", "Cool. I don't have any kids."]
+    assert dialcheck.check(kids).pair_scores == {}  # the only earlier turn of the speaker only asks
 
 
 def test_the_default_is_a_soup_whose_card_names_its_ingredients():

@@ -33,7 +33,7 @@ __all__ = [
 _MODELS = Path(__file__).resolve().parent.parent / "models"
 # api.route raises a ModelError for Chinese input if the "zh" folder is missing (e.g. a stripped install).
 DEFAULT_MODELS = {
-    "en": "decode-utterance-minilm-v9",
+    "en": "decode-utterance-minilm-v10",
     "tod": "citod-grounded-minilm-v2",
     "zh": "cdconv-flat-zh-v2",
 }
