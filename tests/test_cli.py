@@ -707,6 +707,22 @@ def test_distillation_options_are_checked_before_any_data_is_read(capsys, tmp_pa
     assert code == 2 and message in err
 
 
+def test_recalibrating_a_model_keeps_its_reading_options(capsys, tmp_path, tiny_detector_dir, data_root):
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(tiny_detector_dir, src)  # how the shipped v10 was made from v9: a copy with two options
+    cfg = json.loads((src / "dialcheck.json").read_text())
+    cfg["options"] = {"ellipsis": "resolve", "questions": "skip"}
+    (src / "dialcheck.json").write_text(json.dumps(cfg))
+    args = ["--limit", "30", "--data-dir", str(data_root), "--no-progress", "--batch-size", "16"]
+    out = tmp_path / "recalibrated"
+    code, _, err = _run(capsys, "train", "--out", str(out), "--init", str(src), "--epochs", "0", *args)
+    assert code == 0, err
+    options = json.loads((out / "dialcheck.json").read_text())["options"]
+    assert options == {"ellipsis": "resolve", "questions": "skip"}
+
+
 def test_pair_order_both_is_kept_by_calibration_and_applied_by_check(capsys, tmp_path, tiny_base, data_root):
     from dialcheck.detectors import load_detector
     from dialcheck.schema import Dialogue

@@ -443,6 +443,10 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
         if cls is not UtteranceDetector:
             raise InputError("--pair-order applies to the utterance-based detector only")
         det.pair_order = order
+    if init is not None and cls is UtteranceDetector:  # the other readings of the --init model carry over
+        for reading in ("long_turns", "chunk_tokens", "ellipsis", "questions"):
+            if reading in old.options:
+                setattr(det, reading, old.options[reading])
     cfg = TrainConfig.from_args(args)
     info = {
         "command": _command(),
