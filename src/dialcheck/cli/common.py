@@ -130,13 +130,7 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         det.tau = _prob(args.tau, "--tau")
     if args.eta_e is not None:
         det.eta_e = _prob(args.eta_e, "--eta-e")
-    order = getattr(args, "pair_order", None)
-    if order is not None and hasattr(det, "pair_order"):
-        det.pair_order = order
-    long_turns = getattr(args, "long_turns", None)
-    if long_turns is not None and hasattr(det, "long_turns"):
-        det.long_turns = long_turns
-    for reading in ("ellipsis", "questions"):
+    for reading in ("pair_order", "long_turns", "ellipsis", "questions"):  # utterance-based reading options
         value = getattr(args, reading, None)
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
