@@ -802,6 +802,11 @@ def test_ellipsis_option_reads_an_agreement_as_what_it_agrees_with(capsys, tmp_p
         assert code == 0, err
         assert json.loads(out)["score"] == pytest.approx(expected[mode], abs=1e-5)
     assert expected["resolve"] > expected["off"]  # the implied pair scores higher on this model: the flag matters
+    code, out, err = _run(capsys, "check", str(f), "--model", str(tiny_detector_dir), "--ellipsis", "resolve")
+    assert code == 0, err
+    assert 'last turn [2] A: "Neither have I."\n    also read as: "I have never seen a star wars movie."' in out
+    code, out, err = _run(capsys, "check", str(f), "--model", str(tiny_detector_dir), "--ellipsis", "off")
+    assert "also read as" not in out
     with pytest.raises(SystemExit) as e:
         _run(capsys, "check", str(f), "--model", str(tiny_detector_dir), "--ellipsis", "on")
     assert e.value.code == 2 and "--ellipsis" in capsys.readouterr().err

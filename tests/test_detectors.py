@@ -331,6 +331,9 @@ def test_ellipsis_resolve_catches_a_contradiction_stated_by_agreeing():
     det._clf.calls.clear()
     (v,) = det.predict([STAR_WARS])
     assert v.contradiction and v.evidence == (0,)
+    assert v.read_as == {2: "I have never seen a star wars movie."}  # the verdict says how the reply was read
+    assert v.to_dict()["read_as"] == {"2": "I have never seen a star wars movie."}
+    assert plain.read_as is None and "read_as" not in plain.to_dict()
     assert det._clf.calls[0] == [
         (STAR_WARS.turns[0].text, STAR_WARS.last.text),
         (STAR_WARS.turns[0].text, "I have never seen a star wars movie."),  # the agreement, read as what it agrees with
@@ -341,7 +344,9 @@ def test_ellipsis_resolve_reads_an_earlier_agreement_as_its_statement_and_names_
     d = Dialogue.from_texts(["I love dogs.", "Me too!", "Dogs are great.", "I never liked dogs."])
     det = _utterance(ellipsis="resolve")
     (v,) = det.predict([d])
-    assert v.contradiction and v.evidence == (1,)
+    assert v.contradiction and v.evidence == (1,) and v.read_as == {1: "I love dogs."}
+    lone = Dialogue.from_texts(["I love dogs.", "Me too!"])  # nothing earlier of its speaker: nothing was read
+    assert det.predict([lone])[0].read_as is None
     det.ellipsis = "off"
     assert not det.predict([d])[0].contradiction and "ellipsis" not in det.config.options
     with pytest.raises(ValueError, match="ellipsis"):

@@ -132,7 +132,9 @@ class Verdict:
     """What a detector says about the last turn of one dialogue.
 
     ``score`` is the contradiction probability in [0, 1]; ``evidence`` lists the 0-based indices of the
-    earlier turns the last turn contradicts; ``pair_scores`` maps each scored earlier turn to its score.
+    earlier turns the last turn contradicts; ``pair_scores`` maps each scored earlier turn to its score;
+    ``read_as`` maps each turn that only agreed ("Me too!") to the statement it was also read as, when the
+    detector resolves agreements (``ellipsis="resolve"``).
     """
 
     contradiction: bool
@@ -144,6 +146,7 @@ class Verdict:
     label_scores: Mapping[str, float] | None = None
     knowledge_evidence: tuple[int, ...] | None = None  # 0-based knowledge rows the last turn conflicts with
     knowledge_scores: Mapping[int, float] | None = None  # attribution score of each knowledge row considered
+    read_as: Mapping[int, str] | None = None  # "Me too!" turns and the statement each was also read as
 
     @property
     def label(self) -> str:
@@ -166,4 +169,6 @@ class Verdict:
             out["knowledge_evidence"] = list(self.knowledge_evidence)
         if self.knowledge_scores is not None:
             out["knowledge_scores"] = {str(k): round(float(v), 6) for k, v in self.knowledge_scores.items()}
+        if self.read_as:
+            out["read_as"] = {str(k): v for k, v in self.read_as.items()}
         return out

@@ -41,13 +41,18 @@ def render(i: int, d: Dialogue, v: Verdict) -> str:
         return "\n".join(lines)
     verdict = "CONTRADICTION" if v.contradiction else "no contradiction"
     lines.append(f"{name}: {verdict} (score {v.score:.2f})")
+    read_as = v.read_as or {}
     lines.append(f'  last turn [{last}] {d.turns[last].speaker}: "{_quote(d.turns[last].text)}"')
+    if last in read_as:
+        lines.append(f'    also read as: "{_quote(read_as[last])}"')
     if v.contradiction and v.category:
         lines.append(f"  category: {v.category}")
     for e in v.evidence:
         s = v.pair_scores.get(e)
         score = f" ({s:.2f})" if s is not None else ""
         lines.append(f'  contradicts [{e}] {d.turns[e].speaker}: "{_quote(d.turns[e].text)}"{score}')
+        if e in read_as:
+            lines.append(f'    also read as: "{_quote(read_as[e])}"')
     if not v.contradiction and not v.pair_scores and len(d.turns) > 1 and v.score == 0.0:
         lines.append("  (the last speaker said nothing earlier to compare with)")
     return "\n".join(lines)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..io import as_dialogues
@@ -164,8 +165,9 @@ class UtteranceDetector(Detector):
         '``"skip"``: earlier turns that only ask, about nothing of their speaker, are not paired (``asks_only``).',
     )
 
-    def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]]]:
-        """The (earlier turn, last turn) pairs of ``d`` and the turn index each belongs to."""
+    def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]], dict[int, str]]:
+        """The (earlier turn, last turn) pairs of ``d``, the turn index each belongs to, and the agreements
+        ("Me too!") read as the statement they agree with."""
         clf = self.classifier
         owners: list[int] = []
         pairs: list[tuple[str, str]] = []
@@ -194,7 +196,9 @@ class UtteranceDetector(Detector):
                         for b in pieces[last]:
                             owners.append(i)
                             pairs.append((a, b))
-        return owners, pairs
+        paired = set(owners)
+        read_as = {i: t for i, t in implied.items() if t is not None and paired and (i == n - 1 or i in paired)}
+        return owners, pairs, read_as
 
     def _indices(self, d: Dialogue) -> list[int]:
         if self.config.options.get("speakers", "same") == "all":
@@ -206,10 +210,10 @@ class UtteranceDetector(Detector):
     ) -> list[Verdict]:
         dialogues = as_dialogues(dialogues)
         pairs: list[tuple[str, str]] = []
-        spans: list[tuple[list[int], int]] = []
+        spans: list[tuple[list[int], int, dict[int, str]]] = []
         for d in dialogues:
-            owners, own_pairs = self._pairs(d)
-            spans.append((owners, len(pairs)))
+            owners, own_pairs, read_as = self._pairs(d)
+            spans.append((owners, len(pairs), read_as))
             pairs.extend(own_pairs)
         if self.pair_order == "both":
             # each pair read in both orders and the two scores averaged: the classifier is order-sensitive.
@@ -222,11 +226,12 @@ class UtteranceDetector(Detector):
         else:
             scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
         verdicts = []
-        for owners, start in spans:
+        for owners, start, read_as in spans:
             turn_scores: dict[int, float] = {}
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
-            verdicts.append(decide(turn_scores, self.tau, self.eta_e))
+            verdict = decide(turn_scores, self.tau, self.eta_e)
+            verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
         return verdicts
 
 
