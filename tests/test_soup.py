@@ -137,6 +137,33 @@ def test_train_with_several_init_folders_calibrates_their_soup(capsys, two_lora,
     assert code == 2 and "--init takes one folder for --task cdconv" in err
 
 
+def test_train_rank_cuts_one_init_adapter_to_its_best_approximation_and_says_so(capsys, two_lora, tmp_path, data_root):
+    a, _ = two_lora  # rank 4
+    out = tmp_path / "cut"
+    args = ["--epochs", "0", "--limit", "10", "--data-dir", str(data_root), "--no-progress"]
+    code, _, err = run_cli(capsys, "train", "--init", str(a), "--rank", "2", "--out", str(out), *args)
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["adapter"]["r"] == 2 and cfg["training"]["init"]["rank"] == 2 and "tau" in cfg["metrics"]
+    assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a)]
+    ma, mc = _merged(a), _merged(out)
+    key = next(k for k in mc if k.endswith("attention.self.query.weight"))
+    update = _update(a, key)
+    u, sv, vt = np.linalg.svd(update)
+    np.testing.assert_allclose(mc[key] - (ma[key] - update), (u[:, :2] * sv[:2]) @ vt[:2], atol=1e-5)
+    assert (
+        "Starts from one detector, its LoRA adapter cut to rank 2 (truncated SVD)"
+        in (out / "MODEL_CARD.md").read_text()
+    )
+    for bad, message in (
+        (["--rank", "0", "--init", str(a)], "--rank must be at least 1"),
+        (["--rank", "2"], "--rank cuts the adapter of an --init detector"),
+        (["--rank", "2", "--init", str(a), "--task", "citod"], "applies to --task decode with --init"),
+    ):
+        code, _, err = run_cli(capsys, "train", *bad, "--out", str(tmp_path / "x"), *args)
+        assert code == 2 and message in err, err
+
+
 def test_init_takes_shipped_models_by_name(capsys, tmp_path, data_root):
     """Resolution only: an unknown name fails on the folder, a shipped one gets past it (to the data)."""
     bad = run_cli(capsys, "train", "--init", "no-such-model", "--epochs", "0", "--out", str(tmp_path / "a"))

@@ -218,6 +218,15 @@ def add_parser(sub: Any) -> None:
         help="decode: store the LoRA adapter and head in float16 (half the file, read back into float32; "
         "e.g. for a soup of several --init folders, whose adapter has their ranks summed)",
     )
+    p.add_argument(
+        "--rank",
+        type=int,
+        default=None,
+        metavar="R",
+        help="decode, with --init: cut the LoRA adapter of the --init detector (or of the soup of several) to "
+        "rank R by truncated SVD before training or calibrating (a smaller file; an approximation: use "
+        "--epochs 0 to recalibrate and compare the validation numbers)",
+    )
     own = p.add_argument_group("your own labelled dialogues (decode, utterance-based)")
     own.add_argument(
         "--dialogues",
@@ -317,6 +326,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--lexical and --add-lexical apply to --task cdconv")
     if args.task != "decode" and args.half:
         raise InputError("--half applies to --task decode")
+    if args.rank is not None and (args.task != "decode" or not inits):
+        raise InputError("--rank cuts the adapter of an --init detector: it applies to --task decode with --init")
+    if args.rank is not None and args.rank < 1:
+        raise InputError(f"--rank must be at least 1, got {args.rank}")
     if args.task != "decode" and args.pair_order:
         raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
     if args.task != "decode" and args.dialogues:
@@ -366,17 +379,21 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
 
 
 def run_decode(args: argparse.Namespace, out: Path) -> int:
-    if not args.init_soup:
+    if not args.init_soup and args.rank is None:
         return _run_decode(args, out)
     import tempfile
 
     from ..training.soup import average_detectors
 
-    # the soup lives in a temporary folder (never in OUT: a failed run must leave OUT as it was)
+    folders = args.init_soup or [args.init]
+    # the soup (or the cut adapter) lives in a temporary folder (never in OUT: a failed run must leave OUT as it was)
     with tempfile.TemporaryDirectory(prefix="dialcheck-soup-") as tmp:
         # with --half the soup is rounded before calibration, so tau is set on the weights that are stored
-        args.init = str(average_detectors(args.init_soup, Path(tmp) / "soup", half=args.half))
-        print(f"dialcheck: starting from the average of {len(args.init_soup)} detectors", file=sys.stderr)
+        args.init = str(average_detectors(folders, Path(tmp) / "soup", rank=args.rank, half=args.half))
+        args.init_soup = folders  # the run records the soup (or the cut) as its start
+        what = f"the average of {len(folders)} detectors" if len(folders) > 1 else folders[0]
+        cut = f", its adapter cut to rank {args.rank}" if args.rank is not None else ""
+        print(f"dialcheck: starting from {what}{cut}", file=sys.stderr)
         return _run_decode(args, out)
 
 

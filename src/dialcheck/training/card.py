@@ -108,7 +108,11 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
             ]
         lines += ["and the band was chosen by:", ""]
     if isinstance(init, dict) and isinstance(init.get("soup"), list):
-        lines += ["Starts from the weight average (a model soup) of:", ""]
+        cut = f", its LoRA adapter cut to rank {init['rank']} (truncated SVD)" if init.get("rank") else ""
+        if len(init["soup"]) == 1:
+            lines += [f"Starts from one detector{cut}:", ""]
+        else:
+            lines += [f"Starts from the weight average (a model soup){cut} of:", ""]
         for ing in init["soup"]:
             lines += [f"- `{ing.get('folder')}` (weight {ing.get('weight')}, {ing.get('date')}), trained by:", ""]
             lines += ["  ```", f"  {ing.get('command')}", "  ```", ""]

@@ -121,19 +121,20 @@ def average_detectors(
     """Write the weight average of saved detectors of one type, base and adapter layout to ``out``.
 
     ``weights`` (default equal) are normalised to sum to 1. A LoRA soup is exact (its rank the sum of the
-    ingredients') unless ``rank`` asks for fewer (truncated SVD). ``half`` stores it in float16.
+    ingredients') unless ``rank`` asks for fewer (truncated SVD); with ``rank``, one folder is allowed: its
+    adapter cut to that rank (a smaller file). ``half`` stores it in float16.
     The soup keeps the first folder's thresholds and options; recalibrate it before use.
 
     >>> average_detectors(["a"], "soup")
     Traceback (most recent call last):
     ...
-    dialcheck.errors.InputError: a soup needs at least two detectors, got 1
+    dialcheck.errors.InputError: a soup needs at least two detectors (or one and a rank to cut it to), got 1
     """
     from safetensors.numpy import save_file
 
     paths = [Path(f) for f in folders]
-    if len(paths) < 2:
-        raise InputError(f"a soup needs at least two detectors, got {len(paths)}")
+    if len(paths) < (1 if rank is not None else 2):
+        raise InputError(f"a soup needs at least two detectors (or one and a rank to cut it to), got {len(paths)}")
     configs = [_read(p) for p in paths]
     _check_compatible(paths, configs)
     w = _weights(len(paths), weights)
@@ -178,6 +179,8 @@ def average_detectors(
         for p, wi, c in zip(paths, w, configs, strict=True)
     ]
     config.training = {"init": {"soup": soup}}  # what a run from the soup records as its start
+    if rank is not None:
+        config.training["init"]["rank"] = config.adapter["r"] if config.adapter else None
     config.metrics = {}
     (target / CONFIG_NAME).write_text(config.to_json(), encoding="utf-8")
     log.info("averaged %d detectors into %s", len(paths), target)
