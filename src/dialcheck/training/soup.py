@@ -183,5 +183,8 @@ def average_detectors(
         config.training["init"]["rank"] = config.adapter["r"] if config.adapter else None
     config.metrics = {}
     (target / CONFIG_NAME).write_text(config.to_json(), encoding="utf-8")
-    log.info("averaged %d detectors into %s", len(paths), target)
+    if len(paths) == 1:
+        log.info("cut %s to rank %s into %s", paths[0], rank, target)
+    else:
+        log.info("averaged %d detectors into %s", len(paths), target)
     return target
