@@ -87,6 +87,24 @@ def test_the_default_reads_agreements_and_skips_questions_that_v9_reads_as_given
     assert dialcheck.check(kids).pair_scores == {}  # the only earlier turn of the speaker only asks
 
 
+def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_cut_adapter():
+    import dialcheck
+    from dialcheck.catalog import shipped_model
+
+    m = shipped_model("decode-utterance-mpnet-v1")
+    if not m.base_installed:
+        pytest.skip(f"needs MPNet-base: {m.install}")
+    assert m.size_bytes < 10_000_000  # a rank-cut LoRA adapter and head in float16
+    det = dialcheck.load(m.name)
+    assert det.config.base == "all-mpnet-base-v2" and det.config.adapter["r"] < 32
+    d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    v = dialcheck.check(d, model=m.name)
+    assert v.contradiction and v.evidence == (1,)
+    assert not dialcheck.check([*d[:3], "Max and Bella."], model=m.name).contradiction
+    card = (m.path / "MODEL_CARD.md").read_text()
+    assert "--rank" in card and "--teacher" in card and "human_bot/accuracy" in card
+
+
 def test_the_default_is_a_soup_whose_card_names_its_ingredients():
     folder = default_model_path("en")
     cfg = json.loads((folder / "dialcheck.json").read_text())

@@ -151,10 +151,9 @@ def test_train_rank_cuts_one_init_adapter_to_its_best_approximation_and_says_so(
     update = _update(a, key)
     u, sv, vt = np.linalg.svd(update)
     np.testing.assert_allclose(mc[key] - (ma[key] - update), (u[:, :2] * sv[:2]) @ vt[:2], atol=1e-5)
-    assert (
-        "Starts from one detector, its LoRA adapter cut to rank 2 (truncated SVD)"
-        in (out / "MODEL_CARD.md").read_text()
-    )
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "Starts from one detector, its LoRA adapter cut to rank 2 (truncated SVD)" in card
+    assert "the weights are the cut adapter's" in card
     for bad, message in (
         (["--rank", "0", "--init", str(a)], "--rank must be at least 1"),
         (["--rank", "2"], "--rank cuts the adapter of an --init detector"),

@@ -123,9 +123,10 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     if t.get("command"):
         lines += ["```", str(t["command"]), "```", ""]
     if t.get("epochs") == 0 and t.get("steps") == 0:
+        changed = "the cut adapter's" if isinstance(init, dict) and init.get("rank") else "unchanged"
         lines += [
-            "Calibration only: the weights are unchanged; tau and eta_e were set on the validation",
-            "dialogues.",
+            f"Calibration only: no training step (the weights are {changed}); tau and eta_e were set on the",
+            "validation dialogues.",
             "",
         ]
     for key in (
