@@ -10,8 +10,9 @@ verdict compares it with the model's τ: exact for an utterance-based detector r
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from decode_tau_sweep import read_predictions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,12 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     from dialcheck.detectors.utterance import asks_only
 
     loaders = {"human_bot": decode.load_human_bot, "rct": decode.load_rct, "dev": decode.load_dev}
-    records = [json.loads(line) for line in Path(args.predictions).read_text(encoding="utf-8").splitlines()]
+    by_split = read_predictions([Path(args.predictions)])
     root = data_dir(args.data_dir)
     print("| split | dialogues | accuracy, every pair | accuracy, questions skipped |")
     print("|---|---:|---:|---:|")
     for split, load in loaders.items():
-        rows = [p for p in records if p["split"] == split]
+        rows = by_split.get(split, [])
         if not rows:
             continue
         examples = {e.id: e for e in load(root)}

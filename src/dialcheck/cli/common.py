@@ -130,7 +130,9 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         det.tau = _prob(args.tau, "--tau")
     if args.eta_e is not None:
         det.eta_e = _prob(args.eta_e, "--eta-e")
-    for reading in ("pair_order", "long_turns", "ellipsis", "questions"):  # utterance-based reading options
+    from ..detectors.utterance import UtteranceDetector
+
+    for reading in UtteranceDetector.reading_options():  # those given on the command line, where the model has them
         value = getattr(args, reading, None)
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)

@@ -461,8 +461,8 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
             raise InputError("--pair-order applies to the utterance-based detector only")
         det.pair_order = order
     if init is not None and cls is UtteranceDetector:  # the other readings of the --init model carry over
-        for reading in ("long_turns", "chunk_tokens", "ellipsis", "questions"):
-            if reading in old.options:
+        for reading in UtteranceDetector.reading_options():
+            if reading != "pair_order" and reading in old.options:  # pair_order: above, --pair-order first
                 setattr(det, reading, old.options[reading])
     cfg = TrainConfig.from_args(args)
     info = {

@@ -165,6 +165,15 @@ class UtteranceDetector(Detector):
         '``"skip"``: earlier turns that only ask, about nothing of their speaker, are not paired (``asks_only``).',
     )
 
+    @classmethod
+    def reading_options(cls) -> tuple[str, ...]:
+        """The names of the options that change how dialogues are read (the ``ReadingOption`` attributes).
+
+        >>> UtteranceDetector.reading_options()
+        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions')
+        """
+        return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
+
     def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]], dict[int, str]]:
         """The (earlier turn, last turn) pairs of ``d``, the turn index each belongs to, and the agreements
         ("Me too!") read as the statement they agree with."""

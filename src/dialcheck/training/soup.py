@@ -179,8 +179,8 @@ def average_detectors(
         for p, wi, c in zip(paths, w, configs, strict=True)
     ]
     config.training = {"init": {"soup": soup}}  # what a run from the soup records as its start
-    if rank is not None:
-        config.training["init"]["rank"] = config.adapter["r"] if config.adapter else None
+    if rank is not None:  # rank is refused above for a fully fine-tuned detector, so this is a LoRA cut
+        config.training["init"]["rank"] = config.adapter["r"]  # type: ignore[index]
     config.metrics = {}
     (target / CONFIG_NAME).write_text(config.to_json(), encoding="utf-8")
     if len(paths) == 1:
