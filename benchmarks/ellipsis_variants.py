@@ -51,7 +51,7 @@ def answered_statement(dialogue: Dialogue, i: int) -> str | None:
     >>> answered_statement(Dialogue.from_texts(["Do you like your job?", "Yes, it's rewarding."]), 1)
     'I like my job.'
     """
-    from dialcheck.detectors.utterance import _SENTENCE_END
+    from dialcheck.detectors.utterance import sentences as split_sentences
 
     turns = dialogue.turns
     text = turns[i].text.replace("\u2019", "'").strip()
@@ -60,8 +60,8 @@ def answered_statement(dialogue: Dialogue, i: int) -> str | None:
         return None
     for j in range(i - 1, -1, -1):
         if turns[j].speaker != turns[i].speaker:
-            sentences = [s.strip() for s in _SENTENCE_END.split(turns[j].text.strip()) if s.strip()]
-            m = QUESTION.match(sentences[-1]) if sentences else None
+            said = split_sentences(turns[j].text)
+            m = QUESTION.match(said[-1]) if said else None
             if not m:
                 return None
             aux, rest = m.group(1).lower(), " ".join(SWAP.get(w.lower(), w) for w in m.group(2).split())
@@ -80,7 +80,7 @@ def variant(name: str) -> Callable[[Dialogue, int], str | None]:
 
     def last(d: Dialogue, i: int) -> str | None:
         said = shipped(d, i)
-        return utterance._SENTENCE_END.split(said)[-1] if said else None
+        return utterance.sentences(said)[-1] if said else None
 
     def answers(d: Dialogue, i: int) -> str | None:
         return shipped(d, i) or answered_statement(d, i)

@@ -147,6 +147,8 @@ def test_probe_triggers_cli(tmp_path, capsys):
     ]
     assert rows[1]["corpus_method"] == "反义-反义词" and rows[0]["b1"] == DOG.b1
     assert "wrote" in capsys.readouterr().err
+    assert main([*args[:4], "--out", "-", *args[6:], "--dict-dir", str(dict_dir)]) == 0  # piped: same rows
+    assert [json.loads(x) for x in capsys.readouterr().out.splitlines()] == rows
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"b1": "x"}\n', encoding="utf-8")
     assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2

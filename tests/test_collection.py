@@ -543,6 +543,13 @@ def test_cli_export_aggregate_quiz_released_analyse(tmp_path: Path, capsys):
         "discarded": 0,
     }
     assert "1 unreleased ([[TBA]]) skipped" in captured.err
+    # --out -: the records go to standard output and the per-generator summary moves to standard error
+    assert main(["collect", "released", str(tmp_path / "rel.jsonl"), "--out", "-"]) == 0
+    captured = capsys.readouterr()
+    piped = [json.loads(x) for x in captured.out.splitlines()]
+    assert piped == [json.loads(x) for x in (tmp_path / "rel-out.jsonl").read_text().splitlines()]
+    assert len(piped) == 1 and '"generator": "blender"' in captured.err
+    assert not (tmp_path / "-").exists()
     (tmp_path / "bad.jsonl").write_text(_released_line(contradictory_label_count="3") + "\n")
     assert main(["collect", "released", str(tmp_path / "bad.jsonl")]) == 2
     assert "bad.jsonl, line 1: contradictory_label_count" in capsys.readouterr().err

@@ -57,6 +57,7 @@ __all__ = [
     "require_file",
     "spoken_by",
     "upto_speaker",
+    "write_jsonl",
 ]
 
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
@@ -135,6 +136,38 @@ def input_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
 def read_input(path: str | Path, name: str | None = None) -> bytes:
     """The whole input file ``path`` as bytes (``.gz`` decompressed)."""
     return b"".join(input_lines(open_input(path, name), name or str(path)))
+
+
+def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Write one JSON object per line to ``path`` ("-": standard output) and return how many were written.
+
+    A file is written under a temporary name and renamed at the end, so an interrupted run never leaves half
+    a file behind; its folder is created. Non-ASCII text is kept as is.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "out" / "rows.jsonl"
+    >>> write_jsonl(path, [{"text": "我养了猫"}, {"n": 2}]), path.read_text(encoding="utf-8")
+    (2, '{"text": "我养了猫"}\\n{"n": 2}\\n')
+    >>> write_jsonl("-", [{"n": 1}])
+    {"n": 1}
+    1
+    """
+    n = 0
+    if str(path) == "-":
+        for row in rows:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+        sys.stdout.flush()
+        return n
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    tmp.replace(p)
+    return n
 
 
 def json_error(e: json.JSONDecodeError) -> str:

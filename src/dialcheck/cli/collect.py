@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import write_jsonl
 from .common import add_threads_option, positive_int, set_threads
 
 HELP = "build contradiction collections: contexts by FQness, replies, annotation, LOGO, analysis"
@@ -129,7 +130,7 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=positive_int, default=16)
     add_threads_option(p)
     p.add_argument("--all-scores", default=None, help="also write every scored candidate here")
-    p.add_argument("--out", "-o", required=True)
+    p.add_argument("--out", "-o", required=True, help="JSONL of contexts ('-': standard output)")
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -199,7 +200,7 @@ def _add_responses(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=positive_int, default=4)
     add_threads_option(p)
-    p.add_argument("--out", "-o", required=True)
+    p.add_argument("--out", "-o", required=True, help="JSONL of replies ('-': standard output)")
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -226,7 +227,7 @@ def _add_autolabel(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", "-m", default=None, help="detector folder (default: the shipped English one)")
     p.add_argument("--tau", type=float, default=None)
     add_threads_option(p)
-    p.add_argument("--out", "-o", required=True)
+    p.add_argument("--out", "-o", required=True, help="JSONL of labelled replies ('-': standard output)")
 
 
 # -- export / aggregate / quiz ------------------------------------------------------------------------
@@ -276,10 +277,9 @@ def run_aggregate(args: argparse.Namespace) -> int:
         write_records(args.out, kept)
         summary["written"] = len(kept)
     elif args.out:
-        with Path(args.out).open("w", encoding="utf-8") as f:
-            for a in items:
-                f.write(json.dumps(a.__dict__) + "\n")
-    print(json.dumps(summary))
+        write_jsonl(args.out, (a.__dict__ for a in items))
+    # with --out - the records own standard output, so the summary goes to standard error
+    print(json.dumps(summary), file=sys.stderr if args.out == "-" else sys.stdout)
     return 0
 
 
@@ -290,7 +290,12 @@ def _add_aggregate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-annotators", type=int, default=3)
     p.add_argument("--min-contradictory", type=int, default=2)
     p.add_argument("--keep-discarded", action="store_true", help="keep discarded replies (label null)")
-    p.add_argument("--out", "-o", default=None)
+    p.add_argument(
+        "--out",
+        "-o",
+        default=None,
+        help="labelled replies (with --replies) or the aggregated labels as JSONL ('-': standard output)",
+    )
 
 
 def run_quiz(args: argparse.Namespace) -> int:
@@ -318,6 +323,7 @@ def run_released(args: argparse.Namespace) -> int:
     col = read_released(args.file)
     per = Counter((r.generator, r.label) for r in col.replies)
     gens = sorted({g for g, _ in per})
+    summary_to = sys.stderr if args.out == "-" else sys.stdout  # with --out - the records own standard output
     for g in gens:
         print(
             json.dumps(
@@ -327,7 +333,8 @@ def run_released(args: argparse.Namespace) -> int:
                     "non_contradictory": per[(g, False)],
                     "discarded": per[(g, None)],
                 }
-            )
+            ),
+            file=summary_to,
         )
     _say(f"{len(col)} replies read, {col.skipped_tba} unreleased ([[TBA]]) skipped")
     if args.out:
@@ -338,7 +345,7 @@ def run_released(args: argparse.Namespace) -> int:
 @step("released", "read the released collection format (skips [[TBA]] replies) and summarise it")
 def _add_released(p: argparse.ArgumentParser) -> None:
     p.add_argument("file")
-    p.add_argument("--out", "-o", default=None, help="write the replies as collection records")
+    p.add_argument("--out", "-o", default=None, help="write the replies as collection records ('-': standard output)")
 
 
 # -- logo ---------------------------------------------------------------------------------------------

@@ -26,15 +26,13 @@ for synonym, antonym and paraphrase: ``pip install "dialcheck[spacy,wordnet]"`` 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import require_file
+from ..io import require_file, write_jsonl
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -120,7 +118,7 @@ def build_echo_items(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def add_echo_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", "-o", required=True, help="JSONL file of stimuli")
+    p.add_argument("--out", "-o", required=True, help="JSONL file of stimuli ('-': standard output)")
     p.add_argument("--source", default="", help=f"comma-separated corpora: {', '.join(SOURCES)}")
     p.add_argument("--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label)")
     p.add_argument("--kinds", default="ENTQ,CNTQ", help="ENTQ (from entailment), CNTQ (from contradiction)")
@@ -144,14 +142,10 @@ def run_echo(args: argparse.Namespace) -> int:
         print(f"dialcheck: skipped {sum(es.skipped.values())} pairs: {reasons}", file=sys.stderr)
     if args.unlikelihood:
         samples = unlikelihood_samples(full.items)  # every paired premise, not only the sampled ones
-        path = Path(args.unlikelihood)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as f:
-            for s in samples:
-                f.write(json.dumps(s.to_dict(), ensure_ascii=False) + "\n")
+        write_jsonl(args.unlikelihood, (s.to_dict() for s in samples))
         print(
-            f"dialcheck: wrote {path}: {len(samples)} unlikelihood samples from {len(samples) // 4} premises "
-            "that have both an ENTQ and a CNTQ",
+            f"dialcheck: wrote {args.unlikelihood}: {len(samples)} unlikelihood samples from "
+            f"{len(samples) // 4} premises that have both an ENTQ and a CNTQ",
             file=sys.stderr,
         )
     return 0
@@ -190,7 +184,9 @@ def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
 def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
     from ..probes.triggers import METHODS
 
-    p.add_argument("--out", "-o", required=True, help="JSONL file of (u1, b1, u2, method, detail)")
+    p.add_argument(
+        "--out", "-o", required=True, help="JSONL file of (u1, b1, u2, method, detail) ('-': standard output)"
+    )
     p.add_argument("--input", default=None, help="your contexts (JSONL: u1, optional b1 and id)")
     p.add_argument(
         "--source",

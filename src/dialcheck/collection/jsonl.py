@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..datasets.base import read_jsonl
 from ..errors import InputError
-from ..io import require_file
+from ..io import require_file, write_jsonl
 
 __all__ = ["read_records", "write_records"]
 
@@ -38,14 +37,5 @@ def read_records(path: str | Path, cls: Any) -> list[Any]:
 
 
 def write_records(path: str | Path, records: Iterable[_Record]) -> int:
-    """Write one JSON object per record (atomic replace); returns the count."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    n = 0
-    with tmp.open("w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-            n += 1
-    tmp.replace(p)
-    return n
+    """Write one JSON object per record (atomic replace; "-" is standard output); returns the count."""
+    return write_jsonl(path, (r.to_dict() for r in records))

@@ -61,6 +61,17 @@ ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, split after ".", "!" or "?" followed by white space; empty ones dropped.
+
+    >>> sentences("Nice! Do you have kids?  I have two.")
+    ['Nice!', 'Do you have kids?', 'I have two.']
+    """
+    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|my|me|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
 
 
@@ -73,8 +84,8 @@ def asks_only(text: str) -> bool:
     False
     """
     text = text.replace("\u2019", "'").strip()
-    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
-    return bool(sentences) and all(s.rstrip().endswith("?") for s in sentences) and not _FIRST_PERSON.search(text)
+    said = sentences(text)
+    return bool(said) and all(s.endswith("?") for s in said) and not _FIRST_PERSON.search(text)
 
 
 def implied_statement(dialogue: Dialogue, i: int) -> str | None:
@@ -93,7 +104,7 @@ def implied_statement(dialogue: Dialogue, i: int) -> str | None:
         return None
     for j in range(i - 1, -1, -1):
         if turns[j].speaker != turns[i].speaker:
-            said = [s for s in _SENTENCE_END.split(turns[j].text.strip()) if s and not s.rstrip().endswith("?")]
+            said = [s for s in sentences(turns[j].text) if not s.endswith("?")]
             return " ".join(said) or None
     return None
 

@@ -20,7 +20,6 @@ verb, questions, more than 30 words, text that does not look English, ...).
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import Counter
@@ -380,12 +379,11 @@ class EchoSet:
         return {"ENTQ": c.get("ENTQ", 0), "CNTQ": c.get("CNTQ", 0), "skipped": sum(self.skipped.values())}
 
     def save(self, path: str | Path) -> Path:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with p.open("w", encoding="utf-8") as f:
-            for item in self.items:
-                f.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
-        return p
+        """Write the stimuli as JSONL ("-": standard output)."""
+        from ..io import write_jsonl
+
+        write_jsonl(path, (item.to_dict() for item in self.items))
+        return Path(path)
 
     @classmethod
     def load(cls, path: str | Path) -> EchoSet:

@@ -27,7 +27,6 @@ English counterparts (WordNet, spaCy): :mod:`dialcheck.probes.triggers_en`, ``bu
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import re
@@ -185,11 +184,10 @@ class TriggerSet:
         return dict(Counter(t.method for t in self.items))
 
     def save(self, path: str | Path) -> None:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with p.open("w", encoding="utf-8") as f:
-            for t in self.items:
-                f.write(json.dumps(t.to_dict(), ensure_ascii=False) + "\n")
+        """Write the triggers as JSONL ("-": standard output)."""
+        from ..io import write_jsonl
+
+        write_jsonl(path, (t.to_dict() for t in self.items))
 
 
 # -- lexicon ------------------------------------------------------------------------------------------
