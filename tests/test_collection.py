@@ -481,6 +481,10 @@ def test_cli_export_aggregate_quiz_released_analyse(tmp_path: Path, capsys):
         main(["collect", "export", "--replies", str(tmp_path / "replies.jsonl"), "--out", str(tmp_path / "t.csv")]) == 0
     )
     assert (tmp_path / "t.csv").read_text().startswith("task_id,item_id,context,referent,reply")
+    capsys.readouterr()
+    assert main(["collect", "export", "--replies", str(tmp_path / "replies.jsonl"), "--out", "-"]) == 0
+    piped = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert sorted(r["item_id"] for r in piped) == sorted(r.id for r in replies) and piped[0]["task_id"] == "task00000"
     for ann in ("a1", "a2", "a3"):
         rows = "\n".join(
             f"{r.id},{int(r.context_id in ('c1', 'c3') or (ann == 'a1' and r.id == 'c0/g'))}" for r in replies

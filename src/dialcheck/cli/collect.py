@@ -246,7 +246,7 @@ def _add_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rows-per-task", type=int, default=5)
     p.add_argument("--no-shuffle", action="store_true")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", "-o", required=True)
+    p.add_argument("--out", "-o", required=True, help="tasks as CSV (.csv) or JSONL (any other name; '-': stdout)")
 
 
 def run_aggregate(args: argparse.Namespace) -> int:

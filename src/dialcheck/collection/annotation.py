@@ -15,7 +15,6 @@ so, non-contradictory only when all agree, otherwise discarded.
 from __future__ import annotations
 
 import csv
-import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,7 +22,7 @@ from pathlib import Path
 
 from ..datasets.base import read_jsonl
 from ..errors import InputError
-from ..io import require_file
+from ..io import require_file, write_jsonl
 from .records import CollectedReply
 
 __all__ = [
@@ -90,7 +89,8 @@ def export_tasks(
     shuffle: bool = True,
     seed: int = 0,
 ) -> int:
-    """Write annotation rows (CSV or JSONL by the file suffix); returns the number of tasks.
+    """Write annotation rows (CSV or JSONL by the file suffix; "-" is JSONL on standard output); returns the
+    number of tasks.
 
     Rows are shuffled (seeded) so that one task mixes generators and contexts, then cut into tasks of
     ``rows_per_task`` rows.
@@ -111,15 +111,14 @@ def export_tasks(
         for i, r in enumerate(order)
     ]
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     if p.suffix.lower() == ".csv":
+        p.parent.mkdir(parents=True, exist_ok=True)
         with p.open("w", encoding="utf-8", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(EXPORT_FIELDS))
             w.writeheader()
             w.writerows(rows)
     else:
-        with p.open("w", encoding="utf-8") as f:
-            f.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        write_jsonl(path, rows)  # "-": standard output
     return (len(rows) + rows_per_task - 1) // rows_per_task
 
 
