@@ -95,10 +95,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
     p.add_argument(
         "--class-weight",
-        choices=("balanced",),
+        choices=("balanced", "sqrt"),
         default=None,
-        help="weight the cross-entropy by inverse class frequency (n / (k * count)), for skewed label mixes "
-        "such as CDConv's four categories (default: unweighted)",
+        help="weight the cross-entropy by inverse class frequency (balanced: n / (k * count); sqrt: its square "
+        "root, milder), for skewed label mixes such as CDConv's four categories (default: unweighted)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the validation split, the augmentations and training")
     p.add_argument(

@@ -58,7 +58,7 @@ class TrainConfig:
     patience: int = 3
     max_grad_norm: float = 1.0
     label_smoothing: float = 0.0
-    class_weight: str | None = None  # "balanced": cross-entropy weights n / (k * count) per hard label
+    class_weight: str | None = None  # "balanced": cross-entropy weights n / (k * count) per hard label; "sqrt"
     threads: int = 0  # 0 = all cores
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -87,17 +87,23 @@ class TrainConfig:
         )
 
 
-def balanced_weights(labels: Sequence[int], n_classes: int) -> list[float]:
-    """Cross-entropy class weights ``n / (k * count)`` (scikit-learn's "balanced"); absent classes get 0.
+CLASS_WEIGHTS = {"balanced": 1.0, "sqrt": 0.5}  # --class-weight name -> power of the balanced weights
+
+
+def balanced_weights(labels: Sequence[int], n_classes: int, power: float = 1.0) -> list[float]:
+    """Cross-entropy class weights ``(n / (k * count)) ** power`` (power 1: scikit-learn's "balanced"; 0.5: the
+    square root, a milder push towards rare classes); absent classes get 0.
 
     >>> balanced_weights([0, 0, 0, 1], 3)
     [0.6666666666666666, 2.0, 0.0]
+    >>> [round(w, 3) for w in balanced_weights([0, 0, 0, 1], 3, power=0.5)]
+    [0.816, 1.414, 0.0]
     """
     counts = [0] * n_classes
     for y in labels:
         counts[int(y)] += 1
     present = sum(c > 0 for c in counts)
-    return [len(labels) / (present * c) if c else 0.0 for c in counts]
+    return [(len(labels) / (present * c)) ** power if c else 0.0 for c in counts]
 
 
 @dataclass
@@ -260,11 +266,12 @@ def fit_pair_model(
     else:
         t = t.long()
         weight = None
-        if config.class_weight == "balanced":
-            weight = torch.as_tensor(balanced_weights(t.tolist(), len(clf.labels)), dtype=torch.float32)
+        if config.class_weight in CLASS_WEIGHTS:
+            power = CLASS_WEIGHTS[config.class_weight]
+            weight = torch.as_tensor(balanced_weights(t.tolist(), len(clf.labels), power), dtype=torch.float32)
             log.info("class weights %s", dict(zip(clf.labels, [round(float(w), 3) for w in weight], strict=True)))
         elif config.class_weight is not None:
-            raise ValueError(f"class_weight must be None or 'balanced', got {config.class_weight!r}")
+            raise ValueError(f"class_weight must be None or one of {sorted(CLASS_WEIGHTS)}: {config.class_weight!r}")
         loss_fn = torch.nn.CrossEntropyLoss(weight=weight, label_smoothing=config.label_smoothing)
 
     trainable = {name for name, p in model.named_parameters() if p.requires_grad}
