@@ -10,6 +10,7 @@ of ``dialcheck evaluate --benchmark cdconv --splits dev,test`` (both splits in o
     dialcheck evaluate --benchmark cdconv --splits dev,test --model runs/zh-gemma-flat2 \\
         --predictions runs/ens/gflat2-pred.jsonl
     python benchmarks/cdconv_ensemble.py runs/ens/gflat2-pred.jsonl runs/ens/v2-pred.jsonl
+    python benchmarks/cdconv_ensemble.py seed0-pred.jsonl seed1-pred.jsonl --weight 0.5   # two seeds, equal weights
 """
 
 from __future__ import annotations
@@ -62,11 +63,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("b", type=Path, help="predictions of detector B")
     p.add_argument("--test-a", type=Path, default=None)
     p.add_argument("--test-b", type=Path, default=None)
+    p.add_argument(
+        "--weight",
+        type=float,
+        default=None,
+        help="fix the weight of A (e.g. 0.5 for two seeds of one recipe) and choose only tau on dev "
+        "(default: choose both by the lexical head's rule, which prefers B)",
+    )
     args = p.parse_args(argv)
     pa, pb, gold = paired(args.a, args.b, "dev")
     scores = grid_scores(gold, lambda w, tau: decide(w * pa + (1 - w) * pb, tau))
     chosen, _top, se = choose_mix(scores, len(gold))
     best_tau = {w: max(TAU_GRID, key=lambda t, w=w: scores[(w, t)][0]) for w in MIX_GRID}
+    if args.weight is not None:
+        if args.weight not in MIX_GRID:
+            raise SystemExit(f"--weight must be one of {MIX_GRID}")
+        chosen = (args.weight, max(TAU_GRID, key=lambda t: (scores[(args.weight, t)][0], -abs(t - 0.5))))
     print(f"dev ({len(gold)}): weight of A, best tau, mean, 2-class acc, 4-class macro-F1 (one SE {se:.2f})")
     for w, tau in best_tau.items():
         mark = " <- chosen" if (w, tau) == chosen else ""
