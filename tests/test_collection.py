@@ -482,6 +482,9 @@ def test_cli_export_aggregate_quiz_released_analyse(tmp_path: Path, capsys):
     )
     assert (tmp_path / "t.csv").read_text().startswith("task_id,item_id,context,referent,reply")
     capsys.readouterr()
+    no_out = ["collect", "aggregate", "--labels", str(tmp_path / "t.csv"), "--replies", str(tmp_path / "t.csv")]
+    assert main(no_out) == 2  # not a traceback
+    assert "--replies writes the labelled replies: give --out" in capsys.readouterr().err
     assert main(["collect", "export", "--replies", str(tmp_path / "replies.jsonl"), "--out", "-"]) == 0
     piped = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert sorted(r["item_id"] for r in piped) == sorted(r.id for r in replies) and piped[0]["task_id"] == "task00000"

@@ -260,6 +260,8 @@ def run_aggregate(args: argparse.Namespace) -> int:
         write_records,
     )
 
+    if args.replies and not args.out:
+        raise InputError("--replies writes the labelled replies: give --out FILE (or --out - for standard output)")
     labels = read_labels(args.labels)
     items = aggregate(labels, args.min_annotators, args.min_contradictory)
     counts = Counter(
