@@ -97,6 +97,18 @@ def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path, load_ben
         sweep.read_predictions([a, b])
 
 
+def test_decode_average_keeps_the_second_detectors_pairs_and_chooses_the_weight_on_validation(load_benchmark):
+    avg = load_benchmark("decode_average")
+    # B skipped pair "2" (a question it does not read): the average keeps only pairs B scores
+    assert avg.average({"0": 0.8, "2": 0.9}, {"0": 0.2}, 0.5) == {"0": 0.5}
+    # two validation dialogues, one contradiction: A separates them (0.9 vs 0.1), B reverses them (0.2 vs 0.6),
+    # so only weights that lean on A reach balanced accuracy 1; B alone cannot beat 0.5
+    a, b, gold = [{"0": 0.9}, {"0": 0.1}], [{"0": 0.2}, {"0": 0.6}], [True, False]
+    table = {w: bacc for w, _tau, bacc in avg.choose(a, b, gold)}
+    assert table[1.0] == 1.0 and table[0.0] == 0.5 and table[0.7] == 1.0  # 0.69 vs 0.25 at w = 0.7
+    assert table[0.3] == 0.5  # 0.41 vs 0.45: still reversed
+
+
 def test_own_logs_folds_keep_each_conversation_on_one_side(tmp_path, data_root, load_benchmark):
     import json
 
