@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from decode_tau_sweep import redecide
+from decode_tau_sweep import read_predictions, redecide
 
 from dialcheck.datasets import load_dataset
 from dialcheck.evaluation.decode import SPLITS, decode_metrics
@@ -75,8 +75,7 @@ def choose(a: list[dict], b: list[dict], gold: list[bool]) -> list[tuple[float, 
 
 def measure_tests(pred_a: Path, pred_b: Path, settings: list[tuple[float, float]], eta_e: float) -> list[dict]:
     def read(path: Path) -> dict[tuple[str, str], dict]:
-        rows = (json.loads(line) for line in path.open(encoding="utf-8") if line.strip())
-        return {(r["split"], r["id"]): r for r in rows}
+        return {(split, r["id"]): r for split, rows in read_predictions([path]).items() for r in rows}
 
     ta, tb = read(pred_a), read(pred_b)
     splits = sorted({s for s, _ in tb if s in SPLITS})

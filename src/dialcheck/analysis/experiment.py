@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..generation.nbest import DecodingConfig
+from ..io import write_jsonl
 from ..probes.echo import EchoItem
 from .nbest import summarize
 
@@ -178,9 +179,7 @@ def judge_folder(
         for r in recs:
             r["judgements"] = judged[pos : pos + len(r["replies"])]
             pos += len(r["replies"])
-        tmp = path.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-        tmp.replace(path)
+        write_jsonl(path, recs)  # atomic: a run stopped here leaves the file as it was
         total += len(recs)
     return total
 

@@ -63,6 +63,11 @@ def _say(msg: str) -> None:
     print(f"dialcheck: {msg}", file=sys.stderr)
 
 
+def _summary_stream(out: str | None) -> Any:
+    """Where a step prints its JSON summary: standard output, unless ``--out -`` gave that to the records."""
+    return sys.stderr if out == "-" else sys.stdout
+
+
 # -- contexts -----------------------------------------------------------------------------------------
 def run_contexts(args: argparse.Namespace) -> int:
     from ..collection import FQnessScorer, candidate_contexts, select_random, select_top_k, write_records
@@ -280,8 +285,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         summary["written"] = len(kept)
     elif args.out:
         write_jsonl(args.out, (a.__dict__ for a in items))
-    # with --out - the records own standard output, so the summary goes to standard error
-    print(json.dumps(summary), file=sys.stderr if args.out == "-" else sys.stdout)
+    print(json.dumps(summary), file=_summary_stream(args.out))
     return 0
 
 
@@ -325,7 +329,7 @@ def run_released(args: argparse.Namespace) -> int:
     col = read_released(args.file)
     per = Counter((r.generator, r.label) for r in col.replies)
     gens = sorted({g for g, _ in per})
-    summary_to = sys.stderr if args.out == "-" else sys.stdout  # with --out - the records own standard output
+    summary_to = _summary_stream(args.out)
     for g in gens:
         print(
             json.dumps(

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, MissingDependencyError
+from ..io import write_jsonl
 from ..schema import Dialogue, Turn
 
 __all__ = [
@@ -380,8 +381,6 @@ class EchoSet:
 
     def save(self, path: str | Path) -> Path:
         """Write the stimuli as JSONL ("-": standard output)."""
-        from ..io import write_jsonl
-
         write_jsonl(path, (item.to_dict() for item in self.items))
         return Path(path)
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InputError, MissingDependencyError
+from ..io import write_jsonl
 from ..schema import Dialogue, Turn
 
 if TYPE_CHECKING:
@@ -185,8 +186,6 @@ class TriggerSet:
 
     def save(self, path: str | Path) -> None:
         """Write the triggers as JSONL ("-": standard output)."""
-        from ..io import write_jsonl
-
         write_jsonl(path, (t.to_dict() for t in self.items))
 
 
