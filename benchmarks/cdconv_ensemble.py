@@ -74,12 +74,11 @@ def main(argv: list[str] | None = None) -> None:
     pa, pb, gold = paired(args.a, args.b, "dev")
     scores = grid_scores(gold, lambda w, tau: decide(w * pa + (1 - w) * pb, tau))
     chosen, _top, se = choose_mix(scores, len(gold))
-    # each weight's best tau, ties to the tau nearer 0.5 (choose_mix's tie-break)
-    best_tau = {w: max(TAU_GRID, key=lambda t, w=w: (scores[(w, t)][0], -abs(t - 0.5))) for w in MIX_GRID}
+    best_tau = {w: max(TAU_GRID, key=lambda t, w=w: scores[(w, t)][0]) for w in MIX_GRID}
     if args.weight is not None:
         if args.weight not in MIX_GRID:
             raise SystemExit(f"--weight must be one of {MIX_GRID}")
-        chosen = (args.weight, best_tau[args.weight])
+        chosen = (args.weight, max(TAU_GRID, key=lambda t: (scores[(args.weight, t)][0], -abs(t - 0.5))))
     print(f"dev ({len(gold)}): weight of A, best tau, mean, 2-class acc, 4-class macro-F1 (one SE {se:.2f})")
     for w, tau in best_tau.items():
         mark = " <- chosen" if (w, tau) == chosen else ""
