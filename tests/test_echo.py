@@ -164,3 +164,13 @@ def test_probe_echo_command(capsys, tmp_path, rewriter):
     src.write_text(json.dumps({"premise": "a", "hypothesis": "b", "label": "maybe"}))
     code = main(["probe", "echo", "--input", str(src), "--out", str(out)])
     assert code == 2 and "label: expected one of" in capsys.readouterr().err
+
+
+def test_probe_echo_refuses_one_destination_for_both_outputs(capsys, tmp_path):
+    src = tmp_path / "nli.jsonl"
+    src.write_text(json.dumps({"premise": "The cat is black.", "hypothesis": "The cat is white.", "label": "c"}))
+    for dest in ("-", str(tmp_path / "both.jsonl")):
+        code = main(["probe", "echo", "--input", str(src), "--out", dest, "--unlikelihood", dest])
+        captured = capsys.readouterr()
+        assert code == 2 and "different destinations" in captured.err and captured.out == ""
+    assert not (tmp_path / "both.jsonl").exists()

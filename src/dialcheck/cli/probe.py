@@ -133,6 +133,9 @@ def add_echo_arguments(p: argparse.ArgumentParser) -> None:
 def run_echo(args: argparse.Namespace) -> int:
     from ..probes.echo import unlikelihood_samples
 
+    if args.unlikelihood and args.unlikelihood == args.out:
+        # one stream or one file for both would interleave or overwrite the stimuli
+        raise InputError(f"--unlikelihood and --out are both {args.out!r}: give them different destinations")
     es, full = build_echo_items(args)
     es.save(args.out)
     counts = es.counts()
