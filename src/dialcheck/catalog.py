@@ -84,7 +84,7 @@ class ShippedModel:
 
 def _roles() -> dict[str, list[str]]:
     from .analysis.answers import DEFAULT_FOLDER, LIGHT_FOLDER
-    from .detectors import DEFAULT_MODELS
+    from .detectors import DEFAULT_MODELS, FALLBACK_MODELS
 
     what = {
         "en": "default detector (English)",
@@ -94,6 +94,10 @@ def _roles() -> dict[str, list[str]]:
     roles: dict[str, list[str]] = {}
     for language, name in DEFAULT_MODELS.items():
         roles.setdefault(name, []).append(what.get(language, f"default detector ({language})"))
+    for language, name in FALLBACK_MODELS.items():
+        roles.setdefault(name, []).append(
+            f"{what.get(language, language)} when {DEFAULT_MODELS[language]}'s base is missing"
+        )
     roles.setdefault(DEFAULT_FOLDER, []).append("default answer classifier (n-best)")
     roles.setdefault(LIGHT_FOLDER, []).append("light answer classifier (n-best)")
     return roles
