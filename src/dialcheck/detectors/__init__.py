@@ -1,7 +1,6 @@
 """Contradiction detectors on one pair-classification core, registered under versioned names."""
 
 import functools
-import json
 import logging
 from pathlib import Path
 
@@ -76,11 +75,12 @@ def _base_installed(folder: Path) -> bool:
 
 
 def _base_of(folder: Path) -> str | None:
-    from .modeling import CONFIG_NAME
+    from ..errors import ModelError
+    from .modeling import CONFIG_NAME, DetectorConfig
 
     try:
-        return str(json.loads((folder / CONFIG_NAME).read_text(encoding="utf-8"))["base"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return DetectorConfig.from_file(folder / CONFIG_NAME).base
+    except (ModelError, TypeError):
         return None
 
 
