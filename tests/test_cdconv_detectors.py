@@ -326,3 +326,51 @@ def test_train_cli_cdconv_perturbation_augmentation(tiny_base, tmp_path, capsys)
     made = json.loads(err.split("--augment perturb: ")[1].splitlines()[0])["made"]
     cfg = load_detector(out).config
     assert made > 0 and cfg.training["train_examples"] == 20 + made and cfg.training["augment"] == ["perturb"]
+
+
+def test_speaker_tags_show_whose_words_are_whose():
+    d = Dialogue.from_texts(["你猜我多大？", "二十岁？", "不对。你呢？", "我今年三十岁了。"])
+    first, second = stage_input("flat", d, tags=True)
+    assert (
+        first.splitlines() == ["A: 你猜我多大？", "B: 二十岁？", "A: 不对。你呢？"] and second == "B: 我今年三十岁了。"
+    )
+    assert stage_input("pair", d, tags=True) == ("B: 二十岁？", "B: 我今年三十岁了。")
+    assert stage_input("role_confusion", d, tags=True) == ("B: 二十岁？\nA: 不对。你呢？", "B: 我今年三十岁了。")
+    # tags follow the speakers, not the positions
+    named = Dialogue(
+        turns=(Turn("bot", "Hi."), Turn("bot", "I have a cat."), Turn("user", "Nice."), Turn("bot", "No pets."))
+    )
+    assert stage_input("flat", named, tags=True)[0].splitlines() == ["B: Hi.", "B: I have a cat.", "A: Nice."]
+    assert stage_input("flat", d) == ("你猜我多大？ | 二十岁？ | 不对。你呢？", "我今年三十岁了。")
+
+
+def test_train_cli_speaker_tags_are_saved_read_and_carried_by_init(tiny_base, tmp_path, capsys):
+    from dialcheck.cli import main
+
+    root = tmp_path / "data"
+    rows = [
+        {"u1": f"你喜欢狗吗{i}", "b1": "喜欢。", "u2": "你养狗吗？", "b2": f"没养过{i}", "label": i % 4}
+        for i in range(20)
+    ]
+    write_cdconv_splits(root, rows)
+    common = ["--data-dir", str(root), "--epochs", "1", "--batch-size", "8", "--threads", "1", "--max-length", "32"]
+    out, out2, plain = tmp_path / "tagged", tmp_path / "tagged2", tmp_path / "plain"
+    args = ["train", "--task", "cdconv", "--detector", "flat", "--base", str(tiny_base), *common, "--no-progress"]
+    assert main([*args, "--lora", "2", "--speaker-tags", "--out", str(out)]) == 0
+    assert main([*args, "--lora", "2", "--out", str(plain)]) == 0
+    assert (
+        main(["train", "--task", "cdconv", "--detector", "flat", "--init", str(out), *common, "--out", str(out2)]) == 0
+    )
+    d = Dialogue.from_texts(["你养狗吗？", "养了一只。", "真的吗？", "我没养过狗。"])
+    for folder in (out, out2):
+        det = load_detector(folder)
+        assert det.inputs([d]) == [("A: 你养狗吗？\nB: 养了一只。\nA: 真的吗？", "B: 我没养过狗。")]
+    assert load_detector(plain).inputs([d])[0][1] == "我没养过狗。"
+    capsys.readouterr()
+    assert main(["train", "--task", "decode", "--speaker-tags", "--out", str(tmp_path / "x")]) == 2
+    assert "--speaker-tags apply to --task cdconv" in capsys.readouterr().err
+    assert (
+        main(["train", "--task", "cdconv", "--add-lexical", str(out), "--speaker-tags", "--out", str(tmp_path / "y")])
+        == 2
+    )
+    assert "keeps the saved detector's reading" in capsys.readouterr().err

@@ -163,6 +163,12 @@ def add_parser(sub: Any) -> None:
         "and 4-class macro-F1 (joint, default), or keep each stage's own best-F1 threshold (stage)",
     )
     c.add_argument(
+        "--speaker-tags",
+        action="store_true",
+        help="read every turn as 'A: ...' or 'B: ...' (B: the speaker of the checked reply), one per line, so "
+        "the model sees whose words are whose; kept in the saved config (and taken over by --init)",
+    )
+    c.add_argument(
         "--add-lexical",
         default=None,
         metavar="FOLDER",
@@ -322,8 +328,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
             f"--init takes one folder for --task {args.task}; several apply to --task decode (a soup) and cascade"
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
-    if args.task != "cdconv" and (args.lexical or args.add_lexical):
-        raise InputError("--lexical and --add-lexical apply to --task cdconv")
+    if args.task != "cdconv" and (args.lexical or args.add_lexical or args.speaker_tags):
+        raise InputError("--lexical, --add-lexical and --speaker-tags apply to --task cdconv")
+    if args.speaker_tags and args.add_lexical:
+        raise InputError("--add-lexical keeps the saved detector's reading; --speaker-tags applies to training")
     if args.task != "decode" and args.half:
         raise InputError("--half applies to --task decode")
     if args.rank is not None and (args.task != "decode" or not inits):

@@ -50,6 +50,7 @@ __all__ = [
     "HierarchicalDetector",
     "PairCategoryDetector",
     "category_evidence",
+    "reads_speaker_tags",
     "stage_input",
 ]
 
@@ -69,26 +70,49 @@ def separator(tokenizer: Any) -> str:
     return f" {sep} " if isinstance(sep, str) and sep else FALLBACK_SEP
 
 
-def _texts(d: Dialogue, start: int) -> list[str]:
-    return [t.text for t in d.turns[max(0, len(d.turns) + start) : -1]] if len(d.turns) > 1 else []
+def _texts(d: Dialogue, start: int, tags: bool = False) -> list[str]:
+    if len(d.turns) < 2:
+        return []
+    turns = d.turns[max(0, len(d.turns) + start) : -1]
+    return [_tagged(t, d) for t in turns] if tags else [t.text for t in turns]
 
 
-def stage_input(stage: str, d: Dialogue, sep: str = FALLBACK_SEP) -> tuple[str, str]:
+def _tagged(turn: Any, d: Dialogue) -> str:
+    """``B: text`` for a turn by the speaker of the checked reply, ``A: text`` for anyone else."""
+    return f"{'B' if turn.speaker == d.turns[-1].speaker else 'A'}: {turn.text}"
+
+
+def stage_input(stage: str, d: Dialogue, sep: str = FALLBACK_SEP, tags: bool = False) -> tuple[str, str]:
     """The (first, second) segments a stage or detector reads; the checked reply is always second.
 
     ``intra_sentence``: (u2, b2); ``role_confusion``: (b1 u2, b2); ``history`` and ``flat``: (every earlier
-    turn, b2); ``pair``: (b1, b2). Missing turns give an empty first segment.
+    turn, b2); ``pair``: (b1, b2). Missing turns give an empty first segment. With ``tags`` every turn
+    starts with ``B:`` (the speaker of the checked reply) or ``A:`` (anyone else) and turns are joined by
+    newlines, like a transcript, so the model can tell whose words are whose (role confusion).
+
+    >>> d = Dialogue.from_texts(["Guess my age?", "Thirty?", "No. And you?", "I am thirty."])
+    >>> stage_input("flat", d, tags=True)
+    ('A: Guess my age?\\nB: Thirty?\\nA: No. And you?', 'B: I am thirty.')
     """
-    last = d.turns[-1].text
+    if tags:
+        sep = "\n"
+    last = _tagged(d.turns[-1], d) if tags else d.turns[-1].text
     if stage == "intra_sentence":
-        return sep.join(_texts(d, -2)), last
+        return sep.join(_texts(d, -2, tags)), last
     if stage == "role_confusion":
-        return sep.join(_texts(d, -3)), last
+        return sep.join(_texts(d, -3, tags)), last
     if stage in ("history", "flat"):
-        return sep.join(_texts(d, -len(d.turns))), last
+        return sep.join(_texts(d, -len(d.turns), tags)), last
     if stage == "pair":
-        return (d.turns[-3].text if len(d.turns) >= 3 else ""), last
+        if len(d.turns) < 3:
+            return "", last
+        return (_tagged(d.turns[-3], d) if tags else d.turns[-3].text), last
     raise ValueError(f"unknown stage {stage!r}")
+
+
+def reads_speaker_tags(config: DetectorConfig) -> bool:
+    """Whether a saved four-category detector was trained on speaker-tagged input (``--speaker-tags``)."""
+    return bool(config.options.get("speaker_tags", False))
 
 
 def category_evidence(d: Dialogue, category: str | None) -> tuple[int, ...]:
@@ -139,7 +163,8 @@ class CategoryDetector(Detector):
 
     def inputs(self, dialogues: Sequence[Dialogue]) -> list[tuple[str, str]]:
         sep = separator(self.classifier.tokenizer)
-        return [stage_input(self.view, d, sep) for d in dialogues]
+        tags = reads_speaker_tags(self.config)
+        return [stage_input(self.view, d, sep, tags) for d in dialogues]
 
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
@@ -249,7 +274,7 @@ class HierarchicalDetector(Detector):
             idx = [i for i, d in enumerate(dialogues) if len(d.turns) >= need]
             if idx:
                 sep = self._sep(st)
-                pairs = [stage_input(st, dialogues[i], sep) for i in idx]
+                pairs = [stage_input(st, dialogues[i], sep, reads_speaker_tags(self.config)) for i in idx]
                 out[st][idx] = np.asarray(self.stages[st].score(pairs, batch_size=batch_size), dtype=float)
         return out
 
@@ -288,7 +313,7 @@ class HierarchicalDetector(Detector):
             if not todo:
                 continue
             sep = self._sep(stage)
-            pairs = [stage_input(stage, dialogues[i], sep) for i in todo]
+            pairs = [stage_input(stage, dialogues[i], sep, reads_speaker_tags(self.config)) for i in todo]
             s = np.asarray(stages[stage].score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar))
             if lex is not None and head is not None:
                 s = (1.0 - head.mix) * s + head.mix * lex[todo, head.labels.index(stage)]

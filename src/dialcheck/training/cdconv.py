@@ -34,6 +34,7 @@ from ..detectors.categories import (
     STAGES,
     CategoryDetector,
     HierarchicalDetector,
+    reads_speaker_tags,
     separator,
     stage_input,
 )
@@ -311,10 +312,11 @@ def _fit_hierarchical(
         clf = det.attach_stage(stage, model, tok)
         cidx = clf.contradiction_index
         sep = separator(tok)
-        texts = [stage_input(stage, e.dialogue, sep) for e in rows]
+        tags = reads_speaker_tags(det.config)
+        texts = [stage_input(stage, e.dialogue, sep, tags) for e in rows]
         targets = np.array([cidx if category_of_example(e) == stage else 1 - cidx for e in rows], dtype=np.int64)
         dev_rows = [e for e in dev if len(e.dialogue.turns) >= need]
-        dev_texts = [stage_input(stage, e.dialogue, sep) for e in dev_rows]
+        dev_texts = [stage_input(stage, e.dialogue, sep, tags) for e in dev_rows]
         dev_gold = [int(category_of_example(e) == stage) for e in dev_rows]
 
         def evaluate(clf: Any = clf, dev_texts: list = dev_texts, dev_gold: list = dev_gold) -> dict:
@@ -649,6 +651,8 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         args.base, adapter = old.base, dict(old.adapter)
         args.max_length = args.max_length or old.max_length
     det = kinds[kind](base=args.base, adapter=adapter, max_length=args.max_length or 128)
+    if getattr(args, "speaker_tags", False) or (init and reads_speaker_tags(old)):
+        det.config.options["speaker_tags"] = True
     cfg = TrainConfig.from_args(args, cascade_rule=getattr(args, "cascade", None) or "joint")
     info = {
         "command": command,
