@@ -374,3 +374,16 @@ def test_train_cli_speaker_tags_are_saved_read_and_carried_by_init(tiny_base, tm
         == 2
     )
     assert "keeps the saved detector's reading" in capsys.readouterr().err
+
+
+def test_cascade_reads_speaker_tags_when_its_config_says_so():
+    det, stubs = cascade()
+    det.config.options["speaker_tags"] = True
+    for s in stubs.values():
+        s.scores = {f"B: {k}": v for k, v in s.scores.items()}
+    v = det.predict([conv("hist"), conv("none")])
+    assert [x.category for x in v] == ["history", None] and v[0].evidence == (1,)
+    history_in = "A: 你喜欢狗吗？\nB: 喜欢，我养了两条狗。\nA: 你养宠物吗？"
+    assert stubs["history"].seen[0] == (history_in, "B: hist")
+    assert stubs["role_confusion"].seen[0] == ("B: 喜欢，我养了两条狗。\nA: 你养宠物吗？", "B: hist")
+    assert det.stage_scores([conv("hist")])["history"][0] == pytest.approx(0.7)

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..io import as_dialogues
-from ..schema import Dialogue, Verdict
+from ..schema import Dialogue, Turn, Verdict
 from .base import Detector, register_detector
 from .core import CONTRADICTION, PairClassifier
 from .lexical import LexicalHead
@@ -77,7 +77,7 @@ def _texts(d: Dialogue, start: int, tags: bool = False) -> list[str]:
     return [_tagged(t, d) for t in turns] if tags else [t.text for t in turns]
 
 
-def _tagged(turn: Any, d: Dialogue) -> str:
+def _tagged(turn: Turn, d: Dialogue) -> str:
     """``B: text`` for a turn by the speaker of the checked reply, ``A: text`` for anyone else."""
     return f"{'B' if turn.speaker == d.turns[-1].speaker else 'A'}: {turn.text}"
 
