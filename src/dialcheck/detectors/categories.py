@@ -273,8 +273,7 @@ class HierarchicalDetector(Detector):
             need = 2 if st == "intra_sentence" else 3
             idx = [i for i, d in enumerate(dialogues) if len(d.turns) >= need]
             if idx:
-                sep = self._sep(st)
-                pairs = [stage_input(st, dialogues[i], sep, reads_speaker_tags(self.config)) for i in idx]
+                pairs = self._stage_pairs(st, dialogues, idx)
                 out[st][idx] = np.asarray(self.stages[st].score(pairs, batch_size=batch_size), dtype=float)
         return out
 
@@ -294,8 +293,10 @@ class HierarchicalDetector(Detector):
     def attach(self, model: Any, tokenizer: Any) -> Detector:
         raise ModelError("a hierarchical detector has one classifier per stage: use attach_stage(stage, model, tok)")
 
-    def _sep(self, stage: str) -> str:
-        return separator(getattr(self.stages[stage], "tokenizer", None))
+    def _stage_pairs(self, stage: str, dialogues: Sequence[Dialogue], idx: Sequence[int]) -> list[tuple[str, str]]:
+        """What ``stage`` reads for ``dialogues[i]``, ``i`` in ``idx`` (its separator, the config's tags)."""
+        sep, tags = separator(getattr(self.stages[stage], "tokenizer", None)), reads_speaker_tags(self.config)
+        return [stage_input(stage, dialogues[i], sep, tags) for i in idx]
 
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
@@ -312,8 +313,7 @@ class HierarchicalDetector(Detector):
             todo = [i for i, d in enumerate(dialogues) if fired[i] is None and len(d.turns) >= need]
             if not todo:
                 continue
-            sep = self._sep(stage)
-            pairs = [stage_input(stage, dialogues[i], sep, reads_speaker_tags(self.config)) for i in todo]
+            pairs = self._stage_pairs(stage, dialogues, todo)
             s = np.asarray(stages[stage].score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar))
             if lex is not None and head is not None:
                 s = (1.0 - head.mix) * s + head.mix * lex[todo, head.labels.index(stage)]
