@@ -232,6 +232,8 @@ def test_train_save_load_round_trip_with_a_tiny_model(tiny_base, tmp_path, cls, 
     det.fit(exs[:16], dev=exs[16:], config=TrainConfig(epochs=1, batch_size=8, threads=1, eval_every=1))
     assert "dev/4class/macro_f1" in det.config.metrics
     assert det.config.training["train_examples"] == 16
+    # each fit records how many of its training pairs the 48-token window cut
+    assert {f["window"]["pairs"] for f in det.config.training["fits"].values()} == {16}
     dialogues = [e.dialogue for e in exs]
     before = det.predict(dialogues)
     out = det.save(tmp_path / "det")

@@ -1,9 +1,11 @@
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dialcheck.detectors import UtteranceDetector, load_detector
+from dialcheck.detectors.modeling import build_model
 from dialcheck.errors import InputError
 from dialcheck.schema import Dialogue, Pair
 from dialcheck.training import TrainConfig, train_detector
@@ -15,6 +17,7 @@ from dialcheck.training.data import (
     split_groups,
     synthetic_histories,
 )
+from dialcheck.training.trainer import fit_pair_model
 from helpers_interrupt import kill_on_call
 
 WORDS = ["dogs", "cats", "tea", "coffee", "paris", "rome", "piano", "guitar", "chess", "golf"]
@@ -726,3 +729,24 @@ def test_rewriting_a_card_refreshes_its_numbers_and_keeps_what_people_wrote(tiny
     assert note in text and text.index(note) < text.index("## Training")
     assert "| dev/accuracy | 61.5 |" in text and "| dev/accuracy | 50.0 |" not in text
     assert text.count("## What it is") == 1 and text.count("## Evaluation") == 1
+
+
+@pytest.mark.parametrize(("max_length", "cut", "warned"), [(12, 2, True), (32, 0, False)])
+def test_training_reports_pairs_the_window_cuts(tiny_base, caplog, max_length, cut, warned):
+    # [CLS] i really like chess [SEP] i never liked chess [SEP]: 11 tokens; the long first segment
+    # repeats its four words three times: 12 + 3 + 4 = 19 tokens.
+    short = ("i really like chess", "i never liked chess")
+    long = (" ".join(["i really like chess"] * 3), "i never liked chess")
+    texts = [short] * 6 + [long] * 2
+    det = UtteranceDetector(base=str(tiny_base), max_length=max_length, adapter={"type": "lora", "r": 4, "alpha": 8})
+    det.attach(*build_model(det.config))
+    cfg = TrainConfig(epochs=1, batch_size=4, seed=0)
+    with caplog.at_level("INFO", logger="dialcheck.training.trainer"):
+        res = fit_pair_model(det.classifier, texts, np.array([0, 1] * 4), cfg)
+    assert res.window == {"pairs": 8, "cut": cut, "p99_tokens": 19}
+    warnings = [r for r in caplog.records if r.levelname == "WARNING" and "window" in r.getMessage()]
+    assert bool(warnings) is warned
+    if warned:
+        assert "2 of 8 training pairs (25.0%)" in warnings[0].getMessage()
+        assert "19 tokens would keep 99%" in warnings[0].getMessage()
+    assert res.record(cfg, {})["window"] == res.window

@@ -74,10 +74,13 @@ class PairClassifier:
             self._len_cache[text] = n
         return n
 
+    def pair_length(self, first: str, second: str) -> int:
+        """Tokens the pair takes uncut, special tokens included."""
+        return self._token_len(first) + self._token_len(second) + self.tokenizer.num_special_tokens_to_add(pair=True)
+
     def pair_fits(self, first: str, second: str) -> bool:
         """Do both segments fit in the window, special tokens included (nothing would be cut)?"""
-        specials = self.tokenizer.num_special_tokens_to_add(pair=True)
-        return self._token_len(first) + self._token_len(second) + specials <= self.max_length
+        return self.pair_length(first, second) <= self.max_length
 
     def chunks(self, text: str, limit: int) -> list[str]:
         """``text`` in pieces of at most ``limit`` tokens: consecutive whole sentences packed together, a
@@ -106,8 +109,10 @@ class PairClassifier:
         return out
 
     def _second_budget(self) -> int:
-        """Most tokens the checked turn may keep when its pair does not fit the window."""
-        return self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True) - _MIN_FIRST_TOKENS
+        """Most tokens the checked turn may keep when its pair does not fit the window: all but
+        ``_MIN_FIRST_TOKENS`` for the first segment, or half the room in a window too small for that."""
+        room = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True)
+        return max(1, room - min(_MIN_FIRST_TOKENS, room // 2))
 
     def fit_second(self, text: str) -> str:
         """``text`` cut (with a warning) so that it leaves room for the first segment in the window."""

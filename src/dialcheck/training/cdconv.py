@@ -522,7 +522,11 @@ def train_category_detector(
         "train_examples": len(train),
         "train_labels": counts,
         "dev_examples": len(dev),
-        "fits": {k: {"steps": r.steps, "best_step": r.best_step, "seconds": r.seconds} for k, r in fits.items()},
+        "fits": {
+            k: {"steps": r.steps, "best_step": r.best_step, "seconds": r.seconds}
+            | ({"window": r.window} if r.window else {})
+            for k, r in fits.items()
+        },
         "threads": next(iter(fits.values())).threads,
         "lr": next(iter(fits.values())).lr,
         **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},

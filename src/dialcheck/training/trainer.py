@@ -116,6 +116,7 @@ class FitResult:
     history: list[dict[str, float]]
     lr: float
     threads: int
+    window: dict[str, int] = field(default_factory=dict)
 
     def record(
         self, cfg: TrainConfig, lead: Mapping[str, Any], tail: Mapping[str, Any] | None = None
@@ -129,6 +130,7 @@ class FitResult:
             "train_seconds": self.seconds,
             "threads": self.threads,
             "lr": self.lr,
+            **({"window": self.window} if self.window else {}),
             **{k: v for k, v in asdict(cfg).items() if k not in ("extra", "lr")},
             **(tail or {}),
             **cfg.extra,
@@ -139,6 +141,33 @@ class FitResult:
 def rounded_metrics(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """``old`` metrics updated with ``new`` ones rounded to four decimals (what a model's ``dialcheck.json`` keeps)."""
     return {**old, **{k: round(float(v), 4) for k, v in new.items()}}
+
+
+def window_report(clf: PairClassifier, texts: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """How the classifier's window treats the training pairs: ``pairs``, how many are ``cut`` (the first
+    segment loses tokens), and the token length the longest 99% fit in (``p99_tokens``, special tokens
+    included). A warning is logged when more than 1% are cut, since training on cut inputs teaches the
+    model to decide without what was cut.
+    """
+    if not texts:
+        return {"pairs": 0, "cut": 0, "p99_tokens": 0}
+    lengths = np.array([clf.pair_length(a if a.strip() else ".", b) for a, b in texts])
+    cut = int((lengths > clf.max_length).sum())
+    report = {"pairs": len(texts), "cut": cut, "p99_tokens": math.ceil(float(np.percentile(lengths, 99)))}
+    share = 100.0 * cut / len(texts)
+    if share > 1.0:
+        log.warning(
+            "%d of %d training pairs (%.1f%%) are longer than the %d-token window and lose part of their "
+            "first segment; %d tokens would keep 99%% of them whole (--max-length)",
+            cut,
+            len(texts),
+            share,
+            clf.max_length,
+            report["p99_tokens"],
+        )
+    else:
+        log.info("%d of %d training pairs are longer than the %d-token window", cut, len(texts), clf.max_length)
+    return report
 
 
 def seed_everything(seed: int) -> None:
@@ -238,6 +267,7 @@ def fit_pair_model(
         raise ValueError(f"{n} pairs but {len(targets)} targets")
     threads = config.threads or os.cpu_count() or 1
     torch.set_num_threads(threads)
+    window = window_report(clf, texts)
     seed_everything(config.seed)
     lr = config.lr or (5e-4 if is_lora(model) else 3e-5)
     model.train()
@@ -390,7 +420,7 @@ def fit_pair_model(
             for k, v in best_state.items():
                 named[k].copy_(v)
     model.eval()
-    return FitResult(step, best_step or step, round(time.time() - t0, 1), history, lr, threads)
+    return FitResult(step, best_step or step, round(time.time() - t0, 1), history, lr, threads, window)
 
 
 STATE_FILE = "trainer_state.pt"
