@@ -58,6 +58,10 @@ def test_training_learns_a_simple_rule_and_calibrates(tiny_base, tmp_path):
     assert (rec["train_pairs"], rec["validation_dialogues"]) == (256, len(val_d))
     assert (rec["epochs"], rec["batch_size"], rec["lr"], rec["seed"]) == (4, 16, 3e-3, 0)
     assert 0 < rec["best_step"] <= rec["steps"] and rec["history"] and "distill_alpha" not in rec
+    assert (rec["window"]["pairs"], rec["window"]["cut"]) == (256, 0)  # short pairs, 128-token window
+    from dialcheck.training.card import write_model_card
+
+    assert "- window: {'pairs': 256, 'cut': 0," in write_model_card(tmp_path / "m", again.config).read_text()
     assert all(round(v, 4) == v for v in again.config.metrics.values() if isinstance(v, float))
 
 

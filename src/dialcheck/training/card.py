@@ -138,6 +138,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         "train_labels",
         "dev_examples",
         "validation_dialogues",
+        "window",
         "epochs",
         "batch_size",
         "lr",
