@@ -139,6 +139,22 @@ def test_an_overlong_last_turn_is_cut_with_a_warning(tiny_base, caplog):
     assert "window" in caplog.text
 
 
+def test_a_window_smaller_than_the_first_segments_share_splits_the_room(tiny_base, caplog):
+    # 12 tokens, 3 of them special: 9 left, too few for the 16 kept for the first segment elsewhere,
+    # so the first segment keeps half of it (4 tokens) and the checked turn the rest (5).
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_base)
+    clf = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=12)
+    enc = clf.encode([("i really like chess and golf", "i never liked chess or golf at all")])
+    tokens = tok.convert_ids_to_tokens(enc["input_ids"][0])
+    assert len(tokens) == 12
+    sep = tokens.index("[SEP]")
+    assert tokens[1:sep] == ["i", "really", "like", "chess"]
+    assert tokens[sep + 1 :] == ["i", "never", "liked", "chess", "or", "[SEP]"]
+    assert "window" in caplog.text
+
+
 def test_measuring_a_turn_longer_than_the_tokenizer_limit_prints_nothing(tiny_base, monkeypatch):
     import transformers.tokenization_utils_base as tub
     from transformers import AutoTokenizer

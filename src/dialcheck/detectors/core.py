@@ -110,7 +110,7 @@ class PairClassifier:
 
     def _second_budget(self) -> int:
         """Most tokens the checked turn may keep when its pair does not fit the window: all but
-        ``_MIN_FIRST_TOKENS`` for the first segment, or half the room in a window too small for that."""
+        ``_MIN_FIRST_TOKENS`` for the first segment (half the room in a window too small for that)."""
         room = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True)
         return max(1, room - min(_MIN_FIRST_TOKENS, room // 2))
 
