@@ -17,6 +17,7 @@ from dialcheck.datasets import load_dataset
 from dialcheck.detectors.categories import separator, stage_input
 from dialcheck.detectors.core import PairClassifier
 from dialcheck.training.trainer import window_report
+from dialcheck.vocab import extension_tokens, split_base
 
 STAGES = ("flat", "pair", "intra_sentence", "role_confusion", "history")
 
@@ -32,6 +33,9 @@ def main() -> None:
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(resolve_base(args.base))
+    ext = split_base(args.base)[1]
+    if ext:  # e.g. all-MiniLM-L6-v2+zh: the added characters are whole tokens, as in the trained model
+        tok.add_tokens(extension_tokens(ext))
     examples = load_dataset(args.split)
     sep = separator(tok)
     print(f"{args.split} ({len(examples)} conversations), {args.base} tokenizer\n")

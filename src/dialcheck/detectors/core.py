@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["CONTRADICTION", "PairClassifier", "split_sentences"]
+__all__ = ["CONTRADICTION", "PairClassifier", "first_segment", "split_sentences"]
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,15 @@ def split_sentences(text: str) -> list[str]:
     ['I have two dogs.', 'They are called Max and Bella!', 'Do you?', '我有狗。', '你呢？']
     """
     return [p.strip() for p in _SENTENCE.split(text) if p.strip()]
+
+
+def first_segment(text: str) -> str:
+    """The first segment as encoded: an empty one (no earlier turn) is read as ``"."``.
+
+    >>> first_segment("  "), first_segment("hi")
+    ('.', 'hi')
+    """
+    return text if text.strip() else "."
 
 
 class PairClassifier:
@@ -131,7 +140,7 @@ class PairClassifier:
 
     def encode(self, pairs: Sequence[tuple[str, str]], tensors: str = "pt") -> dict[str, Any]:
         """Tokenize a batch of pairs into padded tensors (``tensors``: ``"pt"`` torch, ``"np"`` numpy)."""
-        firsts = [p[0] if p[0].strip() else "." for p in pairs]
+        firsts = [first_segment(p[0]) for p in pairs]
         budget = self._second_budget()
         # the first segment is measured only when the second is long (a short second is never cut)
         seconds = [
