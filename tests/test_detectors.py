@@ -155,6 +155,24 @@ def test_a_window_smaller_than_the_first_segments_share_splits_the_room(tiny_bas
     assert "window" in caplog.text
 
 
+def test_an_empty_first_segment_with_a_checked_turn_filling_the_window_is_encoded(tiny_base, caplog):
+    # 32 tokens, 3 special: a 29-token checked turn fits only with nothing before it, but an empty first
+    # segment is sent as "." (1 token): the tokenizer then had to cut a 1-token segment and raised
+    # "Truncation error: Sequence to truncate too short"; the checked turn is now cut, with a warning, to
+    # leave the first segment its share of a window this small (half of the 29 tokens, 14; 15 for the turn).
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_base)
+    clf = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=32)
+    turn = " ".join(["word"] * 29)
+    assert clf._token_len(turn) == 29
+    assert clf.pair_length("", turn) == clf.pair_length(".", turn) == 33 and not clf.pair_fits("", turn)
+    enc = clf.encode([("", turn)])
+    tokens = tok.convert_ids_to_tokens(enc["input_ids"][0])
+    assert tokens[:3] == ["[CLS]", ".", "[SEP]"] and tokens[3:] == ["word"] * 15 + ["[SEP]"]
+    assert "window" in caplog.text
+
+
 def test_measuring_a_turn_longer_than_the_tokenizer_limit_prints_nothing(tiny_base, monkeypatch):
     import transformers.tokenization_utils_base as tub
     from transformers import AutoTokenizer

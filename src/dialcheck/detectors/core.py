@@ -84,8 +84,10 @@ class PairClassifier:
         return n
 
     def pair_length(self, first: str, second: str) -> int:
-        """Tokens the pair takes uncut, special tokens included."""
-        return self._token_len(first) + self._token_len(second) + self.tokenizer.num_special_tokens_to_add(pair=True)
+        """Tokens the pair takes uncut as encoded (an empty first segment is read as ``"."``), special tokens
+        included."""
+        n_special = self.tokenizer.num_special_tokens_to_add(pair=True)
+        return self._token_len(first_segment(first)) + self._token_len(second) + n_special
 
     def pair_fits(self, first: str, second: str) -> bool:
         """Do both segments fit in the window, special tokens included (nothing would be cut)?"""

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..detectors.base import Detector
-from ..detectors.core import PairClassifier, first_segment
+from ..detectors.core import PairClassifier
 from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy, best_threshold, pair_evidence_f1
 from ..schema import Example, Pair
@@ -151,7 +151,7 @@ def window_report(clf: PairClassifier, texts: Sequence[tuple[str, str]]) -> dict
     """
     if not texts:
         return {"pairs": 0, "cut": 0, "p99_tokens": 0}
-    lengths = np.array([clf.pair_length(first_segment(a), b) for a, b in texts])
+    lengths = np.array([clf.pair_length(a, b) for a, b in texts])
     cut = int((lengths > clf.max_length).sum())
     report = {"pairs": len(texts), "cut": cut, "p99_tokens": math.ceil(float(np.percentile(lengths, 99)))}
     share = 100.0 * cut / len(texts)
