@@ -17,7 +17,8 @@ notice. Each check below once caught a candidate that the headline numbers favou
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
 (ROC AUC, false alarms), CI-ToD's 210 held-out service-assistant dialogues (``citod_history_dialogues.py --split
 test``: accuracy and ROC AUC; a candidate trained on CI-ToD's train splits has seen their domains),
-synonym-paraphrase false alarms, speed on human-bot as a ratio, and the issue's
+synonym-paraphrase false alarms, how its RCT verdicts meet the 200 RCT dialogues read by hand
+(``rct_audit.py``: about a fifth of RCT still holds a contradiction), speed on human-bot as a ratio, and the issue's
 targets (human-bot ≥ 78, RCT ≥ 75, dev ≥ 87, SE F1 ≥ 80). Both models are measured in one run (20 min for the
 two with one thread beside a training run on the 2-core VM). Exit status 0 when every gate passes, 1 otherwise:
 
@@ -71,6 +72,8 @@ def measure(
 
     ``inputs`` from :func:`probe_inputs`; ``eval_limit`` keeps the first N dialogues of each evaluated split
     and file (smoke runs only)."""
+    from rct_audit import against_audit, judgements
+
     import dialcheck
     from dialcheck.detectors import default_model_path
     from dialcheck.evaluation.decode import DecodeEvaluator
@@ -94,6 +97,10 @@ def measure(
     for f in HAND:
         out[f"{f}/accuracy"] = res[f"{f}/accuracy"]
         out[f"{f}/n"] = len(ev.predictions[f])
+    met = against_audit(judgements(), ev.predictions["rct"])
+    out["rct_audit/accuracy"] = met["accuracy"]
+    for j in ("consistent", "contradiction"):
+        out[f"rct_audit/flagged_{j}"] = round(met[f"flagged/{j}"] / met[f"n/{j}"], 4) if met[f"n/{j}"] else None
     nb = ev.predictions[NEIGHBOURS]
     out[f"{NEIGHBOURS}/roc_auc"] = round(100 * roc_auc([e.label for e, _ in nb], [v.score for _, v in nb]), 2)
     out[f"{NEIGHBOURS}/false_alarms"] = sum(v.contradiction and not e.label for e, v in nb)
@@ -197,14 +204,26 @@ ROWS = [
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),
     ("citod_history_test/roc_auc", "CI-ToD held-out history dialogues ROC AUC", "{:.2f}"),
+    ("rct_audit/flagged_consistent", "RCT read by hand: judged-consistent flagged (of 130)", "{:.3f}"),
+    ("rct_audit/flagged_contradiction", "RCT read by hand: its remaining contradictions flagged (of 42)", "{:.3f}"),
+    ("rct_audit/accuracy", "RCT read by hand: accuracy against the reading (unclear left out)", "{:.2f}"),
 ]
+
+
+def _cell(fmt: str, value: Any) -> str:
+    """A table cell; "–" where a number could not be measured (e.g. no audited RCT dialogue in a smoke run).
+
+    >>> _cell("{:.2f}", 1.234), _cell("{:.2f}", None)
+    ('1.23', '–')
+    """
+    return "–" if value is None else fmt.format(value)
 
 
 def report(base: dict[str, Any], cand: dict[str, Any], rules: list[tuple[str, bool, str]]) -> str:
     """The Markdown the script prints: measurements side by side, the rules, the issue's targets, the verdict."""
     lines = [f"| | {base['model']} | {cand['model']} |", "|---|---:|---:|"]
     for key, label, fmt in ROWS:
-        lines.append(f"| {label} | {fmt.format(base[key])} | {fmt.format(cand[key])} |")
+        lines.append(f"| {label} | {_cell(fmt, base[key])} | {_cell(fmt, cand[key])} |")
     for k in DEMO_EXPECTED:
         lines.append(f"| demo {k!r}: score | {base[f'demo/{k}']['score']:.3f} | {cand[f'demo/{k}']['score']:.3f} |")
     speed = cand["human_bot/dialogues_per_s"] / max(base["human_bot/dialogues_per_s"], 1e-9)

@@ -25,7 +25,9 @@ import json
 import math
 import random
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import dialcheck
 from dialcheck.datasets import load_dataset
@@ -43,21 +45,50 @@ def sample(examples: list[Example], seed: int = SEED, size: int = SIZE) -> list[
     return [examples[i] for i in random.Random(seed).sample(range(len(examples)), size)]
 
 
+def judgements(path: Path = AUDIT) -> dict[str, str]:
+    """The audit's judgement of each dialogue, by RCT record id; a judgement it does not know names its line."""
+    out: dict[str, str] = {}
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        rec = json.loads(line)
+        if rec["judgement"] not in JUDGEMENTS:
+            raise SystemExit(f"{path}:{line_no}: judgement: {rec['judgement']!r} is not one of {JUDGEMENTS}")
+        out[rec["id"]] = rec["judgement"]
+    return out
+
+
 def read_audit(path: Path, drawn: list[Example]) -> list[str]:
     """The judgement of each drawn dialogue, read by id; every drawn dialogue judged once, nothing else."""
     position = {ex.id: k for k, ex in enumerate(drawn)}
     judged: dict[int, str] = {}
     for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         rec = json.loads(line)
-        k, j = position.get(rec["id"]), rec["judgement"]
-        if j not in JUDGEMENTS:
-            raise SystemExit(f"{path}:{line_no}: judgement: {j!r} is not one of {JUDGEMENTS}")
+        k = position.get(rec["id"])
         if k is None or k in judged or rec.get("draw") != k:
             raise SystemExit(f"{path}:{line_no}: id: {rec['id']} is not draw {rec.get('draw')} of this RCT file")
-        judged[k] = j
+        judged[k] = rec["judgement"]
+    judgements(path)  # every judgement known
     if len(judged) != len(drawn):
         raise SystemExit(f"{path}: {len(judged)} judgements for {len(drawn)} sampled dialogues")
     return [judged[k] for k in range(len(drawn))]
+
+
+def against_audit(judged: dict[str, str], predictions: Iterable[tuple[Example, Any]]) -> dict[str, Any]:
+    """A model's RCT verdicts (``(example, verdict)`` pairs) met with the audit (``{id: judgement}``): per
+    judgement how many audited dialogues it read (``n/...``) and flagged (``flagged/...``), and its accuracy
+    against the audit in % with the unclear ones left out (None when it read no judged dialogue)."""
+    out: dict[str, Any] = {f"{k}/{j}": 0 for k in ("n", "flagged") for j in JUDGEMENTS}
+    right = decided = 0
+    for ex, verdict in predictions:
+        j = judged.get(ex.id)
+        if j is None:
+            continue
+        out[f"n/{j}"] += 1
+        out[f"flagged/{j}"] += int(verdict.contradiction)
+        if j != "unclear":
+            decided += 1
+            right += int(verdict.contradiction == (j == "contradiction"))
+    out["accuracy"] = round(100 * right / decided, 2) if decided else None
+    return out
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -99,18 +130,18 @@ def score(models: list[str], drawn: list[Example], judged: list[str]) -> tuple[l
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     results: dict = {"counts": counts, "models": {}}
+    by_id = {ex.id: j for ex, j in zip(drawn, judged, strict=True)}
     for model in models:
         det = dialcheck.load(None if model == "default" else model)
-        flags = [v.contradiction for v in det.predict([ex.dialogue for ex in drawn])]
-        by = {j: sum(f for f, g in zip(flags, judged, strict=True) if g == j) for j in JUDGEMENTS}
-        official = 100 * (1 - sum(flags) / n)
-        decided = [(f, g) for f, g in zip(flags, judged, strict=True) if g != "unclear"]
-        audit = 100 * sum(f == (g == "contradiction") for f, g in decided) / len(decided)
-        results["models"][model] = {"tau": det.tau, "flagged": by, "official": official, "audit": audit}
+        verdicts = det.predict([ex.dialogue for ex in drawn])
+        met = against_audit(by_id, zip(drawn, verdicts, strict=True))
+        by = {j: met[f"flagged/{j}"] for j in JUDGEMENTS}
+        official = 100 * (1 - sum(by.values()) / n)
+        results["models"][model] = {"tau": det.tau, "flagged": by, "official": official, "audit": met["accuracy"]}
         lines.append(
             f"| {model} | {det.tau:.3f} | {by['consistent']}/{counts['consistent']} | "
             f"{by['contradiction']}/{counts['contradiction']} | {by['unclear']}/{counts['unclear']} | "
-            f"{official:.0f} | {audit:.1f} |"
+            f"{official:.0f} | {met['accuracy']:.1f} |"
         )
         print(lines[-1], file=sys.stderr, flush=True)
     return lines, results

@@ -83,6 +83,12 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     assert "| gate | passed | detail |" in text and f"Verdict: {m} keep {m}" in text
     assert "| CI-ToD held-out history dialogues (210) accuracy |" in text
     assert 0 <= payload["candidate"]["citod_history_test/roc_auc"] <= 100
+    # RCT's first 6 dialogues hold two of the hand-read ones: one judged consistent, one a contradiction
+    cand = payload["candidate"]
+    fa, found = cand["rct_audit/flagged_consistent"], cand["rct_audit/flagged_contradiction"]
+    assert fa in (0, 1) and found in (0, 1)
+    assert cand["rct_audit/accuracy"] == 100 * ((1 - fa) + found) / 2
+    assert "| RCT read by hand: accuracy against the reading (unclear left out) |" in text
 
 
 def test_a_cascade_reads_the_probe_pairs_as_its_second_detector_would(load_benchmark, tiny_detector_dir):

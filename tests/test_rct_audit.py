@@ -86,6 +86,21 @@ def test_accuracy_against_the_audit_counts_found_contradictions_as_right(load_be
     assert "scores 60% on this sample" in lines[0]  # a detector flagging exactly the 2 contradictions
 
 
+def test_verdicts_are_met_with_the_audit_by_id(load_benchmark):
+    ra = load_benchmark("rct_audit")
+    judged = {"x0": "consistent", "x1": "contradiction", "x2": "unclear", "x3": "contradiction"}
+    flags = {"x0": True, "x1": True, "x2": True, "x3": False, "x9": True}  # x9: not read by hand, ignored
+    preds = [
+        (Example(parse_dialogue(["a", "b"]), label=False, id=i), SimpleNamespace(contradiction=f))
+        for i, f in flags.items()
+    ]
+    met = ra.against_audit(judged, preds)
+    assert (met["n/consistent"], met["n/contradiction"], met["n/unclear"]) == (1, 2, 1)
+    assert (met["flagged/consistent"], met["flagged/contradiction"], met["flagged/unclear"]) == (1, 1, 1)
+    assert met["accuracy"] == 33.33  # of x0, x1, x3 only x1 is right (in %, two decimals)
+    assert ra.against_audit(judged, preds[4:])["accuracy"] is None
+
+
 def test_foreign_pairs_put_the_last_turn_after_another_dialogues_speaker(load_benchmark):
     bias = load_benchmark("decode_last_turn_bias")
     d = parse_dialogue(["Hi.", "I have two dogs.", "Cool.", "I have no pets."])
