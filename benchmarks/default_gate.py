@@ -204,8 +204,8 @@ ROWS = [
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),
     ("citod_history_test/roc_auc", "CI-ToD held-out history dialogues ROC AUC", "{:.2f}"),
-    ("rct_audit/flagged_consistent", "RCT read by hand: judged-consistent flagged (of 130)", "{:.3f}"),
-    ("rct_audit/flagged_contradiction", "RCT read by hand: its remaining contradictions flagged (of 42)", "{:.3f}"),
+    ("rct_audit/flagged_consistent", "RCT read by hand: share of the judged-consistent flagged", "{:.3f}"),
+    ("rct_audit/flagged_contradiction", "RCT read by hand: share of its remaining contradictions flagged", "{:.3f}"),
     ("rct_audit/accuracy", "RCT read by hand: accuracy against the reading (unclear left out)", "{:.2f}"),
 ]
 
