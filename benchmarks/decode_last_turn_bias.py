@@ -20,12 +20,12 @@ is not about the pair).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from pathlib import Path
 
 import numpy as np
+from _output import emit
 
 import dialcheck
 from dialcheck.datasets import load_dataset
@@ -77,6 +77,11 @@ def measure(det, examples, seed: int, batch_size: int = 64) -> dict:
     return out
 
 
+def pct(x: float | None) -> str:
+    """A share in %, one decimal; "–" when there was nothing to count."""
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="default", help="comma-separated model folders ('default' = shipped)")
@@ -107,20 +112,12 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 g = r[gold]
 
-                def pct(x):
-                    return "–" if x is None else f"{100 * x:.1f}"
-
                 lines.append(
                     f"| {model} | {name} | {gold} | {g['n']} | {pct(g['full'])} | {pct(g['foreign'])} | "
                     f"{pct(g['null'])} | {pct(g['foreign_given_full'])} | {pct(g['null_given_full'])} |"
                 )
             print("\n".join(lines[start:]), file=sys.stderr, flush=True)
-    table = "\n".join(lines)
-    print(table)
-    if args.markdown:
-        args.markdown.write_text(table + "\n", encoding="utf-8")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    emit("\n".join(lines), results, args.markdown, args.json)
     return 0
 
 

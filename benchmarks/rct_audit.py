@@ -29,6 +29,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from _output import emit
+
 import dialcheck
 from dialcheck.datasets import load_dataset
 from dialcheck.schema import Example
@@ -166,12 +168,7 @@ def main(argv: list[str] | None = None) -> int:
 
         torch.set_num_threads(args.threads)
     lines, results = score(args.models.split(","), drawn, read_audit(args.audit, drawn))
-    table = "\n".join(lines)
-    print(table)
-    if args.markdown:
-        args.markdown.write_text(table + "\n", encoding="utf-8")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    emit("\n".join(lines), results, args.markdown, args.json)
     return 0
 
 

@@ -33,11 +33,17 @@ def data_root() -> Path:
 
 @pytest.fixture(scope="session")
 def load_benchmark():
-    """Import a script of ``benchmarks/`` by name (they are scripts, not a package)."""
+    """Import a script of ``benchmarks/`` by name (they are scripts, not a package), with ``benchmarks/`` on
+    the import path as when run (``python benchmarks/x.py``), so that they can import their helpers."""
     import importlib.util
+    import sys
+
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
     def load(name: str):
-        path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+        path = folder / f"{name}.py"
         spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
