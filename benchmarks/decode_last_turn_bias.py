@@ -3,7 +3,7 @@
 An NLI model can learn to call a hypothesis a contradiction from its wording alone ("hypothesis-only"
 bias). For an utterance-based detector the hypothesis is the checked (last) turn; RCT removes the
 contradicted turns, so a detector that fires on RCT may be reading the last turn, not the pairs. For each
-set this script scores every dialogue three ways with one model, side by side in one run:
+set this script scores every dialogue three ways with one utterance-based model, side by side in one run:
 
 - ``full``: the detector as shipped (max over the last turn's same-speaker pairs);
 - ``null``: the last turn against an empty earlier turn (read as "."), the model's last-turn-only opinion;
@@ -23,13 +23,14 @@ import argparse
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from _output import emit
 
 import dialcheck
 from dialcheck.datasets import load_dataset
-from dialcheck.schema import Dialogue, Turn
+from dialcheck.schema import Dialogue, Example, Turn
 
 SETS = ("decode.human_bot.v1", "decode.rct.v1", "decode.dev.v1")
 
@@ -41,7 +42,10 @@ def foreign_dialogue(d: Dialogue, other: Dialogue) -> Dialogue:
     return Dialogue(turns=(*other.turns[:-1], Turn(speaker=last.speaker, text=d.turns[-1].text)))
 
 
-def measure(det, examples, seed: int, batch_size: int = 64) -> dict:
+def measure(det: Any, examples: list[Example], seed: int, batch_size: int = 64) -> dict[str, Any]:
+    """The three readings of ``examples`` by ``det`` (an utterance-based detector: it needs ``classifier``
+    for the null reading), per gold label: shares flagged at ``det.tau`` under each, and the shares of the
+    ``full`` flags that the other two readings keep."""
     rng = random.Random(seed)
     n = len(examples)
     partner = [rng.randrange(n - 1) for _ in range(n)]
