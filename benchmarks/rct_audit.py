@@ -25,7 +25,7 @@ import json
 import math
 import random
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,28 +47,29 @@ def sample(examples: list[Example], seed: int = SEED, size: int = SIZE) -> list[
     return [examples[i] for i in random.Random(seed).sample(range(len(examples)), size)]
 
 
-def judgements(path: Path = AUDIT) -> dict[str, str]:
-    """The audit's judgement of each dialogue, by RCT record id; a judgement it does not know names its line."""
-    out: dict[str, str] = {}
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` of the audit file; a judgement it does not know names its line."""
     for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         rec = json.loads(line)
         if rec["judgement"] not in JUDGEMENTS:
             raise SystemExit(f"{path}:{line_no}: judgement: {rec['judgement']!r} is not one of {JUDGEMENTS}")
-        out[rec["id"]] = rec["judgement"]
-    return out
+        yield line_no, rec
+
+
+def judgements(path: Path = AUDIT) -> dict[str, str]:
+    """The audit's judgement of each dialogue, by RCT record id."""
+    return {rec["id"]: rec["judgement"] for _, rec in _records(path)}
 
 
 def read_audit(path: Path, drawn: list[Example]) -> list[str]:
     """The judgement of each drawn dialogue, read by id; every drawn dialogue judged once, nothing else."""
     position = {ex.id: k for k, ex in enumerate(drawn)}
     judged: dict[int, str] = {}
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        rec = json.loads(line)
+    for line_no, rec in _records(path):
         k = position.get(rec["id"])
         if k is None or k in judged or rec.get("draw") != k:
             raise SystemExit(f"{path}:{line_no}: id: {rec['id']} is not draw {rec.get('draw')} of this RCT file")
         judged[k] = rec["judgement"]
-    judgements(path)  # every judgement known
     if len(judged) != len(drawn):
         raise SystemExit(f"{path}: {len(judged)} judgements for {len(drawn)} sampled dialogues")
     return [judged[k] for k in range(len(drawn))]
