@@ -83,6 +83,25 @@ def test_check_bad_input_exits_2_with_a_located_message(capsys, tmp_path, tiny_d
     assert message in err and str(p) in err and "Traceback" not in err
 
 
+def test_check_names_every_bad_dialogue_in_input_order_and_checks_none(capsys, tmp_path, tiny_detector_dir):
+    p = tmp_path / "logs.jsonl"
+    lines = [
+        json.dumps({"turns": ["Hi", 5]}),  # line 1: bad field
+        json.dumps(CONTRA),  # line 2: good
+        "{not json",  # line 3: invalid JSON
+        json.dumps({"id": "d4", "turns": [{"speaker": "user", "text": "Hi"}, {"speaker": "bot", "text": "Yo"}]}),
+    ]
+    p.write_text("\n".join(lines) + "\n")
+    # line 4 has no turn by "A": a problem found after parsing, still named in its place
+    code, out, err = _run(capsys, "check", str(p), "--model", str(tiny_detector_dir), "--speaker", "A")
+    assert code == 2 and out == "" and "Traceback" not in err
+    named = [ln for ln in err.splitlines() if ln.startswith("dialcheck: error:")]
+    assert [f"line {n}:" in ln for n, ln in zip((1, 3, 4), named, strict=False)] == [True, True, True]
+    assert "d4: no turn with text by A" in named[2]
+    assert "3 of 4 dialogues are bad" in named[3] and "nothing was checked" in named[3]
+    assert len(named) == 4
+
+
 @pytest.mark.parametrize("command", [("check",), ("score", "out.jsonl"), ("rerank",)])
 def test_a_directory_as_input_is_named_as_one(capsys, tmp_path, tiny_detector_dir, command):
     folder = tmp_path / "logs"

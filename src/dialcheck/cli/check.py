@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 import textwrap
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from ..errors import DialcheckError, InputError
 from ..io import ends_with_user, read_dialogues, upto_speaker
@@ -96,28 +97,45 @@ def render_grounded(i: int, d: Dialogue, v: Verdict) -> str:
     return "\n".join(lines)
 
 
+def raise_all(problems: Sequence[DialcheckError], source: str, total: int) -> NoReturn:
+    """Stop on bad input, naming every bad record: all but the last on stderr, the last as the raised error
+    (with a count when there are several), so one run shows everything to fix."""
+    if len(problems) == 1:
+        raise problems[0]
+    for e in problems:
+        print(f"dialcheck: error: {e}", file=sys.stderr)
+    raise InputError(
+        f"{len(problems)} of {total} dialogues are bad (each named above); nothing was checked. "
+        "`dialcheck score IN.jsonl OUT.jsonl` skips bad records and checks the rest",
+        "<stdin>" if source == "-" else source,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     records = list(read_dialogues(args.input, allow_empty_last=bool(args.speaker)))
-    for r in records:  # all-or-nothing: one bad record stops before any model work
-        if r.error is not None:
-            raise r.error
-    dialogues = [r.dialogue for r in records if r.dialogue is not None]
-    checked: list[int | None] = [None] * len(dialogues)
-
-    def located(i: int, e: DialcheckError) -> InputError:  # the dialogue by its name, file and line
-        name = dialogues[i].meta.get("id") or f"dialogue {i + 1}"
-        return InputError(f"{name}: {getattr(e, 'message', e)}", args.input, records[i].at_line)
-
-    for i, d in enumerate(dialogues):
-        if args.speaker:
-            try:
-                dialogues[i] = upto_speaker(d, args.speaker)
-            except InputError as e:
-                raise located(i, e) from None
-            checked[i] = len(dialogues[i].turns) - 1
-        problem = route_error(args, dialogues[i])  # e.g. Chinese and English turns mixed: before any model work
-        if problem is not None:
-            raise located(i, problem) from None
+    dialogues: list[Dialogue] = []
+    checked: list[int | None] = []
+    # all-or-nothing: a bad record stops before any model work, and every bad record is named, in input order
+    problems: list[DialcheckError] = []
+    for k, r in enumerate(records):
+        if r.dialogue is None:
+            problems.append(r.error or InputError("no dialogue", args.input, r.at_line))
+            continue
+        d, turn = r.dialogue, None
+        name = d.meta.get("id") or f"dialogue {k + 1}"
+        try:
+            if args.speaker:
+                d = upto_speaker(d, args.speaker)
+                turn = len(d.turns) - 1
+            problem = route_error(args, d)  # e.g. Chinese and English turns mixed: before any model work
+            if problem is not None:
+                raise problem
+        except DialcheckError as e:  # the dialogue by its name, file and line
+            problems.append(InputError(f"{name}: {getattr(e, 'message', e)}", args.input, r.at_line))
+        dialogues.append(d)
+        checked.append(turn)
+    if problems:
+        raise_all(problems, args.input, len(records))
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):
