@@ -132,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
                 raise problem
         except DialcheckError as e:  # the dialogue by its name, file and line
             problems.append(InputError(f"{name}: {getattr(e, 'message', e)}", args.input, r.at_line))
+            continue
         dialogues.append(d)
         checked.append(turn)
     if problems:
