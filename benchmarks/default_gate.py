@@ -23,6 +23,9 @@ targets (human-bot ≥ 78, RCT ≥ 75, dev ≥ 87, SE F1 ≥ 80). Both models ar
 two with one thread beside a training run on the 2-core VM). Exit status 0 when every gate passes, 1 otherwise:
 
     python benchmarks/default_gate.py --candidate runs/my-detector --threads 2 --markdown runs/gate.md
+
+``--candidate-runtime onnx-int8`` measures the candidate as it runs on ONNX Runtime int8 (``pip install
+"dialcheck[onnx]"``), the runtime a slow candidate needs to reach the issue's 20 dialogues/s.
 """
 
 from __future__ import annotations
@@ -65,13 +68,22 @@ def probe_inputs(data_dir: str | None = None, limit: int = 500, seed: int = 0) -
     }
 
 
+RUNTIMES = ("torch", "onnx", "onnx-int8")
+
+
 def measure(
-    name: str, inputs: dict[str, Any], data_dir: str | None = None, eval_limit: int | None = None
+    name: str,
+    inputs: dict[str, Any],
+    data_dir: str | None = None,
+    eval_limit: int | None = None,
+    runtime: str = "torch",
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """Every number the gate reads, for one model folder (``default`` = the shipped one).
 
     ``inputs`` from :func:`probe_inputs`; ``eval_limit`` keeps the first N dialogues of each evaluated split
-    and file (smoke runs only)."""
+    and file (smoke runs only); ``runtime`` (one of ``RUNTIMES``) is how the model is run, so a model meant to
+    run on ONNX Runtime int8 is judged by the verdicts it gives there."""
     from rct_audit import against_audit, judgements
 
     import dialcheck
@@ -80,7 +92,13 @@ def measure(
     from dialcheck.evaluation.metrics import roc_auc
 
     det = dialcheck.load(None if name == "default" else name)
+    if runtime not in RUNTIMES:
+        raise ValueError(f"runtime {runtime!r}: expected one of {RUNTIMES}")
+    if runtime != "torch":
+        det.use_onnx(int8=runtime == "onnx-int8", threads=threads or None)
     label = f"default ({default_model_path('en').name})" if name == "default" else name
+    if runtime != "torch":
+        label += f" [{runtime}]"
     out: dict[str, Any] = {"model": label, "tau": round(det.tau, 4)}
     files = [HERE / "data" / f"{f}.jsonl" for f in (*HAND, NEIGHBOURS)]
     splits = ["dev", "human_bot", "rct", "a2t", "human_bot_raw"]
@@ -247,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--eval-limit", type=int, default=None, help="first N dialogues per split (smoke runs only)")
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    ap.add_argument(
+        "--candidate-runtime", choices=RUNTIMES, default="torch", help="run the candidate on ONNX Runtime (or int8)"
+    )
+    ap.add_argument("--baseline-runtime", choices=RUNTIMES, default="torch")
     ap.add_argument("--json", type=Path, default=None, help="write both measurements and the rules here")
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -255,9 +277,9 @@ def main(argv: list[str] | None = None) -> int:
 
         torch.set_num_threads(args.threads)
     inputs = probe_inputs(args.data_dir, args.limit)
-    base = measure(args.baseline, inputs, args.data_dir, args.eval_limit)
+    base = measure(args.baseline, inputs, args.data_dir, args.eval_limit, args.baseline_runtime, args.threads)
     print(f"{args.baseline}: measured", file=sys.stderr)
-    cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit)
+    cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit, args.candidate_runtime, args.threads)
     print(f"{args.candidate}: measured", file=sys.stderr)
     rules = gate(cand, base, args.tolerance)
     text = report(base, cand, rules)

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 
 def _record(**over):
     rec = {
@@ -103,3 +105,35 @@ def test_a_cascade_reads_the_probe_pairs_as_its_second_detector_would(load_bench
     cascade = CascadeDetector.build(load_detector(tiny_detector_dir), one, 0.0, 1.0)
     assert gate._pair_flags(cascade, pairs) == gate._pair_flags(one, pairs) == [s >= one.tau for s in scores]
     assert sum(gate._pair_flags(cascade, pairs)) == 2
+
+
+def test_the_candidate_is_measured_on_the_runtime_it_will_run_on(load_benchmark, tiny_detector_dir, tmp_path):
+    pytest.importorskip("onnxruntime")
+    gate = load_benchmark("default_gate")
+    from dialcheck.io import parse_dialogue, parse_example
+
+    demo = {"pets": parse_dialogue(["I have two dogs.", "nice", "I never had a dog."])}
+    demo["music"] = parse_dialogue(["I love jazz.", "cool", "I play the trumpet."])
+    pairs = [("I have a dog.", "I don't have a dog.")]
+    held_out = [
+        parse_example({"turns": ["where?", "Cafe X is 2 miles away", "ok", t], "contradiction": c})
+        for t, c in (("Cafe X is at 1 main st", False), ("No cafe is near you", True))
+    ]
+    inputs = {
+        "perturb": {"negation": pairs},
+        "restatements": ([parse_dialogue(["I have a dog.", "ok", "My dog is a lab."])], [0]),
+        "demo": demo,
+        "citod": held_out,
+    }
+    m = str(tiny_detector_dir)
+    with pytest.raises(ValueError, match="runtime 'tensorrt'"):
+        gate.measure(m, inputs, eval_limit=4, runtime="tensorrt")
+    torch_run = gate.measure(m, inputs, eval_limit=4)
+    onnx_run = gate.measure(m, inputs, eval_limit=4, runtime="onnx")
+    assert onnx_run["model"] == f"{m} [onnx]" and torch_run["model"] == m
+    # float32 ONNX gives torch's scores, so every number but the timing and the label agrees
+    for run in (torch_run, onnx_run):
+        del run["human_bot/dialogues_per_s"], run["model"]
+    assert onnx_run["demo/pets"]["score"] == pytest.approx(torch_run["demo/pets"]["score"], abs=1e-3)
+    rest = [json.dumps({k: v for k, v in r.items() if k[:5] != "demo/"}, sort_keys=True) for r in (onnx_run, torch_run)]
+    assert rest[0] == rest[1]  # as text: a ROC AUC of one class is NaN on both
