@@ -208,3 +208,32 @@ def test_a_reading_option_set_on_the_cascade_reaches_both_stages_and_is_saved(ca
     (folder / "dialcheck.json").write_text(json.dumps(cfg))
     with pytest.raises(ModelError, match=r"dialcheck.json: options.readings.ellipsis"):
         load_detector(folder)
+
+
+def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_thresholds_again(
+    capsys, tmp_path, tiny_detector_dir
+):
+    a = _variant(tiny_detector_dir, tmp_path / "fast", 1)
+    b = _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    slow_tau = load_detector(b).tau
+    logs = tmp_path / "val.jsonl"
+    rows = [*LABELLED, {"turns": STAR_WARS, "contradiction": True, "evidence": [0]}]
+    logs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "cascade"
+    args = ["train", "--task", "cascade", "--init", str(a), str(b), "--calibrate-on", str(logs), "--out", str(out)]
+    code, _, err = run_cli(capsys, *args, "--ellipsis", "resolve", "--questions", "skip")
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["options"]["readings"] == {"ellipsis": "resolve", "questions": "skip"}
+    again = cfg["training"]["second_recalibrated"]
+    assert again["tau_before"] == slow_tau and cfg["thresholds"]["tau"] == again["tau"]
+    # the saved stages keep their own readings; the cascade sets its own on both when it loads
+    assert "ellipsis" not in json.loads((out / "second" / "dialcheck.json").read_text())["options"]
+    det = load_detector(out)
+    assert det.first.ellipsis == det.second.ellipsis == "resolve" and det.second.questions == "skip"
+    assert det.tau == again["tau"]
+    # a reading SLOW already has leaves its thresholds as they were
+    code, _, err = run_cli(capsys, *args[:-1], str(tmp_path / "c2"), "--questions", "read")
+    assert code == 0, err
+    cfg = json.loads((tmp_path / "c2" / "dialcheck.json").read_text())
+    assert cfg["training"]["second_recalibrated"] is None and cfg["thresholds"]["tau"] == slow_tau

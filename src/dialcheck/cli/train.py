@@ -277,6 +277,19 @@ def add_parser(sub: Any) -> None:
         help="share of the validation dialogues on which the cascade may decide unlike SLOW alone (default "
         "0.01); the band of FAST's scores that SLOW re-reads is the narrowest within it",
     )
+    cas.add_argument(
+        "--ellipsis",
+        choices=("off", "resolve"),
+        default=None,
+        help="read both stages with this --ellipsis setting (see `dialcheck check --help`); SLOW's tau and eta_e "
+        "are then chosen again on the validation dialogues, as `train --init SLOW --epochs 0` would",
+    )
+    cas.add_argument(
+        "--questions",
+        choices=("read", "skip"),
+        default=None,
+        help="read both stages with this --questions setting; SLOW's thresholds are chosen again, as for --ellipsis",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 

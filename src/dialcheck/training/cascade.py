@@ -32,6 +32,7 @@ __all__ = ["cascade_report", "run_cascade"]
 log = logging.getLogger(__name__)
 
 BAND_OPTIONS = (0.0, 0.01, 0.02, 0.05, 0.1)
+CASCADE_READINGS = ("ellipsis", "questions")  # `train --task cascade --ellipsis/--questions`
 
 
 def cascade_report(
@@ -77,6 +78,37 @@ def cascade_report(
     return CascadeDetector.build(first, second, low, high), report
 
 
+def read_stages_with(
+    first: Detector, second: Detector, readings: dict[str, str], dialogues: Sequence[Example]
+) -> dict[str, float] | None:
+    """Set each reading option in ``readings`` on both stages (where a stage has it). SLOW's ``tau`` and
+    ``eta_e`` were chosen for its own readings, so when one changes they are chosen again on ``dialogues`` by
+    the training rule (:func:`dialcheck.training.trainer.calibrate`); returns that choice, or None when no
+    reading of SLOW changed."""
+    changed = False
+    for d in (first, second):
+        for name, value in readings.items():
+            if not hasattr(d, name):
+                raise InputError(f"--{name}: {d.config.detector} has no such reading (utterance-based detectors do)")
+            changed |= d is second and getattr(d, name) != value
+            setattr(d, name, value)
+    if not changed:
+        return None
+    from .trainer import calibrate
+
+    before = {"tau": second.tau, "eta_e": second.eta_e}
+    metrics = calibrate(second, dialogues)
+    log.info(
+        "SLOW read with %s: tau %s -> %s, eta_e %s -> %s",
+        readings,
+        before["tau"],
+        second.tau,
+        before["eta_e"],
+        second.eta_e,
+    )
+    return {"tau_before": before["tau"], "eta_e_before": before["eta_e"], **metrics}
+
+
 def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str) -> int:
     """The CLI path (see the module text)."""
     from ..cli.common import set_threads
@@ -105,9 +137,13 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
         raise InputError("the calibration dialogues need both labels (contradiction and not)", str(where))
     set_threads(args.threads)  # the data is read first: a bad file fails before two models load
     first, second = (load_detector(f) for f in folders)
+    readings = {k: v for k in CASCADE_READINGS if (v := getattr(args, k, None)) is not None}
+    recalibrated = read_stages_with(first, second, readings, dialogues)
     det, report = cascade_report(
         first, second, dialogues, args.max_disagreement, show_progress_bar=not args.no_progress
     )
+    for name, value in readings.items():
+        setattr(det, name, value)  # saved in options.readings, set on both stages when the cascade loads
     det.config.metrics = {k: v for k, v in report.items() if k.startswith("val_")}
     det.config.training = {
         "command": command,
@@ -118,6 +154,7 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
         "calibration": f"band on {where}, at most {args.max_disagreement} of the verdicts unlike the second's",
         "validation_dialogues": len(dialogues),
         "other_bands": report["other_bands"],
+        **({"readings": readings, "second_recalibrated": recalibrated} if readings else {}),
         "machine": machine,
         "date": dt.date.today().isoformat(),
     }
