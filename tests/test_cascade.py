@@ -221,10 +221,11 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
     logs.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "cascade"
     args = ["train", "--task", "cascade", "--init", str(a), str(b), "--calibrate-on", str(logs), "--out", str(out)]
-    code, _, err = run_cli(capsys, *args, "--ellipsis", "resolve", "--questions", "skip")
+    code, _, err = run_cli(capsys, *args, "--ellipsis", "resolve", "--questions", "skip", "--prefer-onnx")
     assert code == 0, err
     cfg = json.loads((out / "dialcheck.json").read_text())
     assert cfg["options"]["readings"] == {"ellipsis": "resolve", "questions": "skip"}
+    assert cfg["options"]["runtime"] == "onnx"  # dialcheck.load() runs it on ONNX Runtime where installed
     again = cfg["training"]["second_recalibrated"]
     assert again["tau_before"] == slow_tau and cfg["thresholds"]["tau"] == again["tau"]
     # the saved stages keep their own readings; the cascade sets its own on both when it loads
@@ -237,3 +238,4 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
     assert code == 0, err
     cfg = json.loads((tmp_path / "c2" / "dialcheck.json").read_text())
     assert cfg["training"]["second_recalibrated"] is None and cfg["thresholds"]["tau"] == slow_tau
+    assert "runtime" not in cfg["options"]

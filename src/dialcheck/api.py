@@ -14,6 +14,7 @@ shipped yet: pass a model) and any other dialogue to the shipped English contrad
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,9 +27,11 @@ from .io import as_dialogues, parse_dialogue, upto_speaker
 from .language import check_chinese_conversation, dialogue_language
 from .schema import Dialogue, Verdict
 
-__all__ = ["accelerate", "check", "load", "predict", "route"]
+__all__ = ["accelerate", "check", "load", "predict", "preferred_runtime", "route"]
 
 M = TypeVar("M")
+
+log = logging.getLogger(__name__)
 
 
 def _offline() -> None:
@@ -53,8 +56,34 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
         path = default_model_path(language)
         if not path.exists():
             raise ModelError(f"the shipped default model is missing at {path}; reinstall dialcheck")
-        return _cached(str(path))
-    return _cached(str(shipped_or_path(model, default_model_path(language).parent).resolve()))
+        return preferred_runtime(_cached(str(path)))
+    return preferred_runtime(_cached(str(shipped_or_path(model, default_model_path(language).parent).resolve())))
+
+
+def preferred_runtime(det: Detector) -> Detector:
+    """Run ``det`` on the runtime its config asks for (``options.runtime``), where that runtime is installed.
+
+    ``"onnx"``: ONNX Runtime in float32, whose scores equal torch's (measured: 400 of 400 verdicts, score change
+    0), about 2x faster on CPU; a model that needs that speed says so. Without ``onnxruntime`` it stays on
+    torch, with one warning per process. A model already switched (``--onnx``, ``--int8``) is left as it is."""
+    options = det.config.options
+    if options.get("runtime") != "onnx" or options.get("onnx") or options.get("int8"):
+        return det
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        _warn_no_onnx(Path(str(det.path)).name)
+        return det
+    det.use_onnx(int8=False)
+    return det
+
+
+@functools.lru_cache(maxsize=8)
+def _warn_no_onnx(name: str) -> None:
+    log.warning(
+        '%s runs about 2x faster on ONNX Runtime (same scores): pip install "dialcheck[onnx]"; using torch', name
+    )
 
 
 def accelerate(det: M, onnx: bool = False, int8: bool = False) -> M:
@@ -62,8 +91,8 @@ def accelerate(det: M, onnx: bool = False, int8: bool = False) -> M:
     ``int8``) or to torch's int8 (``int8`` alone), once: a model already switched is left as it is (detectors
     from :func:`load` are shared per process). Returns ``det``."""
     options = det.config.options  # type: ignore[attr-defined]
-    if onnx:
-        if not options.get("onnx"):
+    if onnx or options.get("onnx"):  # a model on ONNX Runtime already (its preferred runtime): int8 is ONNX's too
+        if not options.get("onnx") or (int8 and not options.get("int8")):
             det.use_onnx(int8=int8)  # type: ignore[attr-defined]
     elif int8 and not options.get("int8"):
         det.quantize()  # type: ignore[attr-defined]

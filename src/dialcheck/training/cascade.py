@@ -144,6 +144,8 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
     )
     for name, value in readings.items():
         setattr(det, name, value)  # saved in options.readings, set on both stages when the cascade loads
+    if getattr(args, "prefer_onnx", False):
+        det.config.options["runtime"] = "onnx"  # read by dialcheck.api.preferred_runtime
     det.config.metrics = {k: v for k, v in report.items() if k.startswith("val_")}
     det.config.training = {
         "command": command,
