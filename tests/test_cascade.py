@@ -230,6 +230,9 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
     assert again["tau_before"] == slow_tau and cfg["thresholds"]["tau"] == again["tau"]
     # the saved stages keep their own readings; the cascade sets its own on both when it loads
     assert "ellipsis" not in json.loads((out / "second" / "dialcheck.json").read_text())["options"]
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "Both stages read dialogues with `ellipsis: resolve`, `questions: skip`." in card
+    assert f"tau {slow_tau} -> {again['tau']}" in card
     det = load_detector(out)
     assert det.first.ellipsis == det.second.ellipsis == "resolve" and det.second.questions == "skip"
     assert det.tau == again["tau"]

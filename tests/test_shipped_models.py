@@ -105,6 +105,27 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
     assert "--rank" in card and "--teacher" in card and "human_bot/accuracy" in card
 
 
+def test_the_opt_in_cascade_names_the_two_shipped_models_reads_as_v10_and_runs_on_onnx_runtime():
+    pytest.importorskip("onnxruntime")
+    import dialcheck
+    from dialcheck.catalog import shipped_model
+
+    m = shipped_model("decode-cascade-v1")
+    if not m.base_installed:
+        pytest.skip(f"needs MPNet-base: {m.install}")
+    assert m.size_bytes < 20_000  # a config and a card: the stages are the shipped folders it names
+    det = dialcheck.load(m.name)
+    assert det.first.path.name == "decode-utterance-minilm-v10" and det.second.path.name == "decode-utterance-mpnet-v1"
+    assert det.second.ellipsis == "resolve" and det.second.questions == "skip"
+    assert det.config.options["onnx"] is True and det.config.options["int8"] is False  # its preferred runtime
+    d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    v = dialcheck.check(d, model=m.name)
+    assert v.contradiction and v.evidence == (1,)
+    assert not dialcheck.check([*d[:3], "Max and Bella."], model=m.name).contradiction
+    card = (m.path / "MODEL_CARD.md").read_text()
+    assert "--task cascade" in card and "human_bot/accuracy" in card
+
+
 def test_the_default_is_a_soup_whose_card_names_its_ingredients():
     folder = default_model_path("en")
     cfg = json.loads((folder / "dialcheck.json").read_text())

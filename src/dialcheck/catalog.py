@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 # The numbers shown per model type in the listing (all of them are in ShippedModel.metrics).
 HEADLINE = {
     "decode.utterance.v1": ("dev/accuracy", "human_bot/accuracy", "rct/accuracy", "dev/evidence_f1"),
+    "cascade.v1": ("dev/accuracy", "human_bot/accuracy", "rct/accuracy", "dev/evidence_f1"),
     "citod.grounded.v1": ("val_QI_f1", "val_HI_f1", "val_KBI_f1"),
     "cdconv.flat.v1": ("test/2class/accuracy", "test/4class/macro_f1"),
     "circa.yesno.v1": ("val_relaxed_accuracy", "loso_relaxed_accuracy"),

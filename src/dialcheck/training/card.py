@@ -82,7 +82,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         f"- labels: {config.labels}; thresholds: tau={config.thresholds.get('tau')}, "
         f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
         *([f"- options: `{config.options}`"] if config.options else []),
-        f"- size on disk: {_size(folder)}",
+        f"- size on disk: {_size(folder)}" + (" (and the stages it names)" if "first" in config.options else ""),
         "",
         *[line for section in kept for line in (*section.rstrip("\n").split("\n"), "")],
         "## Training",
@@ -122,6 +122,17 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         lines += ["```", str(init.get("command")), "```", "", "and then:", ""]
     if t.get("command"):
         lines += ["```", str(t["command"]), "```", ""]
+    if isinstance(stages, dict) and isinstance(t.get("readings"), dict):
+        readings = ", ".join(f"`{k}: {v}`" for k, v in t["readings"].items())
+        again = t.get("second_recalibrated")
+        lines.append(f"Both stages read dialogues with {readings}.")
+        if isinstance(again, dict):
+            lines.append(
+                f"The second's thresholds were chosen again for that reading on the validation dialogues: tau "
+                f"{again.get('tau_before')} -> {again.get('tau')}, eta_e {again.get('eta_e_before')} -> "
+                f"{again.get('eta_e')} (its validation balanced accuracy {again.get('val_balanced_accuracy', 0):.4f})."
+            )
+        lines.append("")
     if t.get("epochs") == 0 and t.get("steps") == 0:
         changed = "the cut adapter's" if isinstance(init, dict) and init.get("rank") else "unchanged"
         lines += [
