@@ -97,8 +97,8 @@ def measure(
     if runtime != "torch":
         det.use_onnx(int8=runtime == "onnx-int8", threads=threads or None)
     label = f"default ({default_model_path('en').name})" if name == "default" else name
-    if runtime != "torch":
-        label += f" [{runtime}]"
+    if det.config.options.get("onnx"):  # asked for, or the model's preferred runtime (dialcheck.load)
+        label += " [onnx-int8]" if det.config.options.get("int8") else " [onnx]"
     out: dict[str, Any] = {"model": label, "tau": round(det.tau, 4)}
     files = [HERE / "data" / f"{f}.jsonl" for f in (*HAND, NEIGHBOURS)]
     splits = ["dev", "human_bot", "rct", "a2t", "human_bot_raw"]
