@@ -77,7 +77,6 @@ def measure(
     data_dir: str | None = None,
     eval_limit: int | None = None,
     runtime: str = "torch",
-    threads: int | None = None,
 ) -> dict[str, Any]:
     """Every number the gate reads, for one model folder (``default`` = the shipped one).
 
@@ -87,6 +86,7 @@ def measure(
     from rct_audit import against_audit, judgements
 
     import dialcheck
+    from dialcheck.api import accelerate
     from dialcheck.detectors import default_model_path
     from dialcheck.evaluation.decode import DecodeEvaluator
     from dialcheck.evaluation.metrics import roc_auc
@@ -94,8 +94,8 @@ def measure(
     det = dialcheck.load(None if name == "default" else name)
     if runtime not in RUNTIMES:
         raise ValueError(f"runtime {runtime!r}: expected one of {RUNTIMES}")
-    if runtime != "torch":
-        det.use_onnx(int8=runtime == "onnx-int8", threads=threads or None)
+    if runtime != "torch":  # a model already there (its own preferred runtime) is not switched again
+        accelerate(det, onnx=True, int8=runtime == "onnx-int8")
     label = f"default ({default_model_path('en').name})" if name == "default" else name
     if det.config.options.get("onnx"):  # asked for, or the model's preferred runtime (dialcheck.load)
         label += " [onnx-int8]" if det.config.options.get("int8") else " [onnx]"
@@ -277,9 +277,9 @@ def main(argv: list[str] | None = None) -> int:
 
         torch.set_num_threads(args.threads)
     inputs = probe_inputs(args.data_dir, args.limit)
-    base = measure(args.baseline, inputs, args.data_dir, args.eval_limit, args.baseline_runtime, args.threads)
+    base = measure(args.baseline, inputs, args.data_dir, args.eval_limit, args.baseline_runtime)
     print(f"{args.baseline}: measured", file=sys.stderr)
-    cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit, args.candidate_runtime, args.threads)
+    cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit, args.candidate_runtime)
     print(f"{args.candidate}: measured", file=sys.stderr)
     rules = gate(cand, base, args.tolerance)
     text = report(base, cand, rules)

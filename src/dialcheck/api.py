@@ -66,13 +66,12 @@ def preferred_runtime(det: Detector) -> Detector:
     ``"onnx"``: ONNX Runtime in float32, whose scores equal torch's (measured: 400 of 400 verdicts, score change
     0), about 2x faster on CPU; a model that needs that speed says so. Without ``onnxruntime`` it stays on
     torch, with one warning per process. A model already switched (``--onnx``, ``--int8``) is left as it is."""
+    from .detectors.onnx import installed
+
     options = det.config.options
     if options.get("runtime") != "onnx" or options.get("onnx") or options.get("int8"):
         return det
-    try:
-        import onnx  # noqa: F401
-        import onnxruntime  # noqa: F401
-    except ImportError:
+    if not installed():
         _warn_no_onnx(Path(str(det.path)).name)
         return det
     det.use_onnx(int8=False)

@@ -35,6 +35,7 @@ from ..errors import ModelError
 __all__ = [
     "OnnxRunner",
     "export_onnx",
+    "installed",
     "onnx_cache_name",
     "onnx_runner",
     "switch_to_int8",
@@ -47,6 +48,13 @@ log = logging.getLogger(__name__)
 OPSET = 17
 _INPUT_ORDER = ("input_ids", "attention_mask", "token_type_ids")
 _INSTALL = 'ONNX inference needs onnxruntime and onnx: pip install "dialcheck[onnx]"'
+
+
+def installed() -> bool:
+    """Whether ONNX inference can run here (``onnxruntime`` and the exporter's ``onnx``), without importing them."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
 
 
 def _ort() -> Any:

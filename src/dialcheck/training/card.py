@@ -82,7 +82,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         f"- labels: {config.labels}; thresholds: tau={config.thresholds.get('tau')}, "
         f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
         *([f"- options: `{config.options}`"] if config.options else []),
-        f"- size on disk: {_size(folder)}" + (" (and the stages it names)" if "first" in config.options else ""),
+        f"- size on disk: {_size(folder)}" + (" (and the stages it names)" if config.detector == "cascade.v1" else ""),
         "",
         *[line for section in kept for line in (*section.rstrip("\n").split("\n"), "")],
         "## Training",
