@@ -242,3 +242,42 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
     cfg = json.loads((tmp_path / "c2" / "dialcheck.json").read_text())
     assert cfg["training"]["second_recalibrated"] is None and cfg["thresholds"]["tau"] == slow_tau
     assert "runtime" not in cfg["options"]
+
+
+def test_train_task_cascade_on_onnx_int8_chooses_its_thresholds_on_int8_scores_and_prefers_that_runtime(
+    capsys, tmp_path, tiny_detector_dir, monkeypatch
+):
+    pytest.importorskip("onnxruntime")
+    import dialcheck
+    from dialcheck.api import accelerate
+    from dialcheck.training.trainer import calibrate
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    a = _variant(tiny_detector_dir, tmp_path / "fast", 1)
+    b = _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    logs = tmp_path / "val.jsonl"
+    rows = [*LABELLED, {"turns": STAR_WARS, "contradiction": True, "evidence": [0]}]
+    logs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "cascade"
+    args = ["train", "--task", "cascade", "--init", str(a), str(b), "--calibrate-on", str(logs), "--out", str(out)]
+    code, _, err = run_cli(capsys, *args, "--runtime", "onnx-int8")
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["options"]["runtime"] == "onnx-int8" and cfg["training"]["calibrated_on_runtime"] == "onnx-int8"
+    # SLOW's thresholds are the training rule's choice on its int8 scores of the same dialogues
+    slow = accelerate(load_detector(b), onnx=True, int8=True)
+    from dialcheck.cli.common import read_labelled
+
+    expected = calibrate(slow, read_labelled(str(logs))[0])
+    assert cfg["thresholds"]["tau"] == pytest.approx(expected["tau"]) == cfg["training"]["second_recalibrated"]["tau"]
+    assert "Both stages read the validation dialogues on `onnx-int8`" in (out / "MODEL_CARD.md").read_text()
+    # dialcheck.load() runs it where it was calibrated
+    det = dialcheck.load(out)
+    assert det.config.options["onnx"] is True and det.config.options["int8"] is True
+    assert det.first.config.options["int8"] is True and det.second.config.options["int8"] is True
+    # the card shows what the folder holds, not this process's switch
+    from dialcheck.training.card import write_model_card
+
+    write_model_card(out, det.config)
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "'runtime': 'onnx-int8'" in card and "'int8': True" not in card

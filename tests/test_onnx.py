@@ -192,3 +192,22 @@ def test_without_onnxruntime_a_model_that_prefers_it_stays_on_torch_and_says_why
     assert not det.config.options.get("onnx")
     assert 'no-ort runs about 2x faster on ONNX Runtime (same scores): pip install "dialcheck[onnx]"' in caplog.text
     assert _scores(det) == pytest.approx(_scores(load_detector(tiny_detector_dir)), abs=1e-6)
+
+
+def test_without_onnxruntime_a_model_calibrated_on_int8_stays_on_torch_and_says_its_scores_differ(
+    tiny_detector_dir, tmp_path, monkeypatch, caplog
+):
+    import sys
+
+    import dialcheck
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    folder = _preferring_onnx(tiny_detector_dir, tmp_path / "int8-cal")
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    cfg["options"]["runtime"] = "onnx-int8"
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+    with caplog.at_level("WARNING", logger="dialcheck"):
+        det = dialcheck.load(folder)
+    assert not det.config.options.get("onnx") and not det.config.options.get("int8")
+    assert "int8-cal was calibrated on ONNX Runtime int8" in caplog.text
+    assert "scores differ slightly from the calibrated ones" in caplog.text

@@ -291,11 +291,15 @@ def add_parser(sub: Any) -> None:
         help="read both stages with this --questions setting; SLOW's thresholds are chosen again, as for --ellipsis",
     )
     cas.add_argument(
-        "--prefer-onnx",
-        action="store_true",
-        help="save a preference for ONNX Runtime float32 (same scores as torch, about 2x faster): "
-        "dialcheck.load(), check, score, serve and evaluate then run the cascade there where onnxruntime is installed",
+        "--runtime",
+        choices=("torch", "onnx", "onnx-int8"),
+        default=None,
+        help="the runtime the cascade will run on, saved as its preference: dialcheck.load(), check, score, serve "
+        "and evaluate then run it there where onnxruntime is installed. onnx: ONNX Runtime float32 (torch's "
+        "scores, about 2x faster); onnx-int8: per-channel int8 (about 4x), whose scores differ, so both stages "
+        "read the validation dialogues through it and SLOW's tau and eta_e are chosen again on those scores",
     )
+    cas.add_argument("--prefer-onnx", action="store_true", help="the same as --runtime onnx")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 

@@ -6,7 +6,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from ..detectors.modeling import DetectorConfig
+from ..detectors.modeling import RUNTIME_OPTIONS, DetectorConfig
 
 __all__ = ["write_model_card"]
 
@@ -64,6 +64,12 @@ def _weights_line(config: DetectorConfig) -> str:
     return "- full fine-tuning (complete weights in this folder)"
 
 
+def saved_options(config: DetectorConfig) -> dict[str, Any]:
+    """``config.options`` as saved: without this process's runtime switches (a card written after
+    ``evaluate --update-card`` ran the model on its preferred ONNX Runtime shows what the folder holds)."""
+    return {k: v for k, v in config.options.items() if k not in RUNTIME_OPTIONS}
+
+
 def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics.
 
@@ -81,7 +87,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         _weights_line(config),
         f"- labels: {config.labels}; thresholds: tau={config.thresholds.get('tau')}, "
         f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
-        *([f"- options: `{config.options}`"] if config.options else []),
+        *([f"- options: `{saved}`"] if (saved := saved_options(config)) else []),
         f"- size on disk: {_size(folder)}" + (" (and the stages it names)" if config.detector == "cascade.v1" else ""),
         "",
         *[line for section in kept for line in (*section.rstrip("\n").split("\n"), "")],
@@ -122,13 +128,22 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         lines += ["```", str(init.get("command")), "```", "", "and then:", ""]
     if t.get("command"):
         lines += ["```", str(t["command"]), "```", ""]
-    if isinstance(stages, dict) and isinstance(t.get("readings"), dict):
-        readings = ", ".join(f"`{k}: {v}`" for k, v in t["readings"].items())
+    if isinstance(stages, dict) and (isinstance(t.get("readings"), dict) or t.get("calibrated_on_runtime")):
+        if isinstance(t.get("readings"), dict):
+            readings = ", ".join(f"`{k}: {v}`" for k, v in t["readings"].items())
+            lines.append(f"Both stages read dialogues with {readings}.")
+        runtime = t.get("calibrated_on_runtime")
+        if runtime:
+            lines.append(f"Both stages read the validation dialogues on `{runtime}`, the runtime the cascade prefers.")
         again = t.get("second_recalibrated")
-        lines.append(f"Both stages read dialogues with {readings}.")
         if isinstance(again, dict):
+            why = (
+                "that reading and runtime"
+                if runtime == "onnx-int8" and t.get("readings")
+                else ("that runtime's scores" if runtime == "onnx-int8" else "that reading")
+            )
             lines.append(
-                f"The second's thresholds were chosen again for that reading on the validation dialogues: tau "
+                f"The second's thresholds were chosen again for {why} on the validation dialogues: tau "
                 f"{again.get('tau_before')} -> {again.get('tau')}, eta_e {again.get('eta_e_before')} -> "
                 f"{again.get('eta_e')} (its validation balanced accuracy {again.get('val_balanced_accuracy', 0):.4f})."
             )

@@ -79,13 +79,17 @@ def cascade_report(
 
 
 def read_stages_with(
-    first: Detector, second: Detector, readings: dict[str, str], dialogues: Sequence[Example]
+    first: Detector,
+    second: Detector,
+    readings: dict[str, str],
+    dialogues: Sequence[Example],
+    recalibrate: bool = False,
 ) -> dict[str, float] | None:
     """Set each reading option in ``readings`` on both stages (where a stage has it). SLOW's ``tau`` and
-    ``eta_e`` were chosen for its own readings, so when one changes they are chosen again on ``dialogues`` by
-    the training rule (:func:`dialcheck.training.trainer.calibrate`); returns that choice, or None when no
-    reading of SLOW changed."""
-    changed = False
+    ``eta_e`` were chosen for its own readings, so when one changes (or with ``recalibrate``: its scores
+    changed, e.g. on int8) they are chosen again on ``dialogues`` by the training rule
+    (:func:`dialcheck.training.trainer.calibrate`); returns that choice, or None when nothing changed."""
+    changed = recalibrate
     for d in (first, second):
         for name, value in readings.items():
             if not hasattr(d, name):
@@ -138,14 +142,18 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
     set_threads(args.threads)  # the data is read first: a bad file fails before two models load
     first, second = (load_detector(f) for f in folders)
     readings = {k: v for k in CASCADE_READINGS if (v := getattr(args, k, None)) is not None}
-    recalibrated = read_stages_with(first, second, readings, dialogues)
+    runtime = getattr(args, "runtime", None) or ("onnx" if getattr(args, "prefer_onnx", False) else "torch")
+    if runtime != "torch":  # the band (and, on int8, SLOW's thresholds) are chosen on the scores it will give
+        for d in (first, second):
+            d.use_onnx(int8=runtime == "onnx-int8")
+    recalibrated = read_stages_with(first, second, readings, dialogues, recalibrate=runtime == "onnx-int8")
     det, report = cascade_report(
         first, second, dialogues, args.max_disagreement, show_progress_bar=not args.no_progress
     )
     for name, value in readings.items():
         setattr(det, name, value)  # saved in options.readings, set on both stages when the cascade loads
-    if getattr(args, "prefer_onnx", False):
-        det.config.options["runtime"] = "onnx"  # read by dialcheck.api.preferred_runtime
+    if runtime != "torch":
+        det.config.options["runtime"] = runtime  # read by dialcheck.api.preferred_runtime
     det.config.metrics = {k: v for k, v in report.items() if k.startswith("val_")}
     det.config.training = {
         "command": command,
@@ -156,7 +164,9 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
         "calibration": f"band on {where}, at most {args.max_disagreement} of the verdicts unlike the second's",
         "validation_dialogues": len(dialogues),
         "other_bands": report["other_bands"],
-        **({"readings": readings, "second_recalibrated": recalibrated} if readings else {}),
+        **({"readings": readings} if readings else {}),
+        **({"second_recalibrated": recalibrated} if readings or recalibrated else {}),
+        **({"calibrated_on_runtime": runtime} if runtime != "torch" else {}),
         "machine": machine,
         "date": dt.date.today().isoformat(),
     }
