@@ -73,7 +73,8 @@ def main() -> None:
     rows = []
     base = timed(lambda: det.predict(dialogues, batch_size=args.batch_size))
     on_onnx = bool(det.config.options.get("onnx"))  # a model that prefers ONNX Runtime runs there by default
-    rows.append((f"batched across dialogues (default{', on ONNX Runtime float32' if on_onnx else ''})", base))
+    where = ("int8" if det.config.options.get("int8") else "float32") if on_onnx else ""
+    rows.append((f"batched across dialogues (default{f', on ONNX Runtime {where}' if where else ''})", base))
     single = timed(lambda: [det.predict([d]) for d in dialogues[:100]], repeat=1) * len(dialogues) / 100
     rows.append(("one dialogue per call", single))
     others = {"batched, int8 dynamic quantization (torch, --int8)": load_detector(det.path).quantize()}

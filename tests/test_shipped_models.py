@@ -126,6 +126,27 @@ def test_the_opt_in_cascade_names_the_two_shipped_models_reads_as_v10_and_runs_o
     assert "--task cascade" in card and "human_bot/accuracy" in card
 
 
+def test_the_fast_opt_in_cascade_was_calibrated_on_onnx_int8_and_runs_there():
+    pytest.importorskip("onnxruntime")
+    import dialcheck
+    from dialcheck.catalog import shipped_model
+
+    m = shipped_model("decode-cascade-v2")
+    if not m.base_installed:
+        pytest.skip(f"needs MPNet-base: {m.install}")
+    assert m.size_bytes < 20_000
+    det = dialcheck.load(m.name)
+    assert det.first.path.name == "decode-utterance-minilm-v10" and det.second.path.name == "decode-utterance-mpnet-v1"
+    assert det.config.options["onnx"] is True and det.config.options["int8"] is True  # where its thresholds were set
+    assert det.config.training["calibrated_on_runtime"] == "onnx-int8"
+    d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    v = dialcheck.check(d, model=m.name)
+    assert v.contradiction and v.evidence == (1,)
+    assert not dialcheck.check([*d[:3], "Max and Bella."], model=m.name).contradiction
+    card = (m.path / "MODEL_CARD.md").read_text()
+    assert "--runtime onnx-int8" in card and "human_bot/accuracy" in card
+
+
 def test_the_default_is_a_soup_whose_card_names_its_ingredients():
     folder = default_model_path("en")
     cfg = json.loads((folder / "dialcheck.json").read_text())
