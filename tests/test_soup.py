@@ -183,3 +183,35 @@ def test_a_shipped_ingredient_is_recorded_by_name_not_by_this_machines_path(tmp_
     a, b = two_lora  # the user's own folders keep their paths
     cfg = json.loads((average_detectors([a, b], tmp_path / "t") / "dialcheck.json").read_text())
     assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
+
+
+def test_recalibrating_a_float16_model_keeps_it_in_float16_and_names_a_shipped_start_by_its_name(
+    capsys, two_lora, tmp_path, data_root, monkeypatch
+):
+    from dialcheck.detectors.modeling import DetectorConfig
+    from dialcheck.training.card import init_record
+
+    a, b = two_lora
+    args = ["--epochs", "0", "--limit", "10", "--data-dir", str(data_root), "--no-progress"]
+    half = tmp_path / "half"
+    code, _, err = run_cli(capsys, "train", "--init", str(a), str(b), "--out", str(half), "--half", *args)
+    assert code == 0, err
+    again = tmp_path / "again"
+    code, _, err = run_cli(capsys, "train", "--init", str(half), "--out", str(again), *args)
+    assert code == 0, err
+    # the weights are unchanged by a recalibration: stored in the precision they came in, not doubled
+    stored = load_file(str(again / "weights.safetensors"))
+    assert {v.dtype for v in stored.values()} == {np.dtype("float16")}
+    assert (again / "weights.safetensors").stat().st_size == (half / "weights.safetensors").stat().st_size
+    # a float32 start stays float32
+    plain = tmp_path / "plain"
+    code, _, err = run_cli(capsys, "train", "--init", str(a), "--out", str(plain), *args)
+    assert code == 0, err
+    assert {v.dtype for v in load_file(str(plain / "weights.safetensors")).values()} == {np.dtype("float32")}
+    # a start among the shipped models is recorded by its name, not this machine's install path
+    from dialcheck.detectors import default_model_path
+
+    shipped = default_model_path().parent / "decode-utterance-minilm-v10"
+    cfg = DetectorConfig.from_file(shipped / "dialcheck.json")
+    assert init_record(shipped.resolve(), cfg)["folder"] == "decode-utterance-minilm-v10"
+    assert init_record(a, cfg)["folder"] == str(a)

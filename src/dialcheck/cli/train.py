@@ -556,7 +556,13 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
         resume_dir=out / "resume",
         resume=args.resume,
     )
-    det.save(out, half=args.half)
+    half = args.half
+    if init is not None and args.epochs == 0 and not half and not args.init_soup:
+        from ..detectors.modeling import stored_in_half
+
+        # recalibration only: the weights are unchanged, so keep them in the precision they were stored in
+        half = stored_in_half(init)
+    det.save(out, half=half)
     write_model_card(out, det.config)
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)

@@ -173,6 +173,22 @@ def shipped_or_path(model: str | Path, models_dir: Path) -> Path:
     return Path(model)
 
 
+def stored_in_half(folder: Path) -> bool:
+    """Whether ``folder``'s weights file holds float16 tensors (a model saved with ``half``).
+
+    >>> stored_in_half(Path("no-such-folder"))
+    False
+    """
+    weights = Path(folder) / WEIGHTS_NAME
+    if not weights.is_file():
+        return False
+    from safetensors import safe_open
+
+    with safe_open(str(weights), framework="pt") as f:
+        names = f.keys()  # a safetensors handle, not a dict: it is not iterable itself
+        return any(f.get_slice(k).get_dtype() == "F16" for k in names)
+
+
 def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig, half: bool = False) -> None:
     """Write ``config`` and the weights (adapter + head, or a full HF folder) into ``folder``.
 

@@ -27,8 +27,9 @@ def model_reference(folder: Path) -> str:
 
 
 def init_record(folder: str | Path, config: DetectorConfig) -> dict[str, Any]:
-    """What a continued run stores under ``training["init"]`` so its card can show the whole chain."""
-    return {"folder": str(folder), **{k: config.training.get(k) for k in ("command", "date")}}
+    """What a continued run stores under ``training["init"]`` so its card can show the whole chain (a shipped
+    model by its name, as :func:`model_reference` names it)."""
+    return {"folder": model_reference(Path(folder)), **{k: config.training.get(k) for k in ("command", "date")}}
 
 
 GENERATED = ("## Training", "## Evaluation")
