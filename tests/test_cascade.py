@@ -260,6 +260,8 @@ def test_train_task_cascade_on_onnx_int8_chooses_its_thresholds_on_int8_scores_a
     logs.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "cascade"
     args = ["train", "--task", "cascade", "--init", str(a), str(b), "--calibrate-on", str(logs), "--out", str(out)]
+    code, _, err = run_cli(capsys, "train", "--init", str(a), "--out", str(out), "--runtime", "onnx-int8")
+    assert code == 2 and "--runtime and --prefer-onnx apply to --task cascade" in err and not out.exists()
     code, _, err = run_cli(capsys, *args, "--runtime", "onnx-int8")
     assert code == 0, err
     cfg = json.loads((out / "dialcheck.json").read_text())

@@ -367,6 +367,8 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--dialogues applies to --task decode (the utterance-based detector)")
     if args.task not in ("decode", "cascade") and args.calibrate_on:
         raise InputError("--calibrate-on applies to --task decode (the utterance-based detector) and cascade")
+    if args.task != "cascade" and (args.runtime or args.prefer_onnx):
+        raise InputError("--runtime and --prefer-onnx apply to --task cascade (use --onnx/--int8 where a model runs)")
     if args.task == "cascade":
         from ..training.cascade import run_cascade
 
