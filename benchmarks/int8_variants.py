@@ -45,6 +45,7 @@ def main() -> None:
     import numpy as np
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
+
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # throughput.py, beside this script
     from throughput import ten_turn_dialogues
 
