@@ -105,46 +105,33 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
     assert "--rank" in card and "--teacher" in card and "human_bot/accuracy" in card
 
 
-def test_the_opt_in_cascade_names_the_two_shipped_models_reads_as_v10_and_runs_on_onnx_runtime():
+@pytest.mark.parametrize(
+    ("name", "int8", "built_by"),
+    [("decode-cascade-v1", False, "--task cascade"), ("decode-cascade-v2", True, "--runtime onnx-int8")],
+)
+def test_the_opt_in_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(
+    name, int8, built_by
+):
     pytest.importorskip("onnxruntime")
     import dialcheck
     from dialcheck.catalog import shipped_model
 
-    m = shipped_model("decode-cascade-v1")
+    m = shipped_model(name)
     if not m.base_installed:
         pytest.skip(f"needs MPNet-base: {m.install}")
     assert m.size_bytes < 20_000  # a config and a card: the stages are the shipped folders it names
     det = dialcheck.load(m.name)
     assert det.first.path.name == "decode-utterance-minilm-v10" and det.second.path.name == "decode-utterance-mpnet-v1"
     assert det.second.ellipsis == "resolve" and det.second.questions == "skip"
-    assert det.config.options["onnx"] is True and det.config.options["int8"] is False  # its preferred runtime
+    # its preferred runtime: ONNX float32 (v1, torch's scores) or int8 (v2, whose thresholds were chosen there)
+    assert det.config.options["onnx"] is True and det.config.options["int8"] is int8
+    assert det.config.training.get("calibrated_on_runtime") == ("onnx-int8" if int8 else None)
     d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
     v = dialcheck.check(d, model=m.name)
     assert v.contradiction and v.evidence == (1,)
     assert not dialcheck.check([*d[:3], "Max and Bella."], model=m.name).contradiction
     card = (m.path / "MODEL_CARD.md").read_text()
-    assert "--task cascade" in card and "human_bot/accuracy" in card
-
-
-def test_the_fast_opt_in_cascade_was_calibrated_on_onnx_int8_and_runs_there():
-    pytest.importorskip("onnxruntime")
-    import dialcheck
-    from dialcheck.catalog import shipped_model
-
-    m = shipped_model("decode-cascade-v2")
-    if not m.base_installed:
-        pytest.skip(f"needs MPNet-base: {m.install}")
-    assert m.size_bytes < 20_000
-    det = dialcheck.load(m.name)
-    assert det.first.path.name == "decode-utterance-minilm-v10" and det.second.path.name == "decode-utterance-mpnet-v1"
-    assert det.config.options["onnx"] is True and det.config.options["int8"] is True  # where its thresholds were set
-    assert det.config.training["calibrated_on_runtime"] == "onnx-int8"
-    d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
-    v = dialcheck.check(d, model=m.name)
-    assert v.contradiction and v.evidence == (1,)
-    assert not dialcheck.check([*d[:3], "Max and Bella."], model=m.name).contradiction
-    card = (m.path / "MODEL_CARD.md").read_text()
-    assert "--runtime onnx-int8" in card and "human_bot/accuracy" in card
+    assert built_by in card and "human_bot/accuracy" in card
 
 
 def test_the_default_is_a_soup_whose_card_names_its_ingredients():
