@@ -47,6 +47,8 @@ TARGETS = {"human_bot/accuracy": 78.0, "rct/accuracy": 75.0, "dev/accuracy": 87.
 
 sys.path.insert(0, str(HERE))
 
+from dialcheck.detectors.onnx import RUNTIMES  # noqa: E402
+
 
 def probe_inputs(data_dir: str | None = None, limit: int = 500, seed: int = 0) -> dict[str, Any]:
     """The probes' inputs, built once for both models: perturbed pairs, restatements, the demo dialogues."""
@@ -66,9 +68,6 @@ def probe_inputs(data_dir: str | None = None, limit: int = 500, seed: int = 0) -
         "restatements": hand_set(HERE / "data" / "restatements.jsonl"),
         "demo": {obj["id"]: parse_dialogue(obj) for obj in demo},
     }
-
-
-RUNTIMES = ("torch", "onnx", "onnx-int8")
 
 
 def measure(

@@ -68,11 +68,11 @@ def preferred_runtime(det: Detector) -> Detector:
     per-channel int8, whose scores differ a little from torch's, for a model whose thresholds were chosen on
     int8 scores (``train --task cascade --runtime onnx-int8``). Without ``onnxruntime`` it stays on torch, with
     one warning per process. A model already switched (``--onnx``, ``--int8``) is left as it is."""
-    from .detectors.onnx import installed
+    from .detectors.onnx import RUNTIMES, installed
 
     options = det.config.options
     runtime = options.get("runtime")
-    if runtime not in ("onnx", "onnx-int8") or options.get("onnx") or options.get("int8"):
+    if runtime not in RUNTIMES[1:] or options.get("onnx") or options.get("int8"):
         return det
     if not installed():
         _warn_no_onnx(Path(str(det.path)).name, runtime)

@@ -32,6 +32,8 @@ CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.fl
 
 
 def add_parser(sub: Any) -> None:
+    from ..detectors.onnx import RUNTIMES
+
     p = sub.add_parser("train", help=HELP, description=HELP)
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
     p.add_argument(
@@ -292,7 +294,7 @@ def add_parser(sub: Any) -> None:
     )
     cas.add_argument(
         "--runtime",
-        choices=("torch", "onnx", "onnx-int8"),
+        choices=RUNTIMES,
         default=None,
         help="the runtime the cascade will run on, saved as its preference: dialcheck.load(), check, score, serve "
         "and evaluate then run it there where onnxruntime is installed. onnx: ONNX Runtime float32 (torch's "

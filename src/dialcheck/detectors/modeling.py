@@ -71,8 +71,12 @@ class DetectorConfig:
         """The saved form; the runtime switches of this process (``int8``, ``onnx``) are left out, as the
         weights written are the float32 ones and a later load must not believe it was switched."""
         data = asdict(self)
-        data["options"] = {k: v for k, v in data["options"].items() if k not in RUNTIME_OPTIONS}
+        data["options"] = self.saved_options()
         return json.dumps(data, indent=2, sort_keys=False) + "\n"
+
+    def saved_options(self) -> dict[str, Any]:
+        """``options`` as saved: without this process's runtime switches (``RUNTIME_OPTIONS``)."""
+        return {k: v for k, v in self.options.items() if k not in RUNTIME_OPTIONS}
 
     @classmethod
     def from_file(cls, path: Path) -> DetectorConfig:

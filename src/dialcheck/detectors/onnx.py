@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import ModelError
 
 __all__ = [
+    "RUNTIMES",
     "OnnxRunner",
     "export_onnx",
     "installed",
@@ -47,6 +48,7 @@ log = logging.getLogger(__name__)
 
 OPSET = 17
 _INPUT_ORDER = ("input_ids", "attention_mask", "token_type_ids")
+RUNTIMES = ("torch", "onnx", "onnx-int8")  # what a model may prefer (options.runtime) and the gate may run it on
 _INSTALL = 'ONNX inference needs onnxruntime and onnx: pip install "dialcheck[onnx]"'
 
 

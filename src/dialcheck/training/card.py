@@ -6,7 +6,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from ..detectors.modeling import RUNTIME_OPTIONS, DetectorConfig
+from ..detectors.modeling import DetectorConfig
 
 __all__ = ["write_model_card"]
 
@@ -65,12 +65,6 @@ def _weights_line(config: DetectorConfig) -> str:
     return "- full fine-tuning (complete weights in this folder)"
 
 
-def saved_options(config: DetectorConfig) -> dict[str, Any]:
-    """``config.options`` as saved: without this process's runtime switches (a card written after
-    ``evaluate --update-card`` ran the model on its preferred ONNX Runtime shows what the folder holds)."""
-    return {k: v for k, v in config.options.items() if k not in RUNTIME_OPTIONS}
-
-
 def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics.
 
@@ -88,7 +82,8 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         _weights_line(config),
         f"- labels: {config.labels}; thresholds: tau={config.thresholds.get('tau')}, "
         f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
-        *([f"- options: `{saved}`"] if (saved := saved_options(config)) else []),
+        # what the folder holds, not the runtime a card written by `evaluate --update-card` ran it on
+        *([f"- options: `{saved}`"] if (saved := config.saved_options()) else []),
         f"- size on disk: {_size(folder)}" + (" (and the stages it names)" if config.detector == "cascade.v1" else ""),
         "",
         *[line for section in kept for line in (*section.rstrip("\n").split("\n"), "")],
@@ -138,10 +133,9 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
             lines.append(f"Both stages read the validation dialogues on `{runtime}`, the runtime the cascade prefers.")
         again = t.get("second_recalibrated")
         if isinstance(again, dict):
-            why = (
-                "that reading and runtime"
-                if runtime == "onnx-int8" and t.get("readings")
-                else ("that runtime's scores" if runtime == "onnx-int8" else "that reading")
+            int8 = runtime == "onnx-int8"
+            why = {(True, True): "that reading and runtime", (False, True): "that runtime's scores"}.get(
+                (bool(t.get("readings")), int8), "that reading"
             )
             lines.append(
                 f"The second's thresholds were chosen again for {why} on the validation dialogues: tau "
