@@ -55,7 +55,13 @@ def test_int8_is_quantized_per_channel_and_stays_close(tiny_detector_dir, tmp_pa
     fp32 = _scores(load_detector(tiny_detector_dir))
     det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
     assert det.config.options["int8"] is True
-    assert [p.name.endswith("-int8.onnx") for p in sorted(tmp_path.glob("*.onnx"))].count(True) == 1
+    # only the int8 file stays in the cache: the float32 export made for it is not needed to run it
+    assert [p.name.endswith("-int8.onnx") for p in sorted(tmp_path.glob("*.onnx"))] == [True]
+    again = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    assert _scores(again) == _scores(det)
+    assert len(list(tmp_path.glob("*.onnx"))) == 1
+    load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)  # float32 asked for later: exported then, kept
+    assert len(list(tmp_path.glob("*.onnx"))) == 2
     int8 = _scores(det)
     assert int8 != fp32 and int8 == pytest.approx(fp32, abs=0.05)
     with pytest.raises(ModelError, match="use_onnx"):

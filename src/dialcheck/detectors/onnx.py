@@ -188,7 +188,9 @@ class OnnxRunner:
 def onnx_runner(
     model: Any, sample: dict[str, Any], int8: bool = False, cache: str | Path | None = None, threads: int = 0
 ) -> OnnxRunner:
-    """A runner for ``model``: its export from the cache, made (and, with ``int8``, quantized) on first use."""
+    """A runner for ``model``: its export from the cache, made (and, with ``int8``, quantized) on first use. An
+    int8 file made from a float32 export made for it keeps only the int8 file (a quarter of the size; for
+    MPNet-base 110 MB instead of 550): a later float32 run exports again."""
     from ..backbones import cache_dir
 
     _ort()
@@ -198,12 +200,15 @@ def onnx_runner(
     fp32 = folder / onnx_cache_name(digest, int8=False)
     target = folder / onnx_cache_name(digest, int8=int8)
     if not target.exists():
-        if not fp32.exists():
+        made = not fp32.exists()
+        if made:
             log.info("exporting %s to ONNX: %s (one time)", type(model).__name__, fp32)
             export_onnx(model, sample, fp32)
         if int8:
             log.info("quantizing the ONNX export to int8 (per channel): %s (one time)", target)
             _quantize(fp32, target)
+            if made:
+                fp32.unlink(missing_ok=True)
     else:
         log.debug("ONNX export found in the cache: %s", target)
     return OnnxRunner(target, threads)
