@@ -47,6 +47,7 @@ class ShippedModel:
     roles: tuple[str, ...] = ()
     metrics: dict[str, float] = field(default_factory=dict)
     trained: str = ""
+    stages: tuple[str, ...] = ()  # a cascade: the shipped models it runs (their sizes are in size_bytes)
 
     @property
     def base_installed(self) -> bool:
@@ -78,6 +79,7 @@ class ShippedModel:
             "labels": list(self.labels),
             "size_bytes": self.size_bytes,
             "roles": list(self.roles),
+            "stages": list(self.stages),
             "trained": self.trained,
             "metrics": self.metrics,
         }
@@ -97,7 +99,7 @@ def _roles() -> dict[str, list[str]]:
         roles.setdefault(name, []).append(what.get(language, f"default detector ({language})"))
     for language, name in FALLBACK_MODELS.items():
         roles.setdefault(name, []).append(
-            f"{what.get(language, language)} when {DEFAULT_MODELS[language]}'s base is missing"
+            f"{what.get(language, language)} where {DEFAULT_MODELS[language]}'s base or runtime is not installed"
         )
     roles.setdefault(DEFAULT_FOLDER, []).append("default answer classifier (n-best)")
     roles.setdefault(LIGHT_FOLDER, []).append("light answer classifier (n-best)")
@@ -110,19 +112,26 @@ def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
     config_file = folder / CONFIG_NAME
     try:
         cfg = json.loads(config_file.read_text(encoding="utf-8"))
+        options = cfg.get("options") or {}
+        stages = tuple(str(options[k]) for k in ("first", "second") if k in options)
         return ShippedModel(
             name=folder.name,
             path=folder,
             detector=str(cfg["detector"]),
             base=str(cfg.get("base", "")),
             labels=tuple(cfg.get("labels", ())),
-            size_bytes=sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()),
+            size_bytes=sum(_size(f) for f in (folder, *(folder.parent / s for s in stages))),
             roles=tuple(roles.get(folder.name, ())),
             metrics={k: float(v) for k, v in (cfg.get("metrics") or {}).items() if isinstance(v, int | float)},
             trained=str((cfg.get("training") or {}).get("date", "")),
+            stages=stages,
         )
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ModelError(f"{config_file}: unreadable model configuration ({e})") from e
+
+
+def _size(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
 def shipped_models() -> list[ShippedModel]:

@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
         base = m.base + ("" if m.base_installed else " (not installed)")
         if not m.base_installed and m.install:
             missing[m.base] = m.install
-        print(f"{m.name}  [{m.detector}, base {base}, {m.size_bytes / 1e6:.1f} MB, trained {m.trained or '?'}]")
+        size = f"{m.size_bytes / 1e6:.1f} MB" + (f" with {' and '.join(m.stages)}" if m.stages else "")
+        print(f"{m.name}  [{m.detector}, base {base}, {size}, trained {m.trained or '?'}]")
         if m.roles:
             print(f"    {'; '.join(m.roles)}")
         numbers = ", ".join(f"{k} {_number(v)}" for k, v in m.headline().items())
