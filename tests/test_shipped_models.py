@@ -1,7 +1,6 @@
 """The real shipped detectors (slow lane: `make test-slow`)."""
 
 import json
-import re
 
 import pytest
 
@@ -48,15 +47,21 @@ def test_the_distilled_english_model_loads_by_name_and_flags_an_obvious_contradi
     assert not dialcheck.check([*d[:3], "Max and Bella."], model="decode-utterance-minilm-v5").contradiction
 
 
-def test_default_english_detector_is_small_and_documented():
+def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_documented():
+    from dialcheck.catalog import shipped_model
+
     folder = default_model_path("en")
-    size = sum(f.stat().st_size for f in folder.iterdir())
-    assert size < 10_000_000
+    assert folder.name == "decode-cascade-v3", "make setup installs MPNet-base and ONNX Runtime: no fallback"
     cfg = json.loads((folder / "dialcheck.json").read_text())
-    assert cfg["adapter"]["type"] == "lora" and cfg["base"] == "all-MiniLM-L6-v2"
+    assert cfg["detector"] == "cascade.v1" and cfg["options"]["runtime"] == "onnx-int8"
+    stages = [cfg["options"]["first"], cfg["options"]["second"]]
+    assert stages == ["decode-utterance-minilm-v10", "decode-utterance-mpnet-v1"]
+    for name in stages:  # each an adapter + head on its base
+        stage = shipped_model(name)
+        assert stage.size_bytes < 10_000_000 and stage.path.parent == folder.parent
     card = (folder / "MODEL_CARD.md").read_text()
-    assert re.search(r"dialcheck (-v )?train", card) and "human_bot/accuracy" in card
-    assert "circa_statement_dialogues.py" in card  # the command's inputs are rebuilt from the repository
+    assert "dialcheck -v train --task cascade" in card and "--max-disagreement 0.02" in card
+    assert "human_bot/accuracy" in card and "default_gate.py" in card
 
 
 @pytest.mark.parametrize(
@@ -79,7 +84,7 @@ def test_the_default_reads_agreements_and_skips_questions_that_v9_reads_as_given
         "I have never seen a Star Wars movie.",
         "Neither have I. What do you like to do in your spare time?",
     ]
-    assert dialcheck.load().config.options == {"ellipsis": "resolve", "questions": "skip"}
+    assert dialcheck.load().config.options["readings"] == {"ellipsis": "resolve", "questions": "skip"}  # both stages
     v = dialcheck.check(star_wars)
     assert v.contradiction and v.evidence == (0,)
     assert not dialcheck.check(star_wars, model="decode-utterance-minilm-v9").contradiction
@@ -107,11 +112,13 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
 
 @pytest.mark.parametrize(
     ("name", "int8", "built_by"),
-    [("decode-cascade-v1", False, "--task cascade"), ("decode-cascade-v2", True, "--runtime onnx-int8")],
+    [
+        ("decode-cascade-v1", False, "--task cascade"),
+        ("decode-cascade-v2", True, "--runtime onnx-int8"),
+        ("decode-cascade-v3", True, "--max-disagreement 0.02"),
+    ],
 )
-def test_the_opt_in_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(
-    name, int8, built_by
-):
+def test_the_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(name, int8, built_by):
     pytest.importorskip("onnxruntime")
     import dialcheck
     from dialcheck.catalog import shipped_model
@@ -119,11 +126,13 @@ def test_the_opt_in_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_
     m = shipped_model(name)
     if not m.base_installed:
         pytest.skip(f"needs MPNet-base: {m.install}")
-    assert m.size_bytes < 20_000  # a config and a card: the stages are the shipped folders it names
+    own = sum(f.stat().st_size for f in m.path.iterdir())
+    assert own < 20_000  # a config and a card: the stages are the shipped folders it names
+    assert m.stages == ("decode-utterance-minilm-v10", "decode-utterance-mpnet-v1") and m.size_bytes > 10_000_000
     det = dialcheck.load(m.name)
     assert det.first.path.name == "decode-utterance-minilm-v10" and det.second.path.name == "decode-utterance-mpnet-v1"
     assert det.second.ellipsis == "resolve" and det.second.questions == "skip"
-    # its preferred runtime: ONNX float32 (v1, torch's scores) or int8 (v2, whose thresholds were chosen there)
+    # its preferred runtime: ONNX float32 (v1, torch's scores) or int8 (v2, v3: thresholds chosen there)
     assert det.config.options["onnx"] is True and det.config.options["int8"] is int8
     assert det.config.training.get("calibrated_on_runtime") == ("onnx-int8" if int8 else None)
     d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
@@ -134,8 +143,10 @@ def test_the_opt_in_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_
     assert built_by in card and "human_bot/accuracy" in card
 
 
-def test_the_default_is_a_soup_whose_card_names_its_ingredients():
-    folder = default_model_path("en")
+def test_the_minilm_fallback_is_a_soup_whose_card_names_its_ingredients():
+    from dialcheck.detectors import FALLBACK_MODELS
+
+    folder = default_model_path("en").parent / FALLBACK_MODELS["en"]
     cfg = json.loads((folder / "dialcheck.json").read_text())
     soup = cfg["training"]["init"]["soup"]
     ingredients = [i["folder"] for i in soup]

