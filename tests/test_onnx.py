@@ -217,3 +217,32 @@ def test_without_onnxruntime_a_model_calibrated_on_int8_stays_on_torch_and_says_
     assert not det.config.options.get("onnx") and not det.config.options.get("int8")
     assert "int8-cal was calibrated on ONNX Runtime int8" in caplog.text
     assert "scores differ slightly from the calibrated ones" in caplog.text
+
+
+def test_a_model_calibrated_on_int8_releases_its_torch_weights_and_says_so_when_torch_is_asked_for(
+    tiny_detector_dir, tmp_path, monkeypatch
+):
+    import dialcheck
+    from dialcheck.api import accelerate
+    from dialcheck.errors import ModelError
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    folder = _preferring_onnx(tiny_detector_dir, tmp_path / "int8-only")
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    cfg["options"]["runtime"] = "onnx-int8"
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+    want = _scores(load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path / "other"))
+    det = dialcheck.load(folder)
+    # the torch parameters are gone; it predicts, ranks and is accelerated (a no-op) as before
+    assert not any(True for clf in det.pair_classifiers() for _ in getattr(clf.model, "_modules", {}))
+    assert _scores(det) == pytest.approx(want, abs=1e-6)
+    assert det.rank(["Do you have pets?", "Yes, two dogs.", "Names?"], ["Max.", "I never had a pet."])
+    assert accelerate(det, onnx=True, int8=True) is det and _scores(det) == pytest.approx(want, abs=1e-6)
+    export_again = lambda: det.use_onnx(cache=tmp_path / "empty")  # noqa: E731  (float32: exported from torch)
+    for what in (export_again, lambda: det.pair_classifiers()[0].model(input_ids=None)):
+        with pytest.raises(ModelError, match="runs on ONNX Runtime only"):
+            what()
+    # a model that prefers ONNX float32 keeps them: --int8 later exports again from torch
+    fp32 = dialcheck.load(_preferring_onnx(tiny_detector_dir, tmp_path / "fp32"))
+    accelerate(fp32, int8=True)
+    assert fp32.config.options["int8"] is True

@@ -66,8 +66,10 @@ def preferred_runtime(det: Detector) -> Detector:
     ``"onnx"``: ONNX Runtime in float32, whose scores equal torch's (measured: 400 of 400 verdicts, score change
     0), about 2x faster on CPU; a model that needs that speed says so. ``"onnx-int8"``: ONNX Runtime's
     per-channel int8, whose scores differ a little from torch's, for a model whose thresholds were chosen on
-    int8 scores (``train --task cascade --runtime onnx-int8``). Without ``onnxruntime`` it stays on torch, with
-    one warning per process. A model already switched (``--onnx``, ``--int8``) is left as it is."""
+    int8 scores (``train --task cascade --runtime onnx-int8``); as it never goes back to torch, its torch weights
+    are released (:meth:`~dialcheck.detectors.Detector.release_torch`; about 500 MB for the default English
+    cascade). Without ``onnxruntime`` it stays on torch, with one warning per process. A model already switched
+    (``--onnx``, ``--int8``) is left as it is."""
     from .detectors.onnx import RUNTIMES, installed
 
     options = det.config.options
@@ -78,6 +80,8 @@ def preferred_runtime(det: Detector) -> Detector:
         _warn_no_onnx(Path(str(det.path)).name, runtime)
         return det
     det.use_onnx(int8=runtime == "onnx-int8")
+    if runtime == "onnx-int8":  # final: no float32 export or torch forward will be asked of it
+        det.release_torch()
     return det
 
 

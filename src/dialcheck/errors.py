@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["DialcheckError", "InputError", "MissingBaseError", "MissingDependencyError", "ModelError"]
+__all__ = [
+    "DialcheckError",
+    "InputError",
+    "MissingBaseError",
+    "MissingDependencyError",
+    "ModelError",
+    "TorchReleasedError",
+]
 
 
 class DialcheckError(Exception):
@@ -37,6 +44,11 @@ class InputError(DialcheckError, ValueError):
 
 class ModelError(DialcheckError):
     """A model folder is missing, incomplete or of an unknown type."""
+
+
+class TorchReleasedError(ModelError, AttributeError):
+    """A torch model was asked of a detector that runs on ONNX Runtime only (its torch weights released). An
+    AttributeError too, so ``getattr(model, name, default)`` and ``hasattr`` keep working."""
 
 
 class MissingBaseError(ModelError):

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, TorchReleasedError
 
 __all__ = ["CONTRADICTION", "PairClassifier", "first_segment", "split_sentences"]
 
@@ -42,6 +42,27 @@ def first_segment(text: str) -> str:
     return text if text.strip() else "."
 
 
+class _OnnxOnly:
+    """Stands in for a pair classifier's torch model once its weights are released (it runs on ONNX Runtime
+    only): every use of the torch model says so instead of failing somewhere inside torch."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def eval(self) -> _OnnxOnly:
+        return self
+
+    def __getattr__(self, attr: str) -> Any:
+        raise TorchReleasedError(
+            f"this {self._name} runs on ONNX Runtime only: its torch weights were released when it was loaded "
+            "(dialcheck.load of a model calibrated on ONNX int8); for torch, load the folder with "
+            "dialcheck.detectors.load_detector"
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__getattr__("__call__")
+
+
 class PairClassifier:
     """Scores text pairs with a sequence classifier.
 
@@ -67,6 +88,13 @@ class PairClassifier:
         self.multi_label = multi_label
         self.runner: Any = None  # set by Detector.use_onnx(): encodings -> logits instead of model's forward
         self._len_cache: dict[str, int] = {}
+
+    def release_torch(self) -> None:
+        """Drop the torch model's weights (about 4 bytes per parameter) once ONNX Runtime scores the pairs."""
+        if self.runner is None:
+            raise ModelError("release_torch() needs ONNX Runtime first: use_onnx()")
+        if not isinstance(self.model, _OnnxOnly):
+            self.model = _OnnxOnly(type(self.model).__name__)
 
     @property
     def contradiction_index(self) -> int:
