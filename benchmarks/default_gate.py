@@ -25,7 +25,11 @@ two with one thread beside a training run on the 2-core VM). Exit status 0 when 
     python benchmarks/default_gate.py --candidate runs/my-detector --threads 2 --markdown runs/gate.md
 
 ``--candidate-runtime onnx-int8`` measures the candidate as it runs on ONNX Runtime int8 (``pip install
-"dialcheck[onnx]"``), the runtime a slow candidate needs to reach the issue's 20 dialogues/s.
+"dialcheck[onnx]"``), the runtime a slow candidate needs to reach the issue's 20 dialogues/s. For a change of
+code rather than of model (a reading rule), ``--baseline-from OLD.json`` takes the baseline from an earlier
+run's ``--json`` made before the change, and the candidate (e.g. ``--candidate default``) is measured now:
+
+    python benchmarks/default_gate.py --candidate default --baseline-from runs/gate-before.json --threads 2
 """
 
 from __future__ import annotations
@@ -268,6 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         "--candidate-runtime", choices=RUNTIMES, default="torch", help="run the candidate on ONNX Runtime (or int8)"
     )
     ap.add_argument("--baseline-runtime", choices=RUNTIMES, default="torch")
+    ap.add_argument(
+        "--baseline-from",
+        type=Path,
+        default=None,
+        help="take the baseline from an earlier run's --json (its candidate) instead of measuring it: the gate for "
+        "a change of code, e.g. a reading rule, with the same model before and after",
+    )
     ap.add_argument("--json", type=Path, default=None, help="write both measurements and the rules here")
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -276,8 +287,12 @@ def main(argv: list[str] | None = None) -> int:
 
         torch.set_num_threads(args.threads)
     inputs = probe_inputs(args.data_dir, args.limit)
-    base = measure(args.baseline, inputs, args.data_dir, args.eval_limit, args.baseline_runtime)
-    print(f"{args.baseline}: measured", file=sys.stderr)
+    if args.baseline_from is not None:
+        base = json.loads(args.baseline_from.read_text(encoding="utf-8"))["candidate"]
+        base["model"] = f"{base['model']} (from {args.baseline_from.name})"
+    else:
+        base = measure(args.baseline, inputs, args.data_dir, args.eval_limit, args.baseline_runtime)
+        print(f"{args.baseline}: measured", file=sys.stderr)
     cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit, args.candidate_runtime)
     print(f"{args.candidate}: measured", file=sys.stderr)
     rules = gate(cand, base, args.tolerance)

@@ -91,6 +91,16 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     assert fa in (0, 1) and found in (0, 1)
     assert cand["rct_audit/accuracy"] == 100 * ((1 - fa) + found) / 2
     assert "| RCT read by hand: accuracy against the reading (unclear left out) |" in text
+    # a change of code: the baseline is the earlier run's candidate, not measured again
+    now = dict(payload["candidate"], **{"human_bot/dialogues_per_s": 1.0})
+    worse = dict(now, **{"rct/accuracy": now["rct/accuracy"] + 5})
+    before = tmp_path / "before.json"
+    before.write_text(json.dumps({"candidate": worse}), encoding="utf-8")
+    monkeypatch.setattr(gate, "measure", lambda name, *a, **k: dict(now, model=name))
+    assert gate.main(["--candidate", m, "--baseline-from", str(before), "--json", str(out)]) == 1
+    again = json.loads(out.read_text(encoding="utf-8"))
+    assert again["baseline"]["model"].endswith("(from before.json)")
+    assert again["rules"][0] == [again["rules"][0][0], False, "Δ +0.00 / -5.00"]  # RCT 5 points below "before"
 
 
 def test_a_cascade_reads_the_probe_pairs_as_its_second_detector_would(load_benchmark, tiny_detector_dir):

@@ -352,7 +352,15 @@ def test_implied_statement_reads_an_agreement_as_the_other_speakers_statements()
     assert implied_statement(only_question, 1) is None  # nothing stated to agree with
     for text in ("Same thing happened to me.", "I'm too tired.", "I do too much."):
         assert implied_statement(Dialogue.from_texts(["I love dogs.", text]), 1) is None
-    for text in ("Me too!", "yeah same here and it's hard", "So do I", "I don\u2019t either.", "Me neither I want to"):
+    for text in (
+        "Me too!",
+        "yeah same here and it's hard",
+        "So do I",
+        "I don\u2019t either.",
+        "Me neither I want to",
+        "Nice! Me too.",  # an interjection first, as chit-chat bots say it
+        "That's great, so do I!",
+    ):
         assert implied_statement(Dialogue.from_texts(["I love dogs.", text]), 1) == "I love dogs."
 
 

@@ -49,7 +49,8 @@ CHUNK_TOKENS = 32
 
 #: Turn openings that assert the other speaker's last statement for oneself ("me too", "neither have I").
 ELLIPSIS = re.compile(
-    r"^\W*(?:(?:yes|yeah|yep|yup|no|nope|oh|wow|ha|haha|lol|omg|well)\W+)*"
+    r"^\W*(?:(?:yes|yeah|yep|yup|no|nope|oh|wow|ha|haha|lol|omg|well|nice|cool|great|awesome|ah|aw|aww|hey|hmm"
+    r"|ok|okay|really|totally|true|that's (?:great|cool|nice|awesome|funny))\W+)*"
     r"(?:me too|me neither|me either|me as well|same here|same|ditto|likewise"
     r"|(?:neither|nor|so) (?:do|did|am|was|have|can|would|will|could) i"
     r"|i (?:do|did|am|was|have|can|would|will|could) too"
