@@ -143,7 +143,7 @@ class Detector(ABC):
         ONNX int8.
 
         >>> import dialcheck
-        >>> det = dialcheck.load()  # doctest: +SKIP  (on ONNX int8, torch weights released)
+        >>> det = dialcheck.load()  # on ONNX int8, torch weights released  # doctest: +SKIP
         """
         for clf in self.pair_classifiers():
             clf.release_torch()
