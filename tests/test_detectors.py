@@ -4,7 +4,7 @@ import pytest
 from dialcheck.detectors import UnstructuredDetector, UtteranceDetector, load_detector
 from dialcheck.detectors.core import PairClassifier
 from dialcheck.errors import InputError, ModelError
-from dialcheck.schema import Dialogue, Turn
+from dialcheck.schema import Dialogue
 from helpers_chat import CHAT, TOOL_CALL
 
 
@@ -362,24 +362,6 @@ def test_implied_statement_reads_an_agreement_as_the_other_speakers_statements()
         "That's great, so do I!",
     ):
         assert implied_statement(Dialogue.from_texts(["I love dogs.", text]), 1) == "I love dogs."
-
-
-def test_a_fragment_answer_is_read_with_the_question_it_answers():
-    from dialcheck.detectors.utterance import implied_statement
-
-    d = Dialogue.from_texts(["Where do you work?", "At a bank downtown.", "Since when?", "I have never had a job."])
-    assert implied_statement(d, 1) == "Where do you work? At a bank downtown."
-    assert implied_statement(Dialogue.from_texts(["Do you have pets?", "Yes."]), 1) == "Do you have pets? Yes."
-    not_fragments = [
-        ["Where do you work?", "I work at a bank downtown."],  # says who: needs no question
-        ["Nice weather.", "At a bank downtown."],  # answers nothing
-        ["Where do you work?", "Why do you ask?"],  # a question back
-        ["Where do you work?", "At a bank downtown, on the corner of Main Street and Fifth."],  # too long
-    ]
-    for texts in not_fragments:
-        assert implied_statement(Dialogue.from_texts(texts), 1) is None, texts
-    same = Dialogue(turns=(Turn("A", "Where do I work?"), Turn("A", "At a bank.")))
-    assert implied_statement(same, 1) is None  # its own question
 
 
 def test_ellipsis_resolve_catches_a_contradiction_stated_by_agreeing():

@@ -102,34 +102,12 @@ def implied_statement(dialogue: Dialogue, i: int) -> str | None:
     """
     turns = dialogue.turns
     if not ELLIPSIS.match(turns[i].text.replace("\u2019", "'")):
-        return answered_question(dialogue, i)
+        return None
     for j in range(i - 1, -1, -1):
         if turns[j].speaker != turns[i].speaker:
             said = [s for s in sentences(turns[j].text) if not s.endswith("?")]
             return " ".join(said) or None
     return None
-
-
-FRAGMENT_WORDS = 6
-
-
-def answered_question(dialogue: Dialogue, i: int) -> str | None:
-    """Turn ``i`` read with the question it answers, when it is a fragment that needs it: at most
-    ``FRAGMENT_WORDS`` words, not a question, nothing about its speaker in it ("I", "my", ...), right after a
-    turn of the other speaker that ends with a question. ``None`` otherwise.
-
-    >>> d = Dialogue.from_texts(["Where do you work?", "At a bank downtown.", "Since when?", "I work at a bank."])
-    >>> answered_question(d, 1), answered_question(d, 3)
-    ('Where do you work? At a bank downtown.', None)
-    """
-    turns = dialogue.turns
-    text = turns[i].text.replace("\u2019", "'").strip()
-    if i == 0 or turns[i - 1].speaker == turns[i].speaker or not text or text.endswith("?"):
-        return None
-    if len(text.split()) > FRAGMENT_WORDS or _FIRST_PERSON.search(text):
-        return None
-    asked = sentences(turns[i - 1].text)
-    return f"{asked[-1]} {text}" if asked and asked[-1].endswith("?") else None
 
 
 class ReadingOption:
