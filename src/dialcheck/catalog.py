@@ -107,24 +107,25 @@ def _roles() -> dict[str, list[str]]:
 
 
 def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
+    from .detectors.cascade import stage_folders
     from .detectors.modeling import CONFIG_NAME
 
     config_file = folder / CONFIG_NAME
     try:
         cfg = json.loads(config_file.read_text(encoding="utf-8"))
-        options = cfg.get("options") or {}
-        stages = tuple(str(options[k]) for k in ("first", "second") if k in options)
+        stages = stage_folders(folder, cfg.get("options") or {})
+        outside = [s for s in stages if not s.is_relative_to(folder)]  # a stage saved inside is counted with it
         return ShippedModel(
             name=folder.name,
             path=folder,
             detector=str(cfg["detector"]),
             base=str(cfg.get("base", "")),
             labels=tuple(cfg.get("labels", ())),
-            size_bytes=sum(_size(f) for f in (folder, *(folder.parent / s for s in stages))),
+            size_bytes=sum(_size(f) for f in (folder, *outside)),
             roles=tuple(roles.get(folder.name, ())),
             metrics={k: float(v) for k, v in (cfg.get("metrics") or {}).items() if isinstance(v, int | float)},
             trained=str((cfg.get("training") or {}).get("date", "")),
-            stages=stages,
+            stages=tuple(s.name for s in stages),
         )
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ModelError(f"{config_file}: unreadable model configuration ({e})") from e

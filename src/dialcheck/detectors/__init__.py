@@ -72,18 +72,18 @@ def _missing(folder: Path) -> str | None:
     folder that cannot be read needs nothing: loading it then gives the real error). A cascade needs its
     stages' bases too."""
     from ..backbones import KNOWN_BASES, base_available
-    from .onnx import installed
+    from .cascade import stage_folders
+    from .onnx import RUNTIMES, installed
 
     config = _config_of(folder)
     if config is None:
         return None
-    folders = [folder] + [_MODELS / str(config.options[k]) for k in ("first", "second") if k in config.options]
-    for f in folders:
+    for f in [folder, *stage_folders(folder, config.options)]:
         c = _config_of(f)
         base = None if c is None else c.base
         if base and not base_available(base):
             return f"its base model {base} ({_EXTRAS.get(base) or KNOWN_BASES.get(base, 'make setup')})"
-    if config.options.get("runtime") in ("onnx", "onnx-int8") and not installed():
+    if config.options.get("runtime") in RUNTIMES[1:] and not installed():
         return 'ONNX Runtime, the runtime it runs on (pip install "dialcheck[onnx]")'
     return None
 

@@ -35,12 +35,27 @@ from .base import Detector, load_detector, register_detector
 from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig, shipped_or_path
 
-__all__ = ["CascadeDetector", "choose_band"]
+__all__ = ["CascadeDetector", "choose_band", "stage_folders"]
 
 log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
 READINGS = ("pair_order", "long_turns", "ellipsis", "questions")
+
+
+def stage_folders(folder: Path, options: dict[str, Any]) -> list[Path]:
+    """The folders of a saved cascade's stages, in order: a sub-folder of ``folder`` (a stage saved with it) or a
+    shipped model by name. Stages not named in ``options`` are left out (loading the cascade says why).
+
+    >>> [p.name for p in stage_folders(Path("c"), {"first": "decode-utterance-minilm-v10"})]
+    ['decode-utterance-minilm-v10']
+    """
+    refs = [options.get(key) for key in STAGES]
+    return [_stage_folder(folder, ref) for ref in refs if isinstance(ref, str) and ref]
+
+
+def _stage_folder(folder: Path, ref: str) -> Path:
+    return folder / ref if (folder / ref / CONFIG_NAME).exists() else shipped_or_path(ref, _models_dir())
 
 
 class StageReading:
@@ -177,7 +192,7 @@ class CascadeDetector(Detector):
             ref = self.config.options.get(key)
             if not isinstance(ref, str) or not ref:
                 raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
-            path = folder / ref if (folder / ref / CONFIG_NAME).exists() else shipped_or_path(ref, _models_dir())
+            path = _stage_folder(folder, ref)
             if not (path / CONFIG_NAME).exists():
                 raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
             stages.append(load_detector(path))
@@ -275,9 +290,9 @@ def _store(det: Detector, folder: Path, half: bool) -> None:
 
 
 def _models_dir() -> Path:
-    from . import default_model_path
+    from ..catalog import models_dir
 
-    return default_model_path().parent
+    return models_dir()
 
 
 def _ref(det: Detector, key: str) -> str:
