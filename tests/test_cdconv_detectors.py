@@ -389,3 +389,44 @@ def test_cascade_reads_speaker_tags_when_its_config_says_so():
     assert stubs["history"].seen[0] == (history_in, "B: hist")
     assert stubs["role_confusion"].seen[0] == ("B: 喜欢，我养了两条狗。\nA: 你养宠物吗？", "B: hist")
     assert det.stage_scores([conv("hist")])["history"][0] == pytest.approx(0.7)
+
+
+def test_train_cli_continues_each_hierarchical_stage_from_its_own_saved_stage(tiny_base, tmp_path, capsys):
+    from dialcheck.cli import main
+
+    root = tmp_path / "data"
+    rows = [
+        {"u1": f"你喜欢狗吗{i}", "b1": f"喜欢{i % 3}。", "u2": "你养狗吗？", "b2": f"没养过{i}", "label": i % 4}
+        for i in range(24)
+    ]
+    write_cdconv_splits(root, rows)
+    common = ["--data-dir", str(root), "--batch-size", "8", "--threads", "1", "--max-length", "32", "--no-progress"]
+    first, cont = tmp_path / "e1", tmp_path / "e2"
+    args = ["train", "--task", "cdconv", "--detector", "hierarchical", *common]
+    assert (
+        main([*args, "--base", str(tiny_base), "--lora", "2", "--epochs", "2", "--lr", "5e-2", "--out", str(first)])
+        == 0
+    )
+    # a learning rate of ~0: the continued stages must give their own saved stage's scores back
+    assert main([*args, "--init", str(first), "--epochs", "1", "--lr", "1e-12", "--out", str(cont)]) == 0
+    ds = [Dialogue.from_texts(["你喜欢狗吗？", f"喜欢{k}。", "你养狗吗？", f"没养过{k}"]) for k in range(3)]
+    before, after = load_detector(first).stage_scores(ds), load_detector(cont).stage_scores(ds)
+    stages = list(before)
+    assert not np.allclose(before[stages[0]], before[stages[-1]], atol=1e-4)  # the stages differ
+    for stage in stages:
+        np.testing.assert_allclose(after[stage], before[stage], atol=1e-5)
+    capsys.readouterr()
+    flat = [
+        "train",
+        "--task",
+        "cdconv",
+        "--detector",
+        "flat",
+        *common,
+        "--init",
+        str(first),
+        "--out",
+        str(tmp_path / "f"),
+    ]
+    assert main(flat) == 2
+    assert "its three stages continue with --detector hierarchical" in capsys.readouterr().err

@@ -218,7 +218,8 @@ def add_parser(sub: Any) -> None:
         "(with --epochs 0: the soup, calibrated); "
         "cdconv: start "
         "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
-        "are used; a 4-way classifier gets a new head)",
+        "are used; a 4-way classifier gets a new head), or continue a saved CDConv detector (a hierarchical one: "
+        "each stage from its own saved stage, e.g. a second epoch with --shuffle-seed 1)",
     )
     p.add_argument(
         "--half",

@@ -253,6 +253,22 @@ def start_model(config: Any, init: str | Path | None = None, seed: int = 0) -> t
     return load_pretrained(Path(init), config) if init is not None else build_model(config)
 
 
+def stage_init(init: str | Path | None, stage: str) -> Path | None:
+    """The saved classifier a hierarchical stage starts from: ``init/<stage>`` when ``init`` is a saved
+    hierarchical detector (each stage continues its own training), else ``init`` itself (one pair
+    classifier, e.g. pre-trained on OCNLI, starts every stage).
+
+    >>> stage_init(None, "history") is None
+    True
+    """
+    if init is None:
+        return None
+    from ..detectors.modeling import CONFIG_NAME
+
+    own = Path(init) / stage
+    return own if (own / CONFIG_NAME).exists() else Path(init)
+
+
 def _fit_category(
     det: CategoryDetector,
     train: Sequence[Example],
@@ -308,7 +324,7 @@ def _fit_hierarchical(
         rows = [e for e in train if len(e.dialogue.turns) >= need]
         if not rows:
             raise InputError(f"no training example is long enough for the {stage!r} stage")
-        model, tok = start_model(det.stage_config(stage), init, cfg.seed)
+        model, tok = start_model(det.stage_config(stage), stage_init(init, stage), cfg.seed)
         clf = det.attach_stage(stage, model, tok)
         cidx = clf.contradiction_index
         sep = separator(tok)
@@ -652,6 +668,10 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         old = DetectorConfig.from_file(Path(init) / CONFIG_NAME)
         if not (old.adapter and old.adapter.get("type") == "lora"):
             raise InputError("--init starts CDConv detectors from a LoRA pair classifier only", str(init))
+        if old.detector == HierarchicalDetector.registry_name and kind != "hierarchical":
+            raise InputError(
+                "--init is a hierarchical detector: its three stages continue with --detector hierarchical", str(init)
+            )
         args.base, adapter = old.base, dict(old.adapter)
         args.max_length = args.max_length or old.max_length
     det = kinds[kind](base=args.base, adapter=adapter, max_length=args.max_length or 128)
