@@ -330,6 +330,24 @@ def test_train_cli_cdconv_perturbation_augmentation(tiny_base, tmp_path, capsys)
     assert made > 0 and cfg.training["train_examples"] == 20 + made and cfg.training["augment"] == ["perturb"]
 
 
+def test_train_cli_cdconv_random_context_augmentation(tiny_base, tmp_path, capsys):
+    import json
+
+    from dialcheck.cli import main
+
+    root = tmp_path / "data"
+    rows = [{"u1": f"问{i}", "b1": f"答{i}", "u2": "你叫什么？", "b2": f"我叫{i}", "label": i % 4} for i in range(40)]
+    write_cdconv_splits(root, rows)
+    out = tmp_path / "model"
+    args = ["train", "--task", "cdconv", "--detector", "flat", "--out", str(out), "--base", str(tiny_base)]
+    args += ["--data-dir", str(root), "--epochs", "1", "--batch-size", "8", "--threads", "1", "--max-length", "32"]
+    assert main([*args, "--no-progress", "--lora", "2", "--augment", "random_context"]) == 0
+    err = capsys.readouterr().err
+    made = json.loads(err.split("--augment random_context: ")[1].splitlines()[0])["made"]
+    cfg = load_detector(out).config
+    assert made > 0 and cfg.training["train_examples"] == 40 + made and cfg.training["augment"] == ["random_context"]
+
+
 def test_speaker_tags_show_whose_words_are_whose():
     d = Dialogue.from_texts(["你猜我多大？", "二十岁？", "不对。你呢？", "我今年三十岁了。"])
     first, second = stage_input("flat", d, tags=True)

@@ -223,6 +223,32 @@ def test_cdconv_perturbation_examples():
     assert 0 < c["conversations"] < 41 and len(some) == c["made"]
 
 
+def test_cdconv_random_context_examples():
+    from dialcheck.datasets.cdconv import make_example
+    from dialcheck.training.cdconv import random_context_examples
+
+    def row(i, label):
+        return make_example(
+            {"u1": f"问{i}", "b1": f"答{i}", "u2": f"再问{i}", "b2": f"回{i}", "label": label}, rid=f"r{i}"
+        )
+
+    # CDConv labels: 0 none, 1 intra-sentence, 2 role confusion, 3 history
+    rows = [row(i, [3, 1, 2, 0][i % 4]) for i in range(40)]
+    extra, counts = random_context_examples(rows, seed=0, rate=1.0)
+    assert counts == {"history": 10, "intra_sentence": 10, "made": 20, "no_donor": 0} and len(extra) == 20
+    for e in extra:
+        i = int(e.id.split("+")[0][1:])
+        u1, b1, u2, b2 = (t.text for t in e.dialogue.turns)
+        assert (u2, b2) == (f"再问{i}", f"回{i}") and u1 != f"问{i}" and u1[1:] == b1[1:]  # one donor's pair
+        assert [t.speaker for t in e.dialogue.turns] == [t.speaker for t in rows[i].dialogue.turns]
+        assert (e.label, e.category) == ((False, None) if i % 4 == 0 else (True, "intra_sentence"))
+    again, _ = random_context_examples(rows, seed=0, rate=1.0)
+    assert [e.dialogue for e in again] == [e.dialogue for e in extra]
+    some, c = random_context_examples(rows, seed=0)
+    assert 0 < c["made"] < 20 and len(some) == c["made"]
+    assert random_context_examples(rows[:1], seed=0, rate=1.0)[1]["no_donor"] == 1  # nothing else to take from
+
+
 # -- rules added after the hand check of docs/trigger_checks/zh_round1.md -------------------------------
 
 

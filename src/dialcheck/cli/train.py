@@ -67,7 +67,9 @@ def add_parser(sub: Any) -> None:
         "another dialogue: unlabelled, needs --teacher, whose scores are their targets), anli, "
         "nli_samples, swap, reverse (half of all pairs read backwards; use with --pair-order both); "
         "citod: kbi (default: KBI synthesis by entity replacement); cdconv: perturb (the bot's b1 negated or "
-        "antonym-swapped as a history contradiction, synonym-swapped as none; default none)",
+        "antonym-swapped as a history contradiction, synonym-swapped as none), random_context (30%% of the "
+        "history and intra-sentence contradictions again after another conversation's u1 and b1: history "
+        "becomes none, intra-sentence stays); default none",
     )
     p.add_argument(
         "--epochs",

@@ -63,7 +63,58 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-CDCONV_AUGMENTATIONS = ("perturb",)
+CDCONV_AUGMENTATIONS = ("perturb", "random_context")
+
+
+def random_context_examples(
+    train: Sequence[Example], seed: int, rate: float = 0.3
+) -> tuple[list[Example], dict[str, int]]:
+    """Extra training conversations whose reply keeps its question but loses the history it was said after.
+
+    For a seeded ``rate`` share of the history and intra-sentence contradictions in ``train`` (u1, b1, u2,
+    b2), one copy with (u1, b1) taken from another training conversation, chosen at random, whose context
+    differs: a **history** contradiction becomes **no contradiction** (what the reply took back is gone),
+    an **intra-sentence** one stays intra-sentence (the reply contradicts itself wherever it is said). So a
+    question about the bot ("你叫什么名字？") followed by an answer is no history contradiction by itself; the
+    model has to find what is taken back in the history (the Chinese counterpart of DECODE's
+    ``random_premise``). Role confusions and consistent replies are not copied (a role confusion can lean
+    on b1). Returns the examples and counts.
+
+    >>> from dialcheck.schema import Dialogue
+    >>> rows = [Example(Dialogue.from_texts([f"q{i}", f"a{i}", "你叫什么？", "我叫小明。"]), True, None, "history")
+    ...         for i in range(2)]
+    >>> made, counts = random_context_examples(rows, seed=0, rate=1.0)
+    >>> [e.dialogue.turns[0].text for e in made], [e.label for e in made], counts["made"]
+    (['q1', 'q0'], [False, False], 2)
+    """
+    import random
+    from dataclasses import replace
+
+    from ..datasets.cdconv import context_key
+
+    donors = [e for e in train if len(e.dialogue.turns) >= 4]
+    out: list[Example] = []
+    counts = {"history": 0, "intra_sentence": 0, "made": 0, "no_donor": 0}
+    for n, e in enumerate(train):
+        turns = e.dialogue.turns
+        if e.category not in ("history", "intra_sentence") or len(turns) < 4:
+            continue
+        rng = random.Random(f"{seed}:random_context:{n}")
+        if rng.random() >= rate:
+            continue
+        own = context_key(e)[:-1]
+        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if context_key(d)[-3:-1] != own[-2:]]
+        if not choices:
+            counts["no_donor"] += 1
+            continue
+        donor = choices[0].dialogue.turns
+        new = tuple(replace(t, text=d.text) for t, d in zip(turns[-4:-2], donor[-4:-2], strict=True))
+        d = replace(e.dialogue, turns=(*turns[:-4], *new, *turns[-2:]))
+        keep = e.category == "intra_sentence"
+        out.append(Example(d, keep, None, e.category if keep else None, id=f"{e.id}+context{int(keep)}"))
+        counts[e.category] += 1
+        counts["made"] += 1
+    return out, counts
 
 
 def perturbation_examples(
@@ -643,6 +694,10 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
             raise InputError("--augment perturb needs the Chinese dictionary (see --data-dir)", str(folder)) from None
         extra, made = perturbation_examples(train, args.seed, lexicon)
         print(f"dialcheck: --augment perturb: {json.dumps(made)}", file=sys.stderr)
+    if "random_context" in augment:
+        more, made = random_context_examples(train, args.seed)
+        extra.extend(more)
+        print(f"dialcheck: --augment random_context: {json.dumps(made)}", file=sys.stderr)
     if args.add_lexical:
         if args.threads:
             import torch
