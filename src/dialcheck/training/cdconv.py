@@ -90,7 +90,8 @@ def random_context_examples(
     import random
     from dataclasses import replace
 
-    from ..datasets.cdconv import context_key
+    def replaced(x: Example) -> tuple[str, ...]:  # the (u1, b1) a copy replaces
+        return tuple(t.text for t in x.dialogue.turns[-4:-2])
 
     donors = [e for e in train if len(e.dialogue.turns) >= 4]
     out: list[Example] = []
@@ -102,8 +103,7 @@ def random_context_examples(
         rng = random.Random(f"{seed}:random_context:{n}")
         if rng.random() >= rate:
             continue
-        own = context_key(e)[:-1]
-        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if context_key(d)[-3:-1] != own[-2:]]
+        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if replaced(d) != replaced(e)]
         if not choices:
             counts["no_donor"] += 1
             continue
