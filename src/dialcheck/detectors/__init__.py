@@ -78,9 +78,8 @@ def _missing(folder: Path) -> str | None:
     config = _config_of(folder)
     if config is None:
         return None
-    for f in [folder, *stage_folders(folder, config.options)]:
-        c = _config_of(f)
-        base = None if c is None else c.base
+    stages = [_config_of(f) for f in stage_folders(folder, config.options)]
+    for base in [config.base, *(c.base for c in stages if c is not None)]:
         if base and not base_available(base):
             return f"its base model {base} ({_EXTRAS.get(base) or KNOWN_BASES.get(base, 'make setup')})"
     if config.options.get("runtime") in RUNTIMES[1:] and not installed():
