@@ -346,6 +346,20 @@ def test_train_cli_cdconv_random_context_augmentation(tiny_base, tmp_path, capsy
     made = json.loads(err.split("--augment random_context: ")[1].splitlines()[0])["made"]
     cfg = load_detector(out).config
     assert made > 0 and cfg.training["train_examples"] == 40 + made and cfg.training["augment"] == ["random_context"]
+    assert cfg.training["context_rate"] == 0.3
+    # --context-rate 1.0 copies every history and intra-sentence contradiction (labels 3 and 1: 20 of the 40)
+    everything = [*args, "--no-progress", "--lora", "2", "--augment", "random_context", "--context-rate", "1"]
+    assert main([*everything, "--out", str(tmp_path / "all")]) == 0
+    err = capsys.readouterr().err
+    counts = json.loads(err.split("--augment random_context: ")[1].splitlines()[0])
+    assert counts == {"history": 10, "intra_sentence": 10, "made": 20, "no_donor": 0}
+    assert load_detector(tmp_path / "all").config.training["context_rate"] == 1.0
+    # a rate without the augmentation, or outside (0, 1], is refused before any training
+    assert main([*args, "--no-progress", "--context-rate", "0.5", "--out", str(tmp_path / "no")]) == 2
+    assert "--context-rate is the share --augment random_context copies" in capsys.readouterr().err
+    zero = ["--augment", "random_context", "--context-rate", "0", "--out", str(tmp_path / "zero")]
+    assert main([*args, "--no-progress", *zero]) == 2
+    assert "expected a share in (0, 1]" in capsys.readouterr().err
 
 
 def test_speaker_tags_show_whose_words_are_whose():

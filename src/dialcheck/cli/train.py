@@ -173,6 +173,14 @@ def add_parser(sub: Any) -> None:
         "the model sees whose words are whose; kept in the saved config (and taken over by --init)",
     )
     c.add_argument(
+        "--context-rate",
+        type=float,
+        default=None,
+        metavar="P",
+        help="--augment random_context: the seeded share of history and intra-sentence contradictions copied "
+        "into another conversation's context (default 0.3; a lower rate's copies are a subset of a higher one's)",
+    )
+    c.add_argument(
         "--add-lexical",
         default=None,
         metavar="FOLDER",

@@ -678,6 +678,11 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
     extra: list[Example] = []
+    context_rate = 0.3 if args.context_rate is None else args.context_rate
+    if args.context_rate is not None and "random_context" not in augment:
+        raise InputError("--context-rate is the share --augment random_context copies: give that augmentation too")
+    if not 0.0 < context_rate <= 1.0:
+        raise InputError(f"--context-rate {context_rate}: expected a share in (0, 1]")
     if augment and args.add_lexical:
         raise InputError(
             "--augment trains the encoder; --add-lexical fits only a lexical head on the CDConv train split "
@@ -695,7 +700,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         extra, made = perturbation_examples(train, args.seed, lexicon)
         print(f"dialcheck: --augment perturb: {json.dumps(made)}", file=sys.stderr)
     if "random_context" in augment:
-        more, made = random_context_examples(train, args.seed)
+        more, made = random_context_examples(train, args.seed, context_rate)
         extra.extend(more)
         print(f"dialcheck: --augment random_context: {json.dumps(made)}", file=sys.stderr)
     if args.add_lexical:
@@ -743,6 +748,8 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         info["init"] = init_record(init, old)
     if augment:
         info["augment"] = list(augment)
+    if "random_context" in augment:
+        info["context_rate"] = context_rate
     print(
         f"dialcheck: training {det.registry_name} on {len(train) + len(extra)} examples, dev {len(dev)}",
         file=sys.stderr,
