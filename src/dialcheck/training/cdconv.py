@@ -64,10 +64,11 @@ log = logging.getLogger(__name__)
 
 
 CDCONV_AUGMENTATIONS = ("perturb", "random_context")
+RANDOM_CONTEXT_RATE = 0.3  # the share `random_context` copies unless --context-rate says otherwise
 
 
 def random_context_examples(
-    train: Sequence[Example], seed: int, rate: float = 0.3
+    train: Sequence[Example], seed: int, rate: float = RANDOM_CONTEXT_RATE
 ) -> tuple[list[Example], dict[str, int]]:
     """Extra training conversations whose reply keeps its question but loses the history it was said after.
 
@@ -103,7 +104,8 @@ def random_context_examples(
         rng = random.Random(f"{seed}:random_context:{n}")
         if rng.random() >= rate:
             continue
-        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if replaced(d) != replaced(e)]
+        own = replaced(e)
+        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if replaced(d) != own]
         if not choices:
             counts["no_donor"] += 1
             continue
@@ -678,7 +680,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
     extra: list[Example] = []
-    context_rate = 0.3 if args.context_rate is None else args.context_rate
+    context_rate = RANDOM_CONTEXT_RATE if args.context_rate is None else args.context_rate
     if args.context_rate is not None and "random_context" not in augment:
         raise InputError("--context-rate is the share --augment random_context copies: give that augmentation too")
     if not 0.0 < context_rate <= 1.0:
