@@ -354,9 +354,16 @@ def test_train_cli_cdconv_random_context_augmentation(tiny_base, tmp_path, capsy
     counts = json.loads(err.split("--augment random_context: ")[1].splitlines()[0])
     assert counts == {"history": 10, "intra_sentence": 10, "made": 20, "no_donor": 0}
     assert load_detector(tmp_path / "all").config.training["context_rate"] == 1.0
-    # a rate without the augmentation, or outside (0, 1], is refused before any training
+    # user_statement at the same rate copies every history contradiction (10), beside random_context's 20
+    both = [*args, "--no-progress", "--lora", "2", "--augment", "random_context,user_statement", "--context-rate", "1"]
+    assert main([*both, "--out", str(tmp_path / "both")]) == 0
+    err = capsys.readouterr().err
+    assert json.loads(err.split("--augment user_statement: ")[1].splitlines()[0]) == {"made": 10, "no_donor": 0}
+    cfg = load_detector(tmp_path / "both").config
+    assert cfg.training["train_examples"] == 40 + 20 + 10 and cfg.training["context_rate"] == 1.0
+    # a rate without either augmentation, or outside (0, 1], is refused before any training
     assert main([*args, "--no-progress", "--context-rate", "0.5", "--out", str(tmp_path / "no")]) == 2
-    assert "--context-rate is the share --augment random_context copies" in capsys.readouterr().err
+    assert "--context-rate is the share --augment random_context or user_statement copies" in capsys.readouterr().err
     zero = ["--augment", "random_context", "--context-rate", "0", "--out", str(tmp_path / "zero")]
     assert main([*args, "--no-progress", *zero]) == 2
     assert "expected a share in (0, 1]" in capsys.readouterr().err

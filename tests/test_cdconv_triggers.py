@@ -249,6 +249,37 @@ def test_cdconv_random_context_examples():
     assert random_context_examples(rows[:1], seed=0, rate=1.0)[1]["no_donor"] == 1  # nothing else to take from
 
 
+def test_cdconv_user_statement_examples():
+    from dialcheck.datasets.cdconv import make_example
+    from dialcheck.training.cdconv import user_statement_examples
+
+    def row(i, label, method="同义-回译", b1=None, u2=None):
+        obj = {"u1": f"问{i}", "b1": b1 or f"我有{i}只猫。", "u2": u2 or "你有猫吗？", "b2": f"回{i}", "label": label}
+        return make_example({**obj, "method": method} if method else obj, rid=f"r{i}")
+
+    # CDConv labels: 0 none, 1 intra-sentence, 2 role confusion, 3 history
+    rows = [row(i, [3, 1, 2, 0][i % 4]) for i in range(40)]
+    rows += [row(40, 0, b1="我也是！"), row(41, 3, method="设问-user"), row(42, 3, method="设问-user-v2")]
+    rows += [row(43, 3, method=None, u2="我多大了？"), row(44, 3, method=None, u2="我也养猫，你呢？")]
+    extra, counts = user_statement_examples(rows, seed=0, rate=1.0)
+    ids = [e.id.split("+")[0] for e in extra]
+    # every history row but the two inquiring-user triggers and the untagged u2 about the user (r43)
+    assert ids == [f"r{i}" for i in range(0, 40, 4)] + ["r44"] and counts == {"made": 11, "no_donor": 0}
+    by_id = {r.id: r for r in rows}
+    for e in extra:
+        src = by_id[e.id.split("+")[0]]
+        u1, b1, u2, b2 = (t.text for t in e.dialogue.turns)
+        assert u1 == src.dialogue.turns[1].text  # the user now says what the bot said
+        assert b1 != u1 and b1 != "我也是！" and any(b1 == r.dialogue.turns[1].text for r in rows)  # a donor's b1
+        assert (u2, b2) == tuple(t.text for t in src.dialogue.turns[2:])
+        assert [t.speaker for t in e.dialogue.turns] == [t.speaker for t in src.dialogue.turns]
+        assert (e.label, e.category) == (False, None)
+    again, _ = user_statement_examples(rows, seed=0, rate=1.0)
+    assert [e.dialogue for e in again] == [e.dialogue for e in extra]
+    some, c = user_statement_examples(rows, seed=0)
+    assert 0 < c["made"] < 11 and {e.id for e in some} <= {e.id for e in extra}  # a lower rate copies a subset
+
+
 # -- rules added after the hand check of docs/trigger_checks/zh_round1.md -------------------------------
 
 

@@ -69,7 +69,9 @@ def add_parser(sub: Any) -> None:
         "citod: kbi (default: KBI synthesis by entity replacement); cdconv: perturb (the bot's b1 negated or "
         "antonym-swapped as a history contradiction, synonym-swapped as none), random_context (30%% of the "
         "history and intra-sentence contradictions again after another conversation's u1 and b1: history "
-        "becomes none, intra-sentence stays); default none",
+        "becomes none, intra-sentence stays), user_statement (30%% of the history contradictions with b1 said "
+        "by the user instead and another conversation's b1 in its place: none; not where u2 asks about the "
+        "user); default none",
     )
     p.add_argument(
         "--epochs",
@@ -177,8 +179,8 @@ def add_parser(sub: Any) -> None:
         type=float,
         default=None,
         metavar="P",
-        help="--augment random_context: the seeded share of history and intra-sentence contradictions copied "
-        "into another conversation's context (default 0.3; a lower rate's copies are a subset of a higher one's)",
+        help="--augment random_context and user_statement: the seeded share of the contradictions each copies "
+        "(default 0.3; a lower rate's copies are a subset of a higher one's)",
     )
     c.add_argument(
         "--add-lexical",

@@ -58,13 +58,16 @@ __all__ = [
     "perturbation_examples",
     "start_model",
     "train_category_detector",
+    "user_statement_examples",
 ]
 
 log = logging.getLogger(__name__)
 
 
-CDCONV_AUGMENTATIONS = ("perturb", "random_context")
-RANDOM_CONTEXT_RATE = 0.3  # the share `random_context` copies unless --context-rate says otherwise
+CDCONV_AUGMENTATIONS = ("perturb", "random_context", "user_statement")
+RANDOM_CONTEXT_RATE = 0.3  # the share `random_context` and `user_statement` copy unless --context-rate says otherwise
+# a donor b1 that agrees with the user ("我也是", "一样") would make the user's statement the bot's own too
+_AGREEING = ("也", "一样", "同样", "同感")
 
 
 def random_context_examples(
@@ -115,6 +118,69 @@ def random_context_examples(
         keep = e.category == "intra_sentence"
         out.append(Example(d, keep, None, e.category if keep else None, id=f"{e.id}+context{int(keep)}"))
         counts[e.category] += 1
+        counts["made"] += 1
+    return out, counts
+
+
+def _asks_about_user(e: Example) -> bool:
+    """Whether u2 asks the bot about the user ("你知道我多大了吗？"): there a reply that gets the user's own
+    statement wrong contradicts the history (CDConv labels it so), wherever the statement stands. By the
+    trigger method where the corpus gives it, else by u2 naming the user and not the bot."""
+    trigger = e.dialogue.meta.get("trigger") if e.dialogue.meta else None
+    if trigger is not None:
+        return str(trigger).startswith("inquiring_user")
+    u2 = e.dialogue.turns[-2].text
+    return "我" in u2 and "你" not in u2
+
+
+def user_statement_examples(
+    train: Sequence[Example], seed: int, rate: float = RANDOM_CONTEXT_RATE
+) -> tuple[list[Example], dict[str, int]]:
+    """Extra training conversations in which what the reply takes back was said by the user, not the bot.
+
+    For a seeded ``rate`` share of the history contradictions in ``train`` (u1, b1, u2, b2), one copy in
+    which the **user** says b1 (it becomes u1) and the bot's b1 is taken from another training conversation
+    (one that does not agree with anything: no 也, 一样, 同样, 同感), labelled **no contradiction**: CDConv's
+    history category is the bot against its own words, and a bot that answers about itself differently
+    from what the user said about themselves ("我养了一只狗。" / "真好！" / "你有宠物吗？" / "我从来没养过宠物。")
+    contradicts nobody. Without such copies the model flags two clashing first-person statements wherever
+    they stand (hand-written set D). Conversations whose u2 asks about the user (the inquiring-user triggers)
+    are not copied: a reply that gets the user's own words wrong is a history contradiction in CDConv.
+    Returns the examples and counts.
+
+    >>> from dialcheck.schema import Dialogue
+    >>> def row(b1, category):
+    ...     return Example(Dialogue.from_texts(["你有猫吗？", b1, "它几岁了？", "我没有猫。"]), True, None, category)
+    >>> rows = [row("我养了一只猫。", "history"), row("我也是！", None), row("哈哈，好呀。", None)]
+    >>> made, counts = user_statement_examples(rows, seed=0, rate=1.0)
+    >>> [t.text for t in made[0].dialogue.turns], made[0].label, counts["made"]
+    (['我养了一只猫。', '哈哈，好呀。', '它几岁了？', '我没有猫。'], False, 1)
+    """
+    import random
+    from dataclasses import replace
+
+    donors = [
+        e.dialogue.turns[-3].text
+        for e in train
+        if len(e.dialogue.turns) >= 4 and not any(w in e.dialogue.turns[-3].text for w in _AGREEING)
+    ]
+    out: list[Example] = []
+    counts = {"made": 0, "no_donor": 0}
+    for n, e in enumerate(train):
+        turns = e.dialogue.turns
+        if e.category != "history" or len(turns) < 4 or _asks_about_user(e):
+            continue
+        rng = random.Random(f"{seed}:user_statement:{n}")
+        if rng.random() >= rate:
+            continue
+        b1 = turns[-3].text
+        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if d != b1]
+        if not choices:
+            counts["no_donor"] += 1
+            continue
+        u1_, b1_ = replace(turns[-4], text=b1), replace(turns[-3], text=choices[0])
+        d = replace(e.dialogue, turns=(*turns[:-4], u1_, b1_, *turns[-2:]))
+        out.append(Example(d, False, None, None, id=f"{e.id}+user"))
         counts["made"] += 1
     return out, counts
 
@@ -681,8 +747,10 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
     extra: list[Example] = []
     context_rate = RANDOM_CONTEXT_RATE if args.context_rate is None else args.context_rate
-    if args.context_rate is not None and "random_context" not in augment:
-        raise InputError("--context-rate is the share --augment random_context copies: give that augmentation too")
+    if args.context_rate is not None and not {"random_context", "user_statement"} & set(augment):
+        raise InputError(
+            "--context-rate is the share --augment random_context or user_statement copies: give one of them too"
+        )
     if not 0.0 < context_rate <= 1.0:
         raise InputError(f"--context-rate {context_rate}: expected a share in (0, 1]")
     if augment and args.add_lexical:
@@ -705,6 +773,10 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         more, made = random_context_examples(train, args.seed, context_rate)
         extra.extend(more)
         print(f"dialcheck: --augment random_context: {json.dumps(made)}", file=sys.stderr)
+    if "user_statement" in augment:
+        more, made = user_statement_examples(train, args.seed, context_rate)
+        extra.extend(more)
+        print(f"dialcheck: --augment user_statement: {json.dumps(made)}", file=sys.stderr)
     if args.add_lexical:
         if args.threads:
             import torch
@@ -750,7 +822,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         info["init"] = init_record(init, old)
     if augment:
         info["augment"] = list(augment)
-    if "random_context" in augment:
+    if {"random_context", "user_statement"} & set(augment):
         info["context_rate"] = context_rate
     print(
         f"dialcheck: training {det.registry_name} on {len(train) + len(extra)} examples, dev {len(dev)}",
