@@ -39,3 +39,25 @@ def test_hand_set_d_reads_as_documented():
     assert all(len(e.dialogue.turns) == 4 for e in examples)
     # each consistent conversation: the user states something about themselves, the bot then about itself
     assert all(e.dialogue.turns[-1].text.startswith("我") for e in consistent)
+
+
+def test_cdconv_mask_context_replaces_one_turn(load_benchmark):
+    from dialcheck.schema import Dialogue, Example
+
+    mod = load_benchmark("cdconv_mask_context")
+    cat = Dialogue.from_texts(["你有猫吗？", "有一只。", "它几岁了？", "我没有猫。"])
+    rows = [
+        Example(cat, True, category="history", id="h"),
+        Example(Dialogue.from_texts(["早", "早呀", "你好吗？", "挺好的。"]), False, None, None, id="n"),
+    ]
+    for mask, at in (("u1", 0), ("b1", 1), ("u2", 2)):
+        out = mod.masked_records(rows, mask)
+        for rec, e in zip(out, rows, strict=True):
+            texts = [t.text for t in e.dialogue.turns]
+            assert rec["turns"] == [mod.FILLER if k == at else t for k, t in enumerate(texts)]
+            assert rec["contradiction"] == e.label and rec.get("category") == e.category
+    with pytest.raises(ValueError, match="expected one of"):
+        mod.masked_records(rows, "b2")  # the reply itself is what is checked
+    short = Example(Dialogue.from_texts(["你好", "你好呀"]), False, id="s")
+    with pytest.raises(ValueError, match="at least 4"):
+        mod.masked_records([short], "u1")
