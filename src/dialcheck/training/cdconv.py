@@ -143,10 +143,11 @@ def user_statement_examples(
     (one that does not agree with anything: no 也, 一样, 同样, 同感), labelled **no contradiction**: CDConv's
     history category is the bot against its own words, and a bot that answers about itself differently
     from what the user said about themselves ("我养了一只狗。" / "真好！" / "你有宠物吗？" / "我从来没养过宠物。")
-    contradicts nobody. Without such copies the model flags two clashing first-person statements wherever
-    they stand (hand-written set D). Conversations whose u2 asks about the user (the inquiring-user triggers)
-    are not copied: a reply that gets the user's own words wrong is a history contradiction in CDConv.
-    Returns the examples and counts.
+    contradicts nobody. Measured on hand-written set D (docs/benchmarks.md, session 54), the copies lower the
+    false alarms on such conversations by flagging fewer of them at all, not by teaching whose words are whose
+    (the models flag them as often with the user's statement masked). Conversations whose u2 asks about the
+    user (the inquiring-user triggers) are not copied: a reply that gets the user's own words wrong is a
+    history contradiction in CDConv. Returns the examples and counts.
 
     >>> from dialcheck.schema import Dialogue
     >>> def row(b1, category):
