@@ -12,10 +12,10 @@ as they were (so "accuracy" on a masked copy is not a score, but history recall 
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from dialcheck.io import write_jsonl
 from dialcheck.schema import Example
 
 FILLER = "嗯。"
@@ -64,11 +64,8 @@ def main() -> None:
         from dialcheck.cli.common import read_labelled
 
         examples, _ = read_labelled(str(args.data))
-    records = masked_records(examples, args.mask, args.filler)
-    with args.out.open("w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    print(f"wrote {len(records)} conversations with {args.mask} masked to {args.out}")
+    n = write_jsonl(args.out, masked_records(examples, args.mask, args.filler))
+    print(f"wrote {n} conversations with {args.mask} masked to {args.out}")
 
 
 if __name__ == "__main__":

@@ -65,13 +65,27 @@ log = logging.getLogger(__name__)
 
 
 CDCONV_AUGMENTATIONS = ("perturb", "random_context", "user_statement")
-RANDOM_CONTEXT_RATE = 0.3  # the share `random_context` and `user_statement` copy unless --context-rate says otherwise
+RATED_AUGMENTATIONS = ("random_context", "user_statement")  # the ones --context-rate applies to
+CONTEXT_RATE = 0.3  # the share each of them copies unless --context-rate says otherwise
 # a donor b1 that agrees with the user ("我也是", "一样") would make the user's statement the bot's own too
 _AGREEING = ("也", "一样", "同样", "同感")
 
 
+def _seeded_donor(
+    seed: int, name: str, n: int, rate: float, donors: Sequence[Any], differs: Callable[[Any], bool]
+) -> tuple[bool, Any]:
+    """The seeded draw both context augmentations make for conversation ``n``: whether it is copied (a
+    ``rate`` share) and, if so, the first of 8 donors sampled that ``differs`` accepts (None: no donor)."""
+    import random
+
+    rng = random.Random(f"{seed}:{name}:{n}")
+    if rng.random() >= rate:
+        return False, None
+    return True, next((d for d in rng.sample(donors, min(len(donors), 8)) if differs(d)), None)
+
+
 def random_context_examples(
-    train: Sequence[Example], seed: int, rate: float = RANDOM_CONTEXT_RATE
+    train: Sequence[Example], seed: int, rate: float = CONTEXT_RATE
 ) -> tuple[list[Example], dict[str, int]]:
     """Extra training conversations whose reply keeps its question but loses the history it was said after.
 
@@ -91,7 +105,6 @@ def random_context_examples(
     >>> [e.dialogue.turns[0].text for e in made], [e.label for e in made], counts["made"]
     (['q1', 'q0'], [False, False], 2)
     """
-    import random
     from dataclasses import replace
 
     def replaced(x: Example) -> tuple[str, ...]:  # the (u1, b1) a copy replaces
@@ -104,15 +117,14 @@ def random_context_examples(
         turns = e.dialogue.turns
         if e.category not in ("history", "intra_sentence") or len(turns) < 4:
             continue
-        rng = random.Random(f"{seed}:random_context:{n}")
-        if rng.random() >= rate:
-            continue
         own = replaced(e)
-        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if replaced(d) != own]
-        if not choices:
+        copied, chosen = _seeded_donor(seed, "random_context", n, rate, donors, lambda x, own=own: replaced(x) != own)
+        if not copied:
+            continue
+        if chosen is None:
             counts["no_donor"] += 1
             continue
-        donor = choices[0].dialogue.turns
+        donor = chosen.dialogue.turns
         new = tuple(replace(t, text=d.text) for t, d in zip(turns[-4:-2], donor[-4:-2], strict=True))
         d = replace(e.dialogue, turns=(*turns[:-4], *new, *turns[-2:]))
         keep = e.category == "intra_sentence"
@@ -126,7 +138,7 @@ def _asks_about_user(e: Example) -> bool:
     """Whether u2 asks the bot about the user ("你知道我多大了吗？"): there a reply that gets the user's own
     statement wrong contradicts the history (CDConv labels it so), wherever the statement stands. By the
     trigger method where the corpus gives it, else by u2 naming the user and not the bot."""
-    trigger = e.dialogue.meta.get("trigger") if e.dialogue.meta else None
+    trigger = e.dialogue.meta.get("trigger")
     if trigger is not None:
         return str(trigger).startswith("inquiring_user")
     u2 = e.dialogue.turns[-2].text
@@ -134,7 +146,7 @@ def _asks_about_user(e: Example) -> bool:
 
 
 def user_statement_examples(
-    train: Sequence[Example], seed: int, rate: float = RANDOM_CONTEXT_RATE
+    train: Sequence[Example], seed: int, rate: float = CONTEXT_RATE
 ) -> tuple[list[Example], dict[str, int]]:
     """Extra training conversations in which what the reply takes back was said by the user, not the bot.
 
@@ -157,7 +169,6 @@ def user_statement_examples(
     >>> [t.text for t in made[0].dialogue.turns], made[0].label, counts["made"]
     (['我养了一只猫。', '哈哈，好呀。', '它几岁了？', '我没有猫。'], False, 1)
     """
-    import random
     from dataclasses import replace
 
     donors = [
@@ -171,15 +182,14 @@ def user_statement_examples(
         turns = e.dialogue.turns
         if e.category != "history" or len(turns) < 4 or _asks_about_user(e):
             continue
-        rng = random.Random(f"{seed}:user_statement:{n}")
-        if rng.random() >= rate:
-            continue
         b1 = turns[-3].text
-        choices = [d for d in rng.sample(donors, min(len(donors), 8)) if d != b1]
-        if not choices:
+        copied, chosen = _seeded_donor(seed, "user_statement", n, rate, donors, lambda x, b1=b1: x != b1)
+        if not copied:
+            continue
+        if chosen is None:
             counts["no_donor"] += 1
             continue
-        u1_, b1_ = replace(turns[-4], text=b1), replace(turns[-3], text=choices[0])
+        u1_, b1_ = replace(turns[-4], text=b1), replace(turns[-3], text=chosen)
         d = replace(e.dialogue, turns=(*turns[:-4], u1_, b1_, *turns[-2:]))
         out.append(Example(d, False, None, None, id=f"{e.id}+user"))
         counts["made"] += 1
@@ -747,8 +757,9 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
     extra: list[Example] = []
-    context_rate = RANDOM_CONTEXT_RATE if args.context_rate is None else args.context_rate
-    if args.context_rate is not None and not {"random_context", "user_statement"} & set(augment):
+    context_rate = CONTEXT_RATE if args.context_rate is None else args.context_rate
+    rated = [a for a in augment if a in RATED_AUGMENTATIONS]
+    if args.context_rate is not None and not rated:
         raise InputError(
             "--context-rate is the share --augment random_context or user_statement copies: give one of them too"
         )
@@ -823,7 +834,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         info["init"] = init_record(init, old)
     if augment:
         info["augment"] = list(augment)
-    if {"random_context", "user_statement"} & set(augment):
+    if rated:
         info["context_rate"] = context_rate
     print(
         f"dialcheck: training {det.registry_name} on {len(train) + len(extra)} examples, dev {len(dev)}",
