@@ -133,8 +133,103 @@ def test_train_with_several_init_folders_calibrates_their_soup(capsys, two_lora,
         np.testing.assert_allclose(v, exact[k], rtol=2e-3, atol=2e-3, err_msg=k)
     card = (out / "MODEL_CARD.md").read_text()
     assert "weight average (a model soup)" in card and f"`{a}`" in card and f"`{b}`" in card
-    code, _, err = run_cli(capsys, "train", "--task", "cdconv", "--init", str(a), str(b), "--out", str(tmp_path / "z"))
-    assert code == 2 and "--init takes one folder for --task cdconv" in err
+    code, _, err = run_cli(capsys, "train", "--task", "citod", "--init", str(a), str(b), "--out", str(tmp_path / "z"))
+    assert code == 2 and "--init takes one folder for --task citod" in err
+
+
+@pytest.fixture(scope="module")
+def cdconv_flat_pair(tiny_base, tmp_path_factory):
+    """Two tiny flat CDConv detectors continued from one start in two batch orders, and their data folder."""
+    from helpers_cdconv import write_cdconv_splits
+
+    tmp = tmp_path_factory.mktemp("cdsoup")
+    rows = [
+        {"u1": f"你喜欢狗吗{i}", "b1": f"喜欢{i % 3}。", "u2": "你养狗吗？", "b2": f"没养过{i}", "label": i % 4}
+        for i in range(24)
+    ]
+    root = write_cdconv_splits(tmp / "data", rows)
+    common = ["--task", "cdconv", "--detector", "flat", "--data-dir", str(root), "--batch-size", "8", "--threads", "1"]
+    common += ["--max-length", "32", "--no-progress", "--epochs", "1", "--lr", "5e-2"]
+    start, a, b = tmp / "start", tmp / "a", tmp / "b"
+    from dialcheck.cli import main
+
+    assert main(["train", *common, "--base", str(tiny_base), "--lora", "2", "--out", str(start)]) == 0
+    assert main(["train", *common, "--init", str(start), "--shuffle-seed", "1", "--out", str(a)]) == 0
+    assert main(["train", *common, "--init", str(start), "--shuffle-seed", "2", "--out", str(b)]) == 0
+    return a, b, root
+
+
+def test_train_cdconv_soup_with_epochs_0_is_the_library_soup_measured_and_given_a_lexical_head(
+    capsys, cdconv_flat_pair, tmp_path
+):
+    from dialcheck.detectors import load_detector
+    from dialcheck.schema import Dialogue
+
+    a, b, root = cdconv_flat_pair
+    base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
+    plain, lex = tmp_path / "plain", tmp_path / "lex"
+    code, _, err = run_cli(capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--out", str(plain))
+    assert code == 0, err
+    assert "the average of 2 detectors" in err
+    code, _, err = run_cli(capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", "--out", str(lex))
+    assert code == 0, err
+    library = average_detectors([a, b], tmp_path / "library")
+    ds = [Dialogue.from_texts(["你喜欢狗吗？", f"喜欢{k}。", "你养狗吗？", f"没养过{k}"]) for k in range(4)]
+    want = [v.score for v in load_detector(library).predict(ds)]
+    # no training: the saved soup scores as the library's average of the two detectors
+    np.testing.assert_allclose([v.score for v in load_detector(plain).predict(ds)], want, atol=1e-5)
+    assert not np.allclose([v.score for v in load_detector(a).predict(ds)], want, atol=1e-3)
+    assert not list(plain.glob("lexical.*")) and sorted(p.name for p in lex.glob("lexical.*"))
+    for out in (plain, lex):
+        cfg = json.loads((out / "dialcheck.json").read_text())
+        assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
+        assert cfg["training"]["epochs"] == 0 and cfg["adapter"]["r"] == 4
+        assert "dev/4class/macro_f1" in cfg["metrics"]
+    assert "mix" in json.loads((lex / "dialcheck.json").read_text())["training"]["lexical"]
+    assert load_detector(lex).lexical is not None
+    card = (lex / "MODEL_CARD.md").read_text()
+    assert "weight average (a model soup)" in card and f"`{a}`" in card
+
+
+def test_train_cdconv_soup_trains_on_from_the_average_and_records_it(capsys, cdconv_flat_pair, tmp_path):
+    a, b, root = cdconv_flat_pair
+    out = tmp_path / "on"
+    args = ["train", "--task", "cdconv", "--detector", "flat", "--data-dir", str(root), "--threads", "1"]
+    args += ["--no-progress", "--batch-size", "8", "--epochs", "1", "--init", str(a), str(b), "--out", str(out)]
+    code, _, err = run_cli(capsys, *args)
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
+    assert cfg["training"]["fits"]["all"]["steps"] == 3 and cfg["adapter"]["r"] == 4
+
+
+def test_train_cdconv_soup_and_epochs_0_refuse_what_they_cannot_do(capsys, cdconv_flat_pair, tmp_path):
+    a, b, root = cdconv_flat_pair
+    base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
+    cases = [
+        (["--epochs", "0", "--out", str(tmp_path / "x")], "0 only with --init"),
+        (
+            ["--init", str(a), "--epochs", "0", "--augment", "random_context", "--out", str(tmp_path / "x")],
+            "--epochs 0 does not train",
+        ),
+        (
+            ["--init", str(a), str(b), "--add-lexical", str(a), "--out", str(tmp_path / "x")],
+            "--init A B --epochs 0 --lexical",
+        ),
+        (
+            ["--init", str(a), "--epochs", "0", "--detector", "pair", "--out", str(tmp_path / "x")],
+            "the --init detector is cdconv.flat.v1",
+        ),
+    ]
+    hier = tmp_path / "hier"
+    shutil.copytree(a, hier)
+    cfg = json.loads((hier / "dialcheck.json").read_text())
+    (hier / "dialcheck.json").write_text(json.dumps({**cfg, "detector": "cdconv.hierarchical.v1"}))
+    cases.append((["--init", str(hier), str(b), "--out", str(tmp_path / "x")], "a soup of hierarchical detectors"))
+    for extra, message in cases:
+        code, _, err = run_cli(capsys, *base, *extra)
+        assert code == 2 and message in err, (extra, err)
+    assert not (tmp_path / "x").exists()
 
 
 def test_train_rank_cuts_one_init_adapter_to_its_best_approximation_and_says_so(capsys, two_lora, tmp_path, data_root):

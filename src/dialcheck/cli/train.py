@@ -77,7 +77,8 @@ def add_parser(sub: Any) -> None:
         "--epochs",
         type=float,
         default=2.0,
-        help="passes over the training pairs (default 2); decode: 0 with --init recalibrates tau and eta_e only",
+        help="passes over the training pairs (default 2); decode: 0 with --init recalibrates tau and eta_e only; "
+        "cdconv: 0 with --init measures the saved detector (or soup) on dev, and fits its lexical head with --lexical",
     )
     p.add_argument("--batch-size", type=positive_int, default=None, help="default 32 (decode), 16 (citod)")
     p.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
@@ -231,7 +232,9 @@ def add_parser(sub: Any) -> None:
         "cdconv: start "
         "every classifier from a saved LoRA pair classifier, e.g. one from --task ocnli (its base and adapter "
         "are used; a 4-way classifier gets a new head), or continue a saved CDConv detector (a hierarchical one: "
-        "each stage from its own saved stage, e.g. a second epoch with --shuffle-seed 1)",
+        "each stage from its own saved stage, e.g. a second epoch with --shuffle-seed 1); several flat or pair "
+        "detectors: start from their soup; --epochs 0: no training, the --init detector (or soup) measured on dev, "
+        "with --lexical given its lexical head",
     )
     p.add_argument(
         "--half",
@@ -361,9 +364,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
 
     # a shipped model by its name (`dialcheck models`), wherever the package is installed
     inits = [str(shipped_or_path(f, default_model_path().parent)) for f in args.init or []]
-    if len(inits) > 1 and args.task not in ("decode", "cascade"):
+    if len(inits) > 1 and args.task not in ("decode", "cdconv", "cascade"):
         raise InputError(
-            f"--init takes one folder for --task {args.task}; several apply to --task decode (a soup) and cascade"
+            f"--init takes one folder for --task {args.task}; several apply to --task decode and cdconv (a soup) "
+            "and cascade"
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
     if args.task != "cdconv" and (args.lexical or args.add_lexical or args.speaker_tags):

@@ -38,7 +38,7 @@ from ..detectors.categories import (
     separator,
     stage_input,
 )
-from ..errors import InputError, ModelError
+from ..errors import InputError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
 from ..evaluation.metrics import best_threshold
 from ..schema import Example
@@ -712,17 +712,67 @@ def _attach_lexical(
 
 def _copy_with_lexical(det: CategoryDetector | HierarchicalDetector, source: Path, out: Path) -> None:
     """The saved detector ``source`` copied to ``out`` as is (a loaded adapter is merged and cannot be
-    saved again), with the new config and the lexical head beside its weights."""
+    saved again), with the new config and the detector's lexical head (if it has one) beside its weights."""
     import shutil
 
     from ..detectors.modeling import CONFIG_NAME
 
     shutil.copytree(source, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "lexical.*"))
     (out / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
-    if det.lexical is None:
-        raise ModelError("the detector has no lexical head to save")
-    det.lexical.save(out)
+    if det.lexical is not None:
+        det.lexical.save(out)
     det.path = out
+
+
+def _measure_init(
+    args: Any,
+    init: Path,
+    old: Any,
+    train: Sequence[Example],
+    dev: Sequence[Example],
+    out: Any,
+    command: str,
+    machine: str,
+) -> int:
+    """``--epochs 0``: the ``--init`` detector (or soup) as it is, measured on dev, with ``--lexical`` given its
+    lexical head, saved to ``out`` with what it was made from."""
+    import datetime as dt
+    import json
+    import sys
+
+    from .card import init_record, write_model_card
+
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    det = Detector.load(init)
+    if not isinstance(det, CategoryDetector | HierarchicalDetector):
+        raise InputError("--epochs 0 measures a saved CDConv detector; this one is not", str(init))
+    if args.detector and det.registry_name != f"cdconv.{args.detector}.v1":
+        raise InputError(f"--detector {args.detector}, but the --init detector is {det.registry_name}", str(init))
+    soup = getattr(args, "init_soup", None)
+    kept = {"lexical": old.training["lexical"]} if det.lexical is not None and "lexical" in old.training else {}
+    det.config.training = {
+        "init": old.training["init"] if soup else init_record(init, old),
+        "command": command,
+        "data": f"CDConv {args.split} split (dev only: no training, --epochs 0)",
+        "machine": machine,
+        "date": dt.date.today().isoformat(),
+        "epochs": 0,
+        **({} if args.lexical else kept),
+    }
+    what = f"the soup of {len(soup)} detectors" if soup else str(init)
+    if args.lexical:
+        print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {what}", file=sys.stderr)
+        _attach_lexical(det, train, dev, command)
+    else:
+        print(f"dialcheck: measuring {what} on {len(dev)} dev examples", file=sys.stderr)
+        det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
+    _copy_with_lexical(det, init, Path(out))
+    write_model_card(Path(out), det.config)
+    print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
+    return 0
 
 
 SPLIT_DATASETS = {
@@ -732,7 +782,37 @@ SPLIT_DATASETS = {
 
 
 def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int:
-    """``dialcheck train --task cdconv``: train a four-category detector on a CDConv split and save it."""
+    """``dialcheck train --task cdconv``: train a four-category detector on a CDConv split and save it.
+
+    Several ``--init`` folders (``args.init_soup``: flat or pair detectors continued from one start) start
+    from their weight average, a model soup (:func:`dialcheck.training.soup.average_detectors`); with
+    ``--epochs 0`` the soup is not trained, only measured on dev (and given a lexical head with ``--lexical``).
+    """
+    import sys
+    import tempfile
+
+    soup = getattr(args, "init_soup", None)
+    if not soup:
+        return _run_cdconv(args, out, command, machine)
+    from ..detectors.modeling import CONFIG_NAME, DetectorConfig
+    from .soup import average_detectors
+
+    if args.add_lexical:
+        raise InputError("--add-lexical reads one saved detector; for a soup give --init A B --epochs 0 --lexical")
+    for folder in soup:
+        path = Path(folder) / CONFIG_NAME
+        if path.exists() and DetectorConfig.from_file(path).detector == HierarchicalDetector.registry_name:
+            raise InputError(
+                "a soup of hierarchical detectors is not supported (average flat or pair detectors)", str(folder)
+            )
+    # the soup lives in a temporary folder (never in OUT: a failed run must leave OUT as it was)
+    with tempfile.TemporaryDirectory(prefix="dialcheck-soup-") as tmp:
+        args.init = str(average_detectors(soup, Path(tmp) / "soup"))
+        print(f"dialcheck: starting from the average of {len(soup)} detectors", file=sys.stderr)
+        return _run_cdconv(args, out, command, machine)
+
+
+def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     import datetime as dt
     import json
     import sys
@@ -765,6 +845,13 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         )
     if not 0.0 < context_rate <= 1.0:
         raise InputError(f"--context-rate {context_rate}: expected a share in (0, 1]")
+    if args.epochs < 0 or (args.epochs == 0 and not getattr(args, "init", None)):
+        raise InputError(
+            f"--epochs must be positive (0 only with --init: the saved detector measured, not trained), "
+            f"got {args.epochs}"
+        )
+    if augment and args.epochs == 0:
+        raise InputError("--augment adds training data; --epochs 0 does not train")
     if augment and args.add_lexical:
         raise InputError(
             "--augment trains the encoder; --add-lexical fits only a lexical head on the CDConv train split "
@@ -820,6 +907,8 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
             )
         args.base, adapter = old.base, dict(old.adapter)
         args.max_length = args.max_length or old.max_length
+    if args.epochs == 0:
+        return _measure_init(args, Path(init), old, train, dev, out, command, machine)
     det = kinds[kind](base=args.base, adapter=adapter, max_length=args.max_length or 128)
     if getattr(args, "speaker_tags", False) or (init and reads_speaker_tags(old)):
         det.config.options["speaker_tags"] = True
@@ -831,7 +920,7 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
         "date": dt.date.today().isoformat(),
     }
     if init:
-        info["init"] = init_record(init, old)
+        info["init"] = old.training["init"] if getattr(args, "init_soup", None) else init_record(init, old)
     if augment:
         info["augment"] = list(augment)
     if rated:
