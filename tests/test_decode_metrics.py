@@ -37,6 +37,9 @@ def test_dev_metrics_match_a_hand_computed_example():
     # per contradiction: 1, F1({0, 2}, {2}) = 2/3, 0 -> mean 5/9
     assert m["evidence_f1_per_example"] == pytest.approx(100 * 5 / 9)
     assert m["n_without_evidence"] == 1
+    # where the pairs are lost: the false alarm's turn 1; turn 0 beside a found turn 2; the missed dialogue's 4
+    counts = {k.split("/")[1]: v for k, v in m.items() if k.startswith("evidence_pairs/")}
+    assert counts == {"tp": 2, "fp_consistent": 1, "fp_extra": 0, "fn_unflagged": 1, "fn_flagged": 1}
 
 
 def test_own_labelled_file_gets_every_metric_its_labels_allow():

@@ -29,6 +29,7 @@ from .metrics import (
     accuracy,
     balanced_accuracy,
     evidence_f1,
+    pair_evidence_counts,
     pair_evidence_f1,
     precision_recall_f1,
     roc_auc,
@@ -102,11 +103,12 @@ def decode_metrics(
             [e.evidence for e, _ in with_evidence],
             predicted,
         )
-        out["evidence_f1"] = 100 * pair_evidence_f1(
-            [e.evidence or () for e, _ in with_evidence],
-            predicted,
-            [list(v.pair_scores) if v.pair_scores else None for _, v in with_evidence],
-        )
+        gold_sets = [e.evidence or () for e, _ in with_evidence]
+        paired = [list(v.pair_scores) if v.pair_scores else None for _, v in with_evidence]
+        out["evidence_f1"] = 100 * pair_evidence_f1(gold_sets, predicted, paired)
+        # where the pairs behind it are lost: false alarms, extra turns, missed contradictions, wrong turns
+        for k, n in pair_evidence_counts(gold_sets, predicted, paired).items():
+            out[f"evidence_pairs/{k}"] = float(n)
         pos = [(e, p) for (e, _), p in zip(with_evidence, predicted, strict=True) if e.label]
         out["evidence_f1_per_example"] = 100 * evidence_f1([e.evidence or () for e, _ in pos], [p for _, p in pos])
         out["n_without_evidence"] = float(len(examples) - len(with_evidence))

@@ -17,6 +17,7 @@ __all__ = [
     "best_threshold",
     "evidence_f1",
     "evidence_prf",
+    "pair_evidence_counts",
     "pair_evidence_f1",
     "precision_recall_f1",
     "roc_auc",
@@ -136,6 +137,40 @@ def evidence_f1(gold: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]) ->
     return float(np.mean([evidence_prf(g, p)[2] for g, p in zip(gold, pred, strict=True)]))
 
 
+def pair_evidence_counts(
+    gold: Sequence[Sequence[int]],
+    pred: Sequence[Sequence[int]],
+    candidates: Sequence[Sequence[int] | None] | None = None,
+) -> dict[str, int]:
+    """The (earlier turn, last turn) pair counts behind :func:`pair_evidence_f1`, split by where they arise.
+
+    ``tp``: gold evidence predicted; ``fp_consistent``: pairs flagged in a dialogue without gold evidence (a
+    false alarm); ``fp_extra``: pairs flagged beside the gold ones of a contradiction; ``fn_unflagged``: gold
+    pairs of a dialogue with no predicted evidence (a missed contradiction); ``fn_flagged``: gold pairs missed
+    in a dialogue whose prediction names other turns. ``candidates`` as in :func:`pair_evidence_f1`.
+
+    Example: gold {2} predicted {2}; gold {2, 4} predicted {4, 6}; gold {} predicted {1}; gold {3} predicted {}.
+
+    >>> c = pair_evidence_counts([[2], [2, 4], [], [3]], [[2], [4, 6], [1], []])
+    >>> c == {"tp": 2, "fp_consistent": 1, "fp_extra": 1, "fn_unflagged": 1, "fn_flagged": 1}
+    True
+    """
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(gold)} gold evidence sets but {len(pred)} predictions")
+    if candidates is not None and len(candidates) != len(gold):
+        raise ValueError(f"{len(gold)} gold evidence sets but {len(candidates)} candidate sets")
+    c = dict.fromkeys(("tp", "fp_consistent", "fp_extra", "fn_unflagged", "fn_flagged"), 0)
+    for k, (g_, p_) in enumerate(zip(gold, pred, strict=True)):
+        g, p = set(g_), set(p_)
+        cand = candidates[k] if candidates is not None else None
+        if cand is not None:
+            g &= set(cand)
+        c["tp"] += len(g & p)
+        c["fp_extra" if g else "fp_consistent"] += len(p - g)
+        c["fn_flagged" if p else "fn_unflagged"] += len(g - p)
+    return c
+
+
 def pair_evidence_f1(
     gold: Sequence[Sequence[int]],
     pred: Sequence[Sequence[int]],
@@ -148,7 +183,7 @@ def pair_evidence_f1(
     false negatives are summed over all dialogues (non-contradictions included, where every flagged pair
     is a false positive), and F1 = tp / (tp + (fp + fn) / 2), as in the authors' evaluation script.
     ``candidates`` (the turns each dialogue's detector paired, or None for all) drops gold turns that
-    were never paired, as the script only visits pairs.
+    were never paired, as the script only visits pairs. :func:`pair_evidence_counts` splits the counts.
 
     Example: gold {2} predicted {2}; gold {2, 4} predicted {4, 6}; gold {} predicted {1}:
     tp = 2, fp = 2, fn = 1, F1 = 2 / 3.5 = 0.571.
@@ -158,20 +193,9 @@ def pair_evidence_f1(
     >>> pair_evidence_f1([[2]], [[]], candidates=[[0]])  # gold turn 2 was never paired: nothing to find
     0.0
     """
-    if len(gold) != len(pred):
-        raise ValueError(f"{len(gold)} gold evidence sets but {len(pred)} predictions")
-    if candidates is not None and len(candidates) != len(gold):
-        raise ValueError(f"{len(gold)} gold evidence sets but {len(candidates)} candidate sets")
-    tp = fp = fn = 0
-    for k, (g_, p_) in enumerate(zip(gold, pred, strict=True)):
-        g, p = set(g_), set(p_)
-        cand = candidates[k] if candidates is not None else None
-        if cand is not None:
-            g &= set(cand)
-        tp += len(g & p)
-        fp += len(p - g)
-        fn += len(g - p)
-    return tp / (tp + 0.5 * (fp + fn)) if tp else 0.0
+    c = pair_evidence_counts(gold, pred, candidates)
+    fp, fn = c["fp_consistent"] + c["fp_extra"], c["fn_unflagged"] + c["fn_flagged"]
+    return c["tp"] / (c["tp"] + 0.5 * (fp + fn)) if c["tp"] else 0.0
 
 
 def strict_accuracy(
