@@ -183,7 +183,7 @@ def test_train_cdconv_soup_with_epochs_0_is_the_library_soup_measured_and_given_
     for out in (plain, lex):
         cfg = json.loads((out / "dialcheck.json").read_text())
         assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
-        assert cfg["training"]["epochs"] == 0 and cfg["adapter"]["r"] == 4
+        assert cfg["training"]["epochs"] == 0 and cfg["adapter"]["r"] == 4 and "not trained" in cfg["training"]["data"]
         assert "dev/4class/macro_f1" in cfg["metrics"]
     assert "mix" in json.loads((lex / "dialcheck.json").read_text())["training"]["lexical"]
     assert load_detector(lex).lexical is not None

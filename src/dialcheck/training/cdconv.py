@@ -751,12 +751,14 @@ def _measure_init(
         raise InputError("--epochs 0 measures a saved CDConv detector; this one is not", str(init))
     if args.detector and det.registry_name != f"cdconv.{args.detector}.v1":
         raise InputError(f"--detector {args.detector}, but the --init detector is {det.registry_name}", str(init))
+    train_name, dev_name = SPLIT_DATASETS[args.split]
     soup = getattr(args, "init_soup", None)
     kept = {"lexical": old.training["lexical"]} if det.lexical is not None and "lexical" in old.training else {}
     det.config.training = {
         "init": old.training["init"] if soup else init_record(init, old),
         "command": command,
-        "data": f"CDConv {args.split} split (dev only: no training, --epochs 0)",
+        "data": f"CDConv {args.split} split, encoder not trained (--epochs 0): "
+        + (f"lexical head fitted on {train_name}, dev {dev_name}" if args.lexical else f"measured on {dev_name}"),
         "machine": machine,
         "date": dt.date.today().isoformat(),
         "epochs": 0,
