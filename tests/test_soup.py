@@ -185,6 +185,12 @@ def test_train_cdconv_soup_with_epochs_0_is_the_library_soup_measured_and_given_
         assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
         assert cfg["training"]["epochs"] == 0 and cfg["adapter"]["r"] == 4 and "not trained" in cfg["training"]["data"]
         assert "dev/4class/macro_f1" in cfg["metrics"]
+    # --half: the soup stored in float16, scoring as the float32 soup to float16 precision
+    half = tmp_path / "half"
+    code, _, err = run_cli(capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--half", "--out", str(half))
+    assert code == 0, err
+    assert {v.dtype for v in load_file(str(half / "weights.safetensors")).values()} == {np.dtype("float16")}
+    np.testing.assert_allclose([v.score for v in load_detector(half).predict(ds)], want, atol=2e-3)
     assert "mix" in json.loads((lex / "dialcheck.json").read_text())["training"]["lexical"]
     assert load_detector(lex).lexical is not None
     card = (lex / "MODEL_CARD.md").read_text()
@@ -216,6 +222,7 @@ def test_train_cdconv_soup_and_epochs_0_refuse_what_they_cannot_do(capsys, cdcon
             ["--init", str(a), str(b), "--add-lexical", str(a), "--out", str(tmp_path / "x")],
             "--init A B --epochs 0 --lexical",
         ),
+        (["--init", str(a), "--epochs", "0", "--half", "--out", str(tmp_path / "x")], "a soup of several --init"),
         (
             ["--init", str(a), "--epochs", "0", "--detector", "pair", "--out", str(tmp_path / "x")],
             "the --init detector is cdconv.flat.v1",

@@ -240,7 +240,8 @@ def add_parser(sub: Any) -> None:
         "--half",
         action="store_true",
         help="decode: store the LoRA adapter and head in float16 (half the file, read back into float32; "
-        "e.g. for a soup of several --init folders, whose adapter has their ranks summed)",
+        "e.g. for a soup of several --init folders, whose adapter has their ranks summed); cdconv: the same "
+        "for a soup of several --init folders (rounded before it is measured and given its lexical head)",
     )
     p.add_argument(
         "--rank",
@@ -374,8 +375,8 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--lexical, --add-lexical and --speaker-tags apply to --task cdconv")
     if args.speaker_tags and args.add_lexical:
         raise InputError("--add-lexical keeps the saved detector's reading; --speaker-tags applies to training")
-    if args.task != "decode" and args.half:
-        raise InputError("--half applies to --task decode")
+    if args.half and not (args.task == "decode" or (args.task == "cdconv" and len(inits) > 1)):
+        raise InputError("--half applies to --task decode, and to a soup of several --init folders for --task cdconv")
     if args.rank is not None and (args.task != "decode" or not inits):
         raise InputError("--rank cuts the adapter of an --init detector: it applies to --task decode with --init")
     if args.rank is not None and args.rank < 1:

@@ -809,7 +809,8 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
             )
     # the soup lives in a temporary folder (never in OUT: a failed run must leave OUT as it was)
     with tempfile.TemporaryDirectory(prefix="dialcheck-soup-") as tmp:
-        args.init = str(average_detectors(soup, Path(tmp) / "soup"))
+        # with --half the soup is rounded first, so what is measured is what is stored
+        args.init = str(average_detectors(soup, Path(tmp) / "soup", half=getattr(args, "half", False)))
         print(f"dialcheck: starting from the average of {len(soup)} detectors", file=sys.stderr)
         return _run_cdconv(args, out, command, machine)
 
