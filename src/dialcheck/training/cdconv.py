@@ -710,7 +710,7 @@ def _attach_lexical(
     det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
 
 
-def _copy_with_lexical(det: CategoryDetector | HierarchicalDetector, source: Path, out: Path) -> None:
+def _copy_detector(det: CategoryDetector | HierarchicalDetector, source: Path, out: Path) -> None:
     """The saved detector ``source`` copied to ``out`` as is (a loaded adapter is merged and cannot be
     saved again), with the new config and the detector's lexical head (if it has one) beside its weights."""
     import shutil
@@ -771,7 +771,7 @@ def _measure_init(
     else:
         print(f"dialcheck: measuring {what} on {len(dev)} dev examples", file=sys.stderr)
         det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
-    _copy_with_lexical(det, init, Path(out))
+    _copy_detector(det, init, Path(out))
     write_model_card(Path(out), det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
@@ -889,7 +889,7 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
             raise InputError("--add-lexical needs a saved CDConv detector", str(args.add_lexical))
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {args.add_lexical}", file=sys.stderr)
         _attach_lexical(det0, train, dev, command)
-        _copy_with_lexical(det0, Path(args.add_lexical), Path(out))
+        _copy_detector(det0, Path(args.add_lexical), Path(out))
         write_model_card(Path(out), det0.config)
         print(f"dialcheck: saved {out} ({json.dumps(det0.config.metrics)})", file=sys.stderr)
         return 0
