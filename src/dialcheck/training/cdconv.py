@@ -710,18 +710,37 @@ def _attach_lexical(
     det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
 
 
-def _copy_detector(det: CategoryDetector | HierarchicalDetector, source: Path, out: Path) -> None:
+def _load_saved(folder: str | Path, threads: int | None, refusal: str) -> CategoryDetector | HierarchicalDetector:
+    """The saved CDConv detector in ``folder`` (``refusal``, naming the folder, if it is another kind)."""
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+    det = Detector.load(folder)
+    if not isinstance(det, CategoryDetector | HierarchicalDetector):
+        raise InputError(refusal, str(folder))
+    return det
+
+
+def _save_copy(det: CategoryDetector | HierarchicalDetector, source: Path, out: Path) -> int:
     """The saved detector ``source`` copied to ``out`` as is (a loaded adapter is merged and cannot be
-    saved again), with the new config and the detector's lexical head (if it has one) beside its weights."""
+    saved again), with the new config, the detector's lexical head (if it has one) beside its weights and
+    a model card."""
+    import json
     import shutil
+    import sys
 
     from ..detectors.modeling import CONFIG_NAME
+    from .card import write_model_card
 
     shutil.copytree(source, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "lexical.*"))
     (out / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
     if det.lexical is not None:
         det.lexical.save(out)
     det.path = out
+    write_model_card(out, det.config)
+    print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
+    return 0
 
 
 def _measure_init(
@@ -737,18 +756,11 @@ def _measure_init(
     """``--epochs 0``: the ``--init`` detector (or soup) as it is, measured on dev, with ``--lexical`` given its
     lexical head, saved to ``out`` with what it was made from."""
     import datetime as dt
-    import json
     import sys
 
-    from .card import init_record, write_model_card
+    from .card import init_record
 
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
-    det = Detector.load(init)
-    if not isinstance(det, CategoryDetector | HierarchicalDetector):
-        raise InputError("--epochs 0 measures a saved CDConv detector; this one is not", str(init))
+    det = _load_saved(init, args.threads, "--epochs 0 measures a saved CDConv detector; this one is not")
     if args.detector and det.registry_name != f"cdconv.{args.detector}.v1":
         raise InputError(f"--detector {args.detector}, but the --init detector is {det.registry_name}", str(init))
     train_name, dev_name = SPLIT_DATASETS[args.split]
@@ -771,10 +783,7 @@ def _measure_init(
     else:
         print(f"dialcheck: measuring {what} on {len(dev)} dev examples", file=sys.stderr)
         det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
-    _copy_detector(det, init, Path(out))
-    write_model_card(Path(out), det.config)
-    print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
-    return 0
+    return _save_copy(det, init, Path(out))
 
 
 SPLIT_DATASETS = {
@@ -880,19 +889,10 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
         extra.extend(more)
         print(f"dialcheck: --augment user_statement: {json.dumps(made)}", file=sys.stderr)
     if args.add_lexical:
-        if args.threads:
-            import torch
-
-            torch.set_num_threads(args.threads)
-        det0 = Detector.load(args.add_lexical)
-        if not isinstance(det0, CategoryDetector | HierarchicalDetector):
-            raise InputError("--add-lexical needs a saved CDConv detector", str(args.add_lexical))
+        det0 = _load_saved(args.add_lexical, args.threads, "--add-lexical needs a saved CDConv detector")
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {args.add_lexical}", file=sys.stderr)
         _attach_lexical(det0, train, dev, command)
-        _copy_detector(det0, Path(args.add_lexical), Path(out))
-        write_model_card(Path(out), det0.config)
-        print(f"dialcheck: saved {out} ({json.dumps(det0.config.metrics)})", file=sys.stderr)
-        return 0
+        return _save_copy(det0, Path(args.add_lexical), Path(out))
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
     init = getattr(args, "init", None)
