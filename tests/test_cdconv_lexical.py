@@ -214,6 +214,16 @@ def test_cli_add_lexical_onto_a_tiny_model(tiny_base, tmp_path, capsys):
     assert lex["mix"] == loaded.lexical.mix and loaded.tau == lex["tau"] and "command" in lex
     assert set(loaded.config.metrics) >= {"dev/4class/macro_f1", "dev/2class/accuracy"}
     assert not any(k.startswith("test/") for k in loaded.config.metrics)
+    # the recorded dev metrics (from the pass that chose the mix) are what the saved detector scores on dev
+    from dialcheck.datasets import load_dataset
+    from dialcheck.evaluation.cdconv import cdconv_metrics, example_label, verdict_label
+    from dialcheck.training.cdconv import SPLIT_DATASETS
+
+    dev = load_dataset(SPLIT_DATASETS["official"][1], root)
+    again = cdconv_metrics(
+        [example_label(e) for e in dev], [verdict_label(v) for v in loaded.predict([e.dialogue for e in dev])]
+    )
+    assert loaded.config.metrics == {f"dev/{k}": v for k, v in again.items()}
     # the copy works without the source folder and predicts with the head
     import shutil
 
@@ -232,3 +242,21 @@ def test_cli_add_lexical_onto_a_tiny_model(tiny_base, tmp_path, capsys):
     capsys.readouterr()
     assert main(["train", "--task", "decode", "--lexical", "--out", str(tmp_path / "d")]) == 2
     assert "apply to --task cdconv" in capsys.readouterr().err
+
+
+def test_attached_head_records_the_dev_metrics_the_detector_scores():
+    pytest.importorskip("sklearn")
+    from dialcheck.training.cdconv import _attach_lexical, _dev_metrics
+
+    exs = _examples()
+    det = FlatCategoryDetector(tau=0.5)
+    det._clf = _Rows(np.random.default_rng(0).dirichlet(np.ones(4), size=40))  # an encoder that guesses
+    # dev with four non-contradictions mislabelled history, so no setting scores 100
+    dev = [
+        Example(e.dialogue, True, None, "history", id=e.id) if i < 16 and i % 4 == 0 else e
+        for i, e in enumerate(exs[20:])
+    ]
+    _attach_lexical(det, exs[:20], dev, "dialcheck train ...")
+    assert det.config.training["lexical"]["command"] == "dialcheck train ..."
+    assert det.config.metrics == {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
+    assert 0 < det.config.metrics["dev/4class/macro_f1"] < 100

@@ -316,6 +316,13 @@ def fit_lexical(
     encoder runs once over dev; each setting only re-decides. Returns the choice and, per mix, its best
     dev score. Needs scikit-learn.
     """
+    return _fit_lexical(detector, train, dev, c)[0]
+
+
+def _fit_lexical(
+    detector: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], c: float
+) -> tuple[dict[str, Any], list[int]]:
+    """:func:`fit_lexical`, and the 4-class dev labels at the chosen setting (the encoder ran once)."""
     from ..datasets.cdconv import LABEL_NAMES
     from ..detectors.lexical import LexicalHead
 
@@ -352,9 +359,10 @@ def fit_lexical(
         for mix in MIX_GRID
         for t in [max(TAU_GRID, key=lambda t, mix=mix: scores[(mix, t)][0])]
     }
-    return {"mix": best[0], "tau": best[1], "tau_before": old_tau, "C": c, "n_grams": len(head.vocab),
-            "top": {"mix": top[0], "tau": top[1], "mean": scores[top][0]}, "one_se": round(se, 3),
-            "dev_best_per_mix": per_mix}  # fmt: skip
+    chosen = {"mix": best[0], "tau": best[1], "tau_before": old_tau, "C": c, "n_grams": len(head.vocab),
+              "top": {"mix": top[0], "tau": top[1], "mean": scores[top][0]}, "one_se": round(se, 3),
+              "dev_best_per_mix": per_mix}  # fmt: skip
+    return chosen, labels_at(*best)
 
 
 def fit_cascade_lexical(
@@ -694,9 +702,11 @@ def _attach_lexical(
     """Fit the lexical head, choose its mix on dev, and record both in the detector's config."""
     import datetime as dt
 
-    chosen = (
-        fit_cascade_lexical(det, train, dev) if isinstance(det, HierarchicalDetector) else fit_lexical(det, train, dev)
-    )
+    if isinstance(det, HierarchicalDetector):
+        chosen, metrics = fit_cascade_lexical(det, train, dev), _dev_metrics(det, dev)
+    else:  # the labels the mix was chosen with are the detector's: no second pass over dev
+        chosen, dev_labels = _fit_lexical(det, train, dev, 1.0)
+        metrics = cdconv_metrics([example_label(e) for e in dev], dev_labels)
     det.config.training = {
         **det.config.training,
         "lexical": {
@@ -707,7 +717,7 @@ def _attach_lexical(
         },
     }
     # earlier metrics describe the encoder alone: only the mixed detector's dev metrics stay
-    det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
+    det.config.metrics = {f"dev/{k}": v for k, v in metrics.items()}
 
 
 def _load_saved(folder: str | Path, threads: int | None, refusal: str) -> CategoryDetector | HierarchicalDetector:
