@@ -15,7 +15,7 @@ import argparse
 from collections.abc import Iterable
 from pathlib import Path
 
-from dialcheck.io import write_jsonl
+from dialcheck.io import example_record, write_jsonl
 from dialcheck.schema import Example
 
 FILLER = "嗯。"
@@ -28,20 +28,19 @@ def masked_records(examples: Iterable[Example], mask: str, filler: str = FILLER)
     >>> from dialcheck.schema import Dialogue
     >>> d = Dialogue.from_texts(["你有猫吗？", "有一只。", "它几岁了？", "我没有猫。"])
     >>> rec = masked_records([Example(d, True, None, "history", id="x")], "b1")[0]
-    >>> rec["turns"], rec["contradiction"], rec["category"]
+    >>> [t["text"] for t in rec["turns"]], rec["contradiction"], rec["category"]
     (['你有猫吗？', '嗯。', '它几岁了？', '我没有猫。'], True, 'history')
     """
     if mask not in POSITION:
         raise ValueError(f"mask: expected one of {', '.join(POSITION)}, got {mask!r}")
     out = []
     for e in examples:
-        turns = [t.text for t in e.dialogue.turns]
-        if len(turns) < 4:
-            raise ValueError(f"{e.id}: {len(turns)} turns, a CDConv conversation has at least 4 (u1, b1, u2, b2)")
-        turns[POSITION[mask]] = filler
-        rec: dict = {"id": e.id, "turns": turns, "contradiction": e.label}
-        if e.category:
-            rec["category"] = e.category
+        rec = example_record(e)
+        if len(rec["turns"]) < 4:
+            raise ValueError(
+                f"{e.id}: {len(rec['turns'])} turns, a CDConv conversation has at least 4 (u1, b1, u2, b2)"
+            )
+        rec["turns"][POSITION[mask]]["text"] = filler
         out.append(rec)
     return out
 

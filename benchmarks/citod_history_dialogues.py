@@ -37,6 +37,7 @@ from pathlib import Path
 from dialcheck.datasets.base import data_dir
 from dialcheck.datasets.citod import load_citod
 from dialcheck.errors import InputError
+from dialcheck.io import example_record
 from dialcheck.schema import Example
 
 
@@ -78,11 +79,6 @@ def history_records(examples: list[Example]) -> tuple[list[dict], dict[str, int]
             counts["contradiction_no_evidence"] += 1
         out.append(rec)
     return out, counts
-
-
-def _record(e: Example) -> dict:
-    turns = [{"speaker": t.speaker, "text": t.text} for t in e.dialogue.turns]
-    return {"id": e.id, "turns": turns, "contradiction": e.label, "evidence": list(e.evidence or ())}
 
 
 def load_records(
@@ -132,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             rct = [remove_contradicting_turns(e) for e in val if e.label and e.evidence]
             counts["decode_validation_rct"] = len(rct)
             val = [*val, *rct]
-        records = [*map(_record, val), *records]
+        records = [*map(example_record, val), *records]
     elif args.with_decode_rct:
         print("citod_history_dialogues: --with-decode-rct needs --with-decode-validation", file=sys.stderr)
         return 2

@@ -34,10 +34,10 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from dialcheck.datasets import load_dataset
 from dialcheck.evaluation.metrics import roc_auc
+from dialcheck.io import example_record
 from dialcheck.schema import Example
 
 # v3, the default when docs/benchmarks.md's cross-validation was measured (kept so its commands still reproduce it)
@@ -58,18 +58,6 @@ def fold_of(key: str, k: int, seed: int = 0) -> int:
     return int(hashlib.sha1(f"{seed}:{key}".encode()).hexdigest()[:8], 16) % k
 
 
-def labelled_record(e: Example) -> dict[str, Any]:
-    """The example in the labelled-dialogue format (``dialcheck evaluate --data``)."""
-    rec: dict[str, Any] = {
-        "id": e.id,
-        "turns": [{"speaker": t.speaker, "text": t.text} for t in e.dialogue.turns],
-        "contradiction": bool(e.label),
-    }
-    if e.evidence:
-        rec["evidence"] = list(e.evidence)
-    return rec
-
-
 def write_folds(out: Path, k: int, seed: int, data_dir: str | None) -> dict[str, int]:
     hb = load_dataset("decode.human_bot.v1", data_dir)
     raw = load_dataset("decode.human_bot_raw.v1", data_dir)
@@ -80,7 +68,7 @@ def write_folds(out: Path, k: int, seed: int, data_dir: str | None) -> dict[str,
         for name, rows in ((f"fold{f}-train.jsonl", train), (f"fold{f}-test.jsonl", test)):
             with (out / name).open("w", encoding="utf-8") as w:
                 for e in rows:
-                    w.write(json.dumps(labelled_record(e), ensure_ascii=False) + "\n")
+                    w.write(json.dumps(example_record(e), ensure_ascii=False) + "\n")
             counts[name] = len(rows)
     return counts
 

@@ -54,7 +54,8 @@ def test_cdconv_mask_context_replaces_one_turn(load_benchmark):
         out = mod.masked_records(rows, mask)
         for rec, e in zip(out, rows, strict=True):
             texts = [t.text for t in e.dialogue.turns]
-            assert rec["turns"] == [mod.FILLER if k == at else t for k, t in enumerate(texts)]
+            assert [t["text"] for t in rec["turns"]] == [mod.FILLER if k == at else t for k, t in enumerate(texts)]
+            assert [t["speaker"] for t in rec["turns"]] == ["A", "B", "A", "B"]
             assert rec["contradiction"] == e.label and rec.get("category") == e.category
     with pytest.raises(ValueError, match="expected one of"):
         mod.masked_records(rows, "b2")  # the reply itself is what is checked

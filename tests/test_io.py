@@ -258,3 +258,26 @@ def test_a_line_break_character_inside_a_json_string_does_not_split_the_line(tmp
     text = json.dumps(["I have a dog.\u2028Really.", "Nice."], ensure_ascii=False) + "\n" + '["x", "y"]\n'
     rs = list(read_dialogues(_write(tmp_path, "ls.jsonl", text)))
     assert [r.ok for r in rs] == [True, True] and [r.at_line for r in rs] == [1, 2]
+
+
+def test_example_record_reads_back_as_the_same_example(tmp_path):
+    from dialcheck.io import example_record, read_examples, write_jsonl
+    from dialcheck.schema import Dialogue, Example, KnowledgeBase
+
+    kb = KnowledgeBase(({"poi": "Stanford Express Care", "distance": "5 miles"},))
+    examples = [
+        Example(Dialogue.from_texts(["I have a dog.", "Nice!", "I have no pets."]), True, (0,), id="a"),
+        Example(Dialogue.from_texts(["I have a dog.", "Nice!", "Mine is a lab."]), False, (), id="b"),
+        Example(Dialogue.from_texts(["Hi", "I am 30.", "How old?", "I am 12."]), True, None, id="c"),  # no evidence
+        Example(Dialogue.from_texts(["你有猫吗？", "有一只。", "几岁了？", "我没有猫。"]), True, (1,), "history"),
+        Example(Dialogue.from_texts(["Where is it?", "5 miles away."], knowledge=kb), False, (), id="kb"),
+    ]
+    recs = [example_record(e) for e in examples]
+    assert "evidence" not in recs[1] and "evidence" not in recs[2] and "id" not in recs[3]
+    assert recs[4]["knowledge"] == [{"poi": "Stanford Express Care", "distance": "5 miles"}]
+    path = tmp_path / "labelled.jsonl"
+    write_jsonl(path, recs)
+    back, errors = read_examples(path)
+    assert not errors and [e.id for e in back] == ["a", "b", "c", "labelled.jsonl:4", "kb"]  # an id-less one: FILE:LINE
+    assert back[:3] + back[4:] == examples[:3] + examples[4:] and back[3].dialogue == examples[3].dialogue
+    assert [parse_example(r).id for r in recs] == ["a", "b", "c", "", "kb"]

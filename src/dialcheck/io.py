@@ -46,6 +46,7 @@ __all__ = [
     "as_dialogues",
     "decode_utf8",
     "ends_with_user",
+    "example_record",
     "input_lines",
     "open_input",
     "parse_dialogue",
@@ -437,6 +438,32 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
     elif label:
         raise InputError(f"category: missing (a contradiction needs one of {', '.join(CATEGORIES)})")
     return Example(dialogue, label, evidence, category=category, id=str(dialogue.meta.get("id", "")))
+
+
+def example_record(example: Example) -> dict[str, Any]:
+    """The labelled-dialogue record of ``example`` (the format of ``dialcheck evaluate --data`` and ``train
+    --dialogues``), which :func:`parse_example` reads back as the same example: id, turns with speakers,
+    ``contradiction``, and ``evidence``, ``category`` and ``knowledge`` when the example has them.
+
+    >>> from dialcheck.schema import Dialogue
+    >>> d = Dialogue.from_texts(["你有猫吗？", "有一只。", "几岁了？", "我没有猫。"])
+    >>> ex = Example(d, True, (1,), "history", id="c7")
+    >>> rec = example_record(ex)
+    >>> rec["turns"][1], rec["contradiction"], rec["evidence"], rec["category"]
+    ({'speaker': 'B', 'text': '有一只。'}, True, [1], 'history')
+    >>> parse_example(rec) == ex
+    True
+    """
+    rec: dict[str, Any] = {"id": example.id} if example.id else {}
+    rec["turns"] = [{"speaker": t.speaker, "text": t.text} for t in example.dialogue.turns]
+    rec["contradiction"] = bool(example.label)
+    if example.evidence:
+        rec["evidence"] = list(example.evidence)
+    if example.category:
+        rec["category"] = example.category
+    if example.dialogue.knowledge is not None:
+        rec["knowledge"] = [dict(row) for row in example.dialogue.knowledge.rows]
+    return rec
 
 
 @dataclass(frozen=True)
