@@ -246,3 +246,79 @@ def test_a_model_calibrated_on_int8_releases_its_torch_weights_and_says_so_when_
     fp32 = dialcheck.load(_preferring_onnx(tiny_detector_dir, tmp_path / "fp32"))
     accelerate(fp32, int8=True)
     assert fp32.config.options["int8"] is True
+
+
+def _preferring_int8(tiny_detector_dir, dst):
+    folder = _preferring_onnx(tiny_detector_dir, dst)
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    cfg["options"]["runtime"] = "onnx-int8"
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+    return folder
+
+
+def test_a_model_calibrated_on_int8_loads_from_its_cached_export_without_torch_weights(
+    tiny_detector_dir, tmp_path, monkeypatch
+):
+    import dialcheck
+    from dialcheck import api
+    from dialcheck.detectors import base
+    from dialcheck.errors import ModelError
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    folder = _preferring_int8(tiny_detector_dir, tmp_path / "int8-fast")
+    api._cached.cache_clear()
+    first = dialcheck.load(folder)  # builds the torch model, exports, quantizes, and records the export
+    want = _scores(first)
+    assert len(list((tmp_path / "cache" / "onnx" / "index").glob("*.json"))) == 1
+
+    def no_torch_weights(*a, **k):
+        raise AssertionError("the torch weights were loaded")
+
+    monkeypatch.setattr(base, "load_model", no_torch_weights)
+    api._cached.cache_clear()
+    again = dialcheck.load(folder)
+    assert again is not first and _scores(again) == want  # the same int8 export: the same scores
+    assert again.config.options["onnx"] is True and again.config.options["int8"] is True
+    with pytest.raises(ModelError, match="runs on ONNX Runtime only"):
+        again.use_onnx(cache=tmp_path / "fp32")  # float32 is exported from torch weights it does not have
+    # outside dialcheck.load of an int8-calibrated model, the weights load as ever
+    with pytest.raises(AssertionError, match="torch weights were loaded"):
+        load_detector(folder)
+
+
+def test_changed_or_missing_files_load_the_torch_weights_again(tiny_detector_dir, tmp_path, monkeypatch):
+    from safetensors.torch import load_file, save_file
+
+    import dialcheck
+    from dialcheck import api
+    from dialcheck.detectors import base
+    from dialcheck.detectors.onnx import cached_int8_export, source_key
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    folder = _preferring_int8(tiny_detector_dir, tmp_path / "int8-changed")
+    api._cached.cache_clear()
+    want = _scores(dialcheck.load(folder))
+    key = source_key(folder, load_detector(folder).config)
+    export = cached_int8_export(key)
+    assert export is not None and export.name.endswith("-int8.onnx")
+    # a threshold or a model card does not change the weights: the same key
+    (folder / "MODEL_CARD.md").write_text("notes")
+    assert source_key(folder, load_detector(folder).config) == key
+    # new adapter weights: a new key, so the torch weights load and are exported again
+    weights = folder / "weights.safetensors"
+    state = load_file(str(weights))
+    name = next(k for k, v in state.items() if v.is_floating_point() and "lora_B" in k)
+    state[name] = state[name] + 0.5
+    save_file(state, str(weights))
+    assert source_key(folder, load_detector(folder).config) != key
+    loads = []
+    real = base.load_model
+    monkeypatch.setattr(base, "load_model", lambda *a: loads.append(1) or real(*a))
+    api._cached.cache_clear()
+    changed = dialcheck.load(folder)
+    assert loads == [1] and _scores(changed) != want
+    # an index entry whose export was deleted: the torch weights again, and the export made again
+    new = cached_int8_export(source_key(folder, changed.config))
+    new.unlink()
+    api._cached.cache_clear()
+    assert _scores(dialcheck.load(folder)) == _scores(changed) and loads == [1, 1]

@@ -289,6 +289,33 @@ def test_the_shipped_defaults_give_the_same_verdicts_on_onnx_runtime(tmp_path):
     assert load_answer_classifier().use_onnx(int8=True, cache=tmp_path).judge(questions, answers) == want
 
 
+def test_the_default_loads_again_from_its_int8_exports_without_torch_weights(tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from pathlib import Path
+
+    import dialcheck
+    from dialcheck import api
+    from dialcheck.catalog import shipped_model
+    from dialcheck.detectors import base
+    from dialcheck.io import read_dialogues
+
+    if not shipped_model("decode-cascade-v3").base_installed:
+        pytest.skip("needs MPNet-base")
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path))  # a first run: unpack, export, quantize, index
+    examples = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"
+    dialogues = [r.dialogue for r in read_dialogues(str(examples)) if r.dialogue and r.dialogue.knowledge is None]
+    api._cached.cache_clear()
+    want = dialcheck.load().predict(dialogues)
+    monkeypatch.setattr(base, "load_model", lambda *a: pytest.fail("the torch weights were loaded"))
+    api._cached.cache_clear()
+    try:
+        got = dialcheck.load().predict(dialogues)
+    finally:
+        api._cached.cache_clear()  # later tests load the default with the real cache
+    same = [(v.contradiction, v.evidence, v.score) for v in got]
+    assert same == [(v.contradiction, v.evidence, v.score) for v in want]
+
+
 def test_every_shipped_lora_model_merges_without_peft_to_what_peft_merges():
     import torch
 

@@ -42,6 +42,14 @@ def _offline() -> None:
 
 @functools.lru_cache(maxsize=4)
 def _cached(path: str) -> Detector:
+    from .detectors.base import int8_exports_only
+    from .detectors.modeling import CONFIG_NAME, DetectorConfig
+    from .detectors.onnx import installed
+
+    cfg = Path(path) / CONFIG_NAME
+    if cfg.is_file() and DetectorConfig.from_file(cfg).options.get("runtime") == "onnx-int8" and installed():
+        with int8_exports_only():  # it will run on its cached int8 exports: no torch weights to load for them
+            return load_detector(path)
     return load_detector(path)
 
 

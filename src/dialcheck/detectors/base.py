@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from ..errors import ModelError
 from ..schema import Dialogue, Turn, Verdict
-from .core import CONTRADICTION, PairClassifier
-from .modeling import CONFIG_NAME, DetectorConfig, labels_from_hf_config, load_model
+from .core import CONTRADICTION, PairClassifier, _OnnxOnly
+from .modeling import CONFIG_NAME, DetectorConfig, labels_from_hf_config, load_model, tokenizer_only
 
 __all__ = ["DETECTORS", "Detector", "RankedCandidate", "register_detector"]
 
@@ -20,6 +22,19 @@ log = logging.getLogger(__name__)
 
 DETECTORS: dict[str, type[Detector]] = {}
 D = TypeVar("D", bound="type[Detector]")
+_INT8_EXPORTS = contextvars.ContextVar("dialcheck_int8_exports", default=False)
+
+
+@contextlib.contextmanager
+def int8_exports_only() -> Iterator[None]:
+    """Within the block, a pair classifier whose int8 ONNX export the cache's index already holds is loaded
+    without its torch weights (tokenizer and export only): what :func:`dialcheck.load` does for a model
+    calibrated on ONNX int8, which never runs on torch. Classifiers not in the index load as usual."""
+    token = _INT8_EXPORTS.set(True)
+    try:
+        yield
+    finally:
+        _INT8_EXPORTS.reset(token)
 
 
 def register_detector(name: str) -> Callable[[D], D]:
@@ -166,9 +181,25 @@ class Detector(ABC):
         return load_detector(path) if cls is Detector else _load_as(cls, Path(path))
 
     def load_weights(self, folder: Path) -> None:
-        """Attach the weights saved in ``folder`` (detectors with several classifiers override this)."""
-        model, tok = load_model(folder, self.config)
-        self.attach(model, tok)
+        """Attach the weights saved in ``folder`` (detectors with several classifiers override this); within
+        :func:`int8_exports_only`, only the tokenizer and the cached int8 export when there is one."""
+        from .onnx import cached_int8_export, source_key
+
+        try:
+            key: str | None = source_key(folder, self.config)
+        except OSError as e:  # an unreadable file: the weights load (or fail) as ever, just not from the index
+            log.debug("%s: no ONNX source key (%s)", folder, e)
+            key = None
+        export = cached_int8_export(key) if key and _INT8_EXPORTS.get() else None
+        tok = tokenizer_only(folder, self.config) if export is not None else None
+        if export is not None and tok is not None:
+            self.attach(_OnnxOnly(f"classifier of {folder.name}"), tok)
+            self.classifier.onnx_int8 = export
+            log.info("%s: int8 export %s from the cache, no torch weights loaded", folder, export.name)
+        else:
+            model, tok = load_model(folder, self.config)
+            self.attach(model, tok)
+        self.classifier.source_key = key
 
     def save(self, path: str | Path, half: bool = False) -> Path:
         """Write the config and weights to ``path`` (see :mod:`dialcheck.detectors.modeling`); ``half``

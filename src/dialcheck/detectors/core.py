@@ -87,6 +87,8 @@ class PairClassifier:
         self.truncation_side = truncation_side
         self.multi_label = multi_label
         self.runner: Any = None  # set by Detector.use_onnx(): encodings -> logits instead of model's forward
+        self.source_key: str | None = None  # set when loaded from a folder (dialcheck.detectors.onnx.source_key)
+        self.onnx_int8: Any = None  # the cached int8 export, when loaded without torch weights
         self._len_cache: dict[str, int] = {}
 
     def release_torch(self) -> None:

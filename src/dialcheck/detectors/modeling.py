@@ -356,6 +356,18 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     return model.eval(), tok
 
 
+def tokenizer_only(folder: Path, config: DetectorConfig) -> Any | None:
+    """The tokenizer :func:`load_model` would give for ``folder``, without building the model, or None when
+    that needs the model (added tokens, a vocabulary extension, an adapter other than plain LoRA)."""
+    from transformers import AutoTokenizer
+
+    plain_lora = (config.adapter or {}).get("type") == "lora" and split_base(config.base)[1] is None
+    if config.base != "." and not (plain_lora and read_added_tokens(folder) is None):
+        return None
+    with _quiet_transformers():
+        return AutoTokenizer.from_pretrained(folder if config.base == "." else resolve_base(config.base))
+
+
 def labels_from_hf_config(folder: Path) -> list[str]:
     """The label names of a plain HF classifier folder (its ``id2label``), lower-cased."""
     try:

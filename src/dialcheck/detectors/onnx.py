@@ -4,7 +4,9 @@
 of a detector to ONNX, keeps the file in the dialcheck cache (``$DIALCHECK_CACHE/onnx``, keyed by a hash of
 the weights, so a retrained model is exported again and an unchanged one never is), and scores pairs with
 an ONNX Runtime session. Tokenization, pair batching, truncation and the label map stay those of
-:class:`~dialcheck.detectors.core.PairClassifier`; only the forward pass moves.
+:class:`~dialcheck.detectors.core.PairClassifier`; only the forward pass moves. An int8 export is also indexed
+by a key read from the files the classifier was loaded from (:func:`source_key`), so that ``dialcheck.load()``
+of a model calibrated on ONNX int8 finds it without building the torch model (:func:`cached_int8_export`).
 
 In float32 the scores equal torch's to about 1e-6. With ``int8=True`` the exported graph's weights are
 quantized per output channel (ONNX Runtime's dynamic quantization): for the shipped MiniLM detector 1.6x the
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
 import os
 import tempfile
@@ -35,10 +38,12 @@ from ..errors import ModelError
 __all__ = [
     "RUNTIMES",
     "OnnxRunner",
+    "cached_int8_export",
     "export_onnx",
     "installed",
     "onnx_cache_name",
     "onnx_runner",
+    "source_key",
     "switch_to_int8",
     "switch_to_onnx",
     "weights_digest",
@@ -79,6 +84,72 @@ def weights_digest(model: Any) -> str:
         if t.numel():
             h.update(t.view(-1).view(torch.uint8).numpy())  # the raw bytes, hashed in place (no copy)
     return h.hexdigest()
+
+
+_SMALL = 64 << 20  # files up to this size enter a source key by content, larger ones by size and time
+
+
+def source_key(folder: str | Path, config: Any) -> str:
+    """A key for the weights a saved classifier folder loads into, read from the files alone: the folder's own
+    files (their bytes; a file over 64 MB by size and modification time), its base encoder's (size and
+    modification time), the config fields that shape the model, and the dialcheck version. The cache's index
+    maps it to the int8 export of those weights (:func:`cached_int8_export`), so that a later load finds the
+    export without building the torch model whose digest names it."""
+    from .. import __version__
+    from ..backbones import resolve_base
+    from .modeling import CONFIG_NAME
+
+    folder = Path(folder)
+    h = hashlib.sha256(f"dialcheck {__version__} onnx source 1".encode())
+    fields = {k: getattr(config, k, None) for k in ("base", "labels", "problem_type", "adapter")}
+    h.update(json.dumps(fields, sort_keys=True, default=str).encode())
+
+    def add(root: Path, by_content: bool) -> None:
+        for f in sorted(p for p in root.rglob("*") if p.is_file()):
+            rel = f.relative_to(root)
+            if root == folder and (f.name in (CONFIG_NAME, "MODEL_CARD.md") or f.name.startswith("lexical.")):
+                continue  # thresholds, the card and a lexical head do not change the classifier's weights
+            st = f.stat()
+            if by_content and st.st_size <= _SMALL:
+                h.update(f"{rel}|{st.st_size}|".encode() + f.read_bytes())
+            else:
+                h.update(f"{rel}|{st.st_size}|{st.st_mtime_ns}".encode())
+
+    add(folder, by_content=True)
+    if getattr(config, "base", ".") != ".":
+        add(resolve_base(config.base), by_content=False)
+    return h.hexdigest()
+
+
+def _index_file(key: str, folder: Path) -> Path:
+    return folder / "index" / f"{key[:32]}.json"
+
+
+def cached_int8_export(key: str, cache: str | Path | None = None) -> Path | None:
+    """The int8 export the cache's index holds for the source ``key`` (:func:`source_key`), or None."""
+    from ..backbones import cache_dir
+
+    folder = Path(cache) if cache is not None else cache_dir() / "onnx"
+    try:
+        entry = json.loads(_index_file(key, folder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = entry.get("int8") if isinstance(entry, dict) and entry.get("key") == key else None
+    if not isinstance(name, str) or Path(name).name != name:
+        return None
+    path = folder / name
+    return path if path.is_file() else None
+
+
+def _remember(key: str, target: Path) -> None:
+    """Record in the index beside ``target`` that the source ``key`` exports to it (written atomically)."""
+    index = _index_file(key, target.parent)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=index.parent, suffix=".json.tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"key": key, "int8": target.name}, f)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, index)
 
 
 def onnx_cache_name(digest: str, int8: bool) -> str:
@@ -186,11 +257,17 @@ class OnnxRunner:
 
 
 def onnx_runner(
-    model: Any, sample: dict[str, Any], int8: bool = False, cache: str | Path | None = None, threads: int = 0
+    model: Any,
+    sample: dict[str, Any],
+    int8: bool = False,
+    cache: str | Path | None = None,
+    threads: int = 0,
+    source: str | None = None,
 ) -> OnnxRunner:
     """A runner for ``model``: its export from the cache, made (and, with ``int8``, quantized) on first use. An
     int8 file made from a float32 export made for it keeps only the int8 file (a quarter of the size; for
-    MPNet-base 110 MB instead of 550): a later float32 run exports again."""
+    MPNet-base 110 MB instead of 550): a later float32 run exports again. ``source``, the :func:`source_key` of
+    the folder ``model`` was loaded from, is recorded in the index with an int8 export."""
     from ..backbones import cache_dir
 
     _ort()
@@ -211,6 +288,8 @@ def onnx_runner(
                 fp32.unlink(missing_ok=True)
     else:
         log.debug("ONNX export found in the cache: %s", target)
+    if int8 and source:
+        _remember(source, target)
     return OnnxRunner(target, threads)
 
 
@@ -240,7 +319,10 @@ def switch_to_onnx(
         raise ModelError("this model was quantized with torch (quantize()); load it again for ONNX")
     n = torch.get_num_threads() if threads is None else threads
     for clf in classifiers:
+        if int8 and clf.onnx_int8 is not None:  # loaded without torch weights: its int8 export is known
+            clf.runner = OnnxRunner(clf.onnx_int8, n)
+            continue
         sample = clf.encode([("I have a dog called Rex.", "I never had any pets.")])
-        clf.runner = onnx_runner(clf.model, sample, int8=int8, cache=cache, threads=n)
+        clf.runner = onnx_runner(clf.model, sample, int8=int8, cache=cache, threads=n, source=clf.source_key)
     options["onnx"] = True
     options["int8"] = bool(int8)
