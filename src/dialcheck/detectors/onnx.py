@@ -100,6 +100,7 @@ def source_key(folder: str | Path, config: Any) -> str:
     from .modeling import CONFIG_NAME
 
     folder = Path(folder)
+    # bump the "1" when the way a folder becomes weights changes (modeling.load_model), so old keys stop matching
     h = hashlib.sha256(f"dialcheck {__version__} onnx source 1".encode())
     fields = {k: getattr(config, k, None) for k in ("base", "labels", "problem_type", "adapter")}
     h.update(json.dumps(fields, sort_keys=True, default=str).encode())
