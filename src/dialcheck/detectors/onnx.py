@@ -143,14 +143,13 @@ def cached_int8_export(key: str, cache: str | Path | None = None) -> Path | None
 
 
 def _remember(key: str, target: Path) -> None:
-    """Record in the index beside ``target`` that the source ``key`` exports to it (written atomically)."""
-    index = _index_file(key, target.parent)
-    index.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=index.parent, suffix=".json.tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump({"key": key, "int8": target.name}, f)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, index)
+    """Record in the index beside ``target`` that the source ``key`` exports to it (written atomically); a cache
+    that cannot be written only costs the next load its speed."""
+    try:
+        with _written(_index_file(key, target.parent), "cannot write the ONNX index") as tmp:
+            Path(tmp).write_text(json.dumps({"key": key, "int8": target.name}), encoding="utf-8")
+    except (ModelError, OSError) as e:
+        log.warning("%s; the next load builds the torch model again", e)
 
 
 def onnx_cache_name(digest: str, int8: bool) -> str:
