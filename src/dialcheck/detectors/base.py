@@ -185,12 +185,13 @@ class Detector(ABC):
         :func:`int8_exports_only`, only the tokenizer and the cached int8 export when there is one."""
         from .onnx import cached_int8_export, source_key
 
-        try:
-            key: str | None = source_key(folder, self.config)
-        except OSError as e:  # an unreadable file: the weights load (or fail) as ever, just not from the index
-            log.debug("%s: no ONNX source key (%s)", folder, e)
-            key = None
-        export = cached_int8_export(key) if key and _INT8_EXPORTS.get() else None
+        key: str | None = None
+        if _INT8_EXPORTS.get():  # only such a load reads the index, so only it needs (and records) the key
+            try:
+                key = source_key(folder, self.config)
+            except OSError as e:  # an unreadable file: the weights load (or fail) as ever, just not from the index
+                log.debug("%s: no ONNX source key (%s)", folder, e)
+        export = cached_int8_export(key) if key else None
         tok = tokenizer_only(folder, self.config) if export is not None else None
         if export is not None and tok is not None:
             self.attach(_OnnxOnly(f"classifier of {folder.name}"), tok)

@@ -340,8 +340,7 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
             model = AutoModelForSequenceClassification.from_pretrained(folder)
         return model.eval(), tok
     adapter = config.adapter or {}
-    plain_ok = adapter.get("type") == "lora" and set(adapter) <= _PLAIN_ADAPTER_KEYS
-    if plain_ok and read_added_tokens(folder) is None and split_base(config.base)[1] is None:
+    if _lora_on_plain_base(folder, config) and set(adapter) <= _PLAIN_ADAPTER_KEYS:
         from safetensors.torch import load_file
 
         weights = folder / WEIGHTS_NAME
@@ -356,13 +355,22 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     return model.eval(), tok
 
 
+def _lora_on_plain_base(folder: Path, config: DetectorConfig) -> bool:
+    """A LoRA adapter on a base whose vocabulary is used as it is (no extension, no added tokens): the
+    tokenizer is the base's."""
+    return (
+        (config.adapter or {}).get("type") == "lora"
+        and split_base(config.base)[1] is None
+        and read_added_tokens(folder) is None
+    )
+
+
 def tokenizer_only(folder: Path, config: DetectorConfig) -> Any | None:
     """The tokenizer :func:`load_model` would give for ``folder``, without building the model, or None when
     that needs the model (added tokens, a vocabulary extension, an adapter other than plain LoRA)."""
     from transformers import AutoTokenizer
 
-    plain_lora = (config.adapter or {}).get("type") == "lora" and split_base(config.base)[1] is None
-    if config.base != "." and not (plain_lora and read_added_tokens(folder) is None):
+    if config.base != "." and not _lora_on_plain_base(folder, config):
         return None
     with _quiet_transformers():
         return AutoTokenizer.from_pretrained(folder if config.base == "." else resolve_base(config.base))

@@ -736,18 +736,25 @@ def _save_copy(det: CategoryDetector | HierarchicalDetector, source: Path, out: 
     """The saved detector ``source`` copied to ``out`` as is (a loaded adapter is merged and cannot be
     saved again), with the new config, the detector's lexical head (if it has one) beside its weights and
     a model card."""
-    import json
     import shutil
-    import sys
 
     from ..detectors.modeling import CONFIG_NAME
-    from .card import write_model_card
 
     shutil.copytree(source, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "lexical.*"))
     (out / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
     if det.lexical is not None:
         det.lexical.save(out)
     det.path = out
+    return _card_and_report(det, out)
+
+
+def _card_and_report(det: CategoryDetector | HierarchicalDetector, out: Path) -> int:
+    """Write the model card of the detector saved in ``out`` and report its dev metrics; the exit code."""
+    import json
+    import sys
+
+    from .card import write_model_card
+
     write_model_card(out, det.config)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
@@ -841,7 +848,7 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
 
     from ..datasets import load_dataset
     from ..detectors.categories import FlatCategoryDetector, PairCategoryDetector
-    from .card import init_record, write_model_card
+    from .card import init_record
 
     kinds = {"hierarchical": HierarchicalDetector, "flat": FlatCategoryDetector, "pair": PairCategoryDetector}
     kind = args.detector or "hierarchical"
@@ -956,6 +963,4 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     if args.lexical:
         _attach_lexical(det, train, dev, command)
     det.save(out)
-    write_model_card(Path(out), det.config)
-    print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
-    return 0
+    return _card_and_report(det, Path(out))
