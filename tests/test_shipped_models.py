@@ -315,6 +315,19 @@ def test_the_default_loads_again_from_its_int8_exports_without_torch_weights(tmp
         api._cached.cache_clear()  # later tests load the default with the real cache
     same = [(v.contradiction, v.evidence, v.score) for v in got]
     assert same == [(v.contradiction, v.evidence, v.score) for v in want]
+    # a new process (a `dialcheck check`) neither imports torch nor transformers, and says the same
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys, dialcheck\n"
+        f"v = dialcheck.load().predict({[[t.text for t in d.turns] for d in dialogues]!r})\n"
+        "print(json.dumps([[x.score for x in v], 'torch' in sys.modules, 'transformers' in sys.modules]))"
+    )
+    env = {**os.environ, "DIALCHECK_CACHE": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(out.stdout) == [[v.score for v in want], False, False]
 
 
 def test_every_shipped_lora_model_merges_without_peft_to_what_peft_merges():

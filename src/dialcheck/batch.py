@@ -89,9 +89,9 @@ class BatchScorer:
         from . import api
 
         if threads:
-            import torch
+            from .threads import set_threads
 
-            torch.set_num_threads(threads)
+            set_threads(threads)
         self.model, self.column, self.batch_size = model, column, batch_size
         self.onnx, self.int8 = onnx, int8
         self.speakers = [speaker] if isinstance(speaker, str) else (list(speaker) if speaker else None)

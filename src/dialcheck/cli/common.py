@@ -109,10 +109,9 @@ def set_threads(n: int) -> None:
     """Apply ``--threads`` (0 keeps torch's default); a negative count is a user error."""
     if n < 0:
         raise InputError(f"--threads must be 0 (torch's default) or a positive count, got {n}")
-    if n:
-        import torch
+    from ..threads import set_threads as _set
 
-        torch.set_num_threads(n)
+    _set(n)  # without importing torch: a model on ONNX Runtime never needs it
 
 
 def load_for(args: argparse.Namespace, language: str = "en") -> Any:

@@ -141,7 +141,7 @@ class Detector(ABC):
 
         Each pair classifier is exported once into the dialcheck cache (keyed by its weights) and, with
         ``int8``, quantized per channel. float32 scores equal torch's to about 1e-6; int8 ones move a little
-        (less than with :meth:`quantize`). ``threads`` defaults to torch's thread count.
+        (less than with :meth:`quantize`). ``threads`` defaults to :func:`dialcheck.threads.thread_count`.
 
         >>> import dialcheck
         >>> det = dialcheck.load().use_onnx(int8=True)  # doctest: +SKIP

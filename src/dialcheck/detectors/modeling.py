@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..backbones import resolve_base
+from ..backbones import canonical_name, resolve_base
 from ..errors import ModelError
 from ..vocab import extend_vocabulary, extension_tokens, read_added_tokens, split_base, write_added_tokens
 
@@ -367,11 +367,17 @@ def _lora_on_plain_base(folder: Path, config: DetectorConfig) -> bool:
 
 def tokenizer_only(folder: Path, config: DetectorConfig) -> Any | None:
     """The tokenizer :func:`load_model` would give for ``folder``, without building the model, or None when
-    that needs the model (added tokens, a vocabulary extension, an adapter other than plain LoRA)."""
-    from transformers import AutoTokenizer
-
+    that needs the model (added tokens, a vocabulary extension, an adapter other than plain LoRA). For the
+    bases in :data:`~dialcheck.detectors.tokenizer.BACKEND_BASES` it is a
+    :class:`~dialcheck.detectors.tokenizer.BackendTokenizer`, which encodes alike without importing torch."""
     if config.base != "." and not _lora_on_plain_base(folder, config):
         return None
+    from .tokenizer import BACKEND_BASES, BackendTokenizer
+
+    if config.base != "." and canonical_name(config.base) in BACKEND_BASES:
+        return BackendTokenizer(resolve_base(config.base))
+    from transformers import AutoTokenizer
+
     with _quiet_transformers():
         return AutoTokenizer.from_pretrained(folder if config.base == "." else resolve_base(config.base))
 

@@ -312,12 +312,13 @@ def switch_to_onnx(
     cache: str | Path | None = None,
 ) -> None:
     """Give each :class:`~dialcheck.detectors.core.PairClassifier` an ONNX Runtime runner and record the
-    switch in ``options`` (a model's ``config.options``). ``threads`` defaults to torch's thread count."""
-    import torch
+    switch in ``options`` (a model's ``config.options``). ``threads`` defaults to
+    :func:`dialcheck.threads.thread_count` (torch's count when torch is loaded)."""
+    from ..threads import thread_count
 
     if options.get("int8") and not options.get("onnx"):
         raise ModelError("this model was quantized with torch (quantize()); load it again for ONNX")
-    n = torch.get_num_threads() if threads is None else threads
+    n = thread_count() if threads is None else threads
     for clf in classifiers:
         if int8 and clf.onnx_int8 is not None:  # loaded without torch weights: its int8 export is known
             clf.runner = OnnxRunner(clf.onnx_int8, n)
