@@ -68,6 +68,18 @@ def test_int8_is_quantized_per_channel_and_stays_close(tiny_detector_dir, tmp_pa
         det.quantize()
 
 
+def test_an_int8_score_is_the_same_whatever_else_is_in_the_batch(tiny_detector_dir, tmp_path):
+    det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    alone = [det.predict([d])[0].score for d in DIALOGUES]
+    together = [v.score for v in det.predict(DIALOGUES)]  # one batch, padded to the longest pair
+    assert together == alone
+    clf = det.classifier
+    pairs = [("I have a dog.", "I never had a dog."), ("hi " * 60, "I have a cat and a bird at home.")]
+    assert clf.score(pairs)[0] == clf.score(pairs[:1])[0]
+    # the float32 export runs the batch as one, as torch would
+    assert load_detector(tiny_detector_dir).use_onnx(cache=tmp_path).classifier.runner.rows is False
+
+
 def test_the_caller_model_stays_in_eval_mode_after_the_export(tiny_detector_dir, tmp_path):
     det = load_detector(tiny_detector_dir)
     det.use_onnx(cache=tmp_path)

@@ -236,9 +236,16 @@ def _quantize(src: Path, dst: Path) -> Path:
 
 
 class OnnxRunner:
-    """An ONNX Runtime session that maps a tokenizer's batch (numpy or torch) to float32 numpy logits."""
+    """An ONNX Runtime session that maps a tokenizer's batch (numpy or torch) to float32 numpy logits.
 
-    def __init__(self, path: str | Path, threads: int = 0) -> None:
+    With ``rows`` (every int8 export) each row runs alone without its padding. ONNX Runtime's dynamic int8
+    quantizes each activation with a range read from the whole input tensor, so in a batch a pair's score
+    would depend on the other pairs and on the padding (measured on the default: up to 0.09 between a
+    dialogue checked alone and the same dialogue among others); row by row it is the pair's own, and on
+    2 CPU cores no slower (docs/benchmarks.md, "Int8 scores that do not depend on the batch").
+    """
+
+    def __init__(self, path: str | Path, threads: int = 0, rows: bool = False) -> None:
         ort = _ort()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(0, int(threads))
@@ -250,10 +257,21 @@ class OnnxRunner:
         except Exception as e:  # a damaged cache file, or one from an incompatible onnxruntime
             raise ModelError(f"{path}: ONNX Runtime cannot load this export ({e}); delete it to export again") from e
         self.input_names = [i.name for i in self.session.get_inputs()]
+        self.rows = rows
 
     def __call__(self, enc: dict[str, Any]) -> np.ndarray:
         feed = {k: np.asarray(enc[k], dtype=np.int64) for k in self.input_names}
-        return np.ascontiguousarray(self.session.run(["logits"], feed)[0], dtype=np.float32)
+        if not self.rows:
+            return np.ascontiguousarray(self.session.run(["logits"], feed)[0], dtype=np.float32)
+        n = len(feed[self.input_names[0]])
+        mask = np.asarray(enc["attention_mask"], dtype=bool) if "attention_mask" in enc else None
+        out = [
+            self.session.run(
+                ["logits"], {k: v[r : r + 1] if mask is None else v[r][mask[r]][None] for k, v in feed.items()}
+            )[0]
+            for r in range(n)
+        ]
+        return np.ascontiguousarray(np.concatenate(out) if out else np.zeros((0, 0)), dtype=np.float32)
 
 
 def onnx_runner(
@@ -290,7 +308,7 @@ def onnx_runner(
         log.debug("ONNX export found in the cache: %s", target)
     if int8 and source:
         _remember(source, target)
-    return OnnxRunner(target, threads)
+    return OnnxRunner(target, threads, rows=int8)
 
 
 def switch_to_int8(classifiers: list[Any], options: dict[str, Any]) -> None:
@@ -321,7 +339,7 @@ def switch_to_onnx(
     n = thread_count() if threads is None else threads
     for clf in classifiers:
         if int8 and clf.onnx_int8 is not None:  # loaded without torch weights: its int8 export is known
-            clf.runner = OnnxRunner(clf.onnx_int8, n)
+            clf.runner = OnnxRunner(clf.onnx_int8, n, rows=True)
             continue
         sample = clf.encode([("I have a dog called Rex.", "I never had any pets.")])
         clf.runner = onnx_runner(clf.model, sample, int8=int8, cache=cache, threads=n, source=clf.source_key)
