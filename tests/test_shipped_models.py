@@ -51,7 +51,7 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
     from dialcheck.catalog import shipped_model
 
     folder = default_model_path("en")
-    assert folder.name == "decode-cascade-v3", "make setup installs MPNet-base and ONNX Runtime: no fallback"
+    assert folder.name == "decode-cascade-v4", "make setup installs MPNet-base and ONNX Runtime: no fallback"
     cfg = json.loads((folder / "dialcheck.json").read_text())
     assert cfg["detector"] == "cascade.v1" and cfg["options"]["runtime"] == "onnx-int8"
     stages = [cfg["options"]["first"], cfg["options"]["second"]]
@@ -84,7 +84,8 @@ def test_the_default_reads_agreements_and_skips_questions_that_v9_reads_as_given
         "I have never seen a Star Wars movie.",
         "Neither have I. What do you like to do in your spare time?",
     ]
-    assert dialcheck.load().config.options["readings"] == {"ellipsis": "resolve", "questions": "skip"}  # both stages
+    readings = dialcheck.load().config.options["readings"]  # on both stages
+    assert readings == {"ellipsis": "resolve", "questions": "skip", "slots": "persona"}
     v = dialcheck.check(star_wars)
     assert v.contradiction and v.evidence == (0,)
     assert not dialcheck.check(star_wars, model="decode-utterance-minilm-v9").contradiction
@@ -116,6 +117,7 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
         ("decode-cascade-v1", False, "--task cascade"),
         ("decode-cascade-v2", True, "--runtime onnx-int8"),
         ("decode-cascade-v3", True, "--max-disagreement 0.02"),
+        ("decode-cascade-v4", True, "--slots persona"),
     ],
 )
 def test_the_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(name, int8, built_by):
@@ -288,6 +290,22 @@ def test_the_shipped_defaults_give_the_same_verdicts_on_onnx_runtime(tmp_path):
     questions, answers = ["Do you like jazz?", "Are you free on Friday?"], ["Yes, I love it.", "I'm working all day."]
     want = load_answer_classifier().judge(questions, answers)
     assert load_answer_classifier().use_onnx(int8=True, cache=tmp_path).judge(questions, answers) == want
+
+
+def test_the_default_flags_an_assistant_that_gives_another_name_which_v3_reads_as_consistent():
+    pytest.importorskip("onnxruntime")
+    import dialcheck
+    from dialcheck.catalog import shipped_model
+
+    if not shipped_model("decode-cascade-v4").base_installed:
+        pytest.skip("needs MPNet-base")
+    d = ["Hi, who am I talking to?", "I'm Ava, your virtual assistant.", "Who am I talking to again?"]
+    d += ["My name is Max, how can I help?"]
+    v = dialcheck.check(d)
+    assert v.contradiction and v.evidence == (1,) and v.score >= 0.99
+    assert not dialcheck.check(d, model="decode-cascade-v3").contradiction
+    job = ["What do you do?", "I work as a nurse.", "Do you like it?", "I work as a teacher, and I love it."]
+    assert dialcheck.check(job).contradiction
 
 
 def test_the_default_loads_again_from_its_int8_exports_without_torch_weights(tmp_path, monkeypatch):

@@ -46,6 +46,14 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         'say nothing about their speaker ("How many kids do you have?"), which assert nothing to contradict; '
         "default: the model's",
     )
+    p.add_argument(
+        "--slots",
+        choices=("off", "persona"),
+        default=None,
+        help="utterance-based detectors: persona flags a last turn that states another name, age or job than an "
+        'earlier turn of the same speaker ("I work as a nurse." ... "I work as a teacher."; English phrasings, '
+        "see dialcheck.detectors.slots); default: the model's",
+    )
     add_threads_option(p)
     p.add_argument(
         "--int8",

@@ -310,6 +310,12 @@ def add_parser(sub: Any) -> None:
         help="read both stages with this --questions setting; SLOW's thresholds are chosen again, as for --ellipsis",
     )
     cas.add_argument(
+        "--slots",
+        choices=("off", "persona"),
+        default=None,
+        help="read both stages with this --slots setting; SLOW's thresholds are chosen again, as for --ellipsis",
+    )
+    cas.add_argument(
         "--runtime",
         choices=RUNTIMES,
         default=None,

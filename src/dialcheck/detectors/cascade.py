@@ -10,7 +10,7 @@ MPNet-base student re-read about half of DECODE's ten-turn dialogues, 0.2x v9's 
 
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's. A reading option of the utterance-based detector
-(``pair_order``, ``long_turns``, ``ellipsis``, ``questions``; ``--ellipsis resolve`` on the command line) set
+(``pair_order``, ``long_turns``, ``ellipsis``, ``questions``, ``slots``; ``--ellipsis resolve`` on the command line) set
 on a cascade is set on each stage that has it and saved in the cascade's ``options.readings`` (the stages' own
 folders are kept as they were); the band was chosen on the stages' own readings, so measure the cascade again
 after changing one.
@@ -40,7 +40,7 @@ __all__ = ["CascadeDetector", "choose_band", "stage_folders"]
 log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
-READINGS = ("pair_order", "long_turns", "ellipsis", "questions")
+READINGS = ("pair_order", "long_turns", "ellipsis", "questions", "slots")
 
 
 def stage_folders(folder: Path, options: dict[str, Any]) -> list[Path]:
@@ -93,6 +93,7 @@ class CascadeDetector(Detector):
     long_turns = StageReading()
     ellipsis = StageReading()
     questions = StageReading()
+    slots = StageReading()
 
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:

@@ -26,6 +26,11 @@ With ``questions="skip"`` an earlier turn that only asks (every sentence a quest
 speaker (no "I", "my", "we", ...) is not paired with the last turn: "How many children do you have?" asserts
 nothing that "I don't have any kids" could contradict, yet a pair classifier often scores such pairs high.
 A question that carries its speaker ("how old is my dog, do you think?") is still read (``asks_only``).
+
+With ``slots="persona"`` an earlier turn of the speaker that states their name, age or job in the first person
+scores at least ``SLOT_SCORE`` (0.99) when the last turn states another value for it ("I work as a nurse." …
+"I work as a teacher."), which a pair classifier reads as consistent: the frames match and one word differs.
+English phrasings only, listed in :mod:`dialcheck.detectors.slots`.
 """
 
 from __future__ import annotations
@@ -38,13 +43,25 @@ from typing import Any
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
+from .slots import slot_conflicts
 
-__all__ = ["ELLIPSIS", "LONG_TURNS", "PAIR_ORDERS", "UtteranceDetector", "asks_only", "implied_statement"]
+__all__ = [
+    "ELLIPSIS",
+    "LONG_TURNS",
+    "PAIR_ORDERS",
+    "SLOT_SCORE",
+    "UtteranceDetector",
+    "asks_only",
+    "implied_statement",
+]
 
 PAIR_ORDERS = ("forward", "both")
 LONG_TURNS = ("chunk", "truncate")
 ELLIPSIS_READINGS = ("off", "resolve")
 QUESTION_READINGS = ("read", "skip")
+SLOT_READINGS = ("off", "persona")
+#: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
+SLOT_SCORE = 0.99
 CHUNK_TOKENS = 32
 
 #: Turn openings that assert the other speaker's last statement for oneself ("me too", "neither have I").
@@ -177,12 +194,18 @@ class UtteranceDetector(Detector):
         '``"skip"``: earlier turns that only ask, about nothing of their speaker, are not paired (``asks_only``).',
     )
 
+    slots = ReadingOption(
+        "off",
+        lambda v: _one_of(v, "slots", SLOT_READINGS),
+        '``"persona"``: a name, age or job the last turn states unlike an earlier turn scores ``SLOT_SCORE``.',
+    )
+
     @classmethod
     def reading_options(cls) -> tuple[str, ...]:
         """The names of the options that change how dialogues are read (the ``ReadingOption`` attributes).
 
         >>> UtteranceDetector.reading_options()
-        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions')
+        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions', 'slots')
         """
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
 
@@ -247,10 +270,13 @@ class UtteranceDetector(Detector):
         else:
             scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
         verdicts = []
-        for owners, start, read_as in spans:
+        for d, (owners, start, read_as) in zip(dialogues, spans, strict=True):
             turn_scores: dict[int, float] = {}
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
+            if self.slots == "persona":
+                for i in slot_conflicts(d, self._indices(d)):
+                    turn_scores[i] = max(turn_scores.get(i, 0.0), SLOT_SCORE)
             verdict = decide(turn_scores, self.tau, self.eta_e)
             verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
         return verdicts

@@ -1,0 +1,50 @@
+"""Where the reading ``slots="persona"`` fires on DECODE and the hand-written sets (no model run).
+
+    python benchmarks/slot_fires.py [--show]
+
+For each split: how many contradictions and consistent dialogues have an earlier turn of the last speaker whose
+name, age or job the last turn replaces (``dialcheck.detectors.slots.slot_conflicts``). ``--show`` prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--show", action="store_true", help="print each dialogue it fires on")
+    ap.add_argument("--data-dir", default=None)
+    args = ap.parse_args()
+
+    from dialcheck.datasets import load_dataset
+    from dialcheck.detectors.slots import slot_conflicts
+    from dialcheck.evaluation.decode import SPLITS
+    from dialcheck.io import read_examples
+
+    sets = {s: list(load_dataset(SPLITS[s], args.data_dir)) for s in ("dev", "human_bot", "rct")}
+    sets["human_bot_raw"] = list(load_dataset("decode.human_bot_raw.v1", args.data_dir))
+    for name in ("decode_hand_a", "decode_hand_b", "decode_hand_values", "decode_hand_slots"):
+        sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]
+    print("| set | dialogues | fires: contradictions | fires: consistent |\n|---|---:|---:|---:|")
+    for name, examples in sets.items():
+        fired = {True: 0, False: 0}
+        for e in examples:
+            hits = slot_conflicts(e.dialogue, e.dialogue.same_speaker_indices())
+            if hits:
+                fired[bool(e.label)] += 1
+                if args.show:
+                    i = next(iter(hits))
+                    print(
+                        f"  {name} {e.id} gold={bool(e.label)} {hits}: {e.dialogue.turns[i].text[:80]!r} … "
+                        f"{e.dialogue.last.text[:80]!r}"
+                    )
+        n_pos = sum(bool(e.label) for e in examples)
+        print(f"| {name} | {len(examples)} | {fired[True]} of {n_pos} | {fired[False]} of {len(examples) - n_pos} |")
+
+
+if __name__ == "__main__":
+    main()
