@@ -241,8 +241,9 @@ class OnnxRunner:
     With ``rows`` (every int8 export) each row runs alone without its padding. ONNX Runtime's dynamic int8
     quantizes each activation with a range read from the whole input tensor, so in a batch a pair's score
     would depend on the other pairs and on the padding (measured on the default: up to 0.09 between a
-    dialogue checked alone and the same dialogue among others); row by row it is the pair's own, and on
-    2 CPU cores no slower (docs/benchmarks.md, "Int8 scores that do not depend on the batch").
+    dialogue checked alone and the same dialogue among others); row by row it is the pair's own, at about the
+    batch's speed on 2 CPU cores (MiniLM 0.91x, MPNet 1.27x the batched time; docs/benchmarks.md, "Int8 scores
+    that do not depend on the batch").
     """
 
     def __init__(self, path: str | Path, threads: int = 0, rows: bool = False) -> None:
