@@ -43,7 +43,11 @@ def main() -> None:
 
     set_threads(args.threads)
     top = dialcheck.load(args.model)
-    stages = [load_detector(d.path) for d in (top._pair() if hasattr(top, "_pair") else [top])]
+    loaded = top._pair() if hasattr(top, "_pair") else [top]
+    stages = [load_detector(d.path) for d in loaded]  # with their torch weights, to export
+    for d, stage in zip(loaded, stages, strict=True):  # read as in the model (a cascade sets them on its stages)
+        for reading in d.reading_options():
+            setattr(stage, reading, getattr(d, reading))
     train = list(load_dataset("decode.train_pairs.v1"))[: args.calibrate]
     examples = list(load_dataset(SPLITS["human_bot"]))[: args.n]
     tmp = Path(tempfile.mkdtemp(prefix="int8-static-"))
@@ -53,9 +57,6 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for stage in stages:
-        for reading in ("ellipsis", "questions"):
-            if hasattr(top, reading) and getattr(top, reading) is not None:
-                setattr(stage, reading, getattr(top, reading))
         clf = stage.classifier
         pairs = sorted({p for e in examples for p in stage._pairs(e.dialogue)[1]}, key=lambda p: len(p[0]) + len(p[1]))
         batches = [clf.encode(pairs[i : i + 64], tensors="np") for i in range(0, len(pairs), 64)]

@@ -50,6 +50,28 @@ class BackendTokenizer:
             raise ModelError(f"{folder}: tokenizer_config.json names no pad token in the vocabulary")
         self.padding_side = str(config.get("padding_side", "right"))
         self.truncation_side = str(config.get("truncation_side", "right"))
+        self._set_ups: dict[tuple[Any, ...], Any] = {}
+
+    def _set_up(self, truncation: str | None, max_length: int | None, side: str, padding: bool) -> Any:
+        """A backend tokenizer set up once for this truncation and padding and never changed after: calls from
+        several threads (``dialcheck serve --onnx``) cannot change each other's settings, as they would on one
+        shared backend whose settings each call sets."""
+        key = (truncation, max_length, side, padding)
+        tok = self._set_ups.get(key)
+        if tok is None:
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_str(self._tok.to_str())
+            tok.no_truncation()
+            tok.no_padding()
+            if truncation:
+                tok.enable_truncation(max_length, stride=0, strategy=truncation, direction=side)
+            if padding:
+                tok.enable_padding(
+                    direction=self.padding_side, pad_id=self.pad_token_id, pad_type_id=0, pad_token=self.pad_token
+                )
+            tok = self._set_ups.setdefault(key, tok)
+        return tok
 
     def num_special_tokens_to_add(self, pair: bool = False) -> int:
         """Special tokens an encoding of one text (or a pair) gets."""
@@ -69,19 +91,9 @@ class BackendTokenizer:
     ) -> dict[str, Any]:
         """Encode one text (or pair) into lists, or a batch into lists of lists (``return_tensors="np"``:
         int64 arrays). ``truncation`` is a strategy of the backend (``"only_first"``, ``"longest_first"``)."""
-        tok = self._tok
-        if truncation:
-            if max_length is None:
-                raise ValueError("truncation needs max_length")
-            tok.enable_truncation(max_length, stride=0, strategy=truncation, direction=self.truncation_side)
-        else:
-            tok.no_truncation()
-        if padding:
-            tok.enable_padding(
-                direction=self.padding_side, pad_id=self.pad_token_id, pad_type_id=0, pad_token=self.pad_token
-            )
-        else:
-            tok.no_padding()
+        if truncation and max_length is None:
+            raise ValueError("truncation needs max_length")
+        tok = self._set_up(truncation or None, max_length if truncation else None, self.truncation_side, padding)
         if isinstance(text, str):
             if text_pair is not None and not isinstance(text_pair, str):
                 raise TypeError("a single text takes a single text_pair")
