@@ -1,9 +1,10 @@
 """Persona slots (dialcheck.detectors.slots) and the utterance detector's reading slots="persona"."""
 
+import numpy as np
 import pytest
 
-from dialcheck.detectors.slots import persona_slots, slot_conflicts
-from dialcheck.detectors.utterance import SLOT_SCORE
+from dialcheck.detectors.slots import other_slots, persona_slots, slot_conflicts, slot_settled, slots_only
+from dialcheck.detectors.utterance import SETTLED_SCORE, SLOT_SCORE
 from dialcheck.schema import Dialogue
 from test_detectors import _utterance
 
@@ -22,7 +23,14 @@ from test_detectors import _utterance
         ("I'm 67.", {("age", "67")}),
         ("I just turned 18!", {("age", "18")}),
         ("I work as a nurse at the clinic.", {("job", "nurse")}),
-        ("My job is teaching math.", {("job", "math teaching")}),
+        ("My job is a pilot.", {("job", "pilot")}),
+        ("My occupation is nurse.", {("job", "nurse")}),
+        ("I turned 40 last year.", {("age", "40 41")}),  # 40 or 41 by now
+        # not the speaker's own slot, no value, or not a slot at all
+        ("My job is teaching math.", set()),  # a description, not a job title
+        ("My job is fun.", set()),
+        ("I also work as a tutor.", set()),  # one more job, not a new one
+        ("You can call me Liz too.", set()),
         # not the speaker's own slot, no value, or not a slot at all
         ("Call me back later.", set()),
         ("hi, i'm fine thanks", set()),
@@ -49,6 +57,55 @@ def test_a_conflict_needs_the_same_slot_with_no_shared_word():
     assert conflicts("My name is Ava.", "I'm 40.") == {}  # another slot
     assert conflicts("Call me Liz.", "My name is Elizabeth, but friends call me Liz.") == {}  # one value matches
     assert conflicts("I love dogs.", "My name is Max.") == {}  # the earlier turn states no slot
+    assert conflicts("I turned 40 last year.", "I'm 41 years old now.") == {}
+    assert conflicts("I turned 40 last year.", "I'm 43 years old now.") == {0: "age"}
+    assert conflicts("I work as a teacher.", "Yes, I work as a tutor on weekends too.") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My dog's name is Max.", {"name"}),
+        ("His name is Peter, and he is 12 years old.", {"name", "age"}),
+        ("She is 31 years old.", {"age"}),
+        ("My son is 5.", {"age"}),
+        ("He works as a mechanic.", {"job"}),
+        ("My name is Max and I'm 12 years old.", set()),
+        ("She is nice.", set()),
+    ],
+)
+def test_other_slots_are_someone_elses(text, expected):
+    assert other_slots(text) == expected
+
+
+def test_slots_only_turns_say_nothing_else():
+    for text in ("I'm 27.", "Yes, I work as an accountant.", "Hi! I'm Ava, your booking assistant.",
+                 "I turned 21 last year.", "My name's Jake."):  # fmt: skip
+        assert slots_only(text), text
+    for text in ("I'm 27 and I love dogs.", "I work as a nurse at the children's hospital.", "I love dogs.",
+                 "This is Tom from billing, how can I help?"):  # fmt: skip
+        assert not slots_only(text), text
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "settled"),
+    [
+        ("My name is Ava.", "As I said, my name is Ava. How can I help?", True),  # restated
+        ("I'm 27.", "She is 31 years old.", True),  # someone else's
+        ("My name is Leo.", "My dog's name is Max, he is 3 years old.", True),
+        ("I work as a barista.", "I also work as a dog walker in the mornings.", True),  # one more
+        ("I turned 21 last year.", "Yes, I'm 22 years old now.", True),
+        ("My name is Ava.", "My name is Max.", False),  # a conflict: the persona reading's
+        ("I'm 27.", "I'm not 27, she is.", False),  # a negation: left to the classifier
+        ("I work as a nurse.", "I'm retired now.", False),  # not spoken to in words the patterns read
+        ("I'm 27 and I love dogs.", "She is 31 years old.", False),  # the earlier turn says more than slots
+        ("I'm 27.", "I'm 27 and she is 31.", True),
+        ("I'm 27.", "She is 31 and I'm 35.", False),  # the speaker's own age changed
+    ],
+)
+def test_settled_turns_say_only_slots_that_the_last_turn_agrees_with(earlier, last, settled):
+    d = Dialogue.from_texts(["Hi", earlier, "Oh?", last])
+    assert slot_settled(d, [1]) == ({1} if settled else set())
 
 
 def test_the_reading_flags_a_changed_slot_with_the_turn_as_evidence_and_only_when_on():
@@ -71,6 +128,32 @@ def test_the_reading_flags_a_changed_slot_with_the_turn_as_evidence_and_only_whe
         det.slots = "names"
 
 
+class _SameScore:
+    """Scores every pair 0.9: a classifier that flags any two turns."""
+
+    def pair_fits(self, first, second):
+        return True
+
+    def score(self, pairs, batch_size=64, show_progress_bar=False):
+        return np.full(len(pairs), 0.9, dtype=np.float32)
+
+
+def test_settle_caps_the_pair_of_an_agreed_slot_turn_and_keeps_the_others():
+    d = Dialogue.from_texts(
+        ["Hi", "I'm 27.", "Hobbies?", "I love dogs.", "Your sister?", "She is 31 years old and hates dogs."]
+    )
+    det = _utterance()
+    det._clf = _SameScore()
+    (v,) = det.predict([d])
+    assert v.contradiction and v.pair_scores[1] > 0.5  # the classifier flags both pairs
+    det.slots = "settle"
+    (v,) = det.predict([d])
+    assert v.pair_scores[1] == SETTLED_SCORE  # "I'm 27." is settled by "She is 31": someone else's age
+    assert v.contradiction and v.evidence == (3,)  # the dog pair is not a slot turn: still flagged
+    conflict = Dialogue.from_texts(["Hi", "I'm 27.", "Oh?", "I'm 45 years old."])
+    assert det.predict([conflict])[0].pair_scores[1] == SLOT_SCORE  # settle keeps persona's conflicts
+
+
 def test_the_reading_is_a_command_line_option_and_a_cascade_reading(capsys):
     from dialcheck.detectors.cascade import READINGS
     from helpers_cli import run_cli
@@ -78,4 +161,4 @@ def test_the_reading_is_a_command_line_option_and_a_cascade_reading(capsys):
     assert "slots" in READINGS
     with pytest.raises(SystemExit):
         run_cli(capsys, "check", "--help")
-    assert "--slots {off,persona}" in capsys.readouterr().out
+    assert "--slots {off,persona,settle}" in capsys.readouterr().out

@@ -48,11 +48,12 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--slots",
-        choices=("off", "persona"),
+        choices=("off", "persona", "settle"),
         default=None,
         help="utterance-based detectors: persona flags a last turn that states another name, age or job than an "
         'earlier turn of the same speaker ("I work as a nurse." ... "I work as a teacher."; English phrasings, '
-        "see dialcheck.detectors.slots); default: the model's",
+        "see dialcheck.detectors.slots); settle also clears an earlier turn that says only such slots when the "
+        'last turn agrees with them ("I\'m 27." ... "She is 31."); default: the model\'s',
     )
     add_threads_option(p)
     p.add_argument(

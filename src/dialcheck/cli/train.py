@@ -311,7 +311,7 @@ def add_parser(sub: Any) -> None:
     )
     cas.add_argument(
         "--slots",
-        choices=("off", "persona"),
+        choices=("off", "persona", "settle"),
         default=None,
         help="read both stages with this --slots setting; SLOW's thresholds are chosen again, as for --ellipsis",
     )

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 
 from ..schema import Dialogue
 
-__all__ = ["SLOTS", "persona_slots", "slot_conflicts"]
+__all__ = ["SLOTS", "other_slots", "persona_slots", "slot_conflicts", "slot_settled", "slots_only"]
 
 SLOTS = ("name", "age", "job")
 Slot = tuple[str, frozenset[str]]
@@ -55,14 +55,20 @@ _AGE_PATTERNS = (
     re.compile(r"\bi(?:'m| am) (\d{1,3}) ?(?:years?|yrs?) old\b", re.I),
     re.compile(r"\bi(?:'m| am) (\d{1,3}) ?(?:y/o|yo)\b", re.I),
     re.compile(r"\bi(?:'m| am) (\d{1,3})(?=\s*(?:[.!;]|$))", re.I),
-    re.compile(r"\bi (?:just )?turned (\d{1,3})\b", re.I),
+    re.compile(r"\bi (?:just )?turned (\d{1,3})\b(?! (?:last|a) year\b)", re.I),
     re.compile(r"\bmy age is (\d{1,3})\b", re.I),
 )
 _JOB_PATTERNS = (
     re.compile(r"\bi (?:currently |now |still )?work as (?:an? )?([a-z]+(?: [a-z]+){0,2})", re.I),
-    re.compile(r"\bmy (?:job|profession|occupation) is (?:an? )?([a-z]+(?: [a-z]+){0,2})", re.I),
+    # "my job is a pilot", not "my job is fun" or "my job is designing bridges" (no article: a description)
+    re.compile(r"\bmy job is an? ([a-z]+(?: [a-z]+){0,2})", re.I),
+    re.compile(r"\bmy (?:profession|occupation) is (?:an? )?(?![a-z]+ing\b)([a-z]+(?: [a-z]+){0,2})", re.I),
     re.compile(r"\bi(?:'m| am) employed as (?:an? )?([a-z]+(?: [a-z]+){0,2})", re.I),
 )
+# "I turned 40 last year": 40 or 41 now
+_TURNED_LAST_YEAR = re.compile(r"\bi turned (\d{1,3}) (?:last|a) year\b", re.I)
+# "I also work as a tutor", "... as well", "my second job": one more value, not a replacement (names and jobs)
+_ADDS = re.compile(r"\b(?:also|too|as well|besides|another|second|side|other)\b", re.I)
 # words that end a job phrase ("a nurse at the clinic") or are no value ("my name is not important")
 _PHRASE_END = re.compile(r"\b(?:and|but|or|so|because|which|who|that|since|while|when|at|in|for|with|on|to)\b")
 _ASKS = re.compile(
@@ -73,6 +79,28 @@ _NO_VALUE = {
     "there", "too", "so", "very", "from", "your", "my", "called", "named", "what", "secret", "unknown",
     "good", "fine", "great", "ok", "okay", "sorry", "back", "glad", "happy", "doing", "well", "always",
 }  # fmt: skip
+
+
+_OTHERS = r"(?:he|she|they|it)"
+_OWNER = r"(?:my|his|her|their|our|your)(?: [\w-]+){1,2}?"  # "my sister", "his little brother", "my dog"
+_OTHER_PATTERNS = {  # a slot stated about someone else: "my dog's name is Max", "she is 31", "he works as a chef"
+    "name": re.compile(
+        rf"\b(?:{_OWNER}'s name|(?:his|her|their) names?)(?:'s| is| are)\b|\b{_OTHERS}(?:'s| is) called\b", re.I
+    ),
+    "age": re.compile(
+        rf"\b(?:{_OTHERS}(?:'s| is| are|'re)|{_OWNER} (?:is|are)) \d{{1,3}}(?: ?(?:years?|yrs?|months?) old)?\b"
+        rf"|\b{_OTHERS} (?:just )?turned \d",
+        re.I,
+    ),
+    "job": re.compile(rf"\b(?:{_OTHERS}|{_OWNER}) works? as\b|\b(?:his|her|their) job is\b", re.I),
+}
+# what a turn that states only slots may say besides them ("Yes, I'm 27.", "Hi! I'm Ava, your booking assistant.")
+_FILLER = {
+    "hi", "hello", "hey", "hiya", "there", "yes", "yeah", "yep", "no", "nope", "well", "sure", "oh", "so", "ok",
+    "okay", "actually", "right", "and", "i", "i'm", "am", "thanks", "thank", "you", "nice", "to", "meet", "again",
+    "currently", "now", "still", "old", "years", "year", "last", "a", "an", "the",
+}  # fmt: skip
+_NEGATION = re.compile(r"\b(?:not|no|never|nor|none|nobody|neither)\b|n't\b", re.I)
 
 
 @functools.lru_cache(maxsize=8192)  # a turn is read once per dialogue it is the last or an earlier turn of
@@ -89,7 +117,8 @@ def persona_slots(text: str) -> frozenset[Slot]:
     for sentence in re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip()):
         if sentence.endswith("?") and _ASKS.match(sentence):  # "Did I say I'm 25?"; not "I'm Ava, and you?"
             continue
-        for pattern in _NAME_PATTERNS:
+        adds = bool(_ADDS.search(sentence))
+        for pattern in _NAME_PATTERNS if not adds else ():
             for m in pattern.finditer(sentence):
                 if (name := m.group(1).lower()) not in _NO_VALUE:
                     out.add(("name", frozenset([name])))
@@ -97,12 +126,90 @@ def persona_slots(text: str) -> frozenset[Slot]:
             for m in pattern.finditer(sentence):
                 if 0 < (age := int(m.group(1))) < 130:
                     out.add(("age", frozenset([str(age)])))
-        for pattern in _JOB_PATTERNS:
+        for m in _TURNED_LAST_YEAR.finditer(sentence):
+            if 0 < (age := int(m.group(1))) < 129:
+                out.add(("age", frozenset([str(age), str(age + 1)])))
+        for pattern in _JOB_PATTERNS if not adds else ():
             for m in pattern.finditer(sentence):
                 words = [w for w in _PHRASE_END.split(m.group(1).lower())[0].split() if w not in _NO_VALUE]
                 if words:
                     out.add(("job", frozenset(words)))
     return frozenset(out)
+
+
+def other_slots(text: str) -> frozenset[str]:
+    """The slots ``text`` fills for someone other than its speaker.
+
+    >>> sorted(other_slots("My dog's name is Max, he is 3 years old."))
+    ['age', 'name']
+    >>> other_slots("I work as a nurse.")
+    frozenset()
+    """
+    text = text.replace("\u2019", "'")
+    return frozenset(kind for kind, pattern in _OTHER_PATTERNS.items() if pattern.search(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def slots_only(text: str) -> bool:
+    """Whether ``text`` says nothing but its speaker's name, age or job (and greetings, "yes", "no").
+
+    >>> slots_only("Yes, I work as an accountant."), slots_only("I'm 27 and I love dogs.")
+    (True, False)
+    """
+    text = text.replace("\u2019", "'").strip()
+    if not persona_slots(text):
+        return False
+    said = [False] * len(text)  # characters inside some slot phrasing (they overlap: "Hi! I'm Ava, your assistant")
+    for pattern in (*_NAME_PATTERNS, *_AGE_PATTERNS, *_JOB_PATTERNS, _TURNED_LAST_YEAR):
+        for m in pattern.finditer(text):
+            said[m.start() : m.end()] = [True] * (m.end() - m.start())
+    rest = "".join(" " if s else c for c, s in zip(text, said, strict=True))
+    words = re.findall(r"[a-z]+(?:'[a-z]+)?", rest.lower())
+    return all(w in _FILLER for w in words)
+
+
+def slot_settled(dialogue: Dialogue, indices: Iterable[int]) -> set[int]:
+    """The earlier turns (of ``indices``) that say nothing but slots (:func:`slots_only`) which the last turn
+    agrees with: the last turn, with no negation, states each such slot again with a shared value, adds to it
+    ("I also work as a tutor") or states it only about someone else ("She is 31."). Turns the last turn does
+    not speak to are left out: it may deny them in words the slot patterns do not read ("I'm retired").
+
+    >>> d = Dialogue.from_texts(["How old are you?", "I'm 27.", "And your sister?", "She is 31 years old."])
+    >>> slot_settled(d, [1])
+    {1}
+    >>> slot_settled(Dialogue.from_texts(["I'm 27.", "Cool.", "I'm not 27, I'm 72 years old."]), [0])
+    set()
+    """
+    last = dialogue.turns[-1].text.replace("\u2019", "'")
+    if _NEGATION.search(last):
+        return set()
+    now = persona_slots(last)
+    others = other_slots(last)
+    adds = {kind for kind in ("name", "job") if _adds_slot(last, kind)}
+    out: set[int] = set()
+    for i in indices:
+        text = dialogue.turns[i].text
+        if not slots_only(text):
+            continue
+        kinds = persona_slots(text)
+        if all(
+            any(k == kind and words & w for k, w in now)
+            or kind in adds
+            or (kind in others and not any(k == kind for k, _ in now))
+            for kind, words in kinds
+        ):
+            out.add(i)
+    return out
+
+
+def _adds_slot(text: str, kind: str) -> bool:
+    """Whether a sentence of ``text`` with an additive word ("also", "too") states slot ``kind``."""
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        if _ADDS.search(sentence):
+            patterns = _NAME_PATTERNS if kind == "name" else _JOB_PATTERNS
+            if any(p.search(re.sub(r"\s+", " ", _ADDS.sub(" ", sentence))) for p in patterns):
+                return True
+    return False
 
 
 def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:

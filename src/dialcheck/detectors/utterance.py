@@ -30,7 +30,12 @@ A question that carries its speaker ("how old is my dog, do you think?") is stil
 With ``slots="persona"`` an earlier turn of the speaker that states their name, age or job in the first person
 scores at least ``SLOT_SCORE`` (0.99) when the last turn states another value for it ("I work as a nurse." …
 "I work as a teacher."), which a pair classifier reads as consistent: the frames match and one word differs.
-English phrasings only, listed in :mod:`dialcheck.detectors.slots`.
+English phrasings only, listed in :mod:`dialcheck.detectors.slots`. ``slots="settle"`` does that and also
+caps at ``SETTLED_SCORE`` (0.01) the pair of an earlier turn that says nothing but such slots when the last turn
+agrees with them: states them again with a shared value ("As I said, my name is Ava"), adds one ("I also work
+as a tutor") or states them only about someone else ("She is 31 years old."), with no negation. Pair
+classifiers trained on DECODE flag those (0.7-0.97) because the frame matches and the value differs
+(``slot_settled``).
 """
 
 from __future__ import annotations
@@ -43,12 +48,13 @@ from typing import Any
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
-from .slots import slot_conflicts
+from .slots import slot_conflicts, slot_settled
 
 __all__ = [
     "ELLIPSIS",
     "LONG_TURNS",
     "PAIR_ORDERS",
+    "SETTLED_SCORE",
     "SLOT_SCORE",
     "UtteranceDetector",
     "asks_only",
@@ -59,9 +65,11 @@ PAIR_ORDERS = ("forward", "both")
 LONG_TURNS = ("chunk", "truncate")
 ELLIPSIS_READINGS = ("off", "resolve")
 QUESTION_READINGS = ("read", "skip")
-SLOT_READINGS = ("off", "persona")
+SLOT_READINGS = ("off", "persona", "settle")
 #: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
 SLOT_SCORE = 0.99
+#: The most an earlier turn of nothing but slots the last turn agrees with scores (``slots="settle"``).
+SETTLED_SCORE = 0.01
 CHUNK_TOKENS = 32
 
 #: Turn openings that assert the other speaker's last statement for oneself ("me too", "neither have I").
@@ -197,7 +205,9 @@ class UtteranceDetector(Detector):
     slots = ReadingOption(
         "off",
         lambda v: _one_of(v, "slots", SLOT_READINGS),
-        '``"persona"``: a name, age or job the last turn states unlike an earlier turn scores ``SLOT_SCORE``.',
+        '``"persona"``: a name, age or job the last turn states unlike an earlier turn scores ``SLOT_SCORE``; '
+        '``"settle"``: that, and an earlier turn of nothing but slots the last turn agrees with scores at most '
+        "``SETTLED_SCORE``.",
     )
 
     @classmethod
@@ -274,9 +284,13 @@ class UtteranceDetector(Detector):
             turn_scores: dict[int, float] = {}
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
-            if self.slots == "persona":
-                for i in slot_conflicts(d, self._indices(d)):
+            if self.slots != "off":
+                conflicts = slot_conflicts(d, self._indices(d))
+                for i in conflicts:
                     turn_scores[i] = max(turn_scores.get(i, 0.0), SLOT_SCORE)
+                if self.slots == "settle":
+                    for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
+                        turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             verdict = decide(turn_scores, self.tau, self.eta_e)
             verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
         return verdicts
