@@ -3,7 +3,9 @@
     python benchmarks/slot_fires.py [--show]
 
 For each split: how many contradictions and consistent dialogues have an earlier turn of the last speaker whose
-name, age or job the last turn replaces (``dialcheck.detectors.slots.slot_conflicts``). ``--show`` prints them.
+name, age or job the last turn replaces (``dialcheck.detectors.slots.slot_conflicts``, what ``slots="persona"``
+flags), and how many have one that ``slots="settle"`` clears (``slot_settled``: an earlier turn that says only
+slots, which the last turn agrees with). ``--show`` prints them.
 """
 
 from __future__ import annotations
@@ -21,19 +23,34 @@ def main() -> None:
     args = ap.parse_args()
 
     from dialcheck.datasets import load_dataset
-    from dialcheck.detectors.slots import slot_conflicts
+    from dialcheck.detectors.slots import slot_conflicts, slot_settled
     from dialcheck.evaluation.decode import SPLITS
     from dialcheck.io import read_examples
 
     sets = {s: list(load_dataset(SPLITS[s], args.data_dir)) for s in ("dev", "human_bot", "rct")}
     sets["human_bot_raw"] = list(load_dataset("decode.human_bot_raw.v1", args.data_dir))
-    for name in ("decode_hand_a", "decode_hand_b", "decode_hand_values", "decode_hand_slots"):
+    hand = ("decode_hand_a", "decode_hand_b", "decode_hand_values", "decode_hand_slots", "decode_hand_slots_b")
+    for name in hand:
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]
-    print("| set | dialogues | fires: contradictions | fires: consistent |\n|---|---:|---:|---:|")
+    print(
+        "| set | dialogues | fires: contradictions | fires: consistent | settles: contradictions "
+        "| settles: consistent |"
+        "\n|---|---:|---:|---:|---:|---:|"
+    )
     for name, examples in sets.items():
         fired = {True: 0, False: 0}
+        settled = {True: 0, False: 0}
         for e in examples:
-            hits = slot_conflicts(e.dialogue, e.dialogue.same_speaker_indices())
+            indices = e.dialogue.same_speaker_indices()
+            if cleared := slot_settled(e.dialogue, indices):
+                settled[bool(e.label)] += 1
+                if args.show:
+                    i = min(cleared)
+                    print(
+                        f"  settles {name} {e.id} gold={bool(e.label)}: {e.dialogue.turns[i].text[:80]!r} … "
+                        f"{e.dialogue.last.text[:80]!r}"
+                    )
+            hits = slot_conflicts(e.dialogue, indices)
             if hits:
                 fired[bool(e.label)] += 1
                 if args.show:
@@ -43,7 +60,11 @@ def main() -> None:
                         f"{e.dialogue.last.text[:80]!r}"
                     )
         n_pos = sum(bool(e.label) for e in examples)
-        print(f"| {name} | {len(examples)} | {fired[True]} of {n_pos} | {fired[False]} of {len(examples) - n_pos} |")
+        n_neg = len(examples) - n_pos
+        print(
+            f"| {name} | {len(examples)} | {fired[True]} of {n_pos} | {fired[False]} of {n_neg} "
+            f"| {settled[True]} of {n_pos} | {settled[False]} of {n_neg} |"
+        )
 
 
 if __name__ == "__main__":

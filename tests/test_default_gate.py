@@ -24,6 +24,10 @@ def _record(**over):
         "decode_hand_b/n": 48,
         "decode_hand_values/accuracy": 56.82,
         "decode_hand_values/n": 44,
+        "decode_hand_slots/accuracy": 62.5,
+        "decode_hand_slots/n": 32,
+        "decode_hand_slots_b/accuracy": 50.0,
+        "decode_hand_slots_b/n": 24,
     }
     rec.update(over)
     return rec
@@ -52,6 +56,13 @@ def test_a_better_candidate_passes_and_each_known_regression_fails_its_own_gate(
     # RCT traded for human-bot beyond the tolerance, and no gain at all (a model cannot replace itself)
     assert "human-bot and RCT at own τ" in _failed(gate, {**better, "rct/accuracy": 64.5}, base)
     assert _failed(gate, _record(model="same"), base) == ["human-bot and RCT at own τ"]
+    # a reading rule DECODE does not see: unchanged there, so it passes only with more hand-set dialogues right
+    slots = _record(model="rule", **{"decode_hand_slots/accuracy": 62.5 + 3 * 3.125})
+    assert _failed(gate, slots, base) == []
+    assert _failed(gate, {**slots, "decode_hand_b/accuracy": 50.0 - 4 * 2.0833}, base) == [
+        "human-bot and RCT at own τ",
+        "decode_hand_b",
+    ]
 
 
 def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(

@@ -51,7 +51,7 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
     from dialcheck.catalog import shipped_model
 
     folder = default_model_path("en")
-    assert folder.name == "decode-cascade-v4", "make setup installs MPNet-base and ONNX Runtime: no fallback"
+    assert folder.name == "decode-cascade-v5", "make setup installs MPNet-base and ONNX Runtime: no fallback"
     cfg = json.loads((folder / "dialcheck.json").read_text())
     assert cfg["detector"] == "cascade.v1" and cfg["options"]["runtime"] == "onnx-int8"
     stages = [cfg["options"]["first"], cfg["options"]["second"]]
@@ -85,7 +85,7 @@ def test_the_default_reads_agreements_and_skips_questions_that_v9_reads_as_given
         "Neither have I. What do you like to do in your spare time?",
     ]
     readings = dialcheck.load().config.options["readings"]  # on both stages
-    assert readings == {"ellipsis": "resolve", "questions": "skip", "slots": "persona"}
+    assert readings == {"ellipsis": "resolve", "questions": "skip", "slots": "settle"}
     v = dialcheck.check(star_wars)
     assert v.contradiction and v.evidence == (0,)
     assert not dialcheck.check(star_wars, model="decode-utterance-minilm-v9").contradiction
@@ -118,6 +118,7 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
         ("decode-cascade-v2", True, "--runtime onnx-int8"),
         ("decode-cascade-v3", True, "--max-disagreement 0.02"),
         ("decode-cascade-v4", True, "--slots persona"),
+        ("decode-cascade-v5", True, "--slots settle"),
     ],
 )
 def test_the_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(name, int8, built_by):
@@ -306,6 +307,21 @@ def test_the_default_flags_an_assistant_that_gives_another_name_which_v3_reads_a
     assert not dialcheck.check(d, model="decode-cascade-v3").contradiction
     job = ["What do you do?", "I work as a nurse.", "Do you like it?", "I work as a teacher, and I love it."]
     assert dialcheck.check(job).contradiction
+
+
+def test_the_default_lets_a_bot_restate_its_name_and_speak_of_someone_elses_age_which_v4_flags():
+    pytest.importorskip("onnxruntime")
+    import dialcheck
+    from dialcheck.catalog import shipped_model
+
+    if not shipped_model("decode-cascade-v5").base_installed:
+        pytest.skip("needs MPNet-base")
+    name = ["Hi, who am I talking to?", "Hi! I'm Ava, your booking assistant.", "Sorry, who are you again?"]
+    name += ["As I said, my name is Ava. How can I help?"]
+    age = ["How old are you?", "I'm 27.", "How old is your sister?", "She is 31 years old."]
+    for d in (name, age):
+        assert dialcheck.check(d, model="decode-cascade-v4").contradiction
+        assert not dialcheck.check(d).contradiction
 
 
 def test_the_default_loads_again_from_its_int8_exports_without_torch_weights(tmp_path, monkeypatch):
