@@ -72,3 +72,51 @@ def test_base_available_finds_local_folders_and_installed_packages(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     assert backbones.base_available(str(tmp_path))
     assert backbones.base_available("minilm")
+
+
+def test_models_save_derives_a_model_that_reads_with_the_options_given(capsys, tiny_detector_dir, tmp_path):
+    import dialcheck
+    from dialcheck.detectors import load_detector
+
+    out = tmp_path / "derived"
+    code, _, err = _run(
+        capsys, "models", str(tiny_detector_dir), "--save", str(out), "--slots", "settle", "--tau", "0.7"
+    )
+    assert code == 0 and "slots = settle" in err and "tau 0.5 -> 0.7" in err
+    det = load_detector(out)
+    assert det.slots == "settle" and det.tau == 0.7 and det.eta_e == 0.5
+    d = ["Hi", "I'm 27.", "Your sister?", "She is 31 years old."]
+    assert dialcheck.load(out).predict([d])[0].pair_scores[1] == 0.01  # settled: the option is the model's now
+    assert dialcheck.load(tiny_detector_dir).predict([d])[0].pair_scores[1] != 0.01
+    src_weights = sorted(p.name for p in tiny_detector_dir.iterdir() if p.suffix == ".safetensors")
+    assert src_weights and all((out / n).read_bytes() == (tiny_detector_dir / n).read_bytes() for n in src_weights)
+    t = det.config.training["derived_from"]
+    assert t["change"] == "`tau 0.5 -> 0.7`, `slots = settle`" and "--save" in (out / "MODEL_CARD.md").read_text()
+    assert not any(not k.startswith("val_") for k in det.config.metrics)  # the source's test numbers are not its
+
+
+def test_models_save_refuses_no_change_a_used_folder_and_an_option_the_model_lacks(capsys, tiny_detector_dir, tmp_path):
+    code, _, err = _run(capsys, "models", str(tiny_detector_dir), "--save", str(tmp_path / "a"))
+    assert code == 2 and "nothing to change" in err
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "x").write_text("")
+    code, _, err = _run(capsys, "models", str(tiny_detector_dir), "--save", str(tmp_path / "b"), "--slots", "settle")
+    assert code == 2 and "not an empty folder" in err
+    code, _, err = _run(capsys, "models", "no-such-model", "--save", str(tmp_path / "c"), "--slots", "settle")
+    assert code == 2 and "no-such-model" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "slots"),
+    [("decode-cascade-v5", "decode-cascade-v4", "settle"), ("decode-cascade-v4", "decode-cascade-v3", "persona")],
+)
+def test_the_derived_cascades_are_what_models_save_makes(capsys, tmp_path, name, source, slots):
+    from dialcheck.detectors import default_model_path, load_detector
+
+    out = tmp_path / name
+    assert _run(capsys, "models", source, "--save", str(out), "--slots", slots)[0] == 0
+    made, shipped = load_detector(out).config, load_detector(default_model_path("en").parent / name).config
+    assert made.options == shipped.options and made.thresholds == shipped.thresholds
+    assert {k: v for k, v in made.training.items() if k != "derived_from"} == {
+        k: v for k, v in shipped.training.items() if k != "derived_from"
+    }

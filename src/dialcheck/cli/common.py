@@ -21,6 +21,32 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tau", type=float, default=None, help="decision threshold (default: the model's)")
     p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
     p.add_argument("--batch-size", type=positive_int, default=64, help="pairs per forward pass (default 64)")
+    add_reading_options(p)
+    add_threads_option(p)
+    p.add_argument(
+        "--int8",
+        action="store_true",
+        help="int8 dynamic quantization of the encoder's linear layers: 1.3-2.5x faster on CPU "
+        "(measured in docs/benchmarks.md), scores move a little (a few verdicts near the threshold "
+        "flip; measure with `evaluate --int8`); with --onnx, ONNX Runtime's per-channel int8",
+    )
+    p.add_argument(
+        "--onnx",
+        action="store_true",
+        help='score with ONNX Runtime (pip install "dialcheck[onnx]"): the model is exported once into the '
+        "dialcheck cache; float32 scores equal torch's, and with --int8 it is the faster and closer int8 path",
+    )
+    p.add_argument(
+        "--vocabulary",
+        default=None,
+        metavar="FILE",
+        help='JSON object of entity type -> values (e.g. {"city": ["boston"]}) added to the task-oriented '
+        "detector's entity checks, so values missing from a dialogue's table are typed too",
+    )
+
+
+def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--pair-order, --long-turns, --ellipsis, --questions, --slots: how an utterance-based detector reads."""
     add_pair_order_option(p)
     p.add_argument(
         "--long-turns",
@@ -54,27 +80,6 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         'earlier turn of the same speaker ("I work as a nurse." ... "I work as a teacher."; English phrasings, '
         "see dialcheck.detectors.slots); settle also clears an earlier turn that says only such slots when the "
         'last turn agrees with them ("I\'m 27." ... "She is 31."); default: the model\'s',
-    )
-    add_threads_option(p)
-    p.add_argument(
-        "--int8",
-        action="store_true",
-        help="int8 dynamic quantization of the encoder's linear layers: 1.3-2.5x faster on CPU "
-        "(measured in docs/benchmarks.md), scores move a little (a few verdicts near the threshold "
-        "flip; measure with `evaluate --int8`); with --onnx, ONNX Runtime's per-channel int8",
-    )
-    p.add_argument(
-        "--onnx",
-        action="store_true",
-        help='score with ONNX Runtime (pip install "dialcheck[onnx]"): the model is exported once into the '
-        "dialcheck cache; float32 scores equal torch's, and with --int8 it is the faster and closer int8 path",
-    )
-    p.add_argument(
-        "--vocabulary",
-        default=None,
-        metavar="FILE",
-        help='JSON object of entity type -> values (e.g. {"city": ["boston"]}) added to the task-oriented '
-        "detector's entity checks, so values missing from a dialogue's table are typed too",
     )
 
 

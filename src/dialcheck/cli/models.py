@@ -1,11 +1,20 @@
 """``dialcheck models``: the models shipped with dialcheck, what each is the default for, whether its base
-encoder is installed, and its headline numbers; ``dialcheck models NAME`` prints that model's card."""
+encoder is installed, and its headline numbers; ``dialcheck models NAME`` prints that model's card, and
+``dialcheck models NAME --save OUT --slots settle`` saves NAME read with other options as a model of its own."""
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
 from typing import Any
+
+from ..errors import InputError
+from .common import add_reading_options
 
 HELP = "list the shipped models (defaults first, base installed?, headline metrics); NAME prints its model card"
 
@@ -14,6 +23,16 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("models", help=HELP, description=HELP)
     p.add_argument("name", nargs="?", default=None, help="a shipped model: print its model card")
     p.add_argument("--json", action="store_true", help="one JSON object per model, every recorded metric")
+    save = p.add_argument_group(
+        "deriving a model",
+        "--save OUT writes NAME (a shipped model or a detector folder) read with the options below to OUT: its "
+        "weights copied unchanged, the options and thresholds given saved in its config (what its card and "
+        "training.derived_from record), so that the model runs that way by default",
+    )
+    save.add_argument("--save", metavar="OUT", default=None, help="folder to write the derived model to (new or empty)")
+    save.add_argument("--tau", type=float, default=None, help="decision threshold (default: NAME's)")
+    save.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: NAME's)")
+    add_reading_options(save)
     p.set_defaults(func=run)
 
 
@@ -24,6 +43,8 @@ def _number(v: float) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..catalog import shipped_model, shipped_models
 
+    if args.save is not None:
+        return _save(args)
     if args.name is not None:
         m = shipped_model(args.name)
         if args.json:
@@ -56,5 +77,67 @@ def run(args: argparse.Namespace) -> int:
     print(
         "\ndetectors load by name (dialcheck check FILE --model NAME, dialcheck.load(NAME)), answer classifiers "
         "with dialcheck nbest --classifier NAME; a model's card: dialcheck models NAME"
+    )
+    return 0
+
+
+def _save(args: argparse.Namespace) -> int:
+    """``models NAME --save OUT``: NAME's folder copied to OUT with the options given saved in its config."""
+    from ..detectors import default_model_path, load_detector
+    from ..detectors.modeling import CONFIG_NAME, shipped_or_path
+    from ..detectors.utterance import UtteranceDetector
+    from ..training.card import model_reference, write_model_card
+    from .common import configure
+
+    if args.name is None:
+        raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
+    src = (
+        default_model_path("en")
+        if args.name == "default"
+        else shipped_or_path(args.name, default_model_path("en").parent)
+    )
+    if not (src / CONFIG_NAME).is_file():
+        raise InputError(f"{args.name}: not a shipped model or a detector folder (no {CONFIG_NAME})")
+    out = Path(args.save)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError(f"{out}: exists and is not an empty folder; --save writes a new model")
+    det = load_detector(src)  # the config only: no weights are read to change options
+    changes, given = [], []  # what changes, and the options that say so (for the recorded command)
+    for name in ("tau", "eta_e"):
+        value = getattr(args, name)
+        if value is not None and value != getattr(det, name):
+            changes.append(f"{name} {getattr(det, name):g} -> {value:g}")
+            given += [f"--{name.replace('_', '-')}", f"{value:g}"]
+    for reading in UtteranceDetector.reading_options():
+        value = getattr(args, reading, None)
+        if value is None:
+            continue
+        given += [f"--{reading.replace('_', '-')}", str(value)]
+        if not hasattr(det, reading):
+            raise InputError(f"{args.name} ({det.config.detector}) has no option {reading}")
+        if value != getattr(det, reading):
+            changes.append(f"{reading} = {value}")
+    if not changes:
+        raise InputError(f"nothing to change: {args.name} already reads so (give --slots, --ellipsis, --tau, ...)")
+    args.onnx = args.int8 = False  # the runtime stays the model's own preference
+    args.vocabulary = None
+    configure(det, args)
+    cfg = det.config
+    cfg.thresholds["tau"], cfg.thresholds["eta_e"] = det.tau, det.eta_e
+    # the numbers measured on NAME are not this model's; the validation numbers of its calibration are kept
+    cfg.metrics = {k: v for k, v in cfg.metrics.items() if k.startswith("val_")}
+    cfg.training["derived_from"] = {
+        "model": model_reference(src),
+        "change": ", ".join(f"`{c}`" for c in changes),
+        "command": shlex.join(["dialcheck", "models", model_reference(src), "--save", str(out), *given]),
+        "date": dt.date.today().isoformat(),
+    }
+    shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "__pycache__"))
+    (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
+    write_model_card(out, cfg)
+    print(
+        f"dialcheck: saved {out}: {args.name} with {', '.join(changes)}; measure it with "
+        f"dialcheck evaluate --model {out} --update-card",
+        file=sys.stderr,
     )
     return 0

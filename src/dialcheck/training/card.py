@@ -90,6 +90,14 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         "## Training",
         "",
     ]
+    derived = t.get("derived_from")
+    if isinstance(derived, dict):
+        how = f"; `{derived['command']}` makes it" if derived.get("command") else ""
+        lines += [
+            f"`{derived.get('model')}` read with {derived.get('change')} ({derived.get('date')}{how}); nothing was "
+            f"retrained, and every other setting is `{derived.get('model')}`'s, whose training follows.",
+            "",
+        ]
     init = t.get("init")
     stages = t.get("stages")
     if isinstance(stages, dict):
