@@ -72,6 +72,8 @@ def test_a_conflict_needs_the_same_slot_with_no_shared_word():
         ("He works as a mechanic.", {"job"}),
         ("My name is Max and I'm 12 years old.", set()),
         ("She is nice.", set()),
+        ("Your total is 40 dollars and she is 5 minutes away.", set()),  # numbers that are no age
+        ("It's 5 pm.", set()),
     ],
 )
 def test_other_slots_are_someone_elses(text, expected):

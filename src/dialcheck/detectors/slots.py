@@ -12,7 +12,10 @@ first-person statements count, each slot read from a fixed set of phrasings:
 - **job**: "I work as (a) X", "my job is (a) X", "I'm employed as X".
 
 Two values conflict when they share no word ("nurse" and "nurse practitioner" do not). Someone else's slots
-("my son is 5", "my sister's name is Mia") and questions do not count. On DECODE the phrasings are rare (they
+("my son is 5", "my sister's name is Mia"), questions, a second name or job ("I also work as a tutor") and
+descriptions ("my job is cooking") do not count. :func:`slot_settled` names the other side, for the reading
+``slots="settle"``: earlier turns that say nothing but slots (:func:`slots_only`) which the last turn agrees with
+(the same value again, one more, or only someone else's: :func:`other_slots`). On DECODE the phrasings are rare (they
 fire on 2 of rebuilt dev's 2,013 contradictions and 1 of human-bot's 382, on no consistent dialogue: see
 docs/benchmarks.md); they are meant for assistants and persona bots that introduce themselves.
 
@@ -81,14 +84,17 @@ _NO_VALUE = {
 }  # fmt: skip
 
 
-_OTHERS = r"(?:he|she|they|it)"
+_OTHERS = r"(?:he|she|they)"
+# a number that is no age: "your total is 40 dollars", "she is 5 minutes away"
+_NOT_AN_AGE = r"(?!\s*(?:%|percent|dollars?|euros?|pounds?|bucks|minutes?|mins?|hours?|days?|weeks?|miles?|km|kg|lbs?"
+_NOT_AN_AGE += r"|feet|foot|inches|cm|am|pm|o'clock|[.,:]\d))"
 _OWNER = r"(?:my|his|her|their|our|your)(?: [\w-]+){1,2}?"  # "my sister", "his little brother", "my dog"
 _OTHER_PATTERNS = {  # a slot stated about someone else: "my dog's name is Max", "she is 31", "he works as a chef"
     "name": re.compile(
         rf"\b(?:{_OWNER}'s name|(?:his|her|their) names?)(?:'s| is| are)\b|\b{_OTHERS}(?:'s| is) called\b", re.I
     ),
     "age": re.compile(
-        rf"\b(?:{_OTHERS}(?:'s| is| are|'re)|{_OWNER} (?:is|are)) \d{{1,3}}(?: ?(?:years?|yrs?|months?) old)?\b"
+        rf"\b(?:{_OTHERS}(?:'s| is| are|'re)|{_OWNER} (?:is|are)) \d{{1,3}}\b{_NOT_AN_AGE}"
         rf"|\b{_OTHERS} (?:just )?turned \d",
         re.I,
     ),
