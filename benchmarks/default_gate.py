@@ -13,7 +13,7 @@ notice. Each check below once caught a candidate that the headline numbers favou
   no more than 10 points more than the baseline.
 - The README demo (``examples/dialogues.json``): "pets" flagged, "music" passes.
 - The hand-labelled sets (``benchmarks/data/decode_hand_a.jsonl``, ``_b``, ``_values``, ``_slots``,
-  ``_slots_b``): at most one dialogue fewer right.
+  ``_slots_b``, ``_slots_c``): at most one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
 (ROC AUC, false alarms), CI-ToD's 210 held-out service-assistant dialogues (``citod_history_dialogues.py --split
@@ -45,7 +45,14 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent / "examples" / "dialogues.json"
 DEMO_EXPECTED = {"pets": True, "music": False}  # the README's DECODE examples ("route" is a knowledge-base one)
-HAND = ("decode_hand_a", "decode_hand_b", "decode_hand_values", "decode_hand_slots", "decode_hand_slots_b")
+HAND = (
+    "decode_hand_a",
+    "decode_hand_b",
+    "decode_hand_values",
+    "decode_hand_slots",
+    "decode_hand_slots_b",
+    "decode_hand_slots_c",
+)
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
 TARGETS = {"human_bot/accuracy": 78.0, "rct/accuracy": 75.0, "dev/accuracy": 87.0, "dev/evidence_f1": 80.0}
@@ -231,6 +238,7 @@ ROWS = [
     ("decode_hand_values/accuracy", "hand set of value swaps (44) accuracy", "{:.2f}"),
     ("decode_hand_slots/accuracy", "hand set of names, ages and jobs (32) accuracy", "{:.2f}"),
     ("decode_hand_slots_b/accuracy", "second hand set of names, ages and jobs (24) accuracy", "{:.2f}"),
+    ("decode_hand_slots_c/accuracy", "third hand set of names, ages and jobs, others' slots (20) accuracy", "{:.2f}"),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),

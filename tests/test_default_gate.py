@@ -28,6 +28,8 @@ def _record(**over):
         "decode_hand_slots/n": 32,
         "decode_hand_slots_b/accuracy": 50.0,
         "decode_hand_slots_b/n": 24,
+        "decode_hand_slots_c/accuracy": 65.0,
+        "decode_hand_slots_c/n": 20,
     }
     rec.update(over)
     return rec

@@ -101,8 +101,10 @@ def test_slots_only_turns_say_nothing_else():
         ("I'm 27.", "I'm not 27, she is.", False),  # a negation: left to the classifier
         ("I work as a nurse.", "I'm retired now.", False),  # not spoken to in words the patterns read
         ("I'm 27 and I love dogs.", "She is 31 years old.", False),  # the earlier turn says more than slots
-        ("I'm 27.", "I'm 27 and she is 31.", True),
+        ("I'm 27.", "I'm 27 years old and she is 31.", True),  # the own age read again: the same
         ("I'm 27.", "She is 31 and I'm 35.", False),  # the speaker's own age changed
+        ("I work as a nurse.", "My wife works as a nurse too, and I'm a doctor.", False),  # the speaker too
+        ("I'm 30.", "He is 35, five years younger than me.", False),
     ],
 )
 def test_settled_turns_say_only_slots_that_the_last_turn_agrees_with(earlier, last, settled):

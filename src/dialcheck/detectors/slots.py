@@ -107,6 +107,9 @@ _FILLER = {
     "currently", "now", "still", "old", "years", "year", "last", "a", "an", "the",
 }  # fmt: skip
 _NEGATION = re.compile(r"\b(?:not|no|never|nor|none|nobody|neither)\b|n't\b", re.I)
+# the speaker speaking of themself ("and I'm a doctor", "younger than me", "mine is Jack"): their own slot may be
+# restated in words the patterns do not read, so someone else's slot beside it settles nothing
+_SELF = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|mine|myself)\b", re.I)
 
 
 @functools.lru_cache(maxsize=8192)  # a turn is read once per dialogue it is the last or an earlier turn of
@@ -190,7 +193,7 @@ def slot_settled(dialogue: Dialogue, indices: Iterable[int]) -> set[int]:
     if _NEGATION.search(last):
         return set()
     now = persona_slots(last)
-    others = other_slots(last)
+    others = other_slots(last) if not _SELF.search(last) else frozenset()
     adds = {kind for kind in ("name", "job") if _adds_slot(last, kind)}
     out: set[int] = set()
     for i in indices:
