@@ -29,8 +29,12 @@ def main() -> None:
 
     sets = {s: list(load_dataset(SPLITS[s], args.data_dir)) for s in ("dev", "human_bot", "rct")}
     sets["human_bot_raw"] = list(load_dataset("decode.human_bot_raw.v1", args.data_dir))
-    hand = ("decode_hand_a", "decode_hand_b", "decode_hand_values", "decode_hand_slots", "decode_hand_slots_b")
-    for name in (*hand, "decode_hand_slots_c"):
+    for name in (
+        "decode_hand_a",
+        "decode_hand_b",
+        "decode_hand_values",
+        *(f"decode_hand_slots{s}" for s in ("", "_b", "_c")),
+    ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]
     print(
         "| set | dialogues | fires: contradictions | fires: consistent | settles: contradictions "

@@ -293,13 +293,19 @@ def test_the_shipped_defaults_give_the_same_verdicts_on_onnx_runtime(tmp_path):
     assert load_answer_classifier().use_onnx(int8=True, cache=tmp_path).judge(questions, answers) == want
 
 
-def test_the_default_flags_an_assistant_that_gives_another_name_which_v3_reads_as_consistent():
+def _needs_cascade(name):
+    """Skip unless the cascade ``name`` can run as shipped (ONNX Runtime and its MPNet-base stage)."""
     pytest.importorskip("onnxruntime")
-    import dialcheck
     from dialcheck.catalog import shipped_model
 
-    if not shipped_model("decode-cascade-v4").base_installed:
+    if not shipped_model(name).base_installed:
         pytest.skip("needs MPNet-base")
+
+
+def test_the_default_flags_an_assistant_that_gives_another_name_which_v3_reads_as_consistent():
+    _needs_cascade("decode-cascade-v4")
+    import dialcheck
+
     d = ["Hi, who am I talking to?", "I'm Ava, your virtual assistant.", "Who am I talking to again?"]
     d += ["My name is Max, how can I help?"]
     v = dialcheck.check(d)
@@ -310,12 +316,9 @@ def test_the_default_flags_an_assistant_that_gives_another_name_which_v3_reads_a
 
 
 def test_the_default_lets_a_bot_restate_its_name_and_speak_of_someone_elses_age_which_v4_flags():
-    pytest.importorskip("onnxruntime")
+    _needs_cascade("decode-cascade-v5")
     import dialcheck
-    from dialcheck.catalog import shipped_model
 
-    if not shipped_model("decode-cascade-v5").base_installed:
-        pytest.skip("needs MPNet-base")
     name = ["Hi, who am I talking to?", "Hi! I'm Ava, your booking assistant.", "Sorry, who are you again?"]
     name += ["As I said, my name is Ava. How can I help?"]
     age = ["How old are you?", "I'm 27.", "How old is your sister?", "She is 31 years old."]

@@ -47,6 +47,8 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """--pair-order, --long-turns, --ellipsis, --questions, --slots: how an utterance-based detector reads."""
+    from ..detectors.utterance import SLOT_READINGS
+
     add_pair_order_option(p)
     p.add_argument(
         "--long-turns",
@@ -74,7 +76,7 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     )
     p.add_argument(
         "--slots",
-        choices=("off", "persona", "settle"),
+        choices=SLOT_READINGS,
         default=None,
         help="utterance-based detectors: persona flags a last turn that states another name, age or job than an "
         'earlier turn of the same speaker ("I work as a nurse." ... "I work as a teacher."; English phrasings, '

@@ -87,7 +87,7 @@ def _save(args: argparse.Namespace) -> int:
     from ..detectors.modeling import CONFIG_NAME, shipped_or_path
     from ..detectors.utterance import UtteranceDetector
     from ..training.card import model_reference, write_model_card
-    from .common import configure
+    from .common import _prob
 
     if args.name is None:
         raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
@@ -108,6 +108,7 @@ def _save(args: argparse.Namespace) -> int:
         if value is not None and value != getattr(det, name):
             changes.append(f"{name} {getattr(det, name):g} -> {value:g}")
             given += [f"--{name.replace('_', '-')}", f"{value:g}"]
+            setattr(det, name, _prob(value, f"--{name.replace('_', '-')}"))
     for reading in UtteranceDetector.reading_options():
         value = getattr(args, reading, None)
         if value is None:
@@ -117,11 +118,9 @@ def _save(args: argparse.Namespace) -> int:
             raise InputError(f"{args.name} ({det.config.detector}) has no option {reading}")
         if value != getattr(det, reading):
             changes.append(f"{reading} = {value}")
+            setattr(det, reading, value)
     if not changes:
         raise InputError(f"nothing to change: {args.name} already reads so (give --slots, --ellipsis, --tau, ...)")
-    args.onnx = args.int8 = False  # the runtime stays the model's own preference
-    args.vocabulary = None
-    configure(det, args)
     cfg = det.config
     cfg.thresholds["tau"], cfg.thresholds["eta_e"] = det.tau, det.eta_e
     # the numbers measured on NAME are not this model's; the validation numbers of its calibration are kept

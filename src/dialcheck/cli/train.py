@@ -33,6 +33,7 @@ CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.fl
 
 def add_parser(sub: Any) -> None:
     from ..detectors.onnx import RUNTIMES
+    from ..detectors.utterance import SLOT_READINGS
 
     p = sub.add_parser("train", help=HELP, description=HELP)
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
@@ -311,7 +312,7 @@ def add_parser(sub: Any) -> None:
     )
     cas.add_argument(
         "--slots",
-        choices=("off", "persona", "settle"),
+        choices=SLOT_READINGS,
         default=None,
         help="read both stages with this --slots setting; SLOW's thresholds are chosen again, as for --ellipsis",
     )

@@ -146,6 +146,7 @@ def persona_slots(text: str) -> frozenset[Slot]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=8192)
 def other_slots(text: str) -> frozenset[str]:
     """The slots ``text`` fills for someone other than its speaker.
 
@@ -194,7 +195,7 @@ def slot_settled(dialogue: Dialogue, indices: Iterable[int]) -> set[int]:
         return set()
     now = persona_slots(last)
     others = other_slots(last) if not _SELF.search(last) else frozenset()
-    adds = {kind for kind in ("name", "job") if _adds_slot(last, kind)}
+    adds = _added_slots(last)
     out: set[int] = set()
     for i in indices:
         text = dialogue.turns[i].text
@@ -211,14 +212,15 @@ def slot_settled(dialogue: Dialogue, indices: Iterable[int]) -> set[int]:
     return out
 
 
-def _adds_slot(text: str, kind: str) -> bool:
-    """Whether a sentence of ``text`` with an additive word ("also", "too") states slot ``kind``."""
+@functools.lru_cache(maxsize=8192)
+def _added_slots(text: str) -> frozenset[str]:
+    """The slots (name, job) a sentence of ``text`` with an additive word ("also", "too") adds a value to."""
+    out = set()
     for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
         if _ADDS.search(sentence):
-            patterns = _NAME_PATTERNS if kind == "name" else _JOB_PATTERNS
-            if any(p.search(re.sub(r"\s+", " ", _ADDS.sub(" ", sentence))) for p in patterns):
-                return True
-    return False
+            plain = re.sub(r"\s+", " ", _ADDS.sub(" ", sentence))  # read as if it replaced the value
+            out |= {kind for kind, _ in persona_slots(plain) if kind in ("name", "job")}
+    return frozenset(out)
 
 
 def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:
