@@ -33,7 +33,8 @@ def main() -> None:
         "decode_hand_a",
         "decode_hand_b",
         "decode_hand_values",
-        *(f"decode_hand_slots{s}" for s in ("", "_b", "_c")),
+        *(f"decode_hand_slots{s}" for s in ("", "_b", "_c", "_d")),
+        "decode_hand_ages_e",
     ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]
     print(
