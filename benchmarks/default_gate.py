@@ -180,7 +180,8 @@ def gate(cand: dict[str, Any], base: dict[str, Any], tolerance: float = 1.0) -> 
 
     hb, rct = delta("human_bot/accuracy"), delta("rct/accuracy")
     # a reading rule for phrasings DECODE lacks leaves both unchanged: then its gain must show on the hand sets
-    hand = [f for f in HAND if f"{f}/accuracy" in cand]
+    # a set added after the baseline was measured (--baseline-from) is compared where both have it
+    hand = [f for f in HAND if f"{f}/accuracy" in cand and f"{f}/accuracy" in base]
     hand_gain = round(
         sum(cand[f"{f}/accuracy"] * cand[f"{f}/n"] - base[f"{f}/accuracy"] * base[f"{f}/n"] for f in hand) / 100
     )
@@ -214,7 +215,7 @@ def gate(cand: dict[str, Any], base: dict[str, Any], tolerance: float = 1.0) -> 
         not wrong,
         ", ".join(f"{k} {cand[f'demo/{k}']['score']:.3f} vs τ {cand['tau']:.3f}" for k in DEMO_EXPECTED),
     )
-    for f in HAND:
+    for f in hand:
         d, one = delta(f"{f}/accuracy"), 100 / max(1, cand[f"{f}/n"])
         add(f"{f}: at most one dialogue fewer right", d >= -one - 1e-6, f"Δ {d:+.2f} (one dialogue = {one:.2f})")
     return rules

@@ -160,3 +160,12 @@ def test_the_candidate_is_measured_on_the_runtime_it_will_run_on(load_benchmark,
     assert onnx_run["demo/pets"]["score"] == pytest.approx(torch_run["demo/pets"]["score"], abs=1e-3)
     rest = [json.dumps({k: v for k, v in r.items() if k[:5] != "demo/"}, sort_keys=True) for r in (onnx_run, torch_run)]
     assert rest[0] == rest[1]  # as text: a ROC AUC of one class is NaN on both
+
+
+def test_a_hand_set_the_baseline_lacks_is_left_out_not_a_crash(load_benchmark):
+    gate = load_benchmark("default_gate").gate
+    base = _record()
+    cand = _record(model="cand", **{"decode_hand_ages_e/accuracy": 90.0, "decode_hand_ages_e/n": 30})
+    rules = [rule for rule, _, _ in gate(cand, base)]
+    assert not any(r.startswith("decode_hand_ages_e") for r in rules)
+    assert any(r.startswith("decode_hand_slots_c") for r in rules)
