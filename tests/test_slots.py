@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dialcheck.detectors.slots import other_slots, persona_slots, slot_conflicts, slot_settled, slots_only
+from dialcheck.detectors.slots import age_timeline, other_slots, persona_slots, slot_conflicts, slot_settled, slots_only
 from dialcheck.detectors.utterance import SETTLED_SCORE, SLOT_SCORE
 from dialcheck.schema import Dialogue
 from test_detectors import _utterance
@@ -26,6 +26,9 @@ from test_detectors import _utterance
         ("My job is a pilot.", {("job", "pilot")}),
         ("My occupation is nurse.", {("job", "nurse")}),
         ("I turned 40 last year.", {("age", "40 41")}),  # 40 or 41 by now
+        ("I'm in my late fifties now.", {("age", " ".join(sorted(str(a) for a in range(50, 60))))}),
+        ("I'm in my teens.", {("age", " ".join(sorted(str(a) for a in range(13, 20))))}),
+        ("I'm in my room.", set()),
         # not the speaker's own slot, no value, or not a slot at all
         ("My job is teaching math.", set()),  # a description, not a job title
         ("My job is fun.", set()),
@@ -60,6 +63,48 @@ def test_a_conflict_needs_the_same_slot_with_no_shared_word():
     assert conflicts("I turned 40 last year.", "I'm 41 years old now.") == {}
     assert conflicts("I turned 40 last year.", "I'm 43 years old now.") == {0: "age"}
     assert conflicts("I work as a teacher.", "Yes, I work as a tutor on weekends too.") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "was", "will"),
+    [
+        ("When I was 22 years old, I moved to Paris.", {22}, set()),
+        ("I was 30 when I ran my first marathon.", {30}, set()),
+        ("I was 17 years old then.", {17}, set()),
+        ("Yes, at the age of 25 I bought a house.", {25}, set()),
+        ("At 45 I finally learned to drive.", {45}, set()),
+        ("Ever since I was 8, I've loved lakes.", {8}, set()),
+        ("Back when I was in my thirties, I ran a lot.", {30}, set()),  # a decade: its first age
+        ("I'll be 36 next month.", set(), {36}),
+        ("I'm turning 50 in May!", set(), {50}),
+        # no age of the speaker's: a time, a speed, a rank, a duration, someone else, a question
+        ("At 10 I go to bed.", set(), set()),
+        ("I was driving at 60 mph, and at 15:30 I stopped.", set(), set()),
+        ("I was 2nd in the race when I was tired.", set(), set()),
+        ("I was 5 minutes late.", set(), set()),
+        ("I'll be 10 minutes, sorry.", set(), set()),
+        ("When my son was 12, he moved.", set(), set()),
+        ("Were you 20 when I was 25?", set(), set()),
+    ],
+)
+def test_age_timeline_reads_the_speakers_past_and_future_ages(text, was, will):
+    assert age_timeline(text) == (was, will)
+
+
+def test_a_past_age_above_the_present_one_or_a_future_one_below_it_conflicts():
+    def conflicts(earlier, last):
+        return slot_conflicts(Dialogue.from_texts([earlier, "Oh?", last]), [0])
+
+    assert conflicts("I'm 29 years old.", "When I was 35, I moved to Paris.") == {0: "age"}
+    assert conflicts("I'm 35.", "I'll be 30 next year.") == {0: "age"}
+    assert conflicts("When I was 35, I moved to Paris.", "I'm 29 years old.") == {0: "age"}  # either order
+    assert conflicts("I'm 22.", "I'm in my fifties now, so I take it slow.") == {0: "age"}
+    assert conflicts("I'm 29 years old.", "When I was 22, I moved to Paris.") == {}
+    assert conflicts("I'm 29 years old.", "When I was 29, I moved to Paris.") == {}  # this year
+    assert conflicts("I'm 35.", "I'll be 36 next month.") == {}
+    assert conflicts("I'm 55.", "I'm in my fifties now.") == {}
+    assert conflicts("I'm 50.", "When I was in my thirties I ran.") == {}
+    assert conflicts("I love dogs.", "When I was 35, I moved to Paris.") == {}  # no age to compare
 
 
 @pytest.mark.parametrize(
@@ -105,6 +150,11 @@ def test_slots_only_turns_say_nothing_else():
         ("I'm 27.", "She is 31 and I'm 35.", False),  # the speaker's own age changed
         ("I work as a nurse.", "My wife works as a nurse too, and I'm a doctor.", False),  # the speaker too
         ("I'm 30.", "He is 35, five years younger than me.", False),
+        ("I'm 29 years old.", "When I was 22 years old, I moved to Paris.", True),  # an age before this one
+        ("I'm 35 years old.", "I'll be 36 next month, so a small party.", True),  # an age after it
+        ("I'm 29 years old.", "When I was 35, I moved to Paris.", False),  # a conflict
+        ("I'm 60.", "When I was 25 I said I'm 61.", False),  # the present age itself changed
+        ("I'm 29.", "I never left home when I was 20.", False),  # a negation
     ],
 )
 def test_settled_turns_say_only_slots_that_the_last_turn_agrees_with(earlier, last, settled):

@@ -8,14 +8,18 @@ first-person statements count, each slot read from a fixed set of phrasings:
 
 - **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X", "this is X from …",
   "I'm X, your … assistant";
-- **age**: "I'm N years old", "I'm N." (a number alone), "I just turned N", "my age is N";
+- **age**: "I'm N years old", "I'm N." (a number alone), "I just turned N", "my age is N", "I'm in my fifties";
+  and, read by :func:`age_timeline`, an age the speaker was ("when I was 22", "I was 30 when …", "at the age of
+  25", "At 45 I …") or will be ("I'll be 36 next month", "I'm turning 50");
 - **job**: "I work as (a) X", "my job is (a) X", "I'm employed as X".
 
-Two values conflict when they share no word ("nurse" and "nurse practitioner" do not). Someone else's slots
+Two values conflict when they share no word ("nurse" and "nurse practitioner" do not); a past age above the
+present one, or a future age below it, conflicts with it ("When I was 35, …" after "I'm 29."). Someone else's slots
 ("my son is 5", "my sister's name is Mia"), questions, a second name or job ("I also work as a tutor") and
 descriptions ("my job is cooking") do not count. :func:`slot_settled` names the other side, for the reading
 ``slots="settle"``: earlier turns that say nothing but slots (:func:`slots_only`) which the last turn agrees with
-(the same value again, one more, or only someone else's: :func:`other_slots`). On DECODE the phrasings are rare (they
+(the same value again, one more, only someone else's (:func:`other_slots`), or for an age, a past age no
+higher or a future age no lower). On DECODE the phrasings are rare (they
 fire on 2 of rebuilt dev's 2,013 contradictions and 1 of human-bot's 382, on no consistent dialogue: see
 docs/benchmarks.md); they are meant for assistants and persona bots that introduce themselves.
 
@@ -34,7 +38,7 @@ from collections.abc import Iterable
 
 from ..schema import Dialogue
 
-__all__ = ["SLOTS", "other_slots", "persona_slots", "slot_conflicts", "slot_settled", "slots_only"]
+__all__ = ["SLOTS", "age_timeline", "other_slots", "persona_slots", "slot_conflicts", "slot_settled", "slots_only"]
 
 SLOTS = ("name", "age", "job")
 Slot = tuple[str, frozenset[str]]
@@ -61,12 +65,40 @@ _AGE_PATTERNS = (
     re.compile(r"\bi (?:just )?turned (\d{1,3})\b(?! (?:last|a) year\b)", re.I),
     re.compile(r"\bmy age is (\d{1,3})\b", re.I),
 )
+_DECADES = {"teens": 13, "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60}
+_DECADES |= {"seventies": 70, "eighties": 80, "nineties": 90} | {f"{d}0s": d * 10 for d in range(2, 10)}
+_DECADE = r"in my (?:(?:early|mid|late)[- ])?(" + "|".join(_DECADES) + r")\b"
+# "I'm in my fifties (now)": any age of the decade
+_DECADE_NOW = re.compile(rf"\bi(?:'m| am) (?:now |still )?{_DECADE}", re.I)
 _JOB_PATTERNS = (
     re.compile(r"\bi (?:currently |now |still )?work as (?:an? )?([a-z]+(?: [a-z]+){0,2})", re.I),
     # "my job is a pilot", not "my job is fun" or "my job is designing bridges" (no article: a description)
     re.compile(r"\bmy job is an? ([a-z]+(?: [a-z]+){0,2})", re.I),
     re.compile(r"\bmy (?:profession|occupation) is (?:an? )?(?![a-z]+ing\b)([a-z]+(?: [a-z]+){0,2})", re.I),
     re.compile(r"\bi(?:'m| am) employed as (?:an? )?([a-z]+(?: [a-z]+){0,2})", re.I),
+)
+# a number that is no age: "your total is 40 dollars", "she is 5 minutes away", "I was 2nd", "at 60 mph"
+_NOT_AN_AGE = r"(?!\s*(?:%|percent|dollars?|euros?|pounds?|bucks|minutes?|mins?|hours?|days?|weeks?|miles?|km"
+_NOT_AN_AGE += r"|kg|lbs?|feet|foot|inches|cm|am|pm|o'clock|mph|degrees|[.,:]\d|(?:st|nd|rd|th)\b))"
+_NOT_AN_AGE += r"(?!\s+(?:times|people|of|in a row|out of))"
+# a past or a future age of the speaker: "when I was 22", "I was 30 when ...", "at the age of 25", "At 45 I ...",
+# "when I was in my thirties"; "I'll be 36 next month", "I'm turning 30"
+_WAS_AGE_PATTERNS = (
+    re.compile(
+        r"\b(?:when|since|until|till|before|after|once|while) i was (?:only |just |about |around )?(\d{1,3})\b"
+        + _NOT_AN_AGE,
+        re.I,
+    ),
+    re.compile(r"\bi was (?:only |just |about |around )?(\d{1,3})(?: ?(?:years?|yrs?) old)?,? when\b", re.I),
+    re.compile(r"\bi was (?:only |just |about |around )?(\d{1,3}) ?(?:years?|yrs?) old\b", re.I),
+    re.compile(r"\bat (?:the )?age (?:of )?(\d{1,3})\b", re.I),
+    # "At 45 I learned to drive", not "at 5 I leave" (a time): 13 and up, at the start of a clause
+    re.compile(rf"(?:^|[,;]\s*|\b(?:and|but|so|then)\s+)at (1[3-9]|[2-9]\d|1[01]\d)\b{_NOT_AN_AGE},? i\b", re.I),
+)
+_WAS_DECADE = re.compile(rf"\b(?:when|since|while) i was {_DECADE}", re.I)
+_WILL_AGE_PATTERNS = (
+    re.compile(rf"\bi(?:'ll| will| am going to|'m going to) be (\d{{1,3}})\b{_NOT_AN_AGE}", re.I),
+    re.compile(rf"\bi(?:'m| am) turning (\d{{1,3}})\b{_NOT_AN_AGE}", re.I),
 )
 # "I turned 40 last year": 40 or 41 now
 _TURNED_LAST_YEAR = re.compile(r"\bi turned (\d{1,3}) (?:last|a) year\b", re.I)
@@ -85,9 +117,6 @@ _NO_VALUE = {
 
 
 _OTHERS = r"(?:he|she|they)"
-# a number that is no age: "your total is 40 dollars", "she is 5 minutes away"
-_NOT_AN_AGE = r"(?!\s*(?:%|percent|dollars?|euros?|pounds?|bucks|minutes?|mins?|hours?|days?|weeks?|miles?|km|kg|lbs?"
-_NOT_AN_AGE += r"|feet|foot|inches|cm|am|pm|o'clock|[.,:]\d))"
 _OWNER = r"(?:my|his|her|their|our|your)(?: [\w-]+){1,2}?"  # "my sister", "his little brother", "my dog"
 _OTHER_PATTERNS = {  # a slot stated about someone else: "my dog's name is Max", "she is 31", "he works as a chef"
     "name": re.compile(
@@ -138,12 +167,53 @@ def persona_slots(text: str) -> frozenset[Slot]:
         for m in _TURNED_LAST_YEAR.finditer(sentence):
             if 0 < (age := int(m.group(1))) < 129:
                 out.add(("age", frozenset([str(age), str(age + 1)])))
+        for m in _DECADE_NOW.finditer(sentence):
+            out.add(("age", frozenset(str(a) for a in _decade_ages(m.group(1)))))
         for pattern in _JOB_PATTERNS if not adds else ():
             for m in pattern.finditer(sentence):
                 words = [w for w in _PHRASE_END.split(m.group(1).lower())[0].split() if w not in _NO_VALUE]
                 if words:
                     out.add(("job", frozenset(words)))
     return frozenset(out)
+
+
+def _decade_ages(word: str) -> range:
+    start = _DECADES[word.lower()]
+    return range(start, (start // 10 + 1) * 10)
+
+
+@functools.lru_cache(maxsize=8192)
+def age_timeline(text: str) -> tuple[frozenset[int], frozenset[int]]:
+    """The ages the speaker of ``text`` says they were and will be (for a decade, its first age).
+
+    >>> age_timeline("When I was 22, I moved to Paris. I'll be 30 next month.")
+    (frozenset({22}), frozenset({30}))
+    >>> age_timeline("I was 5 minutes late when my son was 12.")
+    (frozenset(), frozenset())
+    """
+    was: set[int] = set()
+    will: set[int] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip()):
+        if sentence.endswith("?") and _ASKS.match(sentence):
+            continue
+        for pattern in _WAS_AGE_PATTERNS:
+            was.update(int(m.group(1)) for m in pattern.finditer(sentence))
+        was.update(_decade_ages(m.group(1))[0] for m in _WAS_DECADE.finditer(sentence))
+        for pattern in _WILL_AGE_PATTERNS:
+            will.update(int(m.group(1)) for m in pattern.finditer(sentence))
+    return frozenset(a for a in was if 0 < a < 130), frozenset(a for a in will if 0 < a < 130)
+
+
+def _ages(text: str) -> frozenset[int]:
+    """The speaker's present age as the ages it allows."""
+    return frozenset(int(a) for kind, words in persona_slots(text) if kind == "age" for a in words)
+
+
+def _timeline_agrees(now: frozenset[int], was: frozenset[int], will: frozenset[int]) -> bool | None:
+    """Whether past and future ages fit a present age (None: nothing to compare)."""
+    if not now or not (was or will):
+        return None
+    return all(a <= max(now) for a in was) and all(a >= min(now) for a in will)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -170,7 +240,7 @@ def slots_only(text: str) -> bool:
     if not persona_slots(text):
         return False
     said = [False] * len(text)  # characters inside some slot phrasing (they overlap: "Hi! I'm Ava, your assistant")
-    for pattern in (*_NAME_PATTERNS, *_AGE_PATTERNS, *_JOB_PATTERNS, _TURNED_LAST_YEAR):
+    for pattern in (*_NAME_PATTERNS, *_AGE_PATTERNS, *_JOB_PATTERNS, _TURNED_LAST_YEAR, _DECADE_NOW):
         for m in pattern.finditer(text):
             said[m.start() : m.end()] = [True] * (m.end() - m.start())
     rest = "".join(" " if s else c for c, s in zip(text, said, strict=True))
@@ -196,6 +266,7 @@ def slot_settled(dialogue: Dialogue, indices: Iterable[int]) -> set[int]:
     now = persona_slots(last)
     others = other_slots(last) if not _SELF.search(last) else frozenset()
     adds = _added_slots(last)
+    was, will = age_timeline(last)
     out: set[int] = set()
     for i in indices:
         text = dialogue.turns[i].text
@@ -206,6 +277,11 @@ def slot_settled(dialogue: Dialogue, indices: Iterable[int]) -> set[int]:
             any(k == kind and words & w for k, w in now)
             or kind in adds
             or (kind in others and not any(k == kind for k, _ in now))
+            or (  # "When I was 22, ..." after "I'm 29."
+                kind == "age"
+                and not any(k == kind for k, _ in now)
+                and _timeline_agrees(frozenset(int(a) for a in words), was, will)
+            )
             for kind, words in kinds
         ):
             out.add(i)
@@ -225,15 +301,30 @@ def _added_slots(text: str) -> frozenset[str]:
 
 def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:
     """The earlier turns (of ``indices``) that fill a slot with a value the last turn replaces, and the slot:
-    the last turn states that slot, and none of its values shares a word with the earlier turn's."""
-    now = persona_slots(dialogue.turns[-1].text)
-    if not now:
+    the last turn states that slot, and none of its values shares a word with the earlier turn's; or one of the two
+    turns gives an age the speaker was that is above the other's present age, or one they will be that is below it
+    ("When I was 35, ..." after "I'm 29.").
+
+    >>> slot_conflicts(Dialogue.from_texts(["I'm 29 years old.", "Oh?", "When I was 35, I moved to Paris."]), [0])
+    {0: 'age'}
+    """
+    last = dialogue.turns[-1].text
+    now = persona_slots(last)
+    timeline = age_timeline(last)
+    if not now and not any(timeline):
         return {}
     out: dict[int, str] = {}
     for i in indices:
-        for kind, words in sorted(persona_slots(dialogue.turns[i].text)):
+        text = dialogue.turns[i].text
+        for kind, words in sorted(persona_slots(text)):
             values = [w for k, w in now if k == kind]
             if values and all(not (words & w) for w in values):
                 out[i] = kind
                 break
+        else:
+            if (
+                _timeline_agrees(_ages(text), *timeline) is False
+                or _timeline_agrees(_ages(last), *age_timeline(text)) is False
+            ):
+                out[i] = "age"
     return out
