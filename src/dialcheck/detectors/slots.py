@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterable
 
 from ..schema import Dialogue
+from .counts import count_conflicts
 
 __all__ = ["SLOTS", "age_timeline", "other_slots", "persona_slots", "slot_conflicts", "slot_settled", "slots_only"]
 
@@ -303,17 +304,19 @@ def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]
     """The earlier turns (of ``indices``) that fill a slot with a value the last turn replaces, and the slot:
     the last turn states that slot, and none of its values shares a word with the earlier turn's; or one of the two
     turns gives an age the speaker was that is above the other's present age, or one they will be that is below it
-    ("When I was 35, ..." after "I'm 29.").
+    ("When I was 35, ..." after "I'm 29."); or the last turn rules out a count the earlier one states
+    (:func:`~dialcheck.detectors.counts.count_conflicts`: "I have two dogs." … "My three dogs …").
 
     >>> slot_conflicts(Dialogue.from_texts(["I'm 29 years old.", "Oh?", "When I was 35, I moved to Paris."]), [0])
     {0: 'age'}
     """
+    indices = list(indices)
+    out = count_conflicts(dialogue, indices)
     last = dialogue.turns[-1].text
     now = persona_slots(last)
     timeline = age_timeline(last)
     if not now and not any(timeline):
-        return {}
-    out: dict[int, str] = {}
+        return out
     for i in indices:
         text = dialogue.turns[i].text
         for kind, words in sorted(persona_slots(text)):
