@@ -4,9 +4,10 @@
                                        [--pairs 800] [--threads 2]
 
 The pairs are the first ``--pairs`` same-speaker (earlier turn, last turn) pairs of ``throughput.py``'s ten-turn
-DECODE dialogues. Variants of the float32 export: the int8 that dialcheck uses (per-channel signed weights,
-``--onnx --int8``), the same with ``reduce_range`` (7-bit weights: ONNX Runtime's remedy for u8s8 saturation on
-CPUs without VNNI) and unsigned weights (u8u8, which never saturates but runs slower). For each: seconds,
+DECODE dialogues. Variants of the float32 export: per-channel signed 8-bit weights (what dialcheck uses on an x86
+CPU with VNNI), the same with ``reduce_range`` (7-bit weights: ONNX Runtime's remedy for u8s8 saturation on CPUs
+without VNNI, and what dialcheck uses there: ``dialcheck.detectors.onnx.int8_range``) and unsigned weights (u8u8,
+which never saturates but runs slower). For each: seconds,
 speed against float32, how far the contradiction probability moves (median, 90th percentile, max) and how many
 pair verdicts flip at the detector's τ. int8 arithmetic depends on the CPU: say which one (``lscpu``) with the
 numbers. Needs ``pip install "dialcheck[onnx]"``.
@@ -52,7 +53,7 @@ def main() -> None:
     from dialcheck.backbones import cache_dir
     from dialcheck.detectors import default_model_path, load_detector
     from dialcheck.detectors.modeling import shipped_or_path
-    from dialcheck.detectors.onnx import onnx_cache_name, onnx_runner, weights_digest
+    from dialcheck.detectors.onnx import int8_range, onnx_cache_name, onnx_runner, weights_digest
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="decode-utterance-minilm-v10,decode-utterance-mpnet-v1")
@@ -74,12 +75,13 @@ def main() -> None:
             col = det.config.labels.index("contradiction")
             sample = clf.encode(pairs[:1])
             onnx_runner(clf.model, sample)  # the float32 export, kept in the cache: the variants are made from it
-            onnx_runner(clf.model, sample, int8=True)  # and dialcheck's int8
             digest = weights_digest(clf.model)
             fp32 = cache_dir() / "onnx" / onnx_cache_name(digest, int8=False)
-            files = {"float32": fp32, "int8 (dialcheck's)": cache_dir() / "onnx" / onnx_cache_name(digest, int8=True)}
+            files = {"float32": fp32}
+            mine = int8_range()
             for label, weight_type, reduce in (
-                ("int8, reduce_range", QuantType.QInt8, True),
+                ("int8, 8-bit weights" + (" (dialcheck's here)" if mine == "full" else ""), QuantType.QInt8, False),
+                ("int8, 7-bit weights" + (" (dialcheck's here)" if mine == "reduced" else ""), QuantType.QInt8, True),
                 ("uint8 weights (u8u8)", QuantType.QUInt8, False),
             ):
                 files[label] = Path(tmp) / f"{digest[:24]}-{len(files)}.onnx"

@@ -22,6 +22,13 @@ def _scores(det):
     return [v.score for v in det.predict(DIALOGUES)]
 
 
+def _int8_suffix():
+    """The int8 file ending this machine gets: 8-bit weights on a CPU with VNNI, 7-bit elsewhere."""
+    from dialcheck.detectors.onnx import int8_range
+
+    return "-int8r.onnx" if int8_range() == "reduced" else "-int8.onnx"
+
+
 def test_onnx_scores_equal_torch_and_the_export_is_reused(tiny_detector_dir, tmp_path, monkeypatch):
     torch_scores = _scores(load_detector(tiny_detector_dir))
     det = load_detector(tiny_detector_dir).use_onnx(cache=tmp_path)
@@ -56,7 +63,7 @@ def test_int8_is_quantized_per_channel_and_stays_close(tiny_detector_dir, tmp_pa
     det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
     assert det.config.options["int8"] is True
     # only the int8 file stays in the cache: the float32 export made for it is not needed to run it
-    assert [p.name.endswith("-int8.onnx") for p in sorted(tmp_path.glob("*.onnx"))] == [True]
+    assert [p.name.endswith(_int8_suffix()) for p in sorted(tmp_path.glob("*.onnx"))] == [True]
     again = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
     assert _scores(again) == _scores(det)
     assert len(list(tmp_path.glob("*.onnx"))) == 1
@@ -312,7 +319,7 @@ def test_changed_or_missing_files_load_the_torch_weights_again(tiny_detector_dir
     want = _scores(dialcheck.load(folder))
     key = source_key(folder, load_detector(folder).config)
     export = cached_int8_export(key)
-    assert export is not None and export.name.endswith("-int8.onnx")
+    assert export is not None and export.name.endswith(_int8_suffix())
     # a threshold or a model card does not change the weights: the same key
     (folder / "MODEL_CARD.md").write_text("notes")
     assert source_key(folder, load_detector(folder).config) == key
@@ -334,3 +341,53 @@ def test_changed_or_missing_files_load_the_torch_weights_again(tiny_detector_dir
     new.unlink()
     api._cached.cache_clear()
     assert _scores(dialcheck.load(folder)) == _scores(changed) and loads == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("env", "cpuinfo", "expected"),
+    [
+        ("", "processor : 0\nflags : fpu sse2 avx2 avx512f avx512_vnni\n", "full"),
+        ("auto", "flags\t: fpu sse2 avx2 avx_vnni", "full"),
+        ("", "processor : 0\nflags : fpu sse2 avx2 avx512f\n", "reduced"),  # AVX-512 without VNNI saturates too
+        ("", "Features : fp asimd evtstrm aes\n", "reduced"),  # no x86 flags to read: the range that never saturates
+        ("", "", "reduced"),
+        ("reduced", "flags : avx512_vnni", "reduced"),
+        ("FULL", "flags : avx2", "full"),
+    ],
+)
+def test_int8_range_follows_the_cpu_flags_unless_the_environment_says(monkeypatch, env, cpuinfo, expected):
+    from dialcheck.detectors.onnx import int8_range
+
+    monkeypatch.setenv("DIALCHECK_INT8_RANGE", env)
+    assert int8_range(cpuinfo) == expected
+
+
+def test_a_bad_int8_range_setting_names_the_variable(monkeypatch):
+    from dialcheck.detectors.onnx import int8_range
+
+    monkeypatch.setenv("DIALCHECK_INT8_RANGE", "7bit")
+    with pytest.raises(ModelError, match="DIALCHECK_INT8_RANGE='7bit'"):
+        int8_range("flags : avx2")
+
+
+def test_each_weight_range_has_its_own_export_and_index_entry(tiny_detector_dir, tmp_path, monkeypatch):
+    import dialcheck
+    from dialcheck import api
+    from dialcheck.detectors.onnx import cached_int8_export, source_key
+
+    fp32 = _scores(load_detector(tiny_detector_dir))
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    folder = _preferring_int8(tiny_detector_dir, tmp_path / "int8-ranges")
+    key = source_key(folder, load_detector(folder).config)
+    scores = {}
+    for r in ("full", "reduced"):
+        monkeypatch.setenv("DIALCHECK_INT8_RANGE", r)
+        api._cached.cache_clear()
+        scores[r] = _scores(dialcheck.load(folder))
+        assert cached_int8_export(key).name.endswith("-int8r.onnx" if r == "reduced" else "-int8.onnx")
+    names = sorted(p.name[24:] for p in (tmp_path / "cache" / "onnx").glob("*.onnx"))
+    assert names == ["-int8.onnx", "-int8r.onnx"]
+    monkeypatch.setenv("DIALCHECK_INT8_RANGE", "full")  # the first export is still indexed beside the second
+    assert cached_int8_export(key).name.endswith("-int8.onnx")
+    for r in ("full", "reduced"):
+        assert scores[r] == pytest.approx(fp32, abs=0.05)

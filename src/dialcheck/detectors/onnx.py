@@ -14,13 +14,24 @@ speed of float32 on 2 CPU cores and closer to it than torch's per-tensor ``--int
 --onnx``; numbers in docs/benchmarks.md). float32 on ONNX Runtime is no faster than torch for MiniLM.
 Needs the ``onnx`` extra: ``pip install "dialcheck[onnx]"``.
 
+The weights are 8-bit on an x86 CPU with VNNI and 7-bit everywhere else (:func:`int8_range`): without VNNI,
+ONNX Runtime's u8s8 kernels add pairs of 8-bit products in 16 bits, which saturate. With 8-bit weights the
+MPNet stage of the default cascade moved by 0.34 in probability at the median on a 2-core AVX2 CPU (human-bot
+accuracy 64.92 instead of 76.96); 7-bit weights never saturate (docs/benchmarks.md, "Int8 on CPUs without
+VNNI").
+
 >>> onnx_cache_name("0123abcd" * 8, int8=True)
 '0123abcd0123abcd0123abcd-int8.onnx'
+>>> onnx_cache_name("0123abcd" * 8, int8=True, reduced=True)
+'0123abcd0123abcd0123abcd-int8r.onnx'
+>>> int8_range("flags : fpu sse2 avx2 avx512f avx512_vnni"), int8_range("flags : fpu sse2 avx2")
+('full', 'reduced')
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -36,11 +47,13 @@ import numpy as np
 from ..errors import ModelError
 
 __all__ = [
+    "INT8_RANGES",
     "RUNTIMES",
     "OnnxRunner",
     "cached_int8_export",
     "export_onnx",
     "installed",
+    "int8_range",
     "onnx_cache_name",
     "onnx_runner",
     "source_key",
@@ -55,6 +68,33 @@ OPSET = 17
 _INPUT_ORDER = ("input_ids", "attention_mask", "token_type_ids")
 RUNTIMES = ("torch", "onnx", "onnx-int8")  # what a model may prefer (options.runtime) and the gate may run it on
 _INSTALL = 'ONNX inference needs onnxruntime and onnx: pip install "dialcheck[onnx]"'
+
+
+#: The int8 weight ranges: 8-bit ("full") and ONNX Runtime's 7-bit ``reduce_range`` ("reduced").
+INT8_RANGES = ("full", "reduced")
+_VNNI = {"avx512_vnni", "avx_vnni", "amx_int8"}  # /proc/cpuinfo flags of x86 CPUs whose int8 kernels never saturate
+
+
+@functools.cache
+def _cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def int8_range(cpuinfo: str | None = None) -> str:
+    """The int8 weight range this machine runs without saturation: ``"full"`` on an x86 CPU with VNNI (read from
+    ``/proc/cpuinfo``, or ``cpuinfo``), ``"reduced"`` elsewhere, including wherever the flags cannot be read.
+    ``DIALCHECK_INT8_RANGE=full`` or ``reduced`` overrides it."""
+    env = os.environ.get("DIALCHECK_INT8_RANGE", "auto").strip().lower()
+    if env in INT8_RANGES:
+        return env
+    if env not in ("", "auto"):
+        raise ModelError(f"DIALCHECK_INT8_RANGE={env!r}: expected auto, full or reduced")
+    text = _cpuinfo() if cpuinfo is None else cpuinfo
+    flags = {f for line in text.splitlines() if line.startswith("flags") for f in line.partition(":")[2].split()}
+    return "full" if flags & _VNNI else "reduced"
 
 
 def installed() -> bool:
@@ -126,35 +166,46 @@ def _index_file(key: str, folder: Path) -> Path:
     return folder / "index" / f"{key[:32]}.json"
 
 
-def cached_int8_export(key: str, cache: str | Path | None = None) -> Path | None:
-    """The int8 export the cache's index holds for the source ``key`` (:func:`source_key`), or None."""
-    from ..backbones import cache_dir
+def _index_field(reduced: bool) -> str:
+    return "int8-reduced" if reduced else "int8"
 
-    folder = Path(cache) if cache is not None else cache_dir() / "onnx"
+
+def _read_index(key: str, folder: Path) -> dict[str, Any]:
     try:
         entry = json.loads(_index_file(key, folder).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    name = entry.get("int8") if isinstance(entry, dict) and entry.get("key") == key else None
+        return {}
+    return entry if isinstance(entry, dict) and entry.get("key") == key else {}
+
+
+def cached_int8_export(key: str, cache: str | Path | None = None) -> Path | None:
+    """The int8 export the cache's index holds for the source ``key`` (:func:`source_key`) in this machine's
+    weight range (:func:`int8_range`), or None."""
+    from ..backbones import cache_dir
+
+    folder = Path(cache) if cache is not None else cache_dir() / "onnx"
+    name = _read_index(key, folder).get(_index_field(int8_range() == "reduced"))
     if not isinstance(name, str) or Path(name).name != name:
         return None
     path = folder / name
     return path if path.is_file() else None
 
 
-def _remember(key: str, target: Path) -> None:
-    """Record in the index beside ``target`` that the source ``key`` exports to it (written atomically); a cache
-    that cannot be written only costs the next load its speed."""
+def _remember(key: str, target: Path, reduced: bool = False) -> None:
+    """Record in the index beside ``target`` that the source ``key`` exports to it in its weight range (written
+    atomically); a cache that cannot be written only costs the next load its speed."""
+    entry = {**_read_index(key, target.parent), "key": key, _index_field(reduced): target.name}
     try:
         with _written(_index_file(key, target.parent), "cannot write the ONNX index") as tmp:
-            Path(tmp).write_text(json.dumps({"key": key, "int8": target.name}), encoding="utf-8")
+            Path(tmp).write_text(json.dumps(entry), encoding="utf-8")
     except (ModelError, OSError) as e:
         log.warning("%s; the next load builds the torch model again", e)
 
 
-def onnx_cache_name(digest: str, int8: bool) -> str:
-    """File name of an export in the cache: the first 24 hex digits of the weights' digest, ``-int8`` if so."""
-    return f"{digest[:24]}{'-int8' if int8 else ''}.onnx"
+def onnx_cache_name(digest: str, int8: bool, reduced: bool = False) -> str:
+    """File name of an export in the cache: the first 24 hex digits of the weights' digest, then ``-int8`` (8-bit
+    weights) or ``-int8r`` (7-bit)."""
+    return f"{digest[:24]}{('-int8r' if reduced else '-int8') if int8 else ''}.onnx"
 
 
 def _input_names(sample: dict[str, Any]) -> list[str]:
@@ -218,8 +269,9 @@ def _written(path: Path, failure: str) -> Iterator[str]:
         raise ModelError(f"{failure}: {e}") from e
 
 
-def _quantize(src: Path, dst: Path) -> Path:
-    """Per-channel int8 dynamic quantization of ``src``'s weights into ``dst`` (atomic)."""
+def _quantize(src: Path, dst: Path, reduced: bool = False) -> Path:
+    """Per-channel int8 dynamic quantization of ``src``'s weights into ``dst`` (atomic); ``reduced``: 7-bit
+    weights (ONNX Runtime's ``reduce_range``), which CPUs without VNNI run without saturating."""
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
@@ -229,7 +281,7 @@ def _quantize(src: Path, dst: Path) -> Path:
     root.setLevel(logging.ERROR)  # the quantizer logs a "consider pre-processing" hint on the root logger
     try:
         with _written(dst, f"cannot quantize {src} to int8") as tmp:
-            quantize_dynamic(str(src), tmp, weight_type=QuantType.QInt8, per_channel=True)
+            quantize_dynamic(str(src), tmp, weight_type=QuantType.QInt8, per_channel=True, reduce_range=reduced)
     finally:
         root.setLevel(level)
     return dst
@@ -293,22 +345,24 @@ def onnx_runner(
     folder = Path(cache) if cache is not None else cache_dir() / "onnx"
     folder.mkdir(parents=True, exist_ok=True)
     digest = weights_digest(model)
+    reduced = int8 and int8_range() == "reduced"
     fp32 = folder / onnx_cache_name(digest, int8=False)
-    target = folder / onnx_cache_name(digest, int8=int8)
+    target = folder / onnx_cache_name(digest, int8=int8, reduced=reduced)
     if not target.exists():
         made = not fp32.exists()
         if made:
             log.info("exporting %s to ONNX: %s (one time)", type(model).__name__, fp32)
             export_onnx(model, sample, fp32)
         if int8:
-            log.info("quantizing the ONNX export to int8 (per channel): %s (one time)", target)
-            _quantize(fp32, target)
+            bits = "7-bit weights: this CPU has no VNNI" if reduced else "8-bit weights"
+            log.info("quantizing the ONNX export to int8 (per channel, %s): %s (one time)", bits, target)
+            _quantize(fp32, target, reduced=reduced)
             if made:
                 fp32.unlink(missing_ok=True)
     else:
         log.debug("ONNX export found in the cache: %s", target)
     if int8 and source:
-        _remember(source, target)
+        _remember(source, target, reduced)
     return OnnxRunner(target, threads, rows=int8)
 
 
