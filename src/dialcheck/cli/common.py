@@ -79,9 +79,11 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         choices=SLOT_READINGS,
         default=None,
         help="utterance-based detectors: persona flags a last turn that states another name, age or job than an "
-        'earlier turn of the same speaker ("I work as a nurse." ... "I work as a teacher."; English phrasings, '
-        "see dialcheck.detectors.slots); settle also clears an earlier turn that says only such slots when the "
-        'last turn agrees with them ("I\'m 27." ... "She is 31."); default: the model\'s',
+        'earlier turn of the same speaker ("I work as a nurse." ... "I work as a teacher."), an age that earlier '
+        'turn rules out ("I\'m 29." ... "When I was 35, ...") or another count ("I have two dogs." ... "My three '
+        'dogs ..."; English phrasings, see dialcheck.detectors.slots and .counts); settle also clears an earlier '
+        'turn that says only such slots when the last turn agrees with them ("I\'m 27." ... "She is 31."); '
+        "default: the model's",
     )
 
 

@@ -30,10 +30,13 @@ A question that carries its speaker ("how old is my dog, do you think?") is stil
 With ``slots="persona"`` an earlier turn of the speaker that states their name, age or job in the first person
 scores at least ``SLOT_SCORE`` (0.99) when the last turn states another value for it ("I work as a nurse." …
 "I work as a teacher."), which a pair classifier reads as consistent: the frames match and one word differs.
-English phrasings only, listed in :mod:`dialcheck.detectors.slots`. ``slots="settle"`` does that and also
-caps at ``SETTLED_SCORE`` (0.01) the pair of an earlier turn that says nothing but such slots when the last turn
-agrees with them: states them again with a shared value ("As I said, my name is Ava"), adds one ("I also work
-as a tutor") or states them only about someone else ("She is 31 years old."), with no negation. Pair
+So does a turn whose age the last turn's past or future age rules out ("I'm 29." … "When I was 35, …") or whose
+count of brothers, children, pets … it rules out ("I have two dogs." … "My three dogs …";
+:mod:`dialcheck.detectors.counts`). English phrasings only, listed in :mod:`dialcheck.detectors.slots`.
+``slots="settle"`` does that and also caps at ``SETTLED_SCORE`` (0.01) the pair of an earlier turn that says
+nothing but such slots when the last turn agrees with them: states them again with a shared value ("As I said,
+my name is Ava"), adds one ("I also work as a tutor"), states them only about someone else ("She is 31 years
+old.") or gives an age before or after theirs ("When I was 22, …" after "I'm 29."), with no negation. Pair
 classifiers trained on DECODE flag those (0.7-0.97) because the frame matches and the value differs
 (``slot_settled``).
 """
@@ -205,7 +208,7 @@ class UtteranceDetector(Detector):
     slots = ReadingOption(
         "off",
         lambda v: _one_of(v, "slots", SLOT_READINGS),
-        '``"persona"``: a name, age or job the last turn states unlike an earlier turn scores ``SLOT_SCORE``; '
+        '``"persona"``: a name, age, job or count the last turn states unlike an earlier turn scores ``SLOT_SCORE``; '
         '``"settle"``: that, and an earlier turn of nothing but slots the last turn agrees with scores at most '
         "``SETTLED_SCORE``.",
     )
