@@ -31,6 +31,9 @@ code rather than of model (a reading rule), ``--baseline-from OLD.json`` takes t
 run's ``--json`` made before the change, and the candidate (e.g. ``--candidate default``) is measured now:
 
     python benchmarks/default_gate.py --candidate default --baseline-from runs/gate-before.json --threads 2
+
+``--candidate-from NEW.json`` with ``--baseline-from`` judges two saved runs without measuring anything (each
+file's candidate).
 """
 
 from __future__ import annotations
@@ -282,7 +285,7 @@ def report(base: dict[str, Any], cand: dict[str, Any], rules: list[tuple[str, bo
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--candidate", required=True, help="detector folder")
+    ap.add_argument("--candidate", default=None, help="detector folder (or --candidate-from)")
     ap.add_argument("--baseline", default="default", help="detector folder ('default' = the shipped one)")
     ap.add_argument("--tolerance", type=float, default=1.0, help="accuracy points a gate may lose")
     ap.add_argument("--limit", type=int, default=500, help="human-bot bot utterances to perturb (seeded)")
@@ -300,22 +303,39 @@ def main(argv: list[str] | None = None) -> int:
         help="take the baseline from an earlier run's --json (its candidate) instead of measuring it: the gate for "
         "a change of code, e.g. a reading rule, with the same model before and after",
     )
+    ap.add_argument(
+        "--candidate-from",
+        type=Path,
+        default=None,
+        help="take the candidate from an earlier run's --json (its candidate) instead of measuring it: judge two "
+        "saved runs, e.g. of one model on two versions of the code",
+    )
     ap.add_argument("--json", type=Path, default=None, help="write both measurements and the rules here")
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)
+    if (args.candidate is None) == (args.candidate_from is None):
+        ap.error("give one of --candidate and --candidate-from")
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
-    inputs = probe_inputs(args.data_dir, args.limit)
+
+    def saved(path: Path) -> dict[str, Any]:
+        record = json.loads(path.read_text(encoding="utf-8"))["candidate"]
+        return {**record, "model": f"{record['model']} (from {path.name})"}
+
+    both_saved = args.baseline_from is not None and args.candidate_from is not None
+    inputs = None if both_saved else probe_inputs(args.data_dir, args.limit)
     if args.baseline_from is not None:
-        base = json.loads(args.baseline_from.read_text(encoding="utf-8"))["candidate"]
-        base["model"] = f"{base['model']} (from {args.baseline_from.name})"
+        base = saved(args.baseline_from)
     else:
         base = measure(args.baseline, inputs, args.data_dir, args.eval_limit, args.baseline_runtime)
         print(f"{args.baseline}: measured", file=sys.stderr)
-    cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit, args.candidate_runtime)
-    print(f"{args.candidate}: measured", file=sys.stderr)
+    if args.candidate_from is not None:
+        cand = saved(args.candidate_from)
+    else:
+        cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit, args.candidate_runtime)
+        print(f"{args.candidate}: measured", file=sys.stderr)
     rules = gate(cand, base, args.tolerance)
     text = report(base, cand, rules)
     print(text)

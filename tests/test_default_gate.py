@@ -114,6 +114,17 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     again = json.loads(out.read_text(encoding="utf-8"))
     assert again["baseline"]["model"].endswith("(from before.json)")
     assert again["rules"][0] == [again["rules"][0][0], False, "Δ +0.00 / -5.00"]  # RCT 5 points below "before"
+    # two saved runs judged without measuring anything (the other way round, so the gain passes its rule)
+    after = tmp_path / "after.json"
+    after.write_text(json.dumps({"candidate": dict(worse, model="new")}), encoding="utf-8")
+    monkeypatch.setattr(gate, "measure", lambda *a, **k: pytest.fail("nothing is measured"))
+    monkeypatch.setattr(gate, "probe_inputs", lambda *a, **k: pytest.fail("no probe inputs are built"))
+    before.write_text(json.dumps({"candidate": now}), encoding="utf-8")
+    gate.main(["--candidate-from", str(after), "--baseline-from", str(before), "--json", str(out)])
+    judged = json.loads(out.read_text(encoding="utf-8"))
+    assert judged["candidate"]["model"] == "new (from after.json)" and judged["rules"][0][1] is True
+    with pytest.raises(SystemExit):
+        gate.main(["--baseline-from", str(before)])  # no candidate at all
 
 
 def test_a_cascade_reads_the_probe_pairs_as_its_second_detector_would(load_benchmark, tiny_detector_dir):
