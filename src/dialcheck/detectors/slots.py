@@ -19,9 +19,11 @@ present one, or a future age below it, conflicts with it ("When I was 35, …" a
 descriptions ("my job is cooking") do not count. :func:`slot_settled` names the other side, for the reading
 ``slots="settle"``: earlier turns that say nothing but slots (:func:`slots_only`) which the last turn agrees with
 (the same value again, one more, only someone else's (:func:`other_slots`), or for an age, a past age no
-higher or a future age no lower). On DECODE the phrasings are rare (they
-fire on 2 of rebuilt dev's 2,013 contradictions and 1 of human-bot's 382, on no consistent dialogue: see
-docs/benchmarks.md); they are meant for assistants and persona bots that introduce themselves.
+higher or a future age no lower). :func:`slot_conflicts` also takes in counts
+(:func:`~dialcheck.detectors.counts.count_conflicts`). On DECODE the phrasings are rare: with counts they fire on
+10 of rebuilt dev's 2,013 contradictions and 5 of human-bot's 382, and on 2 RCT dialogues labelled consistent
+that do contradict (``benchmarks/slot_fires.py``; docs/benchmarks.md). They are meant for assistants and persona
+bots that introduce themselves.
 
 >>> sorted(persona_slots("Hi, I'm Ava, your virtual assistant. I'm 25 years old."))
 [('age', frozenset({'25'})), ('name', frozenset({'ava'}))]
