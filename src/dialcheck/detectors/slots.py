@@ -144,6 +144,12 @@ _NEGATION = re.compile(r"\b(?:not|no|never|nor|none|nobody|neither)\b|n't\b", re
 _SELF = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|mine|myself)\b", re.I)
 
 
+def _statements(text: str) -> list[str]:
+    """The sentences of ``text`` that are not questions ("Did I say I'm 25?"; not "I'm Ava, and you?")."""
+    sentences = re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip())
+    return [s for s in sentences if not (s.endswith("?") and _ASKS.match(s))]
+
+
 @functools.lru_cache(maxsize=8192)  # a turn is read once per dialogue it is the last or an earlier turn of
 def persona_slots(text: str) -> frozenset[Slot]:
     """The (slot, value words) the speaker of ``text`` states about themself; a question ("Did I say I'm 25?")
@@ -155,9 +161,7 @@ def persona_slots(text: str) -> frozenset[Slot]:
     frozenset()
     """
     out: set[Slot] = set()
-    for sentence in re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip()):
-        if sentence.endswith("?") and _ASKS.match(sentence):  # "Did I say I'm 25?"; not "I'm Ava, and you?"
-            continue
+    for sentence in _statements(text):
         adds = bool(_ADDS.search(sentence))
         for pattern in _NAME_PATTERNS if not adds else ():
             for m in pattern.finditer(sentence):
@@ -196,9 +200,7 @@ def age_timeline(text: str) -> tuple[frozenset[int], frozenset[int]]:
     """
     was: set[int] = set()
     will: set[int] = set()
-    for sentence in re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip()):
-        if sentence.endswith("?") and _ASKS.match(sentence):
-            continue
+    for sentence in _statements(text):
         for pattern in _WAS_AGE_PATTERNS:
             was.update(int(m.group(1)) for m in pattern.finditer(sentence))
         was.update(_decade_ages(m.group(1))[0] for m in _WAS_DECADE.finditer(sentence))
@@ -319,6 +321,7 @@ def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]
     timeline = age_timeline(last)
     if not now and not any(timeline):
         return out
+    ages_now = _ages(last)
     for i in indices:
         text = dialogue.turns[i].text
         for kind, words in sorted(persona_slots(text)):
@@ -329,7 +332,7 @@ def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]
         else:
             if (
                 _timeline_agrees(_ages(text), *timeline) is False
-                or _timeline_agrees(_ages(last), *age_timeline(text)) is False
+                or _timeline_agrees(ages_now, *age_timeline(text)) is False
             ):
                 out[i] = "age"
     return out
