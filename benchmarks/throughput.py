@@ -4,10 +4,12 @@
 
 Ten-turn dialogues are cut from the DECODE dev and human-bot dialogues (the first ten turns of every
 dialogue that has at least ten). Variants: batched across dialogues (the default path), int8 dynamic
-quantization, and one dialogue per call (what a naive per-reply guard does); with ``--onnx`` also ONNX
-Runtime in float32 and per-channel int8 (``pip install "dialcheck[onnx]"``; exported into the cache
-before timing). Prints a Markdown table with dialogues/s, pairs/s and the ratio to the default path, and
-for every variant other than the default how far its verdicts and scores are from the default's.
+quantization, and one dialogue per call (what a naive per-reply guard does); for a model on ONNX Runtime
+int8, whose rows run side by side one per thread, also both with the rows run in turn on all threads;
+with ``--onnx`` also ONNX Runtime in float32 and per-channel int8 (``pip install "dialcheck[onnx]"``;
+exported into the cache before timing). Prints a Markdown table with dialogues/s, pairs/s and the ratio to
+the default path, and for every variant other than the default how far its verdicts and scores are from the
+default's.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ def main() -> None:
 
     from dialcheck.api import load
     from dialcheck.detectors import load_detector
+    from dialcheck.detectors.onnx import OnnxRunner
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None)
@@ -75,9 +78,20 @@ def main() -> None:
     on_onnx = bool(det.config.options.get("onnx"))  # a model that prefers ONNX Runtime runs there by default
     where = ("int8" if det.config.options.get("int8") else "float32") if on_onnx else ""
     rows.append((f"batched across dialogues (default{f', on ONNX Runtime {where}' if where else ''})", base))
-    single = timed(lambda: [det.predict([d]) for d in dialogues[:100]], repeat=1) * len(dialogues) / 100
-    rows.append(("one dialogue per call", single))
-    others = {"batched, int8 dynamic quantization (torch, --int8)": load_detector(det.path).quantize()}
+
+    def one_per_call(d: object) -> float:
+        return timed(lambda: [d.predict([x]) for x in dialogues[:100]], repeat=1) * len(dialogues) / 100
+
+    rows.append(("one dialogue per call", one_per_call(det)))
+    others = {}
+    if any(getattr(c.runner, "workers", 1) > 1 for c in det.pair_classifiers()):
+        in_turn = load(args.model)
+        for c in in_turn.pair_classifiers():
+            c.runner = OnnxRunner(c.runner.path, args.threads, rows=True, side_by_side=False)
+        in_turn.predict(dialogues[:20])
+        rows.append(("one dialogue per call, int8 rows in turn", one_per_call(in_turn)))
+        others["batched, int8 rows in turn"] = in_turn
+    others["batched, int8 dynamic quantization (torch, --int8)"] = load_detector(det.path).quantize()
     if on_onnx:
         others["batched, torch float32"] = load_detector(det.path)
     if args.onnx:

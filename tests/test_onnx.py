@@ -87,6 +87,22 @@ def test_an_int8_score_is_the_same_whatever_else_is_in_the_batch(tiny_detector_d
     assert load_detector(tiny_detector_dir).use_onnx(cache=tmp_path).classifier.runner.rows is False
 
 
+def test_int8_rows_run_side_by_side_give_each_pair_its_own_score_in_order(tiny_detector_dir, tmp_path):
+    from dialcheck.detectors.onnx import OnnxRunner
+
+    det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    clf = det.classifier
+    pairs = [(f"I have {n} dogs and live in town {n}.", "I never had a dog." * (1 + n % 3)) for n in range(12)]
+    clf.runner = OnnxRunner(clf.runner.path, threads=1, rows=True)
+    in_turn = clf.score(pairs)
+    clf.runner = OnnxRunner(clf.runner.path, threads=3, rows=True)
+    assert clf.runner.workers == 3
+    side_by_side = clf.score(pairs)
+    assert len(set(in_turn.tolist())) > 6  # distinct scores, so a shuffled order would show
+    assert side_by_side.tolist() == in_turn.tolist()
+    assert clf.score(pairs[5:6]).tolist() == in_turn[5:6].tolist()
+
+
 def test_the_caller_model_stays_in_eval_mode_after_the_export(tiny_detector_dir, tmp_path):
     det = load_detector(tiny_detector_dir)
     det.use_onnx(cache=tmp_path)
