@@ -35,6 +35,7 @@ def main() -> None:
         "decode_hand_values",
         *(f"decode_hand_slots{s}" for s in ("", "_b", "_c", "_d")),
         "decode_hand_ages_e",
+        "decode_hand_ages_g",
         "decode_hand_counts_f",
     ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]

@@ -29,6 +29,19 @@ from test_detectors import _utterance
         ("I'm in my late fifties now.", {("age", " ".join(sorted(str(a) for a in range(50, 60))))}),
         ("I'm in my teens.", {("age", " ".join(sorted(str(a) for a in range(13, 20))))}),
         ("I'm in my room.", set()),
+        # ages in words, beside other content, or as "a N-year-old"
+        ("I am sixty-two.", {("age", "62")}),
+        ("I'm twenty five years old.", {("age", "25")}),
+        ("I'm eighteen.", {("age", "18")}),
+        ("Thanks! I'm 18, just graduated high school in June.", {("age", "18")}),
+        ("Working, I'm 28 and I'm a graphic designer.", {("age", "28")}),
+        ("I'm a 19 year old student.", {("age", "19")}),
+        ("I'm a 19-year-old.", {("age", "19")}),
+        ("I'm 30, 40 minutes away.", set()),  # a range of minutes
+        ("I'm 2, maybe 3 miles away.", set()),  # under 13: not read without "years old"
+        ("I'm 5 and a half feet tall.", set()),
+        ("I'm one.", set()),  # "I'm one of them" cut short: small number words are not read
+        ("I'm 25,000 dollars in debt.", set()),
         # not the speaker's own slot, no value, or not a slot at all
         ("My job is teaching math.", set()),  # a description, not a job title
         ("My job is fun.", set()),
@@ -77,6 +90,13 @@ def test_a_conflict_needs_the_same_slot_with_no_shared_word():
         ("Back when I was in my thirties, I ran a lot.", {30}, set()),  # a decade: its first age
         ("I'll be 36 next month.", set(), {36}),
         ("I'm turning 50 in May!", set(), {50}),
+        ("When I was twenty, I moved.", {20}, set()),
+        ("I'll be thirty-one in May.", set(), {31}),
+        ("I retired at 60 and took up gardening.", {60}, set()),
+        ("I finished my master's at 22.", {22}, set()),
+        ("I got married at 25 in Rome.", {25}, set()),
+        ("I finished my shift at 17 and went home.", set(), set()),  # a time, no life event
+        ("I retired at 14:00 from the table.", set(), set()),
         # no age of the speaker's: a time, a speed, a rank, a duration, someone else, a question
         ("At 10 I go to bed.", set(), set()),
         ("I was driving at 60 mph, and at 15:30 I stopped.", set(), set()),

@@ -8,9 +8,11 @@ first-person statements count, each slot read from a fixed set of phrasings:
 
 - **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X", "this is X from …",
   "I'm X, your … assistant";
-- **age**: "I'm N years old", "I'm N." (a number alone), "I just turned N", "my age is N", "I'm in my fifties";
-  and, read by :func:`age_timeline`, an age the speaker was ("when I was 22", "I was 30 when …", "at the age of
-  25", "At 45 I …") or will be ("I'll be 36 next month", "I'm turning 50");
+- **age**: "I'm N years old", "I'm a N-year-old …", "I'm N." (a number alone), "I'm N, …" and "I'm N and …"
+  (13 and up), "I just turned N", "my age is N", "I'm in my fifties"; and, read by :func:`age_timeline`, an age
+  the speaker was ("when I was 22", "I was 30 when …", "at the age of 25", "At 45 I …", "I retired at 60", "I
+  finished my master's at 22") or will be ("I'll be 36 next month", "I'm turning 50"). N in digits or words
+  ("sixty-two", "eighteen");
 - **job**: "I work as (a) X", "my job is (a) X", "I'm employed as X".
 
 Two values conflict when they share no word ("nurse" and "nurse practitioner" do not); a past age above the
@@ -61,12 +63,28 @@ _NAME_PATTERNS = (  # keywords in any case; a name after "call me", "Hi, I'm", .
     ),
     re.compile(rf"\b(?i:this is) {_CAP_NAME} (?i:from|speaking|here)\b"),
 )
+# an age in digits or words: "25", "twenty-five", "twenty five", "eighteen" (read by :func:`_age_number`)
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_WORD_AGES = {w: n for n, w in enumerate(_UNITS, 1)} | {w: n for n, w in enumerate(_TEENS, 10)}
+_WORD_AGES |= {w: 10 * n for n, w in enumerate(_TENS, 2)}
+_WORD_AGES |= {
+    f"{t}{sep}{u}": 10 * a + b for a, t in enumerate(_TENS, 2) for b, u in enumerate(_UNITS, 1) for sep in "- "
+}
+_TENS_UNITS = r"(?:" + "|".join(_TENS) + r")(?:[- ](?:" + "|".join(_UNITS) + r"))?"
+_N = rf"(\d{{1,3}}|{_TENS_UNITS}|" + "|".join(_TEENS) + ")"
+_N_BARE = rf"(\d{{1,3}}|{_TENS_UNITS}|" + "|".join(_TEENS[3:]) + ")"  # "I'm ten." may be a count: 13 and up
+_ADULT = r"(1[3-9]|[2-9]\d|1[01]\d)"  # 13 to 119: a number read as an age only in loose phrasings
 _AGE_PATTERNS = (
-    re.compile(r"\bi(?:'m| am) (\d{1,3}) ?(?:years?|yrs?) old\b", re.I),
+    re.compile(rf"\bi(?:'m| am) {_N} ?(?:years?|yrs?) old\b", re.I),
+    re.compile(rf"\bi(?:'m| am) an? {_N}[- ]?(?:years?|yrs?)[- ]old\b", re.I),  # "I'm a 19-year-old student"
     re.compile(r"\bi(?:'m| am) (\d{1,3}) ?(?:y/o|yo)\b", re.I),
-    re.compile(r"\bi(?:'m| am) (\d{1,3})(?=\s*(?:[.!;]|$))", re.I),
-    re.compile(r"\bi (?:just )?turned (\d{1,3})\b(?! (?:last|a) year\b)", re.I),
-    re.compile(r"\bmy age is (\d{1,3})\b", re.I),
+    re.compile(rf"\bi(?:'m| am) {_N_BARE}(?=\s*(?:[.!;]|$))", re.I),
+    # "I'm 18, just graduated", "I'm 28 and I work in ...": 13 and up, not "I'm 5, 6 minutes away"
+    re.compile(rf"\bi(?:'m| am) {_ADULT}(?:,(?!\s*[\d-])|\s+and\s+(?!a half\b|\d))", re.I),
+    re.compile(rf"\bi (?:just )?turned {_N}\b(?! (?:last|a) year\b)", re.I),
+    re.compile(rf"\bmy age is {_N}\b", re.I),
 )
 _DECADES = {"teens": 13, "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60}
 _DECADES |= {"seventies": 70, "eighties": 80, "nineties": 90} | {f"{d}0s": d * 10 for d in range(2, 10)}
@@ -88,23 +106,32 @@ _NOT_AN_AGE += r"(?!\s+(?:times|people|of|in a row|out of))"
 # "when I was in my thirties"; "I'll be 36 next month", "I'm turning 30"
 _WAS_AGE_PATTERNS = (
     re.compile(
-        r"\b(?:when|since|until|till|before|after|once|while) i was (?:only |just |about |around )?(\d{1,3})\b"
+        rf"\b(?:when|since|until|till|before|after|once|while) i was (?:only |just |about |around )?{_N}\b"
         + _NOT_AN_AGE,
         re.I,
     ),
-    re.compile(r"\bi was (?:only |just |about |around )?(\d{1,3})(?: ?(?:years?|yrs?) old)?,? when\b", re.I),
-    re.compile(r"\bi was (?:only |just |about |around )?(\d{1,3}) ?(?:years?|yrs?) old\b", re.I),
-    re.compile(r"\bat (?:the )?age (?:of )?(\d{1,3})\b", re.I),
+    re.compile(rf"\bi was (?:only |just |about |around )?{_N}(?: ?(?:years?|yrs?) old)?,? when\b", re.I),
+    re.compile(rf"\bi was (?:only |just |about |around )?{_N} ?(?:years?|yrs?) old\b", re.I),
+    re.compile(rf"\bat (?:the )?age (?:of )?{_N}\b", re.I),
     # "At 45 I learned to drive", not "at 5 I leave" (a time): 13 and up, at the start of a clause
-    re.compile(rf"(?:^|[,;]\s*|\b(?:and|but|so|then)\s+)at (1[3-9]|[2-9]\d|1[01]\d)\b{_NOT_AN_AGE},? i\b", re.I),
+    re.compile(rf"(?:^|[,;]\s*|\b(?:and|but|so|then)\s+)at {_ADULT}\b{_NOT_AN_AGE},? i\b", re.I),
+    # "I retired at 60", "I got married at 25", "I finished my master's at 22": a life event and the age it came at
+    re.compile(
+        rf"\bi (?:retired|graduated|got married|married|moved out|left home"
+        rf"|had my (?:first )?(?:kid|child|son|daughter)|started (?:working|college|university)"
+        rf"|finished (?:school|college|university"
+        rf"|my (?:degree|master'?s|bachelor'?s|phd|doctorate|studies|apprenticeship)))"
+        rf"(?: [\w']+){{0,3}}? at (?:the age of |age )?{_ADULT}\b{_NOT_AN_AGE}(?! ?(?:a\.?m|p\.?m)\b)",
+        re.I,
+    ),
 )
 _WAS_DECADE = re.compile(rf"\b(?:when|since|while) i was {_DECADE}", re.I)
 _WILL_AGE_PATTERNS = (
-    re.compile(rf"\bi(?:'ll| will| am going to|'m going to) be (\d{{1,3}})\b{_NOT_AN_AGE}", re.I),
-    re.compile(rf"\bi(?:'m| am) turning (\d{{1,3}})\b{_NOT_AN_AGE}", re.I),
+    re.compile(rf"\bi(?:'ll| will| am going to|'m going to) be {_N}\b{_NOT_AN_AGE}", re.I),
+    re.compile(rf"\bi(?:'m| am) turning {_N}\b{_NOT_AN_AGE}", re.I),
 )
 # "I turned 40 last year": 40 or 41 now
-_TURNED_LAST_YEAR = re.compile(r"\bi turned (\d{1,3}) (?:last|a) year\b", re.I)
+_TURNED_LAST_YEAR = re.compile(rf"\bi turned {_N} (?:last|a) year\b", re.I)
 # "I also work as a tutor", "... as well", "my second job": one more value, not a replacement (names and jobs)
 _ADDS = re.compile(r"\b(?:also|too|as well|besides|another|second|side|other)\b", re.I)
 # words that end a job phrase ("a nurse at the clinic") or are no value ("my name is not important")
@@ -169,10 +196,10 @@ def persona_slots(text: str) -> frozenset[Slot]:
                     out.add(("name", frozenset([name])))
         for pattern in _AGE_PATTERNS:
             for m in pattern.finditer(sentence):
-                if 0 < (age := int(m.group(1))) < 130:
+                if 0 < (age := _age_number(m.group(1))) < 130:
                     out.add(("age", frozenset([str(age)])))
         for m in _TURNED_LAST_YEAR.finditer(sentence):
-            if 0 < (age := int(m.group(1))) < 129:
+            if 0 < (age := _age_number(m.group(1))) < 129:
                 out.add(("age", frozenset([str(age), str(age + 1)])))
         for m in _DECADE_NOW.finditer(sentence):
             out.add(("age", frozenset(str(a) for a in _decade_ages(m.group(1)))))
@@ -182,6 +209,11 @@ def persona_slots(text: str) -> frozenset[Slot]:
                 if words:
                     out.add(("job", frozenset(words)))
     return frozenset(out)
+
+
+def _age_number(word: str) -> int:
+    """A number in digits or words ("25", "twenty-five", "Twenty five", "eighteen") as an int."""
+    return int(word) if word.isdigit() else _WORD_AGES[word.lower()]
 
 
 def _decade_ages(word: str) -> range:
@@ -202,10 +234,10 @@ def age_timeline(text: str) -> tuple[frozenset[int], frozenset[int]]:
     will: set[int] = set()
     for sentence in _statements(text):
         for pattern in _WAS_AGE_PATTERNS:
-            was.update(int(m.group(1)) for m in pattern.finditer(sentence))
+            was.update(_age_number(m.group(1)) for m in pattern.finditer(sentence))
         was.update(_decade_ages(m.group(1))[0] for m in _WAS_DECADE.finditer(sentence))
         for pattern in _WILL_AGE_PATTERNS:
-            will.update(int(m.group(1)) for m in pattern.finditer(sentence))
+            will.update(_age_number(m.group(1)) for m in pattern.finditer(sentence))
     return frozenset(a for a in was if 0 < a < 130), frozenset(a for a in will if 0 < a < 130)
 
 
