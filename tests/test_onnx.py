@@ -103,6 +103,30 @@ def test_int8_rows_run_side_by_side_give_each_pair_its_own_score_in_order(tiny_d
     assert clf.score(pairs[5:6]).tolist() == in_turn[5:6].tolist()
 
 
+def test_a_runner_used_before_a_fork_still_scores_in_the_child(tiny_detector_dir, tmp_path):
+    import multiprocessing
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    from dialcheck.detectors.onnx import OnnxRunner
+
+    det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    clf = det.classifier
+    clf.runner = OnnxRunner(clf.runner.path, threads=2, rows=True)
+    pairs = [("I have a dog.", "I never had a dog."), ("I live in Paris.", "I love Paris."), ("hi", "hello")]
+    want = clf.score(pairs).tolist()  # the parent's row threads now exist
+    ctx = multiprocessing.get_context("fork")
+    got = ctx.Queue()
+    child = ctx.Process(target=lambda: got.put(clf.score(pairs).tolist()))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung on the parent's row threads")
+    assert child.exitcode == 0 and got.get(timeout=5) == want
+
+
 def test_the_caller_model_stays_in_eval_mode_after_the_export(tiny_detector_dir, tmp_path):
     det = load_detector(tiny_detector_dir)
     det.use_onnx(cache=tmp_path)

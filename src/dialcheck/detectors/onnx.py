@@ -322,11 +322,11 @@ class OnnxRunner:
         """``fn`` over ``range(n)``, on the runner's threads when there are several rows and threads."""
         if self.workers < 2 or n < 2:
             return [fn(r) for r in range(n)]
-        if self._pool is None:
+        if self._pool is None or self._pool[0] != os.getpid():  # a forked child has none of the parent's threads
             from concurrent.futures import ThreadPoolExecutor
 
-            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="dialcheck-onnx")
-        return list(self._pool.map(fn, range(n)))
+            self._pool = (os.getpid(), ThreadPoolExecutor(self.workers, thread_name_prefix="dialcheck-onnx"))
+        return list(self._pool[1].map(fn, range(n)))
 
     def __call__(self, enc: dict[str, Any]) -> np.ndarray:
         feed = {k: np.asarray(enc[k], dtype=np.int64) for k in self.input_names}
