@@ -4,8 +4,9 @@
 
 For each split: how many contradictions and consistent dialogues have an earlier turn of the last speaker whose
 name, age or job the last turn replaces (``dialcheck.detectors.slots.slot_conflicts``, what ``slots="persona"``
-flags), and how many have one that ``slots="settle"`` clears (``slot_settled``: an earlier turn that says only
-slots, which the last turn agrees with). ``--show`` prints them.
+flags), how many have one that ``slots="settle"`` clears (``slot_settled``: an earlier turn that says only
+slots, which the last turn agrees with), and how many have one that ``settle`` reads with the ages cut out
+(``ages_cut``: the two turns' ages agree). ``--show`` prints them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from dialcheck.datasets import load_dataset
-    from dialcheck.detectors.slots import slot_conflicts, slot_settled
+    from dialcheck.detectors.slots import ages_cut, slot_conflicts, slot_settled
     from dialcheck.evaluation.decode import SPLITS
     from dialcheck.io import read_examples
 
@@ -36,19 +37,32 @@ def main() -> None:
         *(f"decode_hand_slots{s}" for s in ("", "_b", "_c", "_d")),
         "decode_hand_ages_e",
         "decode_hand_ages_g",
+        "decode_hand_ages_h",
         "decode_hand_counts_f",
     ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]
     print(
         "| set | dialogues | fires: contradictions | fires: consistent | settles: contradictions "
-        "| settles: consistent |"
-        "\n|---|---:|---:|---:|---:|---:|"
+        "| settles: consistent | ages cut: contradictions | ages cut: consistent |"
+        "\n|---|---:|---:|---:|---:|---:|---:|---:|"
     )
     for name, examples in sets.items():
         fired = {True: 0, False: 0}
         settled = {True: 0, False: 0}
+        cut = {True: 0, False: 0}
         for e in examples:
             indices = e.dialogue.same_speaker_indices()
+            hits = slot_conflicts(e.dialogue, indices)
+            if agreed := [
+                i for i in indices if i not in hits and ages_cut(e.dialogue.turns[i].text, e.dialogue.last.text)
+            ]:
+                cut[bool(e.label)] += 1
+                if args.show:
+                    i = agreed[0]
+                    print(
+                        f"  ages cut {name} {e.id} gold={bool(e.label)}: {e.dialogue.turns[i].text[:80]!r} … "
+                        f"{e.dialogue.last.text[:80]!r}"
+                    )
             if cleared := slot_settled(e.dialogue, indices):
                 settled[bool(e.label)] += 1
                 if args.show:
@@ -57,7 +71,6 @@ def main() -> None:
                         f"  settles {name} {e.id} gold={bool(e.label)}: {e.dialogue.turns[i].text[:80]!r} … "
                         f"{e.dialogue.last.text[:80]!r}"
                     )
-            hits = slot_conflicts(e.dialogue, indices)
             if hits:
                 fired[bool(e.label)] += 1
                 if args.show:
@@ -70,7 +83,8 @@ def main() -> None:
         n_neg = len(examples) - n_pos
         print(
             f"| {name} | {len(examples)} | {fired[True]} of {n_pos} | {fired[False]} of {n_neg} "
-            f"| {settled[True]} of {n_pos} | {settled[False]} of {n_neg} |"
+            f"| {settled[True]} of {n_pos} | {settled[False]} of {n_neg} "
+            f"| {cut[True]} of {n_pos} | {cut[False]} of {n_neg} |"
         )
 
 

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from dialcheck.detectors.slots import age_timeline, other_slots, persona_slots, slot_conflicts, slot_settled, slots_only
+from dialcheck.detectors.slots import (
+    age_timeline,
+    ages_cut,
+    other_slots,
+    persona_slots,
+    slot_conflicts,
+    slot_settled,
+    slots_only,
+)
 from dialcheck.detectors.utterance import SETTLED_SCORE, SLOT_SCORE
 from dialcheck.schema import Dialogue
 from test_detectors import _utterance
@@ -226,6 +234,51 @@ def test_settle_caps_the_pair_of_an_agreed_slot_turn_and_keeps_the_others():
     assert v.contradiction and v.evidence == (3,)  # the dog pair is not a slot turn: still flagged
     conflict = Dialogue.from_texts(["Hi", "I'm 27.", "Oh?", "I'm 45 years old."])
     assert det.predict([conflict])[0].pair_scores[1] == SLOT_SCORE  # settle keeps persona's conflicts
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "cut"),
+    [
+        ("I'm 28 and I work in marketing.", "When I was 22 I backpacked.", ("I work in marketing.", "I backpacked.")),
+        ("I'm 40, and I run.", "I'll be 41 in March, so a party.", ("I run.", "In March, so a party.")),
+        ("I'm 38 now, and I speak Spanish.", "I'm 38 and I still do.", ("I speak Spanish.", "I still do.")),
+        ("I'm twenty-six, I bake.", "I've baked since I was sixteen.", ("I bake.", "I've baked")),
+        ("I'm 30 and my mom is 61.", "I'm 30, my mom is 65.", ("My mom is 61.", "My mom is 65.")),  # hers kept
+        # not known to agree: kept whole, for the classifier (and the persona reading) to judge
+        ("I'm 28 and I work in marketing.", "When I was 30 I backpacked.", None),  # a past age above
+        ("I'm 40, and I run.", "I'll be 40 next year.", None),  # a future age not above
+        ("I'm 77, too old to travel.", "I just retired at 60.", None),  # "just": a recent age
+        ("I'm 28 and I work in marketing.", "My mom is 31 and loves concerts.", None),  # someone else's: kept
+        ("My son is 8 and loves Lego.", "My son is 12 now.", None),  # nobody's own age
+        ("I'm 28 and I work in marketing.", "I backpacked across Vietnam.", None),  # one age only
+    ],
+)
+def test_ages_known_to_agree_are_cut_out_of_both_turns(earlier, last, cut):
+    assert ages_cut(earlier, last) == cut
+
+
+class _NumbersScore:
+    """Flags a pair when it holds a digit (0.9), else 0.05: a classifier that reads two numbers as a conflict."""
+
+    def pair_fits(self, first, second):
+        return True
+
+    def score(self, pairs, batch_size=64, show_progress_bar=False):
+        return np.array([0.9 if any(c.isdigit() for c in a + b) else 0.05 for a, b in pairs], dtype=np.float32)
+
+
+def test_settle_reads_a_pair_whose_ages_agree_without_the_ages():
+    det = _utterance()
+    det._clf = _NumbersScore()
+    agree = Dialogue.from_texts(["Hi", "I'm 28 and I work in marketing.", "Travel?", "When I was 22 I backpacked."])
+    assert det.predict([agree])[0].contradiction  # off: the numbers make the classifier flag it
+    det.slots = "settle"
+    (v,) = det.predict([agree])
+    assert not v.contradiction and v.pair_scores[1] == pytest.approx(0.05)
+    older = Dialogue.from_texts(["Hi", "I'm 28 and I work in marketing.", "Travel?", "When I was 30 I backpacked."])
+    assert det.predict([older])[0].pair_scores[1] == SLOT_SCORE  # a conflict stays one
+    mom = Dialogue.from_texts(["Hi", "I'm 28 and I work in marketing.", "Family?", "My mom is 31 and sings."])
+    assert det.predict([mom])[0].contradiction  # someone else's age beside one's own: left to the classifier
 
 
 def test_the_reading_is_a_command_line_option_and_a_cascade_reading(capsys):

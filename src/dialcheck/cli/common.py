@@ -82,8 +82,9 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         'earlier turn of the same speaker ("I work as a nurse." ... "I work as a teacher."), an age that earlier '
         'turn rules out ("I\'m 29." ... "When I was 35, ...") or another count ("I have two dogs." ... "My three '
         'dogs ..."; English phrasings, see dialcheck.detectors.slots and .counts); settle also clears an earlier '
-        'turn that says only such slots when the last turn agrees with them ("I\'m 27." ... "She is 31."); '
-        "default: the model's",
+        'turn that says only such slots when the last turn agrees with them ("I\'m 27." ... "She is 31.") and '
+        'reads two turns whose ages agree with the ages cut out ("I\'m 28 and I work in marketing." ... "When I '
+        "was 22 I backpacked.\"); default: the model's",
     )
 
 

@@ -21,7 +21,8 @@ present one, or a future age below it, conflicts with it ("When I was 35, …" a
 descriptions ("my job is cooking") do not count. :func:`slot_settled` names the other side, for the reading
 ``slots="settle"``: earlier turns that say nothing but slots (:func:`slots_only`) which the last turn agrees with
 (the same value again, one more, only someone else's (:func:`other_slots`), or for an age, a past age no
-higher or a future age no lower). :func:`slot_conflicts` also takes in counts
+higher or a future age no lower), and :func:`ages_cut` gives two turns whose ages agree with the ages cut out,
+for the classifier to read again. :func:`slot_conflicts` also takes in counts
 (:func:`~dialcheck.detectors.counts.count_conflicts`). On DECODE the phrasings are rare: with counts they fire on
 10 of rebuilt dev's 2,013 contradictions and 5 of human-bot's 382, and on 2 RCT dialogues labelled consistent
 that do contradict (``benchmarks/slot_fires.py``; docs/benchmarks.md). They are meant for assistants and persona
@@ -76,14 +77,18 @@ _TENS_UNITS = r"(?:" + "|".join(_TENS) + r")(?:[- ](?:" + "|".join(_UNITS) + r")
 _N = rf"(\d{{1,3}}|{_TENS_UNITS}|" + "|".join(_TEENS) + ")"
 _N_BARE = rf"(\d{{1,3}}|{_TENS_UNITS}|" + "|".join(_TEENS[3:]) + ")"  # "I'm ten." may be a count: 13 and up
 _ADULT = r"(1[3-9]|[2-9]\d|1[01]\d)"  # 13 to 119: a number read as an age only in loose phrasings
+_ADULT_N = rf"(1[3-9]|[2-9]\d|1[01]\d|{_TENS_UNITS}|" + "|".join(_TEENS[3:]) + ")"  # the same, or in words
+# "I'm" in a clause of another time is no present age: "by the time I'm 35", "when I'm 40", "if I'm 30"
+_NOW = r"(?<!time )(?<!when )(?<!until )(?<!once )(?<!\bif )(?<!before )"
 _AGE_PATTERNS = (
-    re.compile(rf"\bi(?:'m| am) {_N} ?(?:years?|yrs?) old\b", re.I),
-    re.compile(rf"\bi(?:'m| am) an? {_N}[- ]?(?:years?|yrs?)[- ]old\b", re.I),  # "I'm a 19-year-old student"
-    re.compile(r"\bi(?:'m| am) (\d{1,3}) ?(?:y/o|yo)\b", re.I),
-    re.compile(rf"\bi(?:'m| am) {_N_BARE}(?=\s*(?:[.!;]|$))", re.I),
+    re.compile(rf"{_NOW}\bi(?:'m| am) {_N} ?(?:years?|yrs?) old\b", re.I),
+    re.compile(rf"{_NOW}\bi(?:'m| am) an? {_N}[- ]?(?:years?|yrs?)[- ]old\b", re.I),  # "I'm a 19-year-old student"
+    re.compile(rf"{_NOW}\bi(?:'m| am) (\d{{1,3}}) ?(?:y/o|yo)\b", re.I),
+    re.compile(rf"{_NOW}\bi(?:'m| am) {_N_BARE}(?=\s*(?:[.!;]|$))", re.I),
     # "I'm 18, just graduated", "I'm 28 and I work in ...": 13 and up, not "I'm 5, 6 minutes away"
-    re.compile(rf"\bi(?:'m| am) {_ADULT}(?:,(?!\s*[\d-])|\s+and\s+(?!a half\b|\d))", re.I),
-    re.compile(rf"\bi (?:just )?turned {_N}\b(?! (?:last|a) year\b)", re.I),
+    re.compile(rf"{_NOW}\bi(?:'m| am) {_ADULT_N}(?:,(?!\s*[\d-])|\s+and\s+(?!a half\b|\d))", re.I),
+    re.compile(rf"{_NOW}\bi(?:'m| am) {_N_BARE} (?:now|to be exact|exactly|as of (?:today|now)|this year)\b", re.I),
+    re.compile(rf"(?<!when )(?<!since )(?<!after )(?<!before )\bi (?:just )?turned {_N}\b(?! (?:last|a) year\b)", re.I),
     re.compile(rf"\bmy age is {_N}\b", re.I),
 )
 _DECADES = {"teens": 13, "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60}
@@ -113,6 +118,7 @@ _WAS_AGE_PATTERNS = (
     re.compile(rf"\bi was (?:only |just |about |around )?{_N}(?: ?(?:years?|yrs?) old)?,? when\b", re.I),
     re.compile(rf"\bi was (?:only |just |about |around )?{_N} ?(?:years?|yrs?) old\b", re.I),
     re.compile(rf"\bat (?:the )?age (?:of )?{_N}\b", re.I),
+    re.compile(rf"\b(?:when|since|after) i turned {_N}\b{_NOT_AN_AGE}", re.I),
     # "At 45 I learned to drive", not "at 5 I leave" (a time): 13 and up, at the start of a clause
     re.compile(rf"(?:^|[,;]\s*|\b(?:and|but|so|then)\s+)at {_ADULT}\b{_NOT_AN_AGE},? i\b", re.I),
     # "I retired at 60", "I got married at 25", "I finished my master's at 22": a life event and the age it came at
@@ -127,7 +133,8 @@ _WAS_AGE_PATTERNS = (
 )
 _WAS_DECADE = re.compile(rf"\b(?:when|since|while) i was {_DECADE}", re.I)
 _WILL_AGE_PATTERNS = (
-    re.compile(rf"\bi(?:'ll| will| am going to|'m going to) be {_N}\b{_NOT_AN_AGE}", re.I),
+    re.compile(rf"\bi(?:'ll| will| am going to|'m going to) (?:be|turn) {_N}\b{_NOT_AN_AGE}", re.I),
+    re.compile(rf"\b(?:by the time|when|once|until) i(?:'m| am) {_N}\b{_NOT_AN_AGE}", re.I),
     re.compile(rf"\bi(?:'m| am) turning {_N}\b{_NOT_AN_AGE}", re.I),
 )
 # "I turned 40 last year": 40 or 41 now
@@ -368,3 +375,59 @@ def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]
             ):
                 out[i] = "age"
     return out
+
+
+_RECENT = re.compile(r"\b(?:just|recently|last (?:year|month|week)|this (?:year|month))\b", re.I)
+_OWN_AGE_SPANS = (*_AGE_PATTERNS, *_WAS_AGE_PATTERNS, *_WILL_AGE_PATTERNS, _TURNED_LAST_YEAR, _DECADE_NOW, _WAS_DECADE)
+_LEFTOVER = re.compile(r"^(?:\W|\b(?:and|but|so|now|years?|old|yrs)\b)+", re.I)
+
+
+def _cut(text: str, patterns: Iterable[re.Pattern[str]]) -> str | None:
+    """``text`` with what ``patterns`` match cut out of each statement (None when none matches)."""
+    cut = False
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip()):
+        said = [False] * len(sentence)
+        for pattern in patterns:
+            for m in pattern.finditer(sentence):
+                said[m.start() : m.end()] = [True] * (m.end() - m.start())
+                cut = True
+        rest = "".join("\0" if s else c for c, s in zip(sentence, said, strict=True))
+        pieces = [_LEFTOVER.sub("", p).strip() for p in rest.split("\0")]
+        kept = " ".join(p for p in pieces if p)
+        kept = re.sub(r"\s+([,.!?;])", r"\1", kept)
+        if re.search(r"[a-z]", kept, re.I):
+            out.append(kept[0].upper() + kept[1:])
+    return " ".join(out) if cut else None
+
+
+def ages_cut(earlier: str, last: str) -> tuple[str, str] | None:
+    """The two turns with their ages cut out, when their ages are known to agree: both give the speaker's present
+    age with a value in common, or one gives it and the other an age the speaker was (below it) or will be
+    (above it) and no present age. What is left is for a pair classifier to judge: the ages make it read a
+    changed number as a changed fact ("I'm 28 and I work in marketing." … "When I was 22 I backpacked across
+    Vietnam.": 0.72 on the default). Someone else's ages are neither cut nor read as agreeing: "I'm 28." … "My
+    mom is 31." contradicts in a way only the classifier reads, and "my mom is 61" … "my mom is 65" may too.
+    None when the ages are not known to agree, or when nothing but the age is left of a turn.
+
+    >>> ages_cut("I'm 28 and I work in marketing.", "When I was 22 I backpacked across Vietnam.")
+    ('I work in marketing.', 'I backpacked across Vietnam.')
+    >>> ages_cut("I'm 28 and I work in marketing.", "When I was 30 I backpacked across Vietnam.") is None
+    True
+    """
+    now = [_ages(t) for t in (earlier, last)]
+    lines = [age_timeline(t) for t in (earlier, last)]
+    if all(now):
+        agree = bool(now[0] & now[1]) and not any(any(x) for x in lines)
+    elif any(now):
+        k = 0 if now[0] else 1
+        (was, will), n = lines[1 - k], now[k]
+        # "I just retired at 60" tells of now, not of long ago
+        agree = all(a < min(n) for a in was) and all(a > max(n) for a in will) and not any(lines[k])
+        agree = agree and bool(was or will) and not _RECENT.search((earlier, last)[1 - k])
+    else:
+        agree = False
+    if not agree:
+        return None
+    a, b = _cut(earlier, _OWN_AGE_SPANS), _cut(last, _OWN_AGE_SPANS)
+    return (a, b) if a and b else None  # a turn of nothing but its age: :func:`slot_settled`'s part

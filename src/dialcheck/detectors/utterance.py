@@ -51,7 +51,7 @@ from typing import Any
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
-from .slots import slot_conflicts, slot_settled
+from .slots import ages_cut, slot_conflicts, slot_settled
 
 __all__ = [
     "ELLIPSIS",
@@ -210,7 +210,7 @@ class UtteranceDetector(Detector):
         lambda v: _one_of(v, "slots", SLOT_READINGS),
         '``"persona"``: a name, age, job or count the last turn states unlike an earlier turn scores ``SLOT_SCORE``; '
         '``"settle"``: that, and an earlier turn of nothing but slots the last turn agrees with scores at most '
-        "``SETTLED_SCORE``.",
+        "``SETTLED_SCORE``; a pair whose ages agree scores at most its score with the ages cut out (``ages_cut``).",
     )
 
     @classmethod
@@ -272,6 +272,14 @@ class UtteranceDetector(Detector):
             owners, own_pairs, read_as = self._pairs(d)
             spans.append((owners, len(pairs), read_as))
             pairs.extend(own_pairs)
+        cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with the ages cut out
+        if self.slots == "settle":
+            for k, (d, (owners, _, _)) in enumerate(zip(dialogues, spans, strict=True)):
+                for i in sorted(set(owners)):
+                    cut = ages_cut(d.turns[i].text, d.turns[-1].text)
+                    if cut:
+                        cut_at[k][i] = len(pairs)
+                        pairs.append(cut)
         if self.pair_order == "both":
             # each pair read in both orders and the two scores averaged: the classifier is order-sensitive.
             # One call, so that a pair and its reverse (same length) share the length-sorted batches.
@@ -283,7 +291,7 @@ class UtteranceDetector(Detector):
         else:
             scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
         verdicts = []
-        for d, (owners, start, read_as) in zip(dialogues, spans, strict=True):
+        for d, (owners, start, read_as), cuts in zip(dialogues, spans, cut_at, strict=True):
             turn_scores: dict[int, float] = {}
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
@@ -292,6 +300,9 @@ class UtteranceDetector(Detector):
                 for i in conflicts:
                     turn_scores[i] = max(turn_scores.get(i, 0.0), SLOT_SCORE)
                 if self.slots == "settle":
+                    for i, at in cuts.items():
+                        if i not in conflicts:
+                            turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             verdict = decide(turn_scores, self.tau, self.eta_e)
