@@ -8,11 +8,12 @@ first-person statements count, each slot read from a fixed set of phrasings:
 
 - **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X", "this is X from …",
   "I'm X, your … assistant";
-- **age**: "I'm N years old", "I'm a N-year-old …", "I'm N." (a number alone), "I'm N, …" and "I'm N and …"
-  (13 and up), "I just turned N", "my age is N", "I'm in my fifties"; and, read by :func:`age_timeline`, an age
-  the speaker was ("when I was 22", "I was 30 when …", "at the age of 25", "At 45 I …", "I retired at 60", "I
-  finished my master's at 22") or will be ("I'll be 36 next month", "I'm turning 50"). N in digits or words
-  ("sixty-two", "eighteen");
+- **age**: "I'm N years old", "I'm a N-year-old …", "I'm N." (a number alone), "I'm N, …", "I'm N and …" and
+  "I'm N now" (13 and up), "I just turned N", "my age is N", "I'm in my fifties"; and, read by
+  :func:`age_timeline`, an age the speaker was ("when I was 22", "I was 30 when …", "at the age of 25", "At 45
+  I …", "when I turned 40", "I retired at 60", "I finished my master's at 22") or will be ("I'll be 36 next
+  month", "I'll turn 40", "I'm turning 50", "by the time I'm 35"). N in digits or words ("sixty-two",
+  "eighteen");
 - **job**: "I work as (a) X", "my job is (a) X", "I'm employed as X".
 
 Two values conflict when they share no word ("nurse" and "nurse practitioner" do not); a past age above the
@@ -392,10 +393,12 @@ def _cut(text: str, patterns: Iterable[re.Pattern[str]]) -> str | None:
             for m in pattern.finditer(sentence):
                 said[m.start() : m.end()] = [True] * (m.end() - m.start())
                 cut = True
+        if not any(said):
+            out.append(sentence)
+            continue
         rest = "".join("\0" if s else c for c, s in zip(sentence, said, strict=True))
-        pieces = [_LEFTOVER.sub("", p).strip() for p in rest.split("\0")]
-        kept = " ".join(p for p in pieces if p)
-        kept = re.sub(r"\s+([,.!?;])", r"\1", kept)
+        pieces = [_LEFTOVER.sub("", p).strip() for p in rest.split("\0")]  # "I'm 28, and I …": "I …"
+        kept = re.sub(r"\s+([,.!?;])", r"\1", " ".join(p for p in pieces if p))
         if re.search(r"[a-z]", kept, re.I):
             out.append(kept[0].upper() + kept[1:])
     return " ".join(out) if cut else None

@@ -277,7 +277,7 @@ class UtteranceDetector(Detector):
             for k, (d, (owners, _, _)) in enumerate(zip(dialogues, spans, strict=True)):
                 for i in sorted(set(owners)):
                     cut = ages_cut(d.turns[i].text, d.turns[-1].text)
-                    if cut:
+                    if cut and self.classifier.pair_fits(*cut):  # a long turn's pieces keep their own scores
                         cut_at[k][i] = len(pairs)
                         pairs.append(cut)
         if self.pair_order == "both":
