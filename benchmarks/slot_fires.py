@@ -38,6 +38,7 @@ def main() -> None:
         "decode_hand_ages_e",
         "decode_hand_ages_g",
         "decode_hand_ages_h",
+        "decode_hand_ages_i",
         "decode_hand_counts_f",
     ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]

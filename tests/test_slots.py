@@ -6,6 +6,7 @@ import pytest
 from dialcheck.detectors.slots import (
     age_timeline,
     ages_cut,
+    kin_conflicts,
     other_slots,
     persona_slots,
     slot_conflicts,
@@ -255,6 +256,36 @@ def test_settle_caps_the_pair_of_an_agreed_slot_turn_and_keeps_the_others():
 )
 def test_ages_known_to_agree_are_cut_out_of_both_turns(earlier, last, cut):
     assert ages_cut(earlier, last) == cut
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "conflict"),
+    [
+        ("I'm 28, a designer.", "My mom is 31 and loves concerts.", True),  # a mother three years older
+        ("I'm 25.", "Yes, my daughter is 20 and just started college.", True),
+        ("I'm 22 and I work at a cafe.", "I babysit a lot. My grandson just turned 8.", True),
+        ("I'm 45.", "My older sister is 38 and lives in Portland.", True),
+        ("My younger brother is 24 and makes tacos.", "I'm 21, and I keep telling him to open a truck.", True),
+        ("I'm 28, a designer.", "My mom is 58 and loves concerts.", False),
+        ("I'm 45.", "My older sister is 49.", False),
+        ("I'm 35.", "My mom is 47.", False),  # 12 years: unusual, not ruled out
+        ("I'm 29.", "My sister is 40.", False),  # older or younger: not said
+        ("I'm 28.", "His mom is 31.", False),  # not the speaker's relative
+    ],
+)
+def test_a_relatives_age_can_rule_out_the_speakers(earlier, last, conflict):
+    assert kin_conflicts(earlier, last) is conflict
+    d = Dialogue.from_texts(["Hi", earlier, "Oh?", last])
+    assert (slot_conflicts(d, [1]) == {1: "age"}) is conflict
+
+
+def test_relatives_ages_that_fit_are_cut_out_with_the_speakers_own():
+    assert ages_cut("I'm 35 and I've got two kids.", "My son is 8 and my mom is 62, she babysits.") == (
+        "I've got two kids.",
+        "She babysits.",
+    )
+    assert ages_cut("I'm 35 and I've got two kids.", "My mom is 47 and she babysits.") is None  # fits, not well
+    assert ages_cut("My mom is 61 and I'm 30.", "My mom is 65 and she babysits.") is None  # hers twice: kept
 
 
 class _NumbersScore:

@@ -23,11 +23,12 @@ descriptions ("my job is cooking") do not count. :func:`slot_settled` names the 
 ``slots="settle"``: earlier turns that say nothing but slots (:func:`slots_only`) which the last turn agrees with
 (the same value again, one more, only someone else's (:func:`other_slots`), or for an age, a past age no
 higher or a future age no lower), and :func:`ages_cut` gives two turns whose ages agree with the ages cut out,
-for the classifier to read again. :func:`slot_conflicts` also takes in counts
-(:func:`~dialcheck.detectors.counts.count_conflicts`). On DECODE the phrasings are rare: with counts they fire on
-10 of rebuilt dev's 2,013 contradictions and 5 of human-bot's 382, and on 2 RCT dialogues labelled consistent
-that do contradict (``benchmarks/slot_fires.py``; docs/benchmarks.md). They are meant for assistants and persona
-bots that introduce themselves.
+for the classifier to read again. A relative's age ("my mom is 62") is set against the speaker's present age
+(:func:`kin_conflicts`: a mother three years older conflicts; ages that fit well are cut out too).
+:func:`slot_conflicts` also takes in counts (:func:`~dialcheck.detectors.counts.count_conflicts`). On DECODE
+the phrasings are rare: with counts they fire on 10 of rebuilt dev's 2,013 contradictions and 5 of human-bot's
+382, and on 2 RCT dialogues labelled consistent that do contradict (``benchmarks/slot_fires.py``;
+docs/benchmarks.md). They are meant for assistants and persona bots that introduce themselves.
 
 >>> sorted(persona_slots("Hi, I'm Ava, your virtual assistant. I'm 25 years old."))
 [('age', frozenset({'25'})), ('name', frozenset({'ava'}))]
@@ -344,6 +345,70 @@ def _added_slots(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# a relative's age: "my mom is 62", "my older sister just turned 40", "my son, who is 8"
+_KIN = {
+    **dict.fromkeys(("mom", "mum", "mother", "dad", "father"), "parent"),
+    **dict.fromkeys(("grandma", "grandmother", "grandpa", "grandfather", "granny"), "grandparent"),
+    **dict.fromkeys(("son", "daughter", "kid", "child"), "child"),
+    **dict.fromkeys(("grandson", "granddaughter", "grandkid", "grandchild"), "grandchild"),
+    **dict.fromkeys(("sister", "brother"), "sibling"),
+}
+_OLDER = {"older", "elder", "big", "eldest", "oldest"}
+_YOUNGER = {"younger", "little", "baby", "youngest"}
+_KIN_AGE = re.compile(
+    rf"\bmy (?:({'|'.join(_OLDER | _YOUNGER)}) )?({'|'.join(_KIN)})(?:,? who(?:'s| is)|'s| is| just turned| turned)"
+    rf" (?:just |only |about )?{_N}\b{_NOT_AN_AGE}",
+    re.I,
+)
+# the gap (their age minus the speaker's) that rules a relative out, and the gap that fits them well
+_KIN_GAPS = {  # kin: (conflict below, fits from, fits up to, conflict above)
+    "parent": (12, 15, 70, 999),
+    "grandparent": (26, 32, 90, 999),
+    "child": (-999, -70, -15, -12),
+    "grandchild": (-999, -90, -32, -26),
+    "older sibling": (0, 1, 25, 999),
+    "younger sibling": (-999, -25, -1, 0),
+    "sibling": (-999, -20, 20, 999),
+}
+
+
+def _kin_ages(text: str) -> list[tuple[str, int]]:
+    """The relatives whose ages ``text`` states, and the ages: [("parent", 62), ("older sibling", 40)]."""
+    out = []
+    for sentence in _statements(text):
+        for m in _KIN_AGE.finditer(sentence):
+            kin = _KIN[m.group(2).lower()]
+            if kin == "sibling" and m.group(1):
+                kin = ("older " if m.group(1).lower() in _OLDER else "younger ") + kin
+            out.append((kin, _age_number(m.group(3))))
+    return out
+
+
+def _kin_fit(own: frozenset[int], kin: list[tuple[str, int]]) -> bool | None:
+    """Whether relatives' ages fit the speaker's present ages: False when one rules them out (a mother 3 years
+    older, an older sister younger), True when every one fits well, None otherwise or with nothing to compare."""
+    if not own or not kin:
+        return None
+    fits = True
+    for who, age in kin:
+        below, lo, hi, above = _KIN_GAPS[who]
+        gaps = [age - a for a in own]
+        if all(g < below or g > above for g in gaps):
+            return False
+        fits = fits and all(lo <= g <= hi for g in gaps)
+    return True if fits else None
+
+
+def kin_conflicts(earlier: str, last: str) -> bool:
+    """Whether a relative's age in one turn rules out the speaker's present age in the other: "I'm 28." … "My
+    mom is 31 and loves concerts." (a mother three years older).
+
+    >>> kin_conflicts("I'm 28.", "My mom is 31 and loves concerts."), kin_conflicts("I'm 28.", "My mom is 58.")
+    (True, False)
+    """
+    return _kin_fit(_ages(earlier), _kin_ages(last)) is False or _kin_fit(_ages(last), _kin_ages(earlier)) is False
+
+
 def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:
     """The earlier turns (of ``indices``) that fill a slot with a value the last turn replaces, and the slot:
     the last turn states that slot, and none of its values shares a word with the earlier turn's; or one of the two
@@ -357,6 +422,7 @@ def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]
     indices = list(indices)
     out = count_conflicts(dialogue, indices)
     last = dialogue.turns[-1].text
+    out.update((i, "age") for i in indices if kin_conflicts(dialogue.turns[i].text, last))
     now = persona_slots(last)
     timeline = age_timeline(last)
     if not now and not any(timeline):
@@ -420,17 +486,22 @@ def ages_cut(earlier: str, last: str) -> tuple[str, str] | None:
     """
     now = [_ages(t) for t in (earlier, last)]
     lines = [age_timeline(t) for t in (earlier, last)]
+    agree: bool | None = None  # the speaker's own ages: None when the two turns do not both give one
     if all(now):
         agree = bool(now[0] & now[1]) and not any(any(x) for x in lines)
-    elif any(now):
+    elif any(now) and any(lines[0 if not now[0] else 1]):
         k = 0 if now[0] else 1
         (was, will), n = lines[1 - k], now[k]
         # "I just retired at 60" tells of now, not of long ago
         agree = all(a < min(n) for a in was) and all(a > max(n) for a in will) and not any(lines[k])
-        agree = agree and bool(was or will) and not _RECENT.search((earlier, last)[1 - k])
-    else:
-        agree = False
-    if not agree:
+        agree = agree and not _RECENT.search((earlier, last)[1 - k])
+    kin = [_kin_ages(t) for t in (earlier, last)]
+    fit = None  # relatives' ages in one turn only, against the speaker's present age in the other
+    if bool(kin[0]) != bool(kin[1]):
+        k = 0 if kin[0] else 1
+        fit = _kin_fit(now[1 - k], kin[k])
+    if agree is False or fit is False or not (agree or fit):
         return None
-    a, b = _cut(earlier, _OWN_AGE_SPANS), _cut(last, _OWN_AGE_SPANS)
+    spans = (*_OWN_AGE_SPANS, _KIN_AGE) if fit else _OWN_AGE_SPANS
+    a, b = _cut(earlier, spans), _cut(last, spans)
     return (a, b) if a and b else None  # a turn of nothing but its age: :func:`slot_settled`'s part
