@@ -286,6 +286,8 @@ def test_relatives_ages_that_fit_are_cut_out_with_the_speakers_own():
     )
     assert ages_cut("I'm 35 and I've got two kids.", "My mom is 47 and she babysits.") is None  # fits, not well
     assert ages_cut("My mom is 61 and I'm 30.", "My mom is 65 and she babysits.") is None  # hers twice: kept
+    assert ages_cut("I'm 31 and my daughter is 4, a handful.", "My mom is 60 and runs.") == ("A handful.", "Runs.")
+    assert ages_cut("I'm 31 and my son is 4.", "My son is 9 and my mom is 60, she runs.") is None  # a son in both
 
 
 class _NumbersScore:

@@ -475,9 +475,11 @@ def ages_cut(earlier: str, last: str) -> tuple[str, str] | None:
     age with a value in common, or one gives it and the other an age the speaker was (below it) or will be
     (above it) and no present age. What is left is for a pair classifier to judge: the ages make it read a
     changed number as a changed fact ("I'm 28 and I work in marketing." … "When I was 22 I backpacked across
-    Vietnam.": 0.72 on the default). Someone else's ages are neither cut nor read as agreeing: "I'm 28." … "My
-    mom is 31." contradicts in a way only the classifier reads, and "my mom is 61" … "my mom is 65" may too.
-    None when the ages are not known to agree, or when nothing but the age is left of a turn.
+    Vietnam.": 0.72 on the default). A relative's age that rules out the speaker's ("I'm 28." … "My mom is 31.")
+    is :func:`kin_conflicts`' to judge. Relatives' ages that fit the speaker's well ("I'm 35." … "My son
+    is 8.") agree too and are cut out with them, unless a kind of relative is in both turns ("my mom is 61" …
+    "my mom is 65" stays whole). None when the ages are not known to agree, or when nothing but the age is left
+    of a turn.
 
     >>> ages_cut("I'm 28 and I work in marketing.", "When I was 22 I backpacked across Vietnam.")
     ('I work in marketing.', 'I backpacked across Vietnam.')
@@ -496,10 +498,10 @@ def ages_cut(earlier: str, last: str) -> tuple[str, str] | None:
         agree = all(a < min(n) for a in was) and all(a > max(n) for a in will) and not any(lines[k])
         agree = agree and not _RECENT.search((earlier, last)[1 - k])
     kin = [_kin_ages(t) for t in (earlier, last)]
-    fit = None  # relatives' ages in one turn only, against the speaker's present age in the other
-    if bool(kin[0]) != bool(kin[1]):
-        k = 0 if kin[0] else 1
-        fit = _kin_fit(now[1 - k], kin[k])
+    fit = None  # each turn's relatives against the speaker's present age in the other; no relative in both
+    if not {w.split()[-1] for w, _ in kin[0]} & {w.split()[-1] for w, _ in kin[1]}:  # "my mom is 61" … "65": kept
+        fits = [_kin_fit(now[1 - k], kin[k]) for k in (0, 1)]
+        fit = False if False in fits else True if True in fits else None
     if agree is False or fit is False or not (agree or fit):
         return None
     spans = (*_OWN_AGE_SPANS, _KIN_AGE) if fit else _OWN_AGE_SPANS
