@@ -77,9 +77,11 @@ _WORD_AGES |= {
 }
 _TENS_UNITS = r"(?:" + "|".join(_TENS) + r")(?:[- ](?:" + "|".join(_UNITS) + r"))?"
 _N = rf"(\d{{1,3}}|{_TENS_UNITS}|" + "|".join(_TEENS) + ")"
-_N_BARE = rf"(\d{{1,3}}|{_TENS_UNITS}|" + "|".join(_TEENS[3:]) + ")"  # "I'm ten." may be a count: 13 and up
-_ADULT = r"(1[3-9]|[2-9]\d|1[01]\d)"  # 13 to 119: a number read as an age only in loose phrasings
-_ADULT_N = rf"(1[3-9]|[2-9]\d|1[01]\d|{_TENS_UNITS}|" + "|".join(_TEENS[3:]) + ")"  # the same, or in words
+_WORDS_13_UP = _TENS_UNITS + "|" + "|".join(_TEENS[3:])  # "I'm ten." may be a count: words from 13 up
+_N_BARE = rf"(\d{{1,3}}|{_WORDS_13_UP})"
+_DIGITS_13_UP = r"1[3-9]|[2-9]\d|1[01]\d"  # 13 to 119: a number read as an age only in loose phrasings
+_ADULT = rf"({_DIGITS_13_UP})"
+_ADULT_N = rf"({_DIGITS_13_UP}|{_WORDS_13_UP})"  # the same, or in words
 # "I'm" in a clause of another time is no present age: "by the time I'm 35", "when I'm 40", "if I'm 30"
 _NOW = r"(?<!time )(?<!when )(?<!until )(?<!once )(?<!\bif )(?<!before )"
 _AGE_PATTERNS = (
@@ -180,9 +182,14 @@ _NEGATION = re.compile(r"\b(?:not|no|never|nor|none|nobody|neither)\b|n't\b", re
 _SELF = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|mine|myself)\b", re.I)
 
 
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``, with typographic apostrophes made plain."""
+    return re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip())
+
+
 def _statements(text: str) -> list[str]:
     """The sentences of ``text`` that are not questions ("Did I say I'm 25?"; not "I'm Ava, and you?")."""
-    sentences = re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip())
+    sentences = _sentences(text)
     return [s for s in sentences if not (s.endswith("?") and _ASKS.match(s))]
 
 
@@ -338,7 +345,7 @@ def slot_settled(dialogue: Dialogue, indices: Iterable[int]) -> set[int]:
 def _added_slots(text: str) -> frozenset[str]:
     """The slots (name, job) a sentence of ``text`` with an additive word ("also", "too") adds a value to."""
     out = set()
-    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+    for sentence in _sentences(text):
         if _ADDS.search(sentence):
             plain = re.sub(r"\s+", " ", _ADDS.sub(" ", sentence))  # read as if it replaced the value
             out |= {kind for kind, _ in persona_slots(plain) if kind in ("name", "job")}
@@ -372,8 +379,9 @@ _KIN_GAPS = {  # kin: (conflict below, fits from, fits up to, conflict above)
 }
 
 
-def _kin_ages(text: str) -> list[tuple[str, int]]:
-    """The relatives whose ages ``text`` states, and the ages: [("parent", 62), ("older sibling", 40)]."""
+@functools.lru_cache(maxsize=8192)
+def _kin_ages(text: str) -> tuple[tuple[str, int], ...]:
+    """The relatives whose ages ``text`` states, and the ages: (("parent", 62), ("older sibling", 40))."""
     out = []
     for sentence in _statements(text):
         for m in _KIN_AGE.finditer(sentence):
@@ -381,10 +389,10 @@ def _kin_ages(text: str) -> list[tuple[str, int]]:
             if kin == "sibling" and m.group(1):
                 kin = ("older " if m.group(1).lower() in _OLDER else "younger ") + kin
             out.append((kin, _age_number(m.group(3))))
-    return out
+    return tuple(out)
 
 
-def _kin_fit(own: frozenset[int], kin: list[tuple[str, int]]) -> bool | None:
+def _kin_fit(own: frozenset[int], kin: tuple[tuple[str, int], ...]) -> bool | None:
     """Whether relatives' ages fit the speaker's present ages: False when one rules them out (a mother 3 years
     older, an older sister younger), True when every one fits well, None otherwise or with nothing to compare."""
     if not own or not kin:
@@ -453,7 +461,7 @@ def _cut(text: str, patterns: Iterable[re.Pattern[str]]) -> str | None:
     """``text`` with what ``patterns`` match cut out of each statement (None when none matches)."""
     cut = False
     out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'").strip()):
+    for sentence in _sentences(text):
         said = [False] * len(sentence)
         for pattern in patterns:
             for m in pattern.finditer(sentence):
@@ -491,12 +499,12 @@ def ages_cut(earlier: str, last: str) -> tuple[str, str] | None:
     agree: bool | None = None  # the speaker's own ages: None when the two turns do not both give one
     if all(now):
         agree = bool(now[0] & now[1]) and not any(any(x) for x in lines)
-    elif any(now) and any(lines[0 if not now[0] else 1]):
-        k = 0 if now[0] else 1
+    elif any(now):
+        k = 0 if now[0] else 1  # the turn with the present age
         (was, will), n = lines[1 - k], now[k]
-        # "I just retired at 60" tells of now, not of long ago
-        agree = all(a < min(n) for a in was) and all(a > max(n) for a in will) and not any(lines[k])
-        agree = agree and not _RECENT.search((earlier, last)[1 - k])
+        if was or will:  # "I just retired at 60" tells of now, not of long ago
+            agree = all(a < min(n) for a in was) and all(a > max(n) for a in will) and not any(lines[k])
+            agree = agree and not _RECENT.search((earlier, last)[1 - k])
     kin = [_kin_ages(t) for t in (earlier, last)]
     fit = None  # each turn's relatives against the speaker's present age in the other; no relative in both
     if not {w.split()[-1] for w, _ in kin[0]} & {w.split()[-1] for w, _ in kin[1]}:  # "my mom is 61" … "65": kept
