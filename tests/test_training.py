@@ -655,6 +655,48 @@ def test_pairs_the_teacher_has_no_say_in_need_no_score(tiny_base):
         train_detector(det, train + unlabelled, config=cfg, teacher_scores=scores, distill_alpha=0.1)
 
 
+def test_a_neighbour_pair_without_a_teacher_score_has_no_say_in_training(tiny_base, caplog):
+    import numpy as np
+
+    from dialcheck.schema import Pair
+
+    train = _toy_pairs(24, 1)
+    cfg = TrainConfig(epochs=1, batch_size=8, lr=1e-3, seed=0)
+
+    def weights(unscored_text, score=np.nan):
+        unlabelled = [Pair("i really like chess", unscored_text, 0, source="aug.neighbour")]
+        scores = np.array([0.5] * len(train) + [score], dtype=np.float32)
+        det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
+        with caplog.at_level("WARNING", logger="dialcheck.training.trainer"):
+            train_detector(det, train + unlabelled, config=cfg, teacher_scores=scores, distill_alpha=0.0)
+        return np.concatenate(
+            [t.detach().numpy().ravel() for t in det.classifier.model.parameters() if t.requires_grad]
+        )
+
+    a, b = weights("i never liked chess"), weights("chess liked never i")  # same length: same batches
+    np.testing.assert_allclose(a, b, atol=1e-6)  # the text of the unscored pair changes nothing
+    assert np.abs(weights("i never liked chess", 1.0) - a).max() > 1e-4  # a scored one does
+    assert "1 unlabelled pairs (aug.neighbour) this run reads have no teacher score" in caplog.text
+    # a labelled pair without a score is still refused, and so are unscored neighbours beyond 0.1% (here: 2 > 1)
+    with pytest.raises(ValueError, match="no teacher score for 25 pairs"):
+        train_detector(
+            UtteranceDetector(base=str(tiny_base)),
+            [*train, Pair("a", "b", 0, source="aug.neighbour")],
+            config=cfg,
+            teacher_scores=np.full(len(train) + 1, np.nan, dtype=np.float32),
+            distill_alpha=0.5,
+        )
+    two = [Pair("i really like chess", t, 0, source="aug.neighbour") for t in ("x y", "y z")]
+    with pytest.raises(ValueError, match="no teacher score for 2 pairs"):
+        train_detector(
+            UtteranceDetector(base=str(tiny_base)),
+            train + two,
+            config=cfg,
+            teacher_scores=np.array([0.5] * len(train) + [np.nan] * 2, dtype=np.float32),
+            distill_alpha=0.0,
+        )
+
+
 def test_teacher_scores_for_the_scheduled_pairs_only(tiny_base, tiny_detector_dir, tmp_path, monkeypatch):
     import numpy as np
 
@@ -697,22 +739,30 @@ def test_the_committed_teacher_scores_files_are_whole_and_say_where_they_come_fr
 
 
 @pytest.mark.slow
-def test_the_committed_neighbour_scores_fit_their_recipe(data_root):
-    """The student recipe of benchmarks/data/teacher-scores/README.md, built again, finds every score it needs."""
-    import numpy as np
+def test_the_committed_neighbour_scores_fit_their_recipes(data_root):
+    """The recipes of benchmarks/data/teacher-scores/README.md, built again, find the scores they need.
+
+    On a CPU other than the writer's, a last turn's nearest neighbour can change (float rounding of the
+    embeddings at the 0.95 copy cut): such unlabelled pairs may lack a score, up to 0.1%, and are left out.
+    """
 
     from dialcheck.training import build_decode_training_data
     from dialcheck.training.distill import teacher_pair_scores
-    from dialcheck.training.trainer import scheduled_pairs, teacher_weights
+    from dialcheck.training.trainer import teacher_needed, unscored_pairs_left_out
 
     aug = ("random_premise", "restate", "perturb", "anli", "nli_samples", "neighbour")
     data = build_decode_training_data(data_root, "decode.utterance.v1", aug, 0.08, 0, None)
-    cfg = TrainConfig(epochs=0.4808, batch_size=32, lr=2e-4, seed=0)
-    read = scheduled_pairs([(p.first, p.second) for p in data.train], cfg)
-    needed = np.intersect1d(read, np.flatnonzero(teacher_weights(data.train, 0.0) > 0))
-    f = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "teacher-scores" / "mpnet-t045_neighbour.npz"
-    scores = teacher_pair_scores(f, data.train)
-    assert len(needed) == 8669 and not np.isnan(scores[needed]).any()
+    folder = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "teacher-scores"
+    recipes = [  # file, epochs, distill_alpha, distill_alpha_by, pairs read from the teacher
+        ("mpnet-t045_neighbour.npz", 0.4808, 0.0, None, 8669),
+        ("mpnet-step2700_v3-mix-neighbour-epoch.npz", 1.0, 1.0, {"aug.perturb": 0.0}, 81644),
+    ]
+    for name, epochs, alpha, by, n in recipes:
+        cfg = TrainConfig(epochs=epochs, batch_size=32, lr=2e-4, seed=0)
+        needed = teacher_needed(data.train, cfg, alpha, by)
+        scores = teacher_pair_scores(folder / name, data.train)
+        left_out = unscored_pairs_left_out(data.train, scores, needed, warn=False)
+        assert needed.sum() == n and len(left_out) <= 2, name
 
 
 def test_rewriting_a_card_refreshes_its_numbers_and_keeps_what_people_wrote(tiny_detector_dir, tmp_path):

@@ -566,7 +566,9 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
         if args.save_teacher_scores:
             return _save_scores(args, data.train, teacher_scores, only)
         if Path(args.teacher).is_file():
-            info["teacher_scores_meta"] = _check_scores_file(args.teacher, teacher_scores, only, cfg.epochs)
+            info["teacher_scores_meta"] = _check_scores_file(
+                args.teacher, data.train, teacher_scores, needed, cfg.epochs
+            )
     if init is not None:
         info["init"] = old.training["init"] if args.init_soup else init_record(args.init, old)
     train_detector(
@@ -659,21 +661,20 @@ def _save_scores(args: argparse.Namespace, pairs: list, scores: Any, only: Any) 
     return 0
 
 
-def _check_scores_file(path: str, scores: Any, only: Any, epochs: float) -> dict:
-    """The provenance of a scores file given as --teacher, after checking it scores every pair the run reads."""
-    import numpy as np
-
+def _check_scores_file(path: str, pairs: Any, scores: Any, needed: Any, epochs: float) -> dict:
+    """The provenance of a scores file given as --teacher, after checking it scores the pairs the run reads."""
     from ..training.distill import teacher_scores_meta
+    from ..training.trainer import unscored_pairs_left_out
 
     if epochs > 0:  # epochs 0 (recalibration) reads no targets
-        needed = scores if only is None else scores[only]
-        missing = int(np.isnan(needed).sum())
-        if missing:
+        try:
+            unscored_pairs_left_out(pairs, scores, needed, warn=False)  # train_detector warns
+        except ValueError as e:
             raise InputError(
-                f"no score for {missing} of the {len(needed)} pairs this run trains on: the file was written for "
-                "another data mix, --seed, --epochs, --batch-size or --limit",
+                f"{e} (of {int(needed.sum())} it reads from the teacher): the file was written for another data "
+                "mix, --seed, --epochs, --batch-size or --limit",
                 path,
-            )
+            ) from None
     return teacher_scores_meta(path)
 
 
