@@ -13,7 +13,8 @@ notice. Each check below once caught a candidate that the headline numbers favou
   no more than 10 points more than the baseline.
 - The README demo (``examples/dialogues.json``): "pets" flagged, "music" passes.
 - The hand-labelled sets (``benchmarks/data/decode_hand_a.jsonl``, ``_b``, ``_values``, ``_slots``,
-  ``_slots_b`` to ``_slots_d``, ``decode_hand_ages_e`` and ``_g`` to ``_i``): at most one dialogue fewer right.
+  ``_slots_b`` to ``_slots_d``, ``decode_hand_ages_e``, ``_g`` to ``_i`` and ``decode_hand_spouse_j``): at most
+  one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
 (ROC AUC, false alarms), CI-ToD's 210 held-out service-assistant dialogues (``citod_history_dialogues.py --split
@@ -60,6 +61,7 @@ HAND = (
     "decode_hand_ages_g",
     "decode_hand_ages_h",
     "decode_hand_ages_i",
+    "decode_hand_spouse_j",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)

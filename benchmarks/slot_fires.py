@@ -39,6 +39,7 @@ def main() -> None:
         "decode_hand_ages_g",
         "decode_hand_ages_h",
         "decode_hand_ages_i",
+        "decode_hand_spouse_j",
         "decode_hand_counts_f",
     ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]

@@ -12,6 +12,7 @@ from dialcheck.detectors.slots import (
     slot_conflicts,
     slot_settled,
     slots_only,
+    spouse_conflicts,
 )
 from dialcheck.detectors.utterance import SETTLED_SCORE, SLOT_SCORE
 from dialcheck.schema import Dialogue
@@ -277,6 +278,31 @@ def test_a_relatives_age_can_rule_out_the_speakers(earlier, last, conflict):
     assert kin_conflicts(earlier, last) is conflict
     d = Dialogue.from_texts(["Hi", earlier, "Oh?", last])
     assert (slot_conflicts(d, [1]) == {1: "age"}) is conflict
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "conflict"),
+    [
+        ("Yes, my wife and I have been together ten years.", "Pizza! My husband makes the best one.", True),
+        ("My hubby is a firefighter.", "My lovely wife says I work too much.", True),
+        ("My husband's parents live nearby.", "My wife's job keeps her busy.", True),
+        ("My wife and I love hiking.", "My wife's pasta is the best.", False),  # the same spouse
+        ("My husband cooks.", "My hubby grills too.", False),
+        ("My ex-wife lives in Ohio.", "My husband and I love it here.", False),  # an ex
+        ("My late husband loved jazz.", "My wife and I go to concerts.", False),  # a late spouse
+        ("My first wife and I divorced years ago.", "My husband is great.", False),  # a divorce told
+        ("My husband passed away in 2019.", "My wife and I met at church.", False),  # a death told
+        ("My husband-to-be is a chef.", "My wife would disagree.", False),  # not yet married
+        ("My sister's husband runs a shop.", "My wife helps him out.", False),  # someone else's husband
+        ("My wife and my sister's husband run a shop.", "My husband is tall.", True),
+        ("Her husband is a chef.", "My wife cooks too.", False),  # not the speaker's
+        ("My wife and my husband", "My husband is tall.", False),  # both in one turn: not read
+    ],
+)
+def test_a_wife_in_one_turn_and_a_husband_in_the_other_conflict(earlier, last, conflict):
+    assert spouse_conflicts(earlier, last) is conflict
+    d = Dialogue.from_texts(["Hi", earlier, "Oh?", last])
+    assert (slot_conflicts(d, [1]) == {1: "spouse"}) is conflict
 
 
 def test_relatives_ages_that_fit_are_cut_out_with_the_speakers_own():

@@ -24,7 +24,9 @@ descriptions ("my job is cooking") do not count. :func:`slot_settled` names the 
 (the same value again, one more, only someone else's (:func:`other_slots`), or for an age, a past age no
 higher or a future age no lower), and :func:`ages_cut` gives two turns whose ages agree with the ages cut out,
 for the classifier to read again. A relative's age ("my mom is 62") is set against the speaker's present age
-(:func:`kin_conflicts`: a mother three years older conflicts; ages that fit well are cut out too).
+(:func:`kin_conflicts`: a mother three years older conflicts; ages that fit well are cut out too), and the
+speaker's spouse in one turn against the other (:func:`spouse_conflicts`: "my wife" … "my husband"; an ex, a late
+spouse, a divorce or a death told do not count).
 :func:`slot_conflicts` also takes in counts (:func:`~dialcheck.detectors.counts.count_conflicts`). On DECODE
 the phrasings are rare: with counts they fire on 10 of rebuilt dev's 2,013 contradictions and 5 of human-bot's
 382, and on 2 RCT dialogues labelled consistent that do contradict (``benchmarks/slot_fires.py``;
@@ -46,7 +48,16 @@ from collections.abc import Iterable
 from ..schema import Dialogue
 from .counts import count_conflicts
 
-__all__ = ["SLOTS", "age_timeline", "other_slots", "persona_slots", "slot_conflicts", "slot_settled", "slots_only"]
+__all__ = [
+    "SLOTS",
+    "age_timeline",
+    "other_slots",
+    "persona_slots",
+    "slot_conflicts",
+    "slot_settled",
+    "slots_only",
+    "spouse_conflicts",
+]
 
 SLOTS = ("name", "age", "job")
 Slot = tuple[str, frozenset[str]]
@@ -417,6 +428,49 @@ def kin_conflicts(earlier: str, last: str) -> bool:
     return _kin_fit(_ages(earlier), _kin_ages(last)) is False or _kin_fit(_ages(last), _kin_ages(earlier)) is False
 
 
+# the speaker's own spouse, named bare: "my wife", "my lovely husband", "my hubby's"; not "my ex-wife", "my late
+# husband", "my second wife" or "my husband-to-be", and not in a turn that tells of a divorce or a death
+_SPOUSES = {"wife": "wife", "wifey": "wife", "husband": "husband", "hubby": "husband"}
+_SPOUSE_PAST = {"ex", "late", "former", "first", "second", "third", "previous", "old", "new", "future", "dead"}
+_SPOUSE_PAST |= {"deceased", "next", "then", "current", "would-be", "soon-to-be", "dear", "departed"}
+_SPOUSE = re.compile(rf"\bmy (?:([\w-]+)[- ])?({'|'.join(_SPOUSES)})\b(-to-be| to be)?", re.I)
+_SPOUSE_ENDED = re.compile(
+    r"\b(?:ex|divorc\w*|separat\w*|widow\w*|passed|died|death|lost|remarried|married again|funeral)\b", re.I
+)
+
+
+@functools.lru_cache(maxsize=8192)
+def _spouse(text: str) -> str | None:
+    """The speaker's one present spouse in ``text`` ("wife" or "husband"), or None (none, both, or one that ended).
+
+    >>> _spouse("My wife and I love hiking."), _spouse("My ex-wife lives in Ohio."), _spouse("My hubby cooks.")
+    ('wife', None, 'husband')
+    """
+    if _SPOUSE_ENDED.search(text):
+        return None
+    kinds = set()
+    for m in _SPOUSE.finditer(text):
+        word = (m.group(1) or "").lower()
+        if m.group(3) or word in _SPOUSE_PAST or word in _SPOUSES:
+            return None
+        kinds.add(_SPOUSES[m.group(2).lower()])
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def spouse_conflicts(earlier: str, last: str) -> bool:
+    """Whether the speaker's spouse is a wife in one turn and a husband in the other: "My wife and I have been
+    together ten years." … "My husband makes the best pizza." Someone else's spouse, an ex, a late spouse or a
+    turn that tells of a divorce or a death do not count.
+
+    >>> spouse_conflicts("My wife and I met in Rome.", "My husband makes the best pizza.")
+    True
+    >>> spouse_conflicts("My ex-wife lives in Ohio.", "My husband and I love it here.")
+    False
+    """
+    a, b = _spouse(earlier), _spouse(last)
+    return a is not None and b is not None and a != b
+
+
 def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:
     """The earlier turns (of ``indices``) that fill a slot with a value the last turn replaces, and the slot:
     the last turn states that slot, and none of its values shares a word with the earlier turn's; or one of the two
@@ -431,6 +485,7 @@ def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]
     out = count_conflicts(dialogue, indices)
     last = dialogue.turns[-1].text
     out.update((i, "age") for i in indices if kin_conflicts(dialogue.turns[i].text, last))
+    out.update((i, "spouse") for i in indices if i not in out and spouse_conflicts(dialogue.turns[i].text, last))
     now = persona_slots(last)
     timeline = age_timeline(last)
     if not now and not any(timeline):
