@@ -52,6 +52,11 @@ def test_a_better_candidate_passes_and_each_known_regression_fails_its_own_gate(
     # two hand-set A dialogues fewer right (1.5625 points each) fails; one passes
     assert _failed(gate, {**better, "decode_hand_a/accuracy": 60.0 - 2 * 1.5625}, base) == ["decode_hand_a"]
     assert _failed(gate, {**better, "decode_hand_a/accuracy": 60.0 - 1.5625}, base) == []
+    # one of 30 fewer, as the rounded accuracies say it (86.67 -> 83.33: Δ -3.34 > 3.33): passes; two fail
+    thirty = {"decode_hand_ages_h/n": 30}
+    base30 = {**base, **thirty, "decode_hand_ages_h/accuracy": 86.67}
+    assert _failed(gate, {**better, **thirty, "decode_hand_ages_h/accuracy": 83.33}, base30) == []
+    assert _failed(gate, {**better, **thirty, "decode_hand_ages_h/accuracy": 80.0}, base30) == ["decode_hand_ages_h"]
     # rebuilt dev 1.2 lower than the baseline (tolerance 1.0); restatements 11 points more
     assert _failed(gate, {**better, "dev/accuracy": 82.8}, base) == ["rebuilt-dev accuracy and SE F1"]
     assert _failed(gate, {**better, "restatements/flagged": 0.41}, base) == ["restatements flagged"]
