@@ -1,0 +1,158 @@
+"""Two facts about one relative or pet, consistent or not: ``dialcheck train --dialogues`` input.
+
+The shipped detectors read two turns about the same person or pet as a contradiction even when they say two
+compatible things: "My husband is a nurse." … "My husband loves to cook Italian food." (0.70 with the default),
+"I have a cat named Tom." … "My cat loves to sleep on the couch." (0.76). DECODE's consistent pairs are almost
+never on the same subject, and its contradictions almost always are, so "same subject" is what the detector
+learnt. This script writes labelled four-to-six-turn dialogues in which the bot states one fact about its
+husband, sister, dog, … and later another fact about the same one:
+
+- **consistent** (label false): facts of two different kinds (a job and a hobby, a name and a city), two different
+  likes ("loves hiking" … "is really into chess"), a like and a dislike of different things, or the same fact in
+  other words ("is a nurse" … "works as a nurse");
+- **contradiction** (label true, the earlier fact as evidence): the same kind with another value (a nurse, then a
+  lawyer; Denver, then Boston; Max, then Buddy), a like and a dislike of the same thing, or opposite traits
+  ("very shy" … "so outgoing").
+
+Values, relatives, templates, openers and the bot's unrelated middle turn are drawn with ``--seed``; half of the
+dialogues put an unrelated bot turn between the two facts. Names are drawn without regard to the relative's gender
+("my wife's name is David"): kept as the training runs of session 61 read them.
+
+    python benchmarks/same_subject_dialogues.py --out runs/same_subject.jsonl
+    dialcheck train ... --dialogues runs/same_subject.jsonl \\
+        --distill-alpha-by dialogues.positive=0,dialogues.negative=0      # with a teacher: keep their gold labels
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+PEOPLE = ["husband", "wife", "mom", "dad", "sister", "brother", "son", "daughter", "best friend", "boyfriend"]
+PEOPLE += ["girlfriend", "grandma", "grandpa", "roommate", "uncle", "aunt", "cousin", "neighbor", "boss"]
+PETS = ["dog", "cat", "parrot", "rabbit", "puppy", "kitten"]
+JOBS = ["nurse", "lawyer", "teacher", "chef", "mechanic", "dentist", "firefighter", "accountant", "pilot"]
+JOBS += ["plumber", "pharmacist", "librarian", "police officer", "software engineer", "farmer", "barber"]
+CITIES = ["Denver", "Boston", "Chicago", "Seattle", "Miami", "Austin", "Portland", "Atlanta", "Phoenix", "Dallas"]
+NAMES = ["Max", "Buddy", "Luna", "Bella", "Charlie", "Daisy", "Rocky", "Molly", "Oscar", "Coco", "Milo", "Rosie"]
+PERSON_NAMES = ["Mark", "Sarah", "David", "Emma", "James", "Linda", "Kevin", "Rachel", "Tom", "Julia", "Paul", "Amy"]
+ACTIVITIES = ["hiking", "cooking Italian food", "playing chess", "gardening", "watching football", "fishing"]
+ACTIVITIES += ["reading mystery novels", "painting", "baking bread", "swimming", "playing the guitar", "yoga"]
+PET_ACTIVITIES = ["chasing squirrels", "sleeping on the couch", "playing fetch", "long walks", "car rides"]
+PET_ACTIVITIES += ["belly rubs", "sitting by the window", "playing with yarn", "bath time", "the vet"]
+TRAITS = [("shy", "outgoing"), ("tall", "short"), ("lazy", "energetic"), ("quiet", "loud"), ("calm", "hyper")]
+TRAITS += [("tidy", "messy"), ("grumpy", "cheerful")]
+
+TEMPLATES = {
+    "job": ["my {r} is a {v}.", "my {r} works as a {v}.", "my {r} has been a {v} for years."],
+    "city": ["my {r} lives in {v}.", "my {r} moved to {v} a few years ago.", "my {r} is in {v} these days."],
+    "name": ["my {r}'s name is {v}.", "my {r} is called {v}.", "I have a {r} named {v}."],  # the last: pets only
+    "likes": ["my {r} loves {v}.", "my {r} is really into {v}.", "my {r} has always enjoyed {v}."],
+    "dislikes": ["my {r} hates {v}.", "my {r} can't stand {v}.", "my {r} has never liked {v}."],
+    "trait": ["my {r} is very {v}.", "my {r} is so {v}.", "my {r} has always been {v}."],
+}
+OPENERS = ["", "", "Oh, ", "Well, ", "Haha, ", "Actually, ", "Yes! ", "Funny you ask, "]
+CLOSERS = ["", "", "", " What about you?", " It's a long story.", " I love that.", " Anyway, how are you?"]
+QUESTIONS = ["Tell me about your family.", "Anything new with you?", "Do you have pets?", "How's everyone doing?"]
+QUESTIONS += ["What did you do this weekend?", "Who do you live with?", "What's new?", "Cool, tell me more!"]
+MIDDLE = ["I went to the farmers market this morning.", "Work has been busy lately.", "I'm trying to drink more water."]
+MIDDLE += ["I just finished a great book.", "The weather here has been lovely.", "I'm thinking of repainting my room."]
+
+
+def _value(kind: str, pet: bool, rng: random.Random) -> str:
+    if kind == "job":
+        return rng.choice(JOBS)
+    if kind == "city":
+        return rng.choice(CITIES)
+    if kind == "name":
+        return rng.choice(NAMES if pet else PERSON_NAMES)
+    if kind in ("likes", "dislikes"):
+        return rng.choice(PET_ACTIVITIES if pet else ACTIVITIES)
+    return rng.choice(rng.choice(TRAITS))
+
+
+def _templates(kind: str, pet: bool) -> list[str]:
+    return [t for t in TEMPLATES[kind] if pet or not t.startswith("I have")]
+
+
+def _say(kind: str, r: str, v: str, pet: bool, rng: random.Random, template: str | None = None) -> str:
+    text = (template or rng.choice(_templates(kind, pet))).format(r=r, v=v)
+    opener = rng.choice(OPENERS)
+    text = opener + (text if opener.endswith(", ") else text[0].upper() + text[1:])
+    return text + rng.choice(CLOSERS)
+
+
+def _facts(contradiction: bool, pet: bool, rng: random.Random) -> tuple[tuple[str, str], tuple[str, str], str]:
+    """Two (kind, value) facts and, for a consistent pair, the template the second restates with ("" otherwise)."""
+    kinds = ["name", "likes", "dislikes", "trait"] + ([] if pet else ["job", "city"])
+    if contradiction:
+        kind = rng.choice([k for k in kinds if k != "dislikes"])
+        if kind == "likes":
+            v = _value("likes", pet, rng)
+            first, second = rng.choice([("likes", "dislikes"), ("dislikes", "likes")])
+            return (first, v), (second, v), ""
+        if kind == "trait":
+            a, b = rng.choice(TRAITS)[:: rng.choice((1, -1))]
+            return ("trait", a), ("trait", b), ""
+        a = _value(kind, pet, rng)
+        b = rng.choice([v for v in {"job": JOBS, "city": CITIES}.get(kind, NAMES if pet else PERSON_NAMES) if v != a])
+        return (kind, a), (kind, b), ""
+    how = rng.random()
+    if how < 0.15:  # the same fact in other words
+        kind = rng.choice([k for k in kinds if k != "name"])
+        v = _value(kind, pet, rng)
+        return (kind, v), (kind, v), "other"
+    if how < 0.35:  # two likes, or a like and a dislike, of different things
+        first, second = rng.choice([("likes", "likes"), ("likes", "dislikes"), ("dislikes", "likes")])
+        a = _value("likes", pet, rng)
+        b = rng.choice([v for v in (PET_ACTIVITIES if pet else ACTIVITIES) if v != a])
+        return (first, a), (second, b), ""
+    k1, k2 = rng.sample([k for k in kinds if k != "dislikes"], 2)
+    return (k1, _value(k1, pet, rng)), (k2, _value(k2, pet, rng)), ""
+
+
+def dialogue(k: int, contradiction: bool, rng: random.Random) -> dict:
+    """One labelled dialogue: user, bot (fact 1), [user, bot (something else)], user, bot (fact 2)."""
+    pet = rng.random() < 0.3
+    r = rng.choice(PETS if pet else PEOPLE)
+    (k1, v1), (k2, v2), restate = _facts(contradiction, pet, rng)
+    first = _say(k1, r, v1, pet, rng)
+    template = None
+    if restate:
+        template = rng.choice([t for t in _templates(k2, pet) if t.format(r=r, v=v2)[1:] not in first])
+    second = _say(k2, r, v2, pet, rng, template)
+    turns = [rng.choice(QUESTIONS), first]
+    if rng.random() < 0.5:
+        turns += [rng.choice(QUESTIONS), rng.choice(MIDDLE)]
+    turns += [rng.choice(QUESTIONS), second]
+    return {
+        "id": f"samesubj-{k:05d}",
+        "turns": [{"speaker": "user" if i % 2 == 0 else "bot", "text": t} for i, t in enumerate(turns)],
+        "contradiction": contradiction,
+        "evidence": [1] if contradiction else [],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--consistent", type=int, default=2000, help="consistent dialogues (default 2,000)")
+    ap.add_argument("--contradictions", type=int, default=1000, help="contradicting dialogues (default 1,000)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    rng = random.Random(args.seed)
+    labels = [False] * args.consistent + [True] * args.contradictions
+    rng.shuffle(labels)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w") as f:
+        for k, label in enumerate(labels):
+            f.write(json.dumps(dialogue(k, label, rng)) + "\n")
+    print(f"wrote {len(labels)} dialogues ({args.contradictions} contradictions) to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
