@@ -285,6 +285,7 @@ def test_a_relatives_age_can_rule_out_the_speakers(earlier, last, conflict):
     [
         ("Yes, my wife and I have been together ten years.", "Pizza! My husband makes the best one.", True),
         ("My hubby is a firefighter.", "My lovely wife says I work too much.", True),
+        ("My dear husband cooks.", "My wife and I went out.", True),  # "dear" is no "dear departed"
         ("My husband's parents live nearby.", "My wife's job keeps her busy.", True),
         ("My wife and I love hiking.", "My wife's pasta is the best.", False),  # the same spouse
         ("My husband cooks.", "My hubby grills too.", False),
