@@ -61,16 +61,15 @@ MIDDLE = ["I went to the farmers market this morning.", "Work has been busy late
 MIDDLE += ["I just finished a great book.", "The weather here has been lovely.", "I'm thinking of repainting my room."]
 
 
-def _value(kind: str, pet: bool, rng: random.Random) -> str:
-    if kind == "job":
-        return rng.choice(JOBS)
-    if kind == "city":
-        return rng.choice(CITIES)
-    if kind == "name":
-        return rng.choice(NAMES if pet else PERSON_NAMES)
+def _pool(kind: str, pet: bool) -> list[str]:
+    """The values a fact of ``kind`` takes (traits are drawn from their antonym pairs)."""
     if kind in ("likes", "dislikes"):
-        return rng.choice(PET_ACTIVITIES if pet else ACTIVITIES)
-    return rng.choice(rng.choice(TRAITS))
+        return PET_ACTIVITIES if pet else ACTIVITIES
+    return {"job": JOBS, "city": CITIES}.get(kind, NAMES if pet else PERSON_NAMES)
+
+
+def _value(kind: str, pet: bool, rng: random.Random) -> str:
+    return rng.choice(rng.choice(TRAITS)) if kind == "trait" else rng.choice(_pool(kind, pet))
 
 
 def _templates(kind: str, pet: bool) -> list[str]:
@@ -97,7 +96,7 @@ def _facts(contradiction: bool, pet: bool, rng: random.Random) -> tuple[tuple[st
             a, b = rng.choice(TRAITS)[:: rng.choice((1, -1))]
             return ("trait", a), ("trait", b), ""
         a = _value(kind, pet, rng)
-        b = rng.choice([v for v in {"job": JOBS, "city": CITIES}.get(kind, NAMES if pet else PERSON_NAMES) if v != a])
+        b = rng.choice([v for v in _pool(kind, pet) if v != a])
         return (kind, a), (kind, b), ""
     how = rng.random()
     if how < 0.15:  # the same fact in other words
@@ -107,7 +106,7 @@ def _facts(contradiction: bool, pet: bool, rng: random.Random) -> tuple[tuple[st
     if how < 0.35:  # two likes, or a like and a dislike, of different things
         first, second = rng.choice([("likes", "likes"), ("likes", "dislikes"), ("dislikes", "likes")])
         a = _value("likes", pet, rng)
-        b = rng.choice([v for v in (PET_ACTIVITIES if pet else ACTIVITIES) if v != a])
+        b = rng.choice([v for v in _pool("likes", pet) if v != a])
         return (first, a), (second, b), ""
     k1, k2 = rng.sample([k for k in kinds if k != "dislikes"], 2)
     return (k1, _value(k1, pet, rng)), (k2, _value(k2, pet, rng)), ""

@@ -431,10 +431,10 @@ def kin_conflicts(earlier: str, last: str) -> bool:
 # the speaker's own spouse, named bare: "my wife", "my lovely husband", "my hubby's"; not "my ex-wife", "my late
 # husband", "my second wife" or "my husband-to-be", and not in a turn that tells of a divorce or a death
 _SPOUSES = {"wife": "wife", "wifey": "wife", "husband": "husband", "hubby": "husband"}
-_SPOUSE_PAST = {"ex", "late", "former", "first", "second", "third", "previous", "old", "new", "future", "dead"}
+_SPOUSE_PAST = {"late", "former", "first", "second", "third", "previous", "old", "new", "future", "dead"}
 _SPOUSE_PAST |= {"deceased", "next", "then", "current", "would-be", "soon-to-be", "departed"}
 _SPOUSE = re.compile(rf"\bmy (?:([\w-]+)[- ])?({'|'.join(_SPOUSES)})\b(-to-be| to be)?", re.I)
-_SPOUSE_ENDED = re.compile(
+_SPOUSE_ENDED = re.compile(  # "ex" too: "my ex-wife", "my ex"
     r"\b(?:ex|divorc\w*|separat\w*|widow\w*|passed|died|death|lost|remarried|married again|funeral)\b", re.I
 )
 

@@ -691,12 +691,11 @@ def train_detector(
         teacher[~needed] = gold[~needed]
         # epochs 0: calibration, no targets read
         left_out = unscored_pairs_left_out(pairs, teacher, needed) if cfg.epochs else np.zeros(0, dtype=np.int64)
-        teacher[left_out] = 0.0
         p_c = alpha * teacher + (1 - alpha) * gold
         targets = np.zeros((len(pairs), 2), dtype=np.float32)
         targets[:, cidx] = p_c
         targets[:, 1 - cidx] = 1 - p_c
-        targets[left_out] = 0.0  # an all-zero soft target adds nothing to the loss
+        targets[left_out] = 0.0  # their NaN rows: an all-zero soft target adds nothing to the loss
     else:
         targets = np.where(gold == 1, cidx, 1 - cidx).astype(np.int64)
     val_dialogues = list(validation_dialogues or [])
