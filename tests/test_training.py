@@ -739,30 +739,15 @@ def test_the_committed_teacher_scores_files_are_whole_and_say_where_they_come_fr
 
 
 @pytest.mark.slow
-def test_the_committed_neighbour_scores_fit_their_recipes(data_root):
+def test_the_committed_neighbour_scores_fit_their_recipes(data_root, load_benchmark):
     """The recipes of benchmarks/data/teacher-scores/README.md, built again, find the scores they need.
 
     On a CPU other than the writer's, a last turn's nearest neighbour can change (float rounding of the
     embeddings at the 0.95 copy cut): such unlabelled pairs may lack a score, up to 0.1%, and are left out.
     """
-
-    from dialcheck.training import build_decode_training_data
-    from dialcheck.training.distill import teacher_pair_scores
-    from dialcheck.training.trainer import teacher_needed, unscored_pairs_left_out
-
-    aug = ("random_premise", "restate", "perturb", "anli", "nli_samples", "neighbour")
-    data = build_decode_training_data(data_root, "decode.utterance.v1", aug, 0.08, 0, None)
-    folder = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "teacher-scores"
-    recipes = [  # file, epochs, distill_alpha, distill_alpha_by, pairs read from the teacher
-        ("mpnet-t045_neighbour.npz", 0.4808, 0.0, None, 8669),
-        ("mpnet-step2700_v3-mix-neighbour-epoch.npz", 1.0, 1.0, {"aug.perturb": 0.0}, 81644),
-    ]
-    for name, epochs, alpha, by, n in recipes:
-        cfg = TrainConfig(epochs=epochs, batch_size=32, lr=2e-4, seed=0)
-        needed = teacher_needed(data.train, cfg, alpha, by)
-        scores = teacher_pair_scores(folder / name, data.train)
-        left_out = unscored_pairs_left_out(data.train, scores, needed, warn=False)
-        assert needed.sum() == n and len(left_out) <= 2, name
+    rows = load_benchmark("teacher_scores_fit").fit(data_root)
+    assert [r["read"] for r in rows] == [8669, 81644]
+    assert all(r["accepted"] and r["missing"] <= 2 for r in rows), rows
 
 
 def test_rewriting_a_card_refreshes_its_numbers_and_keeps_what_people_wrote(tiny_detector_dir, tmp_path):
