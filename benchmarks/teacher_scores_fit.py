@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 FILES = HERE / "data" / "teacher-scores"
 AUGMENT = ("random_premise", "restate", "perturb", "anli", "nli_samples", "neighbour")
@@ -35,7 +37,7 @@ def fit(data_dir: str | Path | None = None) -> list[dict]:
     for name, epochs, alpha, by in RECIPES:
         needed = teacher_needed(data.train, TrainConfig(epochs=epochs, batch_size=32, lr=2e-4, seed=0), alpha, by)
         scores = teacher_pair_scores(FILES / name, data.train)
-        missing = int((needed & (scores != scores)).sum())  # NaN: no score
+        missing = int((needed & np.isnan(scores)).sum())
         try:
             unscored_pairs_left_out(data.train, scores, needed, warn=False)
             accepted = True
