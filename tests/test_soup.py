@@ -317,3 +317,79 @@ def test_recalibrating_a_float16_model_keeps_it_in_float16_and_names_a_shipped_s
     cfg = DetectorConfig.from_file(shipped / "dialcheck.json")
     assert init_record(shipped.resolve(), cfg)["folder"] == "decode-utterance-minilm-v10"
     assert init_record(a, cfg)["folder"] == str(a)
+
+
+def test_train_cdconv_with_dev_trains_on_both_splits_and_keeps_the_last_weights(capsys, cdconv_flat_pair, tmp_path):
+    a, _, root = cdconv_flat_pair  # 24 train and 24 dev conversations
+    out = tmp_path / "wd"
+    args = ["train", "--task", "cdconv", "--detector", "flat", "--data-dir", str(root), "--threads", "1"]
+    args += ["--no-progress", "--batch-size", "8", "--epochs", "1", "--eval-every", "2", "--init", str(a)]
+    code, _, err = run_cli(capsys, *args, "--with-dev", "--out", str(out))
+    assert code == 0, err
+    assert "on 48 examples, dev 0" in err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    t = cfg["training"]
+    assert t["train_examples"] == 48 and t["dev_examples"] == 0 and t["with_dev"] is True
+    assert "cdconv.dev.v1 together" in t["data"] and not any(k.startswith("dev/") for k in cfg["metrics"])
+    assert t["fits"]["all"]["best_step"] == t["fits"]["all"]["steps"] == 6  # no validation: the last weights
+    # ... and the same run without --with-dev trains on train alone, validating on dev
+    code, _, err = run_cli(capsys, *args, "--out", str(tmp_path / "plain"))
+    assert code == 0 and "on 24 examples, dev 24" in err
+    for extra, message in (
+        (["--detector", "hierarchical"], "--with-dev trains a flat or pair detector"),
+        (["--lexical"], "--with-dev trains the encoder on train and dev together"),
+    ):
+        code, _, err = run_cli(capsys, *args, "--with-dev", *extra, "--out", str(tmp_path / "x"))
+        assert code == 2 and message in err, (extra, err)
+    code, _, err = run_cli(capsys, "train", "--with-dev", "--out", str(tmp_path / "x"))
+    assert code == 2 and "--with-dev apply to --task cdconv" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_soup_with_a_with_dev_ingredient_takes_a_lexical_head_as_it_is_and_is_not_measured_on_dev(
+    capsys, cdconv_flat_pair, tmp_path
+):
+    from dialcheck.detectors import load_detector
+    from dialcheck.schema import Dialogue
+
+    a, b, root = cdconv_flat_pair  # rank 2 each
+    base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
+    wd, lex, soup = tmp_path / "wd", tmp_path / "lex", tmp_path / "soup"
+    code, _, err = run_cli(
+        capsys, *base, "--detector", "flat", "--batch-size", "8", "--epochs", "1", "--init", str(a), "--with-dev",
+        "--out", str(wd),
+    )  # fmt: skip
+    assert code == 0, err
+    code, _, err = run_cli(capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", "--out", str(lex))
+    assert code == 0, err
+    lex_cfg = json.loads((lex / "dialcheck.json").read_text())
+    # the source's tau must be the one that is copied: move it away from the default
+    lex_cfg["thresholds"]["tau"] = 0.37
+    (lex / "dialcheck.json").write_text(json.dumps(lex_cfg))
+    # A A B(with dev): rank 2 + 2 + 2 summed is 6, but the average's update has rank 4 at most, so --rank 4 is exact
+    soup_args = ["--init", str(a), str(a), str(wd), "--epochs", "0", "--rank", "4", "--lexical-from", str(lex)]
+    code, _, err = run_cli(capsys, *base, *soup_args, "--out", str(soup))
+    assert code == 0, err
+    assert "not measured on dev" in err and "cut to rank 4" in err
+    cfg = json.loads((soup / "dialcheck.json").read_text())
+    assert cfg["adapter"]["r"] == 4 and cfg["thresholds"]["tau"] == 0.37 and cfg["training"]["with_dev"] == [str(wd)]
+    assert cfg["metrics"] == {} and cfg["training"]["lexical"]["copied_from"] == str(lex)
+    assert cfg["training"]["lexical"]["mix"] == lex_cfg["training"]["lexical"]["mix"]
+    assert "copied as it is" in (soup / "MODEL_CARD.md").read_text()
+    got, src = load_detector(soup), load_detector(lex)
+    assert got.lexical.mix == src.lexical.mix and got.lexical.vocab == src.lexical.vocab
+    exact = load_detector(average_detectors([a, a, wd], tmp_path / "exact"))
+    exact.lexical, exact.config.thresholds["tau"] = src.lexical, 0.37
+    ds = [Dialogue.from_texts(["你喜欢狗吗？", f"喜欢{k}。", "你养狗吗？", f"没养过{k}"]) for k in range(4)]
+    np.testing.assert_allclose([v.score for v in got.predict(ds)], [v.score for v in exact.predict(ds)], atol=1e-5)
+    # fitting a head (its mix chosen on dev) onto a soup that has seen dev is refused; so is a head that is missing
+    for extra, message in (
+        (["--init", str(a), str(wd), "--epochs", "0", "--lexical"], "which this detector was trained on"),
+        (["--init", str(a), str(b), "--epochs", "0", "--lexical-from", str(a)], "with a lexical head"),
+        (["--init", str(a), str(b), "--epochs", "0", "--lexical-from", str(lex), "--lexical"], "fit a new one"),
+        (["--init", str(a), "--epochs", "1", "--lexical-from", str(lex)], "with --init and --epochs 0"),
+        (["--init", str(a), "--epochs", "0", "--rank", "2"], "a soup of several --init folders for --task cdconv"),
+    ):
+        code, _, err = run_cli(capsys, *base, *extra, "--out", str(tmp_path / "x"))
+        assert code == 2 and message in err, (extra, err)
+    assert not (tmp_path / "x").exists()

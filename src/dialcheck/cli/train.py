@@ -157,6 +157,12 @@ def add_parser(sub: Any) -> None:
     c = p.add_argument_group("cdconv")
     c.add_argument("--split", choices=("official", "disjoint"), default="official", help="CDConv split to train on")
     c.add_argument(
+        "--with-dev",
+        action="store_true",
+        help="train on the split's train and dev examples together: a final fit with a recipe fixed beforehand "
+        "(no validation: the last weights are kept; no dev metrics; not with --lexical, whose mix is chosen on dev)",
+    )
+    c.add_argument(
         "--lexical",
         action="store_true",
         help="also fit a character n-gram logistic regression on the train split and mix its probabilities "
@@ -189,6 +195,14 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="FOLDER",
         help="skip encoder training: fit the lexical head onto this saved CDConv detector and save to --out",
+    )
+    c.add_argument(
+        "--lexical-from",
+        default=None,
+        metavar="FOLDER",
+        help="with --init and --epochs 0: give the detector (or soup) the lexical head of this saved CDConv "
+        "detector with its mix and tau as they are, choosing nothing on dev (e.g. for a soup with a --with-dev "
+        "ingredient, for which dev is no longer held out)",
     )
     add_pair_order_option(
         p,
@@ -251,7 +265,9 @@ def add_parser(sub: Any) -> None:
         metavar="R",
         help="decode, with --init: cut the LoRA adapter of the --init detector (or of the soup of several) to "
         "rank R by truncated SVD before training or calibrating (a smaller file; an approximation: use "
-        "--epochs 0 to recalibrate and compare the validation numbers)",
+        "--epochs 0 to recalibrate and compare the validation numbers); cdconv: the same for a soup of several "
+        "--init folders (exact when R is at least the rank of their average, e.g. A A A B with A of rank 24 and "
+        "B of rank 8: R 32)",
     )
     own = p.add_argument_group("your own labelled dialogues (decode, utterance-based)")
     own.add_argument(
@@ -378,14 +394,21 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
             "and cascade"
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
-    if args.task != "cdconv" and (args.lexical or args.add_lexical or args.speaker_tags):
-        raise InputError("--lexical, --add-lexical and --speaker-tags apply to --task cdconv")
+    if args.task != "cdconv" and (args.lexical or args.add_lexical or args.speaker_tags or args.with_dev):
+        raise InputError("--lexical, --add-lexical, --speaker-tags and --with-dev apply to --task cdconv")
     if args.speaker_tags and args.add_lexical:
         raise InputError("--add-lexical keeps the saved detector's reading; --speaker-tags applies to training")
     if args.half and not (args.task == "decode" or (args.task == "cdconv" and len(inits) > 1)):
         raise InputError("--half applies to --task decode, and to a soup of several --init folders for --task cdconv")
-    if args.rank is not None and (args.task != "decode" or not inits):
-        raise InputError("--rank cuts the adapter of an --init detector: it applies to --task decode with --init")
+    if args.rank is not None and not ((args.task == "decode" and inits) or (args.task == "cdconv" and len(inits) > 1)):
+        raise InputError(
+            "--rank cuts the adapter of an --init detector: it applies to --task decode with --init, and to a soup "
+            "of several --init folders for --task cdconv"
+        )
+    if args.lexical_from and not (args.task == "cdconv" and inits and args.epochs == 0):
+        raise InputError("--lexical-from applies to --task cdconv with --init and --epochs 0")
+    if args.lexical_from and (args.lexical or args.add_lexical):
+        raise InputError("--lexical-from copies a fitted lexical head; --lexical and --add-lexical fit a new one")
     if args.rank is not None and args.rank < 1:
         raise InputError(f"--rank must be at least 1, got {args.rank}")
     if args.task != "decode" and args.pair_order:

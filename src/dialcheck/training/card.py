@@ -217,6 +217,14 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
             f"- n-grams: {lex.get('n_grams')}; C: {lex.get('C')}; date: {lex.get('date')}",
             f"- dev, best tau per mix: {lex.get('dev_best_per_mix')}",
         ]
+        if lex.get("copied_from"):
+            lines += [
+                f"- copied as it is (mix and tau too, nothing refitted or chosen) from `{lex['copied_from']}` by:",
+                "",
+                "```",
+                str(lex.get("copy_command")),
+                "```",
+            ]
     val = [f"- {k}: {v}" for k, v in config.metrics.items() if k.startswith("val_") or k in ("tau", "eta_e")]
     if val:
         where = t.get("calibration_file")

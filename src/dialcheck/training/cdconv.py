@@ -42,6 +42,7 @@ from ..errors import InputError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
 from ..evaluation.metrics import best_threshold
 from ..schema import Example
+from .card import model_reference
 from .trainer import FitResult, TrainConfig, fit_pair_model, seed_everything
 
 __all__ = [
@@ -422,7 +423,11 @@ def _fit_category(
     labels = det.classifier.labels
     targets = np.array([labels.index(category_of_example(e)) for e in train], dtype=np.int64)
 
+    checkpoints = iter(range(1, 1 << 30))
+
     def evaluate() -> dict[str, float]:
+        if not dev:  # no validation (--with-dev): each checkpoint counts as the best so far, so the last
+            return {"score": float(next(checkpoints))}  # weights are kept and the run can --resume
         return {"score": _dev_metrics(det, dev)["4class/macro_f1"]}
 
     return fit_pair_model(
@@ -430,7 +435,7 @@ def _fit_category(
         det.inputs([e.dialogue for e in train]),
         targets,
         cfg,
-        evaluate if dev else None,
+        evaluate,
         show_progress_bar=progress,
         resume_dir=resume_dir,
         resume=resume,
@@ -782,25 +787,82 @@ def _measure_init(
         raise InputError(f"--detector {args.detector}, but the --init detector is {det.registry_name}", str(init))
     train_name, dev_name = SPLIT_DATASETS[args.split]
     soup = getattr(args, "init_soup", None)
+    seen = saw_dev(soup or [init])
+    if seen and args.lexical:
+        raise InputError(
+            "--lexical chooses the head's mix on dev, which this detector was trained on (--with-dev); "
+            "give --lexical-from a detector whose head was fitted without it",
+            seen[0],
+        )
+    lexical_from = getattr(args, "lexical_from", None)
     kept = {"lexical": old.training["lexical"]} if det.lexical is not None and "lexical" in old.training else {}
+    if args.lexical:
+        data = f"lexical head fitted on {train_name}, dev {dev_name}"
+    elif seen:
+        data = f"not measured on {dev_name}, which --with-dev trained on"
+    else:
+        data = f"measured on {dev_name}"
     det.config.training = {
         "init": old.training["init"] if soup else init_record(init, old),
         "command": command,
-        "data": f"CDConv {args.split} split, encoder not trained (--epochs 0): "
-        + (f"lexical head fitted on {train_name}, dev {dev_name}" if args.lexical else f"measured on {dev_name}"),
+        "data": f"CDConv {args.split} split, encoder not trained (--epochs 0): {data}",
         "machine": machine,
         "date": dt.date.today().isoformat(),
         "epochs": 0,
-        **({} if args.lexical else kept),
+        **({"with_dev": seen} if seen else {}),
+        **({} if args.lexical or lexical_from else kept),
     }
     what = f"the soup of {len(soup)} detectors" if soup else str(init)
+    if lexical_from:
+        copy_lexical(det, Path(lexical_from), command)
     if args.lexical:
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {what}", file=sys.stderr)
         _attach_lexical(det, train, dev, command)
+    elif seen:
+        print(f"dialcheck: {what} not measured on dev ({seen[0]} was trained on it)", file=sys.stderr)
+        det.config.metrics = {}
     else:
         print(f"dialcheck: measuring {what} on {len(dev)} dev examples", file=sys.stderr)
         det.config.metrics = {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
     return _save_copy(det, init, Path(out))
+
+
+def saw_dev(folders: Sequence[str | Path]) -> list[str]:
+    """The saved detectors among ``folders`` whose training included the CDConv dev split (``--with-dev``, or
+    a soup with such an ingredient): for them dev is no longer a held-out measure."""
+    from ..detectors.modeling import CONFIG_NAME, DetectorConfig
+
+    found = []
+    for folder in folders:
+        path = Path(folder) / CONFIG_NAME
+        training = DetectorConfig.from_file(path).training if path.exists() else {}
+        if training.get("with_dev") or "--with-dev" in str(training.get("command", "")).split():
+            found.append(str(folder))
+    return found
+
+
+def copy_lexical(det: CategoryDetector | HierarchicalDetector, source: Path, command: str) -> None:
+    """Give ``det`` the lexical head of the saved flat or pair detector in ``source``, with its mix and the
+    decision threshold ``tau`` it was chosen with; nothing is fitted or chosen."""
+    from ..detectors.lexical import LexicalHead
+    from ..detectors.modeling import CONFIG_NAME, DetectorConfig
+
+    if isinstance(det, HierarchicalDetector):
+        raise InputError("--lexical-from gives a flat or pair detector a lexical head; this one is hierarchical")
+    if not (source / CONFIG_NAME).exists() or not LexicalHead.present(source):
+        raise InputError("--lexical-from needs a saved CDConv detector with a lexical head", str(source))
+    cfg = DetectorConfig.from_file(source / CONFIG_NAME)
+    if cfg.detector != det.registry_name or list(cfg.labels) != list(det.config.labels):
+        raise InputError(
+            f"its lexical head belongs to {cfg.detector}; this detector is {det.registry_name}", str(source)
+        )
+    det.lexical = LexicalHead.load(source)
+    det.config.thresholds["tau"] = cfg.thresholds["tau"]
+    det.config.training["lexical"] = {
+        **cfg.training.get("lexical", {}),
+        "copied_from": model_reference(source),
+        "copy_command": command,
+    }
 
 
 SPLIT_DATASETS = {
@@ -836,8 +898,10 @@ def run_cdconv(args: Any, out: Any, command: str = "", machine: str = "") -> int
     # the soup lives in a temporary folder (never in OUT: a failed run must leave OUT as it was)
     with tempfile.TemporaryDirectory(prefix="dialcheck-soup-") as tmp:
         # with --half the soup is rounded first, so what is measured is what is stored
-        args.init = str(average_detectors(soup, Path(tmp) / "soup", half=getattr(args, "half", False)))
-        print(f"dialcheck: starting from the average of {len(soup)} detectors", file=sys.stderr)
+        rank = getattr(args, "rank", None)
+        args.init = str(average_detectors(soup, Path(tmp) / "soup", rank=rank, half=getattr(args, "half", False)))
+        cut = f", its adapter cut to rank {rank}" if rank is not None else ""
+        print(f"dialcheck: starting from the average of {len(soup)} detectors{cut}", file=sys.stderr)
         return _run_cdconv(args, out, command, machine)
 
 
@@ -865,6 +929,16 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     dev = load_dataset(dev_name, args.data_dir)
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
+    with_dev = getattr(args, "with_dev", False)
+    if with_dev and kind == "hierarchical":
+        raise InputError("--with-dev trains a flat or pair detector (the cascade's thresholds are chosen on dev)")
+    if with_dev:
+        if args.epochs == 0 or args.lexical or args.add_lexical:
+            raise InputError(
+                "--with-dev trains the encoder on train and dev together; --epochs 0, --lexical and --add-lexical "
+                "choose or measure on dev (fit a lexical head on a model trained without --with-dev)"
+            )
+        train, dev = [*train, *dev], []
     extra: list[Example] = []
     context_rate = CONTEXT_RATE if args.context_rate is None else args.context_rate
     rated = [a for a in augment if a in RATED_AUGMENTATIONS]
@@ -935,7 +1009,12 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     cfg = TrainConfig.from_args(args, cascade_rule=getattr(args, "cascade", None) or "joint")
     info = {
         "command": command,
-        "data": f"CDConv {args.split} split: {train_name} (dev {dev_name})",
+        "data": f"CDConv {args.split} split: "
+        + (
+            f"{train_name} and {dev_name} together (--with-dev: no validation, the last weights kept)"
+            if with_dev
+            else f"{train_name} (dev {dev_name})"
+        ),
         "machine": machine,
         "date": dt.date.today().isoformat(),
     }
@@ -943,6 +1022,8 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
         info["init"] = old.training["init"] if getattr(args, "init_soup", None) else init_record(init, old)
     if augment:
         info["augment"] = list(augment)
+    if with_dev:
+        info["with_dev"] = True
     if rated:
         info["context_rate"] = context_rate
     print(
