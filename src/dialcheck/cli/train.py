@@ -395,7 +395,7 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
     if args.task != "cdconv" and (args.lexical or args.add_lexical or args.speaker_tags or args.with_dev):
-        raise InputError("--lexical, --add-lexical, --speaker-tags and --with-dev apply to --task cdconv")
+        raise InputError("--with-dev, --lexical, --add-lexical and --speaker-tags apply to --task cdconv")
     if args.speaker_tags and args.add_lexical:
         raise InputError("--add-lexical keeps the saved detector's reading; --speaker-tags applies to training")
     if args.half and not (args.task == "decode" or (args.task == "cdconv" and len(inits) > 1)):
