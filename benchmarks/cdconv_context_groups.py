@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dialcheck.datasets import load_dataset
-from dialcheck.datasets.cdconv import context_key
+from dialcheck.datasets.cdconv import context_key, label_of
 from dialcheck.evaluation.cdconv import cdconv_metrics
 
 GROUPS = ("train only", "dev only", "train and dev", "neither")
@@ -37,11 +37,6 @@ def test_groups(root: str | Path | None = None) -> dict[str, str]:
     dev = {context_key(e) for e in load_dataset("cdconv.dev.v1", root)}
     test = load_dataset("cdconv.test.v1", root)
     return {e.id: group_of(context_key(e) in train, context_key(e) in dev) for e in test}
-
-
-def label_of(category: str | None) -> int:
-    """CDConv's label id (0 none, 1 intra-sentence, 2 role confusion, 3 history) of a predictions-file category."""
-    return {None: 0, "intra_sentence": 1, "role_confusion": 2, "history": 3}[category]
 
 
 def group_metrics(rows: Sequence[dict], groups: dict[str, str]) -> dict[str, tuple[int, float, float]]:

@@ -19,6 +19,7 @@ head, the 4-way classifiers get a new one (the paper's NLI pre-training before f
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -423,7 +424,7 @@ def _fit_category(
     labels = det.classifier.labels
     targets = np.array([labels.index(category_of_example(e)) for e in train], dtype=np.int64)
 
-    checkpoints = iter(range(1, 1 << 30))
+    checkpoints = itertools.count(1)
 
     def evaluate() -> dict[str, float]:
         if not dev:  # no validation (--with-dev): each checkpoint counts as the best so far, so the last
@@ -930,9 +931,9 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     if args.limit:
         train, dev = train[: args.limit], dev[: max(1, args.limit // 4)]
     with_dev = getattr(args, "with_dev", False)
-    if with_dev and kind == "hierarchical":
-        raise InputError("--with-dev trains a flat or pair detector (the cascade's thresholds are chosen on dev)")
     if with_dev:
+        if kind == "hierarchical":
+            raise InputError("--with-dev trains a flat or pair detector (the cascade's thresholds are chosen on dev)")
         if args.epochs == 0 or args.lexical or args.add_lexical:
             raise InputError(
                 "--with-dev trains the encoder on train and dev together; --epochs 0, --lexical and --add-lexical "
