@@ -25,6 +25,7 @@ HEADLINE = {
     "cascade.v1": ("dev/accuracy", "human_bot/accuracy", "rct/accuracy", "dev/evidence_f1"),
     "citod.grounded.v1": ("val_QI_f1", "val_HI_f1", "val_KBI_f1"),
     "cdconv.flat.v1": ("test/2class/accuracy", "test/4class/macro_f1"),
+    "cdconv.paircheck.v1": ("test/2class/accuracy", "test/4class/macro_f1"),
     "circa.yesno.v1": ("val_relaxed_accuracy", "loso_relaxed_accuracy"),
 }
 

@@ -8,6 +8,8 @@ every classifier from a pre-trained pair classifier).
 ``--task ocnli``: NLI pre-training on OCNLI (a two-label pair classifier for ``--task cdconv --init``).
 ``--task cascade --init FAST SLOW``: no training; the band of FAST's scores that SLOW re-reads, chosen on the
 validation dialogues (see :mod:`dialcheck.detectors.cascade`).
+``--task paircheck --init MAIN PAIRS --tau-pairs T``: no training; a pair check behind a CDConv detector (see
+:mod:`dialcheck.detectors.paircheck`).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
     p.add_argument(
         "--task",
-        choices=("decode", "citod", "cdconv", "ocnli", "cascade"),
+        choices=("decode", "citod", "cdconv", "ocnli", "cascade", "paircheck"),
         default="decode",
         help="benchmark to train for (default decode)",
     )
@@ -342,6 +344,20 @@ def add_parser(sub: Any) -> None:
         "read the validation dialogues through it and SLOW's tau and eta_e are chosen again on those scores",
     )
     cas.add_argument("--prefer-onnx", action="store_true", help="the same as --runtime onnx")
+    pc = p.add_argument_group("pair check (--task paircheck --init MAIN PAIRS)")
+    pc.add_argument(
+        "--tau-pairs",
+        type=float,
+        default=None,
+        help="a reply MAIN leaves alone is a history contradiction when PAIRS scores it against an earlier turn of "
+        "its speaker at least this high (benchmarks/cdconv_pair_check.py chooses it)",
+    )
+    pc.add_argument(
+        "--veto-below",
+        type=float,
+        default=0.0,
+        help="a reply MAIN names history is consistent when PAIRS scores it below this (default 0: never)",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -388,7 +404,7 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
 
     # a shipped model by its name (`dialcheck models`), wherever the package is installed
     inits = [str(shipped_or_path(f, default_model_path().parent)) for f in args.init or []]
-    if len(inits) > 1 and args.task not in ("decode", "cdconv", "cascade"):
+    if len(inits) > 1 and args.task not in ("decode", "cdconv", "cascade", "paircheck"):
         raise InputError(
             f"--init takes one folder for --task {args.task}; several apply to --task decode and cdconv (a soup) "
             "and cascade"
@@ -419,10 +435,16 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--calibrate-on applies to --task decode (the utterance-based detector) and cascade")
     if args.task != "cascade" and (args.runtime or args.prefer_onnx):
         raise InputError("--runtime and --prefer-onnx apply to --task cascade (use --onnx/--int8 where a model runs)")
+    if args.task != "paircheck" and (args.tau_pairs is not None or args.veto_below):
+        raise InputError("--tau-pairs and --veto-below apply to --task paircheck")
     if args.task == "cascade":
         from ..training.cascade import run_cascade
 
         return run_cascade(args, out, _command(), _machine())
+    if args.task == "paircheck":
+        from ..training.paircheck import run_paircheck
+
+        return run_paircheck(args, out, _command(), _machine())
     repeats = args.dialogues_repeat or [1]
     if any(n < 1 for n in repeats):
         raise InputError(f"--dialogues-repeat must be at least 1, got {min(repeats)}")

@@ -10,6 +10,7 @@ from .categories import FlatCategoryDetector, HierarchicalDetector, PairCategory
 from .core import PairClassifier
 from .grounded import GroundedDetector
 from .modeling import DetectorConfig
+from .paircheck import PairCheckedDetector
 from .unstructured import UnstructuredDetector
 from .utterance import UtteranceDetector
 
@@ -24,6 +25,7 @@ __all__ = [
     "GroundedDetector",
     "HierarchicalDetector",
     "PairCategoryDetector",
+    "PairCheckedDetector",
     "PairClassifier",
     "RankedCandidate",
     "UnstructuredDetector",

@@ -60,6 +60,8 @@ def hand_written_sections(text: str) -> list[str]:
 def _weights_line(config: DetectorConfig) -> str:
     if config.detector == "cascade.v1":
         return f"- stages: first `{config.options.get('first')}`, second `{config.options.get('second')}`"
+    if config.detector == "cdconv.paircheck.v1":
+        return f"- parts: main `{config.options.get('main')}`, pair check `{config.options.get('pairs')}`"
     if config.adapter:
         return f"- adapter: `{config.adapter}`"
     return "- full fine-tuning (complete weights in this folder)"
@@ -84,7 +86,8 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         f"eta_e={config.thresholds.get('eta_e')}; max_length={config.max_length}",
         # what the folder holds, not the runtime a card written by `evaluate --update-card` ran it on
         *([f"- options: `{saved}`"] if (saved := config.saved_options()) else []),
-        f"- size on disk: {_size(folder)}" + (" (and the stages it names)" if config.detector == "cascade.v1" else ""),
+        f"- size on disk: {_size(folder)}"
+        + (" (and the models it names)" if config.detector in ("cascade.v1", "cdconv.paircheck.v1") else ""),
         "",
         *[line for section in kept for line in (*section.rstrip("\n").split("\n"), "")],
         "## Training",
@@ -117,6 +120,24 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
                 "",
             ]
         lines += ["and the band was chosen by:", ""]
+    parts = t.get("parts")
+    if isinstance(parts, dict):
+        lines += [
+            "A four-category detector with a pair check: the main detector decides; where it says no contradiction, "
+            f"the pair detector's score of the reply against each earlier turn of its speaker, from "
+            f"{float(config.thresholds.get('tau_pairs', 1.01)):.2f} on, makes it a history contradiction"
+            + (
+                f"; a history contradiction it scores below {v:.2f} is cleared"
+                if (v := float(config.thresholds.get("veto_below", 0.0))) > 0
+                else ""
+            )
+            + ". They were trained by:",
+            "",
+        ]
+        for key, rec in parts.items():
+            lines += [f"- {key}: `{rec.get('folder')}` ({rec.get('date')})", "", "  ```", f"  {rec.get('command')}"]
+            lines += ["  ```", ""]
+        lines += ["and put together by:", ""]
     if isinstance(init, dict) and isinstance(init.get("soup"), list):
         cut = f", its LoRA adapter cut to rank {init['rank']} (truncated SVD)" if init.get("rank") else ""
         if len(init["soup"]) == 1:
