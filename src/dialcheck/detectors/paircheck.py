@@ -83,7 +83,12 @@ class PairCheckedDetector(Detector):
             detector=cls.registry_name,
             base=main.config.base,
             labels=list(main.config.labels),
-            thresholds={"tau": main.tau, "tau_pairs": float(tau_pairs), "veto_below": float(veto_below)},
+            thresholds={
+                "tau": main.tau,
+                "eta_e": main.eta_e,
+                "tau_pairs": float(tau_pairs),
+                "veto_below": float(veto_below),
+            },
             max_length=main.config.max_length,
             options={"main": _ref(main, "main"), "pairs": _ref(pairs, "pairs")},
         )
