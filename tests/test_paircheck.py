@@ -78,7 +78,7 @@ def test_tau_is_the_main_detectors_and_bad_thresholds_are_refused():
     assert main.tau == 0.7 and det.config.thresholds["tau"] == 0.7
     with pytest.raises(ModelError, match="veto_below in"):
         PairCheckedDetector.build(main, pairs, tau_pairs=0.9, veto_below=1.5)
-    with pytest.raises(ModelError, match="use .main and .pairs"):
+    with pytest.raises(ModelError, match=r"use \.main and \.pairs"):
         det.classifier  # noqa: B018
 
 
@@ -107,7 +107,7 @@ def test_build_save_load_and_evaluate_with_tiny_models(tiny_base, tiny_detector_
     assert "pair check" in (out / "MODEL_CARD.md").read_text()
     det = load_detector(out)
     assert isinstance(det, PairCheckedDetector) and det.tau == pytest.approx(0.2)
-    dialogues = [["你好", "我有一只狗。", "真的吗？", "我没有狗。"], ["hi", "I have a cat.", "ok", "I never had a cat."]]
+    dialogues = [["你好", "我有一只狗。", "真的吗？", "我没有狗。"], ["hi", "I have a cat.", "ok", "I never had one."]]
     expect = PairCheckedDetector.build(load_detector(main_dir), load_detector(tiny_detector_dir), 0.5, 0.1)
     assert [v.to_dict() for v in det.predict(dialogues)] == [v.to_dict() for v in expect.predict(dialogues)]
     # the parts are checked before anything is saved; the thresholds belong to this task only
