@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from _rows import halvings, parsed_rows
 
 from dialcheck.datasets.cdconv import label_of
 from dialcheck.evaluation.cdconv import cdconv_metrics
@@ -32,21 +32,13 @@ NONE = (1.0, 1.0, 1.0)
 
 def read(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gold label ids 0-3, the 2-class decisions and the three category probabilities of a predictions file."""
-    gold, flag, probs = [], [], []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                gold.append(label_of(r["gold_category"]) if r["gold"] else 0)
-                flag.append(bool(r["contradiction"]))
-                probs.append([float(r["label_scores"][c]) for c in CATEGORIES])
-            except (ValueError, KeyError, TypeError) as e:
-                raise SystemExit(f"{path}, line {n}: not a CDConv predictions row ({type(e).__name__}: {e})") from e
-    if not gold:
-        raise SystemExit(f"{path}: no predictions")
-    return np.asarray(gold), np.asarray(flag), np.asarray(probs)
+
+    def parse(r: dict) -> tuple[int, bool, list[float]]:
+        gold = label_of(r["gold_category"]) if r["gold"] else 0
+        return gold, bool(r["contradiction"]), [float(r["label_scores"][c]) for c in CATEGORIES]
+
+    rows = parsed_rows(path, parse, "a CDConv predictions row")
+    return np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), np.array([r[2] for r in rows])
 
 
 def predict(flag: np.ndarray, probs: np.ndarray, weights: Sequence[float]) -> np.ndarray:
@@ -76,15 +68,12 @@ def choose(gold: np.ndarray, flag: np.ndarray, probs: np.ndarray) -> tuple[float
 
 def held_out_gains(gold: np.ndarray, flag: np.ndarray, probs: np.ndarray, repeats: int = 20) -> list[float]:
     """Macro-F1 gain on one half when the weights are chosen on the other, both ways, over seeded halvings."""
-    gains = []
-    n = len(gold)
-    for seed in range(repeats):
-        perm = np.random.default_rng(seed).permutation(n)
-        halves = (perm[: n // 2], perm[n // 2 :])
-        for a, b in (halves, halves[::-1]):
-            w = choose(gold[a], flag[a], probs[a])
-            gains.append(macro_f1(gold[b], flag[b], probs[b], w) - macro_f1(gold[b], flag[b], probs[b], NONE))
-    return gains
+
+    def gain(a: np.ndarray, b: np.ndarray) -> float:
+        w = choose(gold[a], flag[a], probs[a])
+        return macro_f1(gold[b], flag[b], probs[b], w) - macro_f1(gold[b], flag[b], probs[b], NONE)
+
+    return [gain(a, b) for a, b in halvings(len(gold), repeats)]
 
 
 def main() -> None:

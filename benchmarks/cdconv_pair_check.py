@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from _rows import halvings, parsed_rows
 
 from dialcheck.datasets.cdconv import label_of
 from dialcheck.evaluation.cdconv import cdconv_metrics
@@ -37,34 +38,17 @@ TAU_V = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2)  # 0: no veto
 
 def read_predictions(path: Path) -> dict[tuple[str, str], tuple[int, int]]:
     """(split, id) -> (gold label id, predicted label id) from ``dialcheck evaluate --predictions``."""
-    out = {}
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                gold = label_of(r["gold_category"]) if r["gold"] else 0
-                pred = label_of(r["category"]) if r["contradiction"] else 0
-                out[(r["split"], r["id"])] = (gold, pred)
-            except (ValueError, KeyError, TypeError) as e:
-                raise SystemExit(f"{path}, line {n}: not a CDConv predictions row ({type(e).__name__}: {e})") from e
-    return out
+
+    def parse(r: dict) -> tuple[tuple[str, str], tuple[int, int]]:
+        gold = label_of(r["gold_category"]) if r["gold"] else 0
+        return (r["split"], r["id"]), (gold, label_of(r["category"]) if r["contradiction"] else 0)
+
+    return dict(parsed_rows(path, parse, "a CDConv predictions row"))
 
 
 def read_pair_scores(path: Path) -> dict[tuple[str, str], float]:
     """(split, id) -> s_n from this script's ``score`` output."""
-    out = {}
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                out[(r["split"], r["id"])] = float(r["score"])
-            except (ValueError, KeyError, TypeError) as e:
-                raise SystemExit(f"{path}, line {n}: not a pair-score row ({type(e).__name__}: {e})") from e
-    return out
+    return dict(parsed_rows(path, lambda r: ((r["split"], r["id"]), float(r["score"])), "a pair-score row"))
 
 
 def joined(pred_path: Path, pair_path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -111,15 +95,12 @@ def choose(gold: np.ndarray, pred: np.ndarray, s_n: np.ndarray, veto: bool) -> t
 
 def held_out_gains(gold: np.ndarray, pred: np.ndarray, s_n: np.ndarray, veto: bool, repeats: int = 20) -> list[float]:
     """2-class accuracy gain on one half when the thresholds are chosen on the other, both ways."""
-    gains = []
-    n = len(gold)
-    for seed in range(repeats):
-        perm = np.random.default_rng(seed).permutation(n)
-        halves = (perm[: n // 2], perm[n // 2 :])
-        for a, b in (halves, halves[::-1]):
-            t = choose(gold[a], pred[a], s_n[a], veto)
-            gains.append(accuracy2(gold[b], combine(pred[b], s_n[b], *t)) - accuracy2(gold[b], pred[b]))
-    return gains
+
+    def gain(a: np.ndarray, b: np.ndarray) -> float:
+        t = choose(gold[a], pred[a], s_n[a], veto)
+        return accuracy2(gold[b], combine(pred[b], s_n[b], *t)) - accuracy2(gold[b], pred[b])
+
+    return [gain(a, b) for a, b in halvings(len(gold), repeats)]
 
 
 def hand_counts(gold: np.ndarray, pred: np.ndarray) -> tuple[int, int, int]:

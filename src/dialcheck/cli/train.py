@@ -406,8 +406,8 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     inits = [str(shipped_or_path(f, default_model_path().parent)) for f in args.init or []]
     if len(inits) > 1 and args.task not in ("decode", "cdconv", "cascade", "paircheck"):
         raise InputError(
-            f"--init takes one folder for --task {args.task}; several apply to --task decode and cdconv (a soup) "
-            "and cascade"
+            f"--init takes one folder for --task {args.task}; several apply to --task decode and cdconv (a soup), "
+            "cascade and paircheck"
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
     if args.task != "cdconv" and (args.lexical or args.add_lexical or args.speaker_tags or args.with_dev):

@@ -35,7 +35,7 @@ from .base import Detector, load_detector, register_detector
 from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig, shipped_or_path
 
-__all__ = ["CascadeDetector", "choose_band", "stage_folders"]
+__all__ = ["CascadeDetector", "choose_band", "load_named", "save_named", "stage_folders"]
 
 log = logging.getLogger(__name__)
 
@@ -188,16 +188,7 @@ class CascadeDetector(Detector):
 
     # -- folders ----------------------------------------------------------------------------------
     def load_weights(self, folder: Path) -> None:
-        stages = []
-        for key in STAGES:
-            ref = self.config.options.get(key)
-            if not isinstance(ref, str) or not ref:
-                raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
-            path = _stage_folder(folder, ref)
-            if not (path / CONFIG_NAME).exists():
-                raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
-            stages.append(load_detector(path))
-        self.__dict__["_stages"] = tuple(stages)
+        self.__dict__["_stages"] = load_named(folder, self.config.options, STAGES)
         readings = self.config.options.get("readings", {})
         if not isinstance(readings, dict) or set(readings) - set(READINGS):
             raise ModelError(f"{folder / CONFIG_NAME}: options.readings: expected an object with keys among {READINGS}")
@@ -213,12 +204,7 @@ class CascadeDetector(Detector):
     def save(self, path: str | Path, half: bool = False) -> Path:
         """The config, and each stage not shipped with dialcheck as a sub-folder (``first/``, ``second/``)."""
         folder = Path(path)
-        folder.mkdir(parents=True, exist_ok=True)
-        for key, det in zip(STAGES, self._pair(), strict=True):
-            ref = _ref(det, key)
-            self.config.options[key] = ref
-            if ref == key:
-                _store(det, folder / key, half)
+        save_named(folder, self.config.options, STAGES, self._pair(), half)
         self.config.thresholds["tau"], self.config.thresholds["eta_e"] = self.tau, self.eta_e
         (folder / CONFIG_NAME).write_text(self.config.to_json(), encoding="utf-8")
         self.path = folder
@@ -278,6 +264,34 @@ def choose_band(
         if kept > best[0]:
             best = (kept, float(lo), float(highs[j]))
     return best[1], best[2]
+
+
+def load_named(folder: Path, options: dict[str, Any], keys: Sequence[str]) -> tuple[Detector, ...]:
+    """The detectors a folder that combines others names in ``options`` (each a sub-folder of ``folder`` or a
+    shipped model's name), in the order of ``keys``; a missing or wrong name is an error naming the config."""
+    out = []
+    for key in keys:
+        ref = options.get(key)
+        if not isinstance(ref, str) or not ref:
+            raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
+        path = _stage_folder(folder, ref)
+        if not (path / CONFIG_NAME).exists():
+            raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
+        out.append(load_detector(path))
+    return tuple(out)
+
+
+def save_named(
+    folder: Path, options: dict[str, Any], keys: Sequence[str], detectors: Sequence[Detector], half: bool
+) -> None:
+    """Name each of ``detectors`` in ``options`` under its key: a shipped model by its name, any other stored as
+    the sub-folder ``folder/key`` (the counterpart of :func:`load_named`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for key, det in zip(keys, detectors, strict=True):
+        ref = _ref(det, key)
+        options[key] = ref
+        if ref == key:
+            _store(det, folder / key, half)
 
 
 def _store(det: Detector, folder: Path, half: bool) -> None:

@@ -29,8 +29,8 @@ from typing import Any
 from ..errors import ModelError
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
-from .base import Detector, load_detector, register_detector
-from .cascade import _ref, _stage_folder, _store
+from .base import Detector, register_detector
+from .cascade import _ref, load_named, save_named
 from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig
 
@@ -143,27 +143,13 @@ class PairCheckedDetector(Detector):
         raise ModelError("a pair-checked detector is not trained: train its two detectors, then --task paircheck")
 
     def load_weights(self, folder: Path) -> None:
-        parts = []
-        for key in PARTS:
-            ref = self.config.options.get(key)
-            if not isinstance(ref, str) or not ref:
-                raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
-            path = _stage_folder(folder, ref)
-            if not (path / CONFIG_NAME).exists():
-                raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
-            parts.append(load_detector(path))
-        self.__dict__["_loaded"] = tuple(parts)
+        self.__dict__["_loaded"] = load_named(folder, self.config.options, PARTS)
         self.main.tau = self.config.thresholds.get("tau", self.main.tau)
 
     def save(self, path: str | Path, half: bool = False) -> Path:
         """The config, and each part not shipped with dialcheck as a sub-folder (``main/``, ``pairs/``)."""
         folder = Path(path)
-        folder.mkdir(parents=True, exist_ok=True)
-        for key, det in zip(PARTS, self._parts(), strict=True):
-            ref = _ref(det, key)
-            self.config.options[key] = ref
-            if ref == key:
-                _store(det, folder / key, half)
+        save_named(folder, self.config.options, PARTS, self._parts(), half)
         self.config.thresholds["tau"] = self.tau
         (folder / CONFIG_NAME).write_text(self.config.to_json(), encoding="utf-8")
         self.path = folder

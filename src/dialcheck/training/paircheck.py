@@ -47,7 +47,6 @@ def run_paircheck(args: argparse.Namespace, out: Path, command: str, machine: st
             folders[1],
         )
     det = PairCheckedDetector.build(main, pairs, args.tau_pairs, args.veto_below)
-    det.config.metrics = dict(main.config.metrics)
     det.config.training = {
         "command": command,
         "parts": {
