@@ -14,6 +14,12 @@ husband, sister, dog, … and later another fact about the same one:
   lawyer; Denver, then Boston; Max, then Buddy), a like and a dislike of the same thing, or opposite traits
   ("very shy" … "so outgoing").
 
+With ``--tastes F`` (session 64; default 0, which writes exactly the file of session 61), a share F of the
+dialogues is about the bot's own taste instead: a kind of film, music or food it likes or dislikes, and later one
+it enjoyed. "I hate horror movies." … "I watched a comedy last night and laughed the whole way through." is
+consistent (another kind), as is a liked kind and then an enjoyed one of it; disliking a kind and then enjoying
+one of it, or liking it and then saying it cannot stand it, is a contradiction.
+
 Values, relatives, templates, openers and the bot's unrelated middle turn are drawn with ``--seed``; half of the
 dialogues put an unrelated bot turn between the two facts. Names are drawn without regard to the relative's gender
 ("my wife's name is David"): kept as the training runs of session 61 read them.
@@ -59,6 +65,65 @@ QUESTIONS = ["Tell me about your family.", "Anything new with you?", "Do you hav
 QUESTIONS += ["What did you do this weekend?", "Who do you live with?", "What's new?", "Cool, tell me more!"]
 MIDDLE = ["I went to the farmers market this morning.", "Work has been busy lately.", "I'm trying to drink more water."]
 MIDDLE += ["I just finished a great book.", "The weather here has been lovely.", "I'm thinking of repainting my room."]
+
+
+TASTES = {  # kind -> (the kinds, how the bot likes one, dislikes one, enjoyed one)
+    "film": (
+        ["horror", "comedy", "romance", "action", "sci-fi", "documentary", "western", "musical"],
+        ["I love {v} movies.", "{V} films are my favorite.", "I could watch {v} movies all day."],
+        ["I hate {v} movies.", "I can't stand {v} films.", "{V} movies are just not for me."],
+        ["I watched an old {v} movie last night and loved every minute.", "The last {v} film I saw was great fun."],
+    ),
+    "music": (
+        ["jazz", "country", "rap", "classical", "heavy metal", "reggae", "techno", "opera"],
+        ["I love {v} music.", "{V} is my favorite kind of music.", "I listen to {v} all the time."],
+        ["I really dislike {v} music.", "I can't stand {v}.", "{V} has never been my thing."],
+        ["I went to my first {v} concert last week and had a blast.", "I've had some {v} on repeat all week, so good."],
+    ),
+    "food": (
+        ["spicy food", "sushi", "seafood", "Indian food", "Mexican food", "barbecue", "vegan food", "Thai food"],
+        ["I love {v}.", "{V} is my favorite.", "I could eat {v} every day."],
+        ["I hate {v}.", "I can't stand {v}.", "I never eat {v} if I can help it."],
+        ["We had {v} for dinner and I enjoyed every bite.", "I tried a new place for {v} and loved it."],
+    ),
+}
+
+
+def _taste_turn(template: str, v: str, rng: random.Random) -> str:
+    opener = rng.choice(OPENERS)
+    text = template.format(v=v, V=v[0].upper() + v[1:])
+    return opener + (text[0].lower() + text[1:] if opener.endswith(", ") and not text.startswith("I") else text)
+
+
+def taste_facts(contradiction: bool, rng: random.Random) -> tuple[str, tuple[str, str], tuple[str, str]]:
+    """A kind of taste and two (stance, value) facts: stance ``like``, ``dislike`` or ``enjoyed`` (one item)."""
+    domain = rng.choice(sorted(TASTES))
+    values = TASTES[domain][0]
+    a = rng.choice(values)
+    if contradiction:
+        first, second = rng.choice([("dislike", "enjoyed"), ("like", "dislike"), ("dislike", "like")])
+        return domain, (first, a), (second, a)
+    if rng.random() < 0.5:  # another kind disliked, then one enjoyed: the shape hand set A's false alarms have
+        return domain, ("dislike", a), ("enjoyed", rng.choice([v for v in values if v != a]))
+    return domain, ("like", a), ("enjoyed", a)
+
+
+def taste_dialogue(k: int, contradiction: bool, rng: random.Random) -> dict:
+    """One labelled dialogue about the bot's own taste (see the module text), shaped as :func:`dialogue`'s."""
+    domain, (s1, v1), (s2, v2) = taste_facts(contradiction, rng)
+    stance = {"like": 1, "dislike": 2, "enjoyed": 3}
+    first = _taste_turn(rng.choice(TASTES[domain][stance[s1]]), v1, rng)
+    second = _taste_turn(rng.choice(TASTES[domain][stance[s2]]), v2, rng)
+    turns = [rng.choice(QUESTIONS), first]
+    if rng.random() < 0.5:
+        turns += [rng.choice(QUESTIONS), rng.choice(MIDDLE)]
+    turns += [rng.choice(QUESTIONS), second]
+    return {
+        "id": f"samesubj-{k:05d}",
+        "turns": [{"speaker": "user" if i % 2 == 0 else "bot", "text": t} for i, t in enumerate(turns)],
+        "contradiction": contradiction,
+        "evidence": [1] if contradiction else [],
+    }
 
 
 def _pool(kind: str, pet: bool) -> list[str]:
@@ -140,7 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--consistent", type=int, default=2000, help="consistent dialogues (default 2,000)")
     ap.add_argument("--contradictions", type=int, default=1000, help="contradicting dialogues (default 1,000)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tastes", type=float, default=0.0, help="share of dialogues about the bot's own taste (0-1)")
     args = ap.parse_args(argv)
+    if not 0.0 <= args.tastes <= 1.0:
+        ap.error(f"--tastes must lie in [0, 1], got {args.tastes}")
     rng = random.Random(args.seed)
     labels = [False] * args.consistent + [True] * args.contradictions
     rng.shuffle(labels)
@@ -148,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w") as f:
         for k, label in enumerate(labels):
-            f.write(json.dumps(dialogue(k, label, rng)) + "\n")
+            taste = args.tastes > 0 and rng.random() < args.tastes  # no draw at 0: session 61's file unchanged
+            f.write(json.dumps((taste_dialogue if taste else dialogue)(k, label, rng)) + "\n")
     print(f"wrote {len(labels)} dialogues ({args.contradictions} contradictions) to {out}")
     return 0
 

@@ -46,3 +46,29 @@ def test_the_script_writes_labelled_dialogues_about_one_subject_seeded(load_benc
         # the first and last bot turns speak of one and the same relative or pet
         said = [s for s in subjects if re.search(rf"\b(?:my|a) {s}\b", bot[0], re.I)]
         assert said and any(re.search(rf"\b(?:my|a) {s}\b", bot[-1], re.I) for s in said), bot
+
+
+def test_taste_dialogues_contradict_exactly_when_one_kind_is_liked_and_disliked(load_benchmark, tmp_path):
+    mod = load_benchmark("same_subject_dialogues")
+    rng = random.Random(3)
+    shapes = set()
+    for label in [True, False] * 200:
+        domain, (s1, v1), (s2, v2) = mod.taste_facts(label, rng)
+        assert v1 in mod.TASTES[domain][0] and v2 in mod.TASTES[domain][0]
+        # a contradiction: one kind, and a dislike against a like or an enjoyed one; consistent: never that
+        conflict = v1 == v2 and "dislike" in (s1, s2) and {s1, s2} != {"dislike"}
+        assert conflict is label, (label, s1, v1, s2, v2)
+        shapes.add((label, s1, s2, v1 == v2))
+    # every shape is drawn: the hand-set-A shape (another kind disliked, then one enjoyed) among them
+    assert (False, "dislike", "enjoyed", False) in shapes and (True, "dislike", "enjoyed", True) in shapes
+    out, plain = tmp_path / "t.jsonl", tmp_path / "p.jsonl"
+    assert mod.main(["--out", str(out), "--consistent", "30", "--contradictions", "30", "--tastes", "1"]) == 0
+    for r in (json.loads(line) for line in out.read_text().splitlines()):
+        first, last = (t["text"] for t in (r["turns"][1], r["turns"][-1]))
+        said = [v for d in mod.TASTES.values() for v in d[0] if v.lower() in first.lower()]
+        assert said, first  # the first bot turn names a kind of film, music or food
+        assert r["contradiction"] <= any(v.lower() in last.lower() for v in said)  # a contradiction names it again
+    # --tastes 0 draws nothing more: the file is the one the script wrote before the option existed
+    assert mod.main(["--out", str(plain), "--consistent", "30", "--contradictions", "30", "--tastes", "0"]) == 0
+    assert mod.main(["--out", str(out), "--consistent", "30", "--contradictions", "30"]) == 0
+    assert plain.read_text() == out.read_text()
