@@ -95,6 +95,20 @@ def _taste_turn(template: str, v: str, rng: random.Random) -> str:
     return opener + (text[0].lower() + text[1:] if opener.endswith(", ") and not text.startswith("I") else text)
 
 
+def _record(k: int, first: str, second: str, contradiction: bool, rng: random.Random) -> dict:
+    """The labelled dialogue: user, bot (``first``), [user, bot (something else)], user, bot (``second``)."""
+    turns = [rng.choice(QUESTIONS), first]
+    if rng.random() < 0.5:
+        turns += [rng.choice(QUESTIONS), rng.choice(MIDDLE)]
+    turns += [rng.choice(QUESTIONS), second]
+    return {
+        "id": f"samesubj-{k:05d}",
+        "turns": [{"speaker": "user" if i % 2 == 0 else "bot", "text": t} for i, t in enumerate(turns)],
+        "contradiction": contradiction,
+        "evidence": [1] if contradiction else [],
+    }
+
+
 def taste_facts(contradiction: bool, rng: random.Random) -> tuple[str, tuple[str, str], tuple[str, str]]:
     """A kind of taste and two (stance, value) facts: stance ``like``, ``dislike`` or ``enjoyed`` (one item)."""
     domain = rng.choice(sorted(TASTES))
@@ -114,16 +128,7 @@ def taste_dialogue(k: int, contradiction: bool, rng: random.Random) -> dict:
     stance = {"like": 1, "dislike": 2, "enjoyed": 3}
     first = _taste_turn(rng.choice(TASTES[domain][stance[s1]]), v1, rng)
     second = _taste_turn(rng.choice(TASTES[domain][stance[s2]]), v2, rng)
-    turns = [rng.choice(QUESTIONS), first]
-    if rng.random() < 0.5:
-        turns += [rng.choice(QUESTIONS), rng.choice(MIDDLE)]
-    turns += [rng.choice(QUESTIONS), second]
-    return {
-        "id": f"samesubj-{k:05d}",
-        "turns": [{"speaker": "user" if i % 2 == 0 else "bot", "text": t} for i, t in enumerate(turns)],
-        "contradiction": contradiction,
-        "evidence": [1] if contradiction else [],
-    }
+    return _record(k, first, second, contradiction, rng)
 
 
 def _pool(kind: str, pet: bool) -> list[str]:
@@ -187,16 +192,7 @@ def dialogue(k: int, contradiction: bool, rng: random.Random) -> dict:
     if restate:
         template = rng.choice([t for t in _templates(k2, pet) if t.format(r=r, v=v2)[1:] not in first])
     second = _say(k2, r, v2, pet, rng, template)
-    turns = [rng.choice(QUESTIONS), first]
-    if rng.random() < 0.5:
-        turns += [rng.choice(QUESTIONS), rng.choice(MIDDLE)]
-    turns += [rng.choice(QUESTIONS), second]
-    return {
-        "id": f"samesubj-{k:05d}",
-        "turns": [{"speaker": "user" if i % 2 == 0 else "bot", "text": t} for i, t in enumerate(turns)],
-        "contradiction": contradiction,
-        "evidence": [1] if contradiction else [],
-    }
+    return _record(k, first, second, contradiction, rng)
 
 
 def main(argv: list[str] | None = None) -> int:
