@@ -29,6 +29,24 @@ def parsed_rows(path: Path, parse: Callable[[dict[str, Any]], T], what: str) -> 
     return out
 
 
+def cdconv_labels(row: dict[str, Any]) -> tuple[int, int]:
+    """(gold, predicted) CDConv label ids (0 none, 1-3 the categories) of a ``dialcheck evaluate --predictions`` row.
+
+    >>> cdconv_labels({"gold": 1, "gold_category": "history", "contradiction": False, "category": None})
+    (3, 0)
+    """
+    from dialcheck.datasets.cdconv import label_of
+
+    return cdconv_gold(row), label_of(row["category"]) if row["contradiction"] else 0
+
+
+def cdconv_gold(row: dict[str, Any]) -> int:
+    """The gold CDConv label id of a ``dialcheck evaluate --predictions`` row."""
+    from dialcheck.datasets.cdconv import label_of
+
+    return label_of(row["gold_category"]) if row["gold"] else 0
+
+
 def halvings(n: int, repeats: int) -> list[tuple[Any, Any]]:
     """(choose on, measure on) index pairs: ``repeats`` seeded random halvings of ``n`` rows, each used both ways,
     to estimate how a setting chosen on some rows holds on rows it was not chosen on.

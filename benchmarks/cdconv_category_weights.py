@@ -20,9 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from _rows import halvings, parsed_rows
+from _rows import cdconv_gold, halvings, parsed_rows
 
-from dialcheck.datasets.cdconv import label_of
 from dialcheck.evaluation.cdconv import cdconv_metrics
 
 CATEGORIES = ("intra_sentence", "role_confusion", "history")
@@ -34,8 +33,7 @@ def read(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gold label ids 0-3, the 2-class decisions and the three category probabilities of a predictions file."""
 
     def parse(r: dict) -> tuple[int, bool, list[float]]:
-        gold = label_of(r["gold_category"]) if r["gold"] else 0
-        return gold, bool(r["contradiction"]), [float(r["label_scores"][c]) for c in CATEGORIES]
+        return cdconv_gold(r), bool(r["contradiction"]), [float(r["label_scores"][c]) for c in CATEGORIES]
 
     rows = parsed_rows(path, parse, "a CDConv predictions row")
     return np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), np.array([r[2] for r in rows])

@@ -11,12 +11,13 @@ only, in both, in neither.
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from _rows import cdconv_labels, parsed_rows
+
 from dialcheck.datasets import load_dataset
-from dialcheck.datasets.cdconv import context_key, label_of
+from dialcheck.datasets.cdconv import context_key
 from dialcheck.evaluation.cdconv import cdconv_metrics
 
 GROUPS = ("train only", "dev only", "train and dev", "neither")
@@ -46,8 +47,7 @@ def group_metrics(rows: Sequence[dict], groups: dict[str, str]) -> dict[str, tup
         mine = [r for r in rows if groups.get(r["id"]) == g]
         if not mine:
             continue
-        gold = [label_of(r["gold_category"]) if r["gold"] else 0 for r in mine]
-        pred = [label_of(r["category"]) if r["contradiction"] else 0 for r in mine]
+        gold, pred = zip(*(cdconv_labels(r) for r in mine), strict=True)
         m = cdconv_metrics(gold, pred)
         out[g] = (len(mine), m["2class/accuracy"], m["4class/macro_f1"])
     return out
@@ -64,7 +64,7 @@ def main() -> None:
     print("| predictions | " + " | ".join(f"{g}: n, 2-class acc / 4-class mF1" for g in GROUPS) + " |")
     print("|---|" + "---|" * len(GROUPS))
     for path in args.predictions:
-        rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+        rows = parsed_rows(path, dict, "a predictions row")
         unknown = [r["id"] for r in rows if r["id"] not in groups]
         if unknown:
             raise SystemExit(f"{path}: {len(unknown)} rows are not official test conversations (e.g. {unknown[0]})")

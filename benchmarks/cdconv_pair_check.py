@@ -26,9 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from _rows import halvings, parsed_rows
+from _rows import cdconv_labels, halvings, parsed_rows
 
-from dialcheck.datasets.cdconv import label_of
 from dialcheck.evaluation.cdconv import cdconv_metrics
 
 HISTORY = 3
@@ -39,11 +38,7 @@ TAU_V = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2)  # 0: no veto
 def read_predictions(path: Path) -> dict[tuple[str, str], tuple[int, int]]:
     """(split, id) -> (gold label id, predicted label id) from ``dialcheck evaluate --predictions``."""
 
-    def parse(r: dict) -> tuple[tuple[str, str], tuple[int, int]]:
-        gold = label_of(r["gold_category"]) if r["gold"] else 0
-        return (r["split"], r["id"]), (gold, label_of(r["category"]) if r["contradiction"] else 0)
-
-    return dict(parsed_rows(path, parse, "a CDConv predictions row"))
+    return dict(parsed_rows(path, lambda r: ((r["split"], r["id"]), cdconv_labels(r)), "a CDConv predictions row"))
 
 
 def read_pair_scores(path: Path) -> dict[tuple[str, str], float]:

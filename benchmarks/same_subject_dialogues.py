@@ -89,10 +89,20 @@ TASTES = {  # kind -> (the kinds, how the bot likes one, dislikes one, enjoyed o
 }
 
 
-def _taste_turn(template: str, v: str, rng: random.Random) -> str:
+def _opened(text: str, rng: random.Random) -> str:
+    """``text`` after a drawn opener: lower-case after "Oh, " (unless it starts with an "I"), capitalised otherwise.
+
+    >>> _opened("my dog is calm.", random.Random(1)), _opened("Jazz is great.", random.Random(3))
+    ('Oh, my dog is calm.', 'Well, jazz is great.')
+    """
     opener = rng.choice(OPENERS)
-    text = template.format(v=v, V=v[0].upper() + v[1:])
-    return opener + (text[0].lower() + text[1:] if opener.endswith(", ") and not text.startswith("I") else text)
+    if opener.endswith(", "):
+        return opener + (text if text.startswith("I") else text[0].lower() + text[1:])
+    return opener + text[0].upper() + text[1:]
+
+
+def _taste_turn(template: str, v: str, rng: random.Random) -> str:
+    return _opened(template.format(v=v, V=v[0].upper() + v[1:]), rng)
 
 
 def _record(k: int, first: str, second: str, contradiction: bool, rng: random.Random) -> dict:
@@ -148,9 +158,7 @@ def _templates(kind: str, pet: bool) -> list[str]:
 
 def _say(kind: str, r: str, v: str, pet: bool, rng: random.Random, template: str | None = None) -> str:
     text = (template or rng.choice(_templates(kind, pet))).format(r=r, v=v)
-    opener = rng.choice(OPENERS)
-    text = opener + (text if opener.endswith(", ") else text[0].upper() + text[1:])
-    return text + rng.choice(CLOSERS)
+    return _opened(text, rng) + rng.choice(CLOSERS)
 
 
 def _facts(contradiction: bool, pet: bool, rng: random.Random) -> tuple[tuple[str, str], tuple[str, str], str]:
