@@ -24,6 +24,7 @@ import itertools
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from _rows import cdconv_labels, halvings, parsed_rows
@@ -104,20 +105,74 @@ def hand_counts(gold: np.ndarray, pred: np.ndarray) -> tuple[int, int, int]:
     return int((g == p).sum()), int((g & p).sum()), int((~g & p).sum())
 
 
-def score(model: str, splits: Sequence[str], files: Sequence[str], out: Path, data_dir: str | None) -> None:
-    """s_n for every conversation of ``splits`` and ``files``: the pair detector's score of the last turn."""
+def history_auc(gold: np.ndarray, s_n: np.ndarray) -> float:
+    """ROC AUC (percent) of s_n for history contradictions against consistent replies (NaN without both)."""
+    from dialcheck.evaluation.metrics import roc_auc
+
+    keep = (gold == HISTORY) | (gold == 0)
+    if len(set(gold[keep].tolist())) < 2:
+        return float("nan")
+    return 100 * roc_auc(gold[keep] == HISTORY, s_n[keep])
+
+
+class WithQuestion:
+    """A pair detector that reads the reply with the turn before it (the user's question) as one text."""
+
+    def __init__(self, det: Any) -> None:
+        self.det = det
+
+    def predict(self, dialogues: Sequence[Any], batch_size: int = 64, show_progress_bar: bool = False) -> list:
+        from dialcheck.schema import Dialogue, Turn
+
+        read = []
+        for d in dialogues:
+            t = d.turns
+            if len(t) >= 2 and t[-2].speaker != t[-1].speaker:
+                d = Dialogue((*t[:-1], Turn(t[-1].speaker, t[-2].text + t[-1].text)), d.knowledge, d.meta)
+            read.append(d)
+        return self.det.predict(read, batch_size=batch_size, show_progress_bar=show_progress_bar)
+
+
+def score(
+    model: str, splits: Sequence[str], files: Sequence[str], out: Path, data_dir: str | None, question: bool = False
+) -> None:
+    """s_n for every conversation of ``splits`` and ``files``: the pair detector's score of the last turn
+    (``question``: read together with the user's turn before it)."""
     from dialcheck.detectors import load_detector
     from dialcheck.evaluation.cdconv import CDConvEvaluator, example_label
 
     ev = CDConvEvaluator(list(splits) or None, data_dir, None, 64, files=list(files))
     det = load_detector(model)
-    ev(det)
+    ev(WithQuestion(det) if question else det)
     with out.open("w", encoding="utf-8") as fh:
         for split, rows in ev.predictions.items():
             for e, v in rows:
                 row = {"split": split, "id": e.id, "gold": example_label(e), "score": round(float(v.score), 6)}
                 row["pair_scores"] = {str(k): round(float(s), 6) for k, s in v.pair_scores.items()}
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def table(files: Sequence[tuple[Path, Path]], t: tuple[float, float]) -> None:
+    """Per file and split: the detector alone and with the pair check at ``t``, s_n's history AUC and what the
+    check adds (replies it flags that the detector left alone, and how many of them contradict)."""
+    print("| predictions | 2-class acc | with | 4-class mF1 | with | right/caught/FA | with | s_n AUC | added (true) |")
+    print("|---|---:|---:|---:|---:|---|---|---:|---|")
+    for p, q in files:
+        g_all, pr_all, sn_all, sp_all = joined(p, q)
+        names = sorted(set(sp_all))
+        groups = [(n, sp_all == n) for n in names] + ([("all", sp_all == sp_all)] if len(names) > 1 else [])
+        for name, mask in groups:
+            g, pr, sn = g_all[mask], pr_all[mask], sn_all[mask]
+            new = combine(pr, sn, *t)
+            m0, m1 = cdconv_metrics(g, pr), cdconv_metrics(g, new)
+            h0, h1 = hand_counts(g, pr), hand_counts(g, new)
+            added = (pr == 0) & (new > 0)
+            print(
+                f"| {p}: {name} | {m0['2class/accuracy']:.2f} | {m1['2class/accuracy']:.2f} | "
+                f"{m0['4class/macro_f1']:.2f} | {m1['4class/macro_f1']:.2f} | "
+                f"{'/'.join(map(str, h0))} | {'/'.join(map(str, h1))} | {history_auc(g, sn):.1f} | "
+                f"{int(added.sum())} ({int((added & (g > 0)).sum())}) |"
+            )
 
 
 def main() -> None:
@@ -128,6 +183,7 @@ def main() -> None:
     s.add_argument("--splits", default="", help="comma-separated CDConv splits (dev, test, ...)")
     s.add_argument("--data", action="append", default=[], help="labelled CDConv-style files (repeatable)")
     s.add_argument("--data-dir", default=None)
+    s.add_argument("--with-question", action="store_true", help="read the reply together with the user's turn")
     s.add_argument("--out", type=Path, required=True)
     c = sub.add_parser("choose", help="choose the thresholds on one split and apply them to others")
     c.add_argument(
@@ -136,33 +192,24 @@ def main() -> None:
     c.add_argument("pairs", type=Path, help="this script's score output for the same split")
     c.add_argument("--apply", nargs=2, action="append", default=[], metavar=("PREDICTIONS", "PAIRS"))
     c.add_argument("--repeats", type=int, default=20)
+    c.add_argument("--at", type=float, action="append", default=[], help="also show the check at this tau_n")
     args = ap.parse_args()
     if args.cmd == "score":
-        score(args.model, [x for x in args.splits.split(",") if x], args.data, args.out, args.data_dir)
+        splits = [x for x in args.splits.split(",") if x]
+        score(args.model, splits, args.data, args.out, args.data_dir, args.with_question)
         return
     gold, pred, s_n, _ = joined(args.predictions, args.pairs)
+    files = [(args.predictions, args.pairs), *[(Path(a), Path(b)) for a, b in args.apply]]
     for veto in (False, True):
         t = choose(gold, pred, s_n, veto)
         gains = held_out_gains(gold, pred, s_n, veto, args.repeats)
         name = "or + veto" if veto else "or"
         print(f"\n{name}: tau_n {t[0]}, tau_v {t[1]}; held-out 2-class gain {np.mean(gains):+.2f}", end=" ")
         print(f"(std {np.std(gains):.2f})")
-        print("| predictions | 2-class acc | with | 4-class mF1 | with | right/caught/FA | with |")
-        print("|---|---:|---:|---:|---:|---|---|")
-        for p, q in [(args.predictions, args.pairs), *[(Path(a), Path(b)) for a, b in args.apply]]:
-            g_all, pr_all, sn_all, sp_all = joined(p, q)
-            names = sorted(set(sp_all))
-            for name_, mask in [(n, sp_all == n) for n in names] + (
-                [("all", sp_all == sp_all)] if len(names) > 1 else []
-            ):
-                g, pr, sn = g_all[mask], pr_all[mask], sn_all[mask]
-                m0, m1 = cdconv_metrics(g, pr), cdconv_metrics(g, combine(pr, sn, *t))
-                h0, h1 = hand_counts(g, pr), hand_counts(g, combine(pr, sn, *t))
-                print(
-                    f"| {p}: {name_} | {m0['2class/accuracy']:.2f} | {m1['2class/accuracy']:.2f} | "
-                    f"{m0['4class/macro_f1']:.2f} | {m1['4class/macro_f1']:.2f} | "
-                    f"{'/'.join(map(str, h0))} | {'/'.join(map(str, h1))} |"
-                )
+        table(files, t)
+    for tau_n in args.at:
+        print(f"\nor at tau_n {tau_n} (given, not chosen)")
+        table(files, (tau_n, 0.0))
 
 
 if __name__ == "__main__":

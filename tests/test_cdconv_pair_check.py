@@ -66,3 +66,21 @@ def test_missing_pair_scores_name_the_files(load_benchmark, tmp_path):
     _write(s, [{"split": "dev", "id": "c0"}])
     with pytest.raises(SystemExit, match=r"s\.jsonl, line 1"):
         mod.read_pair_scores(s)
+
+
+def test_history_auc_and_the_question_reading(load_benchmark):
+    mod = load_benchmark("cdconv_pair_check")
+    # history contradictions 0.9, 0.4 against consistent 0.5, 0.1 (3 of 4 pairs ordered right); an intra-sentence
+    # contradiction (label 1) is left out whatever its score
+    gold, s_n = np.array([3, 3, 0, 0, 1]), np.array([0.9, 0.4, 0.5, 0.1, 0.0])
+    assert mod.history_auc(gold, s_n) == 75.0
+    assert np.isnan(mod.history_auc(np.array([0, 0]), np.array([0.1, 0.2])))
+
+    class Echo:
+        def predict(self, dialogues, batch_size=64, show_progress_bar=False):
+            return [d.turns[-1].text for d in dialogues]
+
+    from dialcheck.io import as_dialogues
+
+    read = mod.WithQuestion(Echo()).predict(as_dialogues([["u1", "b1", "你喜欢狗吗？", "不喜欢。"], ["b1"]]))
+    assert read == ["你喜欢狗吗？不喜欢。", "b1"]  # the user's turn joins the reply; a lone turn stays as it is
