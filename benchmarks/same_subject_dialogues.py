@@ -218,11 +218,16 @@ def main(argv: list[str] | None = None) -> int:
     rng.shuffle(labels)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    tastes = [0, 0]  # taste dialogues: consistent, contradicting
     with out.open("w") as f:
         for k, label in enumerate(labels):
             taste = args.tastes > 0 and rng.random() < args.tastes  # no draw at 0: session 61's file unchanged
+            tastes[label] += taste
             f.write(json.dumps((taste_dialogue if taste else dialogue)(k, label, rng)) + "\n")
-    print(f"wrote {len(labels)} dialogues ({args.contradictions} contradictions) to {out}")
+    print(
+        f"wrote {len(labels)} dialogues ({args.contradictions} contradictions) to {out}; "
+        f"about the bot's tastes: {tastes[0]} consistent, {tastes[1]} contradicting"
+    )
     return 0
 
 

@@ -48,7 +48,7 @@ def test_the_script_writes_labelled_dialogues_about_one_subject_seeded(load_benc
         assert said and any(re.search(rf"\b(?:my|a) {s}\b", bot[-1], re.I) for s in said), bot
 
 
-def test_taste_dialogues_contradict_exactly_when_one_kind_is_liked_and_disliked(load_benchmark, tmp_path):
+def test_taste_dialogues_contradict_exactly_when_one_kind_is_liked_and_disliked(load_benchmark, tmp_path, capsys):
     mod = load_benchmark("same_subject_dialogues")
     rng = random.Random(3)
     shapes = set()
@@ -63,6 +63,7 @@ def test_taste_dialogues_contradict_exactly_when_one_kind_is_liked_and_disliked(
     assert (False, "dislike", "enjoyed", False) in shapes and (True, "dislike", "enjoyed", True) in shapes
     out, plain = tmp_path / "t.jsonl", tmp_path / "p.jsonl"
     assert mod.main(["--out", str(out), "--consistent", "30", "--contradictions", "30", "--tastes", "1"]) == 0
+    assert capsys.readouterr().out.endswith("about the bot's tastes: 30 consistent, 30 contradicting\n")
     for r in (json.loads(line) for line in out.read_text().splitlines()):
         first, last = (t["text"] for t in (r["turns"][1], r["turns"][-1]))
         said = [v for d in mod.TASTES.values() for v in d[0] if v.lower() in first.lower()]
@@ -70,5 +71,6 @@ def test_taste_dialogues_contradict_exactly_when_one_kind_is_liked_and_disliked(
         assert r["contradiction"] <= any(v.lower() in last.lower() for v in said)  # a contradiction names it again
     # --tastes 0 draws nothing more: the file is the one the script wrote before the option existed
     assert mod.main(["--out", str(plain), "--consistent", "30", "--contradictions", "30", "--tastes", "0"]) == 0
+    assert capsys.readouterr().out.endswith("about the bot's tastes: 0 consistent, 0 contradicting\n")
     assert mod.main(["--out", str(out), "--consistent", "30", "--contradictions", "30"]) == 0
     assert plain.read_text() == out.read_text()
