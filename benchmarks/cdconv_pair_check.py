@@ -152,15 +152,15 @@ def score(
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def table(files: Sequence[tuple[Path, Path]], t: tuple[float, float]) -> None:
-    """Per file and split: the detector alone and with the pair check at ``t``, s_n's history AUC and what the
-    check adds (replies it flags that the detector left alone, and how many of them contradict)."""
+def table(files: Sequence[tuple[Path, tuple[np.ndarray, ...]]], t: tuple[float, float]) -> None:
+    """Per file (its name and :func:`joined` rows) and split: the detector alone and with the pair check at ``t``,
+    s_n's history AUC and what the check adds (replies it flags that the detector left alone, and how many of them
+    contradict)."""
     print("| predictions | 2-class acc | with | 4-class mF1 | with | right/caught/FA | with | s_n AUC | added (true) |")
     print("|---|---:|---:|---:|---:|---|---|---:|---|")
-    for p, q in files:
-        g_all, pr_all, sn_all, sp_all = joined(p, q)
+    for p, (g_all, pr_all, sn_all, sp_all) in files:
         names = sorted(set(sp_all))
-        groups = [(n, sp_all == n) for n in names] + ([("all", sp_all == sp_all)] if len(names) > 1 else [])
+        groups = [(n, sp_all == n) for n in names] + ([("all", np.ones(len(sp_all), bool))] if len(names) > 1 else [])
         for name, mask in groups:
             g, pr, sn = g_all[mask], pr_all[mask], sn_all[mask]
             new = combine(pr, sn, *t)
@@ -198,8 +198,9 @@ def main() -> None:
         splits = [x for x in args.splits.split(",") if x]
         score(args.model, splits, args.data, args.out, args.data_dir, args.with_question)
         return
-    gold, pred, s_n, _ = joined(args.predictions, args.pairs)
-    files = [(args.predictions, args.pairs), *[(Path(a), Path(b)) for a, b in args.apply]]
+    pairs = [(args.predictions, args.pairs), *[(Path(a), Path(b)) for a, b in args.apply]]
+    files = [(p, joined(p, q)) for p, q in pairs]  # each file read once, for every table below
+    gold, pred, s_n, _ = files[0][1]
     for veto in (False, True):
         t = choose(gold, pred, s_n, veto)
         gains = held_out_gains(gold, pred, s_n, veto, args.repeats)
