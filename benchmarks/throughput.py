@@ -1,15 +1,16 @@
 """Check throughput on real ten-turn dialogues, measured side by side in one run.
 
-    python benchmarks/throughput.py [--model DIR] [--n 400] [--threads 2] [--onnx]
+    python benchmarks/throughput.py [--model DIR] [--n 400] [--threads 2] [--onnx] [--against DIR ...]
 
 Ten-turn dialogues are cut from the DECODE dev and human-bot dialogues (the first ten turns of every
 dialogue that has at least ten). Variants: batched across dialogues (the default path), int8 dynamic
 quantization, and one dialogue per call (what a naive per-reply guard does); for a model on ONNX Runtime
 int8, whose rows run side by side one per thread, also both with the rows run in turn on all threads;
 with ``--onnx`` also ONNX Runtime in float32 and per-channel int8 (``pip install "dialcheck[onnx]"``;
-exported into the cache before timing). Prints a Markdown table with dialogues/s, pairs/s and the ratio to
-the default path, and for every variant other than the default how far its verdicts and scores are from the
-default's.
+exported into the cache before timing); with ``--against``, other models (each on its preferred runtime, as
+``dialcheck.load`` gives it) batched and one dialogue per call. Prints a Markdown table with dialogues/s,
+pairs/s and the ratio to the default path, and for every variant other than the default how far its verdicts
+and scores are from the default's.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--onnx", action="store_true", help="also time ONNX Runtime, float32 and int8")
+    ap.add_argument("--against", nargs="+", default=[], help="other models timed in the same run")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     dialogues = ten_turn_dialogues(args.n, args.data_dir)
@@ -84,6 +86,11 @@ def main() -> None:
 
     rows.append(("one dialogue per call", one_per_call(det)))
     others = {}
+    for name in args.against:
+        other = load(name)
+        other.predict(dialogues[:20])
+        rows.append((f"one dialogue per call, {_shown(other.path)}", one_per_call(other)))
+        others[f"batched, {_shown(other.path)}"] = other
     if any(getattr(c.runner, "workers", 1) > 1 for c in det.pair_classifiers()):
         in_turn = load(args.model)
         for c in in_turn.pair_classifiers():

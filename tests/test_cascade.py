@@ -284,3 +284,111 @@ def test_train_task_cascade_on_onnx_int8_chooses_its_thresholds_on_int8_scores_a
     write_model_card(out, det.config)
     card = (out / "MODEL_CARD.md").read_text()
     assert "'runtime': 'onnx-int8'" in card and "'int8': True" not in card
+
+
+class Pairs(Scripted):
+    """A scripted stage that scores each earlier turn by a table keyed on (turn text, last turn)."""
+
+    def predict(self, dialogues, batch_size=64, show_progress_bar=False):
+        out = []
+        for scores in self._scores(dialogues, None):
+            s = max(scores.values())
+            named = tuple(i for i in scores if scores[i] >= self.eta_e) if s >= self.tau else ()
+            out.append(Verdict(s >= self.tau, s, named, self.config.options["name"], scores))
+        return out
+
+    def score_turns(self, dialogues, turns, batch_size=64):
+        self.config.options["scored"] = self.config.options.get("scored", 0) + sum(len(t) for t in turns)
+        return self._scores(dialogues, turns)
+
+    def _scores(self, dialogues, only):
+        table = self.config.options["table"]
+        return [
+            {
+                i: table[f"{t.text}|{d.turns[-1].text}"]
+                for i, t in enumerate(d.turns[:-1])
+                if only is None or i in only[k]
+            }
+            for k, d in enumerate(as_dialogues(dialogues))
+        ]
+
+
+def _pairs_stage(name, table, eta_e=0.9):
+    return Pairs(tau=0.5, eta_e=eta_e, name=name, table=table)
+
+
+# three earlier turns, the last turn "z"; the fast stage is sure (above the band) of the first two dialogues
+EVIDENCE_DIALOGUES = [["a", "b", "c", "z"], ["d", "e", "f", "z"], ["g", "h", "i", "z"], ["j", "k", "l", "z"]]
+FAST = {"a|z": 0.99, "b|z": 0.97, "c|z": 0.1, "d|z": 0.985, "e|z": 0.96, "f|z": 0.95, "g|z": 0.99, "h|z": 0.2}
+FAST |= {"i|z": 0.1, "j|z": 0.7, "k|z": 0.95, "l|z": 0.1}
+SLOW = {"a|z": 0.3, "b|z": 0.95, "c|z": 0.99, "d|z": 0.5, "e|z": 0.6, "f|z": 0.4, "g|z": 0.1, "h|z": 0.99}
+SLOW |= {"i|z": 0.1, "j|z": 0.96, "k|z": 0.97, "l|z": 0.1}
+
+
+def test_confirm_keeps_the_turns_the_second_stage_also_names_and_changes_no_verdict():
+    first, second = _pairs_stage("fast", FAST), _pairs_stage("slow", SLOW)
+    det = CascadeDetector.build(first, second, low=0.3, high=0.98)
+    shipped = det.predict(EVIDENCE_DIALOGUES)
+    assert [v.evidence for v in shipped] == [(0, 1), (0, 1, 2), (0,), (0, 1)]
+    assert [v.category for v in shipped] == ["fast", "fast", "fast", "slow"]
+    det.evidence = "confirm"
+    got = det.predict(EVIDENCE_DIALOGUES)
+    assert [(v.contradiction, v.score, v.category) for v in got] == [
+        (v.contradiction, v.score, v.category) for v in shipped
+    ]
+    # 1: of (0, 1) the second scores only 1 >= 0.9 (turn 2, which the first did not name, stays out);
+    # 2: none of (0, 1, 2) reaches 0.9: the one it scores highest; 3: one turn named, kept unread;
+    # 4: re-read by the second inside the band: its own evidence
+    assert [v.evidence for v in got] == [(1,), (1,), (0,), (0, 1)]
+    assert second.config.options["scored"] == 5  # only the turns the first named, of the two sure dialogues
+    assert det.config.options["evidence"] == "confirm"
+    det.evidence = "first"
+    assert "evidence" not in det.config.options and det.predict(EVIDENCE_DIALOGUES) == shipped
+    with pytest.raises(ValueError, match="expected one of"):
+        det.evidence = "second"
+
+
+def test_confirm_on_a_real_cascade_names_a_subset_of_the_first_stages_turns(tmp_path, tiny_detector_dir):
+    fast, slow = _variant(tiny_detector_dir, tmp_path / "fast", 1), _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    cfg = json.loads((fast / "dialcheck.json").read_text())
+    cfg["thresholds"] |= {"tau": 0.0, "eta_e": 0.0}  # every dialogue is the first's, and names every turn
+    (fast / "dialcheck.json").write_text(json.dumps(cfg))
+    det = CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 0.0)
+    det.second.eta_e = 0.5
+    dialogues = [["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."], ["A", "B", "C", "D", "E"]]
+    shipped = det.predict(dialogues)
+    det.evidence = "confirm"
+    got = det.predict(dialogues)
+    slow_scores = det.second.predict(dialogues)
+    for s, g, v in zip(shipped, got, slow_scores, strict=True):
+        assert (g.contradiction, g.score) == (s.contradiction, s.score) and set(g.evidence) <= set(s.evidence)
+        want = [i for i in s.evidence if v.pair_scores[i] >= 0.5] or [max(v.pair_scores, key=v.pair_scores.get)]
+        assert list(g.evidence) == want
+    out = det.save(tmp_path / "confirm")
+    assert load_detector(out).evidence == "confirm"
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    cfg["options"]["evidence"] = "all"
+    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"options\.evidence: expected one of"):
+        load_detector(out)
+
+
+def test_cascade_evidence_on_the_command_line(capsys, tmp_path, tiny_detector_dir):
+    logs = tmp_path / "d.jsonl"
+    logs.write_text("".join(json.dumps(r) + "\n" for r in LABELLED))
+    code, _, err = run_cli(
+        capsys, "check", "--model", str(tiny_detector_dir), "--cascade-evidence", "confirm", str(logs)
+    )
+    assert code == 2 and "--cascade-evidence applies to a cascade" in err
+    det = CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0.0, 1.0)
+    src = det.save(tmp_path / "c")
+    out = tmp_path / "c-confirm"
+    code, _, err = run_cli(capsys, "models", str(src), "--save", str(out), "--cascade-evidence", "confirm")
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert (
+        cfg["options"]["evidence"] == "confirm"
+        and "--cascade-evidence confirm" in cfg["training"]["derived_from"]["command"]
+    )
+    code, _, err = run_cli(capsys, "check", "--model", str(out), "--cascade-evidence", "first", "--json", str(logs))
+    assert code == 0, err

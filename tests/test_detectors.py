@@ -421,3 +421,18 @@ def test_asks_only_needs_every_sentence_a_question_and_no_first_person():
     assert asks_only("What happened? Are you ok?")
     for text in ("I love dogs. Do you?", "Is my hair ok?", "We\u2019re late, aren\u2019t we?", "Tell me more.", ""):
         assert not asks_only(text), text
+
+
+def test_score_turns_gives_the_pair_scores_predict_gives_those_turns(tiny_detector_dir):
+    det = load_detector(tiny_detector_dir)
+    det.slots, det.ellipsis = "settle", "resolve"
+    dialogues = [
+        ["I'm 29.", "Cool.", "I have two dogs.", "Nice.", "When I was 35 I had three dogs."],
+        ["I like tea.", "Me too.", "I work as a nurse.", "Oh.", "I hate tea."],
+    ]
+    full = [v.pair_scores for v in det.predict(dialogues)]
+    got = det.score_turns(dialogues, [[0, 2], [2, 1]])  # turn 1 is the other speaker's: never paired
+    assert got == [{0: full[0][0], 2: full[0][2]}, {2: full[1][2]}]
+    assert det.score_turns(dialogues, [[], [0]]) == [{}, {0: full[1][0]}]
+    with pytest.raises(InputError, match="2 dialogues but 1 sets of turns"):
+        det.score_turns(dialogues, [[0]])

@@ -46,7 +46,8 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """--pair-order, --long-turns, --ellipsis, --questions, --slots: how an utterance-based detector reads."""
+    """--pair-order, --long-turns, --ellipsis, --questions, --slots: how an utterance-based detector reads;
+    --cascade-evidence: who names a cascade's evidence turns."""
     from ..detectors.utterance import SLOT_READINGS
 
     add_pair_order_option(p)
@@ -85,6 +86,14 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         'turn that says only such slots when the last turn agrees with them ("I\'m 27." ... "She is 31.") and '
         'reads two turns whose ages agree with the ages cut out ("I\'m 28 and I work in marketing." ... "When I '
         "was 22 I backpacked.\"); default: the model's",
+    )
+    p.add_argument(
+        "--cascade-evidence",
+        choices=("first", "confirm"),
+        default=None,
+        help="cascades: who names the evidence turns of a contradiction the fast detector decides alone; confirm "
+        "keeps, of the two or more it names, those the slow detector also scores at or above its eta_e (fewer "
+        "turns named beside the right one; the verdicts do not change); default: the model's",
     )
 
 
@@ -154,6 +163,10 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         value = getattr(args, reading, None)
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
+    if getattr(args, "cascade_evidence", None) is not None:
+        if not hasattr(det, "band"):
+            raise InputError(f"--cascade-evidence applies to a cascade; {det.config.detector} is not one")
+        det.evidence = args.cascade_evidence
     from ..api import accelerate
 
     accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))

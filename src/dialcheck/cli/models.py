@@ -119,6 +119,14 @@ def _save(args: argparse.Namespace) -> int:
         if value != getattr(det, reading):
             changes.append(f"{reading} = {value}")
             setattr(det, reading, value)
+    value = getattr(args, "cascade_evidence", None)
+    if value is not None:
+        given += ["--cascade-evidence", value]
+        if not hasattr(det, "band"):
+            raise InputError(f"{args.name} ({det.config.detector}) is not a cascade: --cascade-evidence applies to one")
+        if value != det.evidence:
+            changes.append(f"evidence = {value}")
+            det.evidence = value
     if not changes:
         raise InputError(f"nothing to change: {args.name} already reads so (give --slots, --ellipsis, --tau, ...)")
     cfg = det.config

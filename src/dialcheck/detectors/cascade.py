@@ -8,6 +8,11 @@ chosen share of dialogues: ``dialcheck train --task cascade --init FAST SLOW`` p
 keeps that share on held-out dialogues (:func:`choose_band`). Measured (docs/benchmarks.md): v9 in front of an
 MPNet-base student re-read about half of DECODE's ten-turn dialogues, 0.2x v9's speed.
 
+A contradiction the fast detector decides alone names its own evidence turns; with ``options.evidence``
+``"confirm"`` (``--cascade-evidence confirm``) the slow detector reads the pairs of those turns where there are two
+or more and keeps the ones it scores >= its ``eta_e`` (else the one it scores highest): the verdicts and scores do
+not change, fewer turns are named beside the right one (measured in docs/benchmarks.md, "Who names the evidence").
+
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's. A reading option of the utterance-based detector
 (``pair_order``, ``long_turns``, ``ellipsis``, ``questions``, ``slots``; ``--ellipsis resolve`` on the command line) set
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +46,7 @@ __all__ = ["CascadeDetector", "choose_band", "load_named", "save_named", "stage_
 log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
+EVIDENCE = ("first", "confirm")  # who names the turns of a contradiction the first detector decides alone
 READINGS = ("pair_order", "long_turns", "ellipsis", "questions", "slots")
 
 
@@ -121,6 +128,22 @@ class CascadeDetector(Detector):
         return stages
 
     @property
+    def evidence(self) -> str:
+        """Who names the evidence turns of a contradiction the first detector decides alone (above the band):
+        ``"first"`` (its turns >= its ``eta_e``) or ``"confirm"`` (of the two or more it names, those the second
+        scores >= the second's ``eta_e``, else the one it scores highest). Saved in ``options.evidence``."""
+        return str(self.config.options.get("evidence", "first"))
+
+    @evidence.setter
+    def evidence(self, value: str) -> None:
+        if value not in EVIDENCE:
+            raise ValueError(f"expected one of {EVIDENCE}, got {value!r}")
+        if value == "first":
+            self.config.options.pop("evidence", None)
+        else:
+            self.config.options["evidence"] = value
+
+    @property
     def band(self) -> tuple[float, float]:
         """``(recheck_low, recheck_high)``: the first detector's scores the second one re-reads."""
         t = self.config.thresholds
@@ -200,6 +223,11 @@ class CascadeDetector(Detector):
         t = self.config.thresholds
         self.second.tau, self.second.eta_e = t.get("tau", self.second.tau), t.get("eta_e", self.second.eta_e)
         self._check_band()
+        where = f"{folder / CONFIG_NAME}: options.evidence"
+        if self.evidence not in EVIDENCE:
+            raise ModelError(f"{where}: expected one of {EVIDENCE}, got {self.evidence!r}")
+        if self.evidence == "confirm" and not hasattr(self.second, "score_turns"):
+            raise ModelError(f"{where}: confirm needs a second stage that scores pairs ({self.second.config.detector})")
 
     def save(self, path: str | Path, half: bool = False) -> Path:
         """The config, and each stage not shipped with dialcheck as a sub-folder (``first/``, ``second/``)."""
@@ -219,11 +247,31 @@ class CascadeDetector(Detector):
         verdicts = first.predict(dialogues, batch_size=batch_size, show_progress_bar=show_progress_bar)
         low, high = self.band
         again = [i for i, v in enumerate(verdicts) if low <= v.score <= high]
+        reread = set(again)
         if again:
             for i, v in zip(again, second.predict([dialogues[i] for i in again], batch_size=batch_size), strict=True):
                 verdicts[i] = v
         log.debug("cascade: %d of %d dialogues re-read by the second detector", len(again), len(dialogues))
+        if self.evidence == "confirm":
+            sure = [i for i, v in enumerate(verdicts) if i not in reread and v.score > high and len(v.evidence) > 1]
+            self._confirm_evidence(dialogues, verdicts, sure, batch_size)
         return verdicts
+
+    def _confirm_evidence(
+        self, dialogues: Sequence[Dialogue], verdicts: list[Verdict], sure: Sequence[int], batch_size: int
+    ) -> None:
+        """``evidence = "confirm"``: the second detector re-scores the turns the first named in the verdicts
+        ``sure`` (decided by the first alone); the verdicts are replaced in place."""
+        second = self.second
+        if not hasattr(second, "score_turns"):
+            raise ModelError(f"evidence confirm needs a second detector that scores pairs ({second.config.detector})")
+        if not sure:
+            return
+        scored = second.score_turns([dialogues[i] for i in sure], [verdicts[i].evidence for i in sure], batch_size)
+        for i, scores in zip(sure, scored, strict=True):
+            if scores:
+                kept = tuple(t for t in verdicts[i].evidence if scores.get(t, 0.0) >= second.eta_e)
+                verdicts[i] = replace(verdicts[i], evidence=kept or (max(scores, key=scores.__getitem__),))
 
 
 def choose_band(

@@ -44,10 +44,11 @@ classifiers trained on DECODE flag those (0.7-0.97) because the frame matches an
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..errors import InputError
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
@@ -222,15 +223,19 @@ class UtteranceDetector(Detector):
         """
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
 
-    def _pairs(self, d: Dialogue) -> tuple[list[int], list[tuple[str, str]], dict[int, str]]:
-        """The (earlier turn, last turn) pairs of ``d``, the turn index each belongs to, and the agreements
-        ("Me too!") read as the statement they agree with."""
+    def _pairs(
+        self, d: Dialogue, only: Collection[int] | None = None
+    ) -> tuple[list[int], list[tuple[str, str]], dict[int, str]]:
+        """The (earlier turn, last turn) pairs of ``d`` (of the earlier turns ``only``, if given), the turn index
+        each belongs to, and the agreements ("Me too!") read as the statement they agree with."""
         clf = self.classifier
         owners: list[int] = []
         pairs: list[tuple[str, str]] = []
         pieces: dict[str, list[str]] = {}  # each reading of the last turn cut once for all its long pairs
         piece = 0
         indices, n = self._indices(d), len(d.turns)
+        if only is not None:
+            indices = [i for i in indices if i in only]
         if self.questions == "skip":
             indices = [i for i in indices if not asks_only(d.turns[i].text)]
         implied: dict[int, str | None] = {}
@@ -265,11 +270,40 @@ class UtteranceDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
+        verdicts = []
+        for turn_scores, read_as in self._turn_scores(as_dialogues(dialogues), None, batch_size, show_progress_bar):
+            verdict = decide(turn_scores, self.tau, self.eta_e)
+            verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
+        return verdicts
+
+    def score_turns(
+        self, dialogues: Sequence[Dialogue], turns: Sequence[Collection[int]], batch_size: int = 64
+    ) -> list[dict[int, float]]:
+        """The pair scores of only the earlier turns ``turns[k]`` of dialogue ``k``, each what :meth:`predict`
+        gives that turn (the same readings); a turn :meth:`predict` would not pair is left out.
+
+        >>> det = dialcheck.load("decode-utterance-minilm-v10")  # doctest: +SKIP
+        >>> d = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]
+        >>> [list(s) for s in det.score_turns([d], [[0]])]  # turn 2 is not scored  # doctest: +SKIP
+        [[0]]
+        """
         dialogues = as_dialogues(dialogues)
+        if len(turns) != len(dialogues):
+            raise InputError(f"{len(dialogues)} dialogues but {len(turns)} sets of turns")
+        return [s for s, _ in self._turn_scores(dialogues, turns, batch_size, False)]
+
+    def _turn_scores(
+        self,
+        dialogues: Sequence[Dialogue],
+        only: Sequence[Collection[int]] | None,
+        batch_size: int,
+        show_progress_bar: bool,
+    ) -> list[tuple[dict[int, float], dict[int, str]]]:
+        """Each dialogue's pair scores by earlier turn (of ``only[k]``, if given) and its "Me too!" readings."""
         pairs: list[tuple[str, str]] = []
         spans: list[tuple[list[int], int, dict[int, str]]] = []
-        for d in dialogues:
-            owners, own_pairs, read_as = self._pairs(d)
+        for k, d in enumerate(dialogues):
+            owners, own_pairs, read_as = self._pairs(d, None if only is None else only[k])
             spans.append((owners, len(pairs), read_as))
             pairs.extend(own_pairs)
         cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with the ages cut out
@@ -290,13 +324,15 @@ class UtteranceDetector(Detector):
             scores = [(float(f) + float(b)) / 2 for f, b in zip(both[:n], both[n:], strict=True)]
         else:
             scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
-        verdicts = []
-        for d, (owners, start, read_as), cuts in zip(dialogues, spans, cut_at, strict=True):
+        out = []
+        for k, (d, (owners, start, read_as), cuts) in enumerate(zip(dialogues, spans, cut_at, strict=True)):
             turn_scores: dict[int, float] = {}
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
             if self.slots != "off":
                 conflicts = slot_conflicts(d, self._indices(d))
+                if only is not None:
+                    conflicts = {i: kind for i, kind in conflicts.items() if i in only[k]}
                 for i in conflicts:
                     turn_scores[i] = max(turn_scores.get(i, 0.0), SLOT_SCORE)
                 if self.slots == "settle":
@@ -305,9 +341,8 @@ class UtteranceDetector(Detector):
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
-            verdict = decide(turn_scores, self.tau, self.eta_e)
-            verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
-        return verdicts
+            out.append((turn_scores, read_as))
+        return out
 
 
 def decide(pair_scores: dict[int, float], tau: float, eta_e: float) -> Verdict:

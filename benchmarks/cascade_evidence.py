@@ -1,0 +1,126 @@
+"""Who names the evidence of a cascade's sure contradictions: the fast stage (as shipped) or the slow one?
+
+A cascade flags a dialogue the fast stage scores above the band without the slow stage, and names the fast
+stage's evidence turns. Two other policies, verdicts and scores unchanged, only that evidence replaced:
+
+- ``second``: the slow stage reads the dialogue and its own rule names the turns (pairs >= its eta_e, else its
+  strongest pair);
+- ``confirm`` (the cascade's ``evidence = "confirm"``, ``--cascade-evidence confirm``): of the two or more turns
+  the fast stage names, keep those the slow stage scores >= its eta_e, else the one it scores highest.
+
+Reports the authors' pair evidence F1 (with its pair counts), strict accuracy and the per-example evidence F1
+on rebuilt dev and A2T, and the pair evidence F1 pooled over the default gate's English hand sets, for each
+policy, and how many dialogues the slow stage read for it beyond the band.
+
+    python benchmarks/cascade_evidence.py [--model decode-cascade-v5] [--threads 2] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+POLICIES = ("first", "second", "confirm")
+
+
+def slow_evidence(pair_scores: dict[int, float], eta_e: float) -> tuple[int, ...]:
+    """The turns the slow stage names from its pair scores: those >= ``eta_e``, else the one it scores highest.
+
+    >>> slow_evidence({1: 0.95, 3: 0.2, 5: 0.91}, 0.9)
+    (1, 5)
+    >>> slow_evidence({1: 0.5, 3: 0.2}, 0.9)
+    (1,)
+    """
+    if not pair_scores:
+        return ()
+    return tuple(i for i in pair_scores if pair_scores[i] >= eta_e) or (max(pair_scores, key=pair_scores.__getitem__),)
+
+
+def policy_verdicts(det: Any, dialogues: Sequence[Any]) -> tuple[dict[str, list], dict[str, int]]:
+    """The cascade's verdicts under each policy ("first" and "confirm" as the cascade gives them with
+    ``det.evidence`` set so), and how many dialogues the slow stage read for each beyond the band."""
+    shipped = det.evidence
+    out = {}
+    for policy in ("first", "confirm"):
+        det.evidence = policy
+        out[policy] = det.predict(list(dialogues))
+    det.evidence = shipped
+    high = det.band[1]
+    fast = det.first.predict(list(dialogues))
+    sure = [i for i, v in enumerate(fast) if v.score > high]
+    slow = det.second.predict([dialogues[i] for i in sure]) if sure else []
+    out["second"] = list(out["first"])
+    for i, s in zip(sure, slow, strict=True):
+        named = slow_evidence(dict(s.pair_scores), det.second.eta_e)
+        if named:
+            out["second"][i] = replace(out["first"][i], evidence=named)
+    reads = {"first": 0, "second": len(sure), "confirm": sum(len(fast[i].evidence) > 1 for i in sure)}
+    return {p: out[p] for p in POLICIES}, reads
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="decode-cascade-v5")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--json", default=None, help="write the numbers here")
+    args = ap.parse_args(argv)
+    import default_gate as gate
+
+    import dialcheck
+    from dialcheck.cli.common import set_threads
+    from dialcheck.evaluation.decode import DecodeEvaluator, decode_metrics
+    from dialcheck.evaluation.metrics import pair_evidence_f1
+
+    set_threads(args.threads)
+    det = dialcheck.load(args.model)
+    if not hasattr(det, "band"):
+        raise SystemExit(f"{args.model}: not a cascade (no band)")
+    ev = DecodeEvaluator(
+        splits=["dev", "a2t"], data_dir=args.data_dir, files=[HERE / "data" / f"{f}.jsonl" for f in gate.HAND]
+    )
+    ev(det)  # loads the splits (and A2T built from dev); the verdicts are read again per policy
+    rows: dict[str, dict[str, Any]] = {p: {} for p in POLICIES}
+    pooled: dict[str, list] = {p: [[], [], []] for p in POLICIES}
+    for split, pairs in ev.predictions.items():
+        examples = [e for e, _ in pairs]
+        by_policy, reads = policy_verdicts(det, [e.dialogue for e in examples])
+        for p, verdicts in by_policy.items():
+            if split in ("dev", "a2t"):
+                m = decode_metrics(split, examples, verdicts)
+                for k in ("evidence_f1", "strict_accuracy", "evidence_f1_per_example", "accuracy"):
+                    rows[p][f"{split}/{k}"] = round(m[k], 2)
+                for k in ("fp_extra", "fn_flagged"):
+                    rows[p][f"{split}/{k}"] = int(m[f"evidence_pairs/{k}"])
+                rows[p][f"{split}/slow_reads"] = reads[p]
+            else:
+                kept = [
+                    (e, v) for e, v in zip(examples, verdicts, strict=True) if e.evidence is not None or not e.label
+                ]
+                pooled[p][0] += [e.evidence or () for e, _ in kept]
+                pooled[p][1] += [v.evidence if v.contradiction else () for _, v in kept]
+                pooled[p][2] += [list(v.pair_scores) or None for _, v in kept]
+                rows[p]["hand/slow_reads"] = rows[p].get("hand/slow_reads", 0) + reads[p]
+    for p in POLICIES:
+        rows[p]["hand/evidence_f1"] = round(100 * pair_evidence_f1(*pooled[p]), 2)
+        rows[p]["hand/dialogues"] = len(pooled[p][0])
+    keys = list(rows["first"])
+    print(f"{args.model}, threads {args.threads}\n")
+    print("| | " + " | ".join(POLICIES) + " |\n|---|" + "---:|" * len(POLICIES))
+    for k in keys:
+        print(f"| {k} | " + " | ".join(str(rows[p][k]) for p in POLICIES) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"model": args.model, "policies": rows}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
