@@ -107,14 +107,18 @@ def test_models_save_refuses_no_change_a_used_folder_and_an_option_the_model_lac
 
 
 @pytest.mark.parametrize(
-    ("name", "source", "slots"),
-    [("decode-cascade-v5", "decode-cascade-v4", "settle"), ("decode-cascade-v4", "decode-cascade-v3", "persona")],
+    ("name", "source", "change"),
+    [
+        ("decode-cascade-v6", "decode-cascade-v5", ["--cascade-evidence", "confirm"]),
+        ("decode-cascade-v5", "decode-cascade-v4", ["--slots", "settle"]),
+        ("decode-cascade-v4", "decode-cascade-v3", ["--slots", "persona"]),
+    ],
 )
-def test_the_derived_cascades_are_what_models_save_makes(capsys, tmp_path, name, source, slots):
+def test_the_derived_cascades_are_what_models_save_makes(capsys, tmp_path, name, source, change):
     from dialcheck.detectors import default_model_path, load_detector
 
     out = tmp_path / name
-    assert _run(capsys, "models", source, "--save", str(out), "--slots", slots)[0] == 0
+    assert _run(capsys, "models", source, "--save", str(out), *change)[0] == 0
     made, shipped = load_detector(out).config, load_detector(default_model_path("en").parent / name).config
     assert made.options == shipped.options and made.thresholds == shipped.thresholds
     assert {k: v for k, v in made.training.items() if k != "derived_from"} == {

@@ -51,7 +51,7 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
     from dialcheck.catalog import shipped_model
 
     folder = default_model_path("en")
-    assert folder.name == "decode-cascade-v5", "make setup installs MPNet-base and ONNX Runtime: no fallback"
+    assert folder.name == "decode-cascade-v6", "make setup installs MPNet-base and ONNX Runtime: no fallback"
     cfg = json.loads((folder / "dialcheck.json").read_text())
     assert cfg["detector"] == "cascade.v1" and cfg["options"]["runtime"] == "onnx-int8"
     stages = [cfg["options"]["first"], cfg["options"]["second"]]
@@ -119,6 +119,7 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
         ("decode-cascade-v3", True, "--max-disagreement 0.02"),
         ("decode-cascade-v4", True, "--slots persona"),
         ("decode-cascade-v5", True, "--slots settle"),
+        ("decode-cascade-v6", True, "--cascade-evidence confirm"),
     ],
 )
 def test_the_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(name, int8, built_by):
@@ -316,7 +317,7 @@ def test_the_default_flags_an_assistant_that_gives_another_name_which_v3_reads_a
 
 
 def test_the_default_lets_a_bot_restate_its_name_and_speak_of_someone_elses_age_which_v4_flags():
-    _needs_cascade("decode-cascade-v5")
+    _needs_cascade("decode-cascade-v6")
     import dialcheck
 
     name = ["Hi, who am I talking to?", "Hi! I'm Ava, your booking assistant.", "Sorry, who are you again?"]
@@ -387,3 +388,25 @@ def test_every_shipped_lora_model_merges_without_peft_to_what_peft_merges():
             assert torch.allclose(fast(**enc).logits, ref(**enc).logits, atol=1e-5), m.name
         checked.append(m.name)
     assert "decode-utterance-minilm-v9" in checked and "circa-yesno-mpnet-v1" in checked
+
+
+def test_the_default_names_fewer_turns_than_v5_and_gives_the_same_verdicts():
+    _needs_cascade("decode-cascade-v6")
+    import dialcheck
+    from dialcheck.datasets import load_dataset
+    from dialcheck.errors import DialcheckError
+    from dialcheck.evaluation.metrics import pair_evidence_counts
+
+    try:
+        examples = [e for e in load_dataset("decode.dev.v1") if e.label and e.evidence][:300]
+    except DialcheckError as e:  # the corpus is read from ../shared/data; a stripped checkout has none
+        pytest.skip(f"needs DECODE's rebuilt dev: {e}")
+    dialogues = [e.dialogue for e in examples]
+    v5 = dialcheck.load("decode-cascade-v5").predict(dialogues)
+    v6 = dialcheck.load().predict(dialogues)
+    assert [(a.contradiction, a.score) for a in v5] == [(b.contradiction, b.score) for b in v6]
+    assert all(set(b.evidence) <= set(a.evidence) for a, b in zip(v5, v6, strict=True))
+    gold = [e.evidence for e in examples]
+    before = pair_evidence_counts(gold, [v.evidence if v.contradiction else () for v in v5])
+    after = pair_evidence_counts(gold, [v.evidence if v.contradiction else () for v in v6])
+    assert after["fp_extra"] < before["fp_extra"]  # turns named beside the right one
