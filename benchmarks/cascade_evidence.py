@@ -39,9 +39,9 @@ def slow_evidence(pair_scores: dict[int, float], eta_e: float) -> tuple[int, ...
     >>> slow_evidence({1: 0.5, 3: 0.2}, 0.9)
     (1,)
     """
-    if not pair_scores:
-        return ()
-    return tuple(i for i in pair_scores if pair_scores[i] >= eta_e) or (max(pair_scores, key=pair_scores.__getitem__),)
+    from dialcheck.detectors.utterance import decide
+
+    return decide(pair_scores, 0.0, eta_e).evidence if pair_scores else ()
 
 
 def policy_verdicts(det: Any, dialogues: Sequence[Any]) -> tuple[dict[str, list], dict[str, int]]:

@@ -5,8 +5,9 @@ notice. Each check below once caught a candidate that the headline numbers favou
 
 - DECODE (``dialcheck evaluate``): human-bot and RCT accuracy at the model's own τ must both hold (neither
   more than ``--tolerance`` points lower) and gain together, or, for a reading rule aimed at phrasings DECODE
-  lacks, both stay exactly as they were and the hand-labelled sets below gain; rebuilt-dev accuracy and
-  supporting-evidence F1 may not fall by more than ``--tolerance``.
+  lacks, both stay exactly as they were and the hand-labelled sets below gain, or, for a change of the evidence
+  turns alone, every accuracy stays as it was and supporting-evidence F1 gains at least ``--tolerance``;
+  rebuilt-dev accuracy and supporting-evidence F1 may not fall by more than ``--tolerance``.
 - Perturbations of human-bot bot turns (``perturbation_probe.py``): at least 90% of negations caught (the
   α 1.0 distilled students caught 11-15%), antonyms no more than 5 points fewer.
 - Restatements (``restatement_probe.py``, 30 hand-written): at most half flagged (the slow lane's rule) and
@@ -194,11 +195,19 @@ def gate(cand: dict[str, Any], base: dict[str, Any], tolerance: float = 1.0) -> 
         sum(cand[f"{f}/accuracy"] * cand[f"{f}/n"] - base[f"{f}/accuracy"] * base[f"{f}/n"] for f in hand) / 100
     )
     unchanged = abs(hb) < 1e-9 and abs(rct) < 1e-9
+    # a change of the evidence turns alone (the same verdicts) leaves every accuracy as it was: it must gain SE F1
+    same = ["dev/accuracy", *(f"{f}/accuracy" for f in hand)]
+    evidence_only = unchanged and all(k in cand and k in base and abs(delta(k)) < 1e-9 for k in same)
+    se_gain = delta("dev/evidence_f1") if evidence_only and "dev/evidence_f1" in cand else 0.0
     add(
         f"human-bot and RCT at own τ: gain together, neither more than {tolerance} lower; or both unchanged "
-        "and more hand-set dialogues right",
-        (hb + rct > 0 and min(hb, rct) >= -tolerance) or (unchanged and hand_gain > 0),
-        f"Δ {hb:+.2f} / {rct:+.2f}" + (f"; hand sets {hand_gain:+d} dialogues right" if unchanged else ""),
+        f"and more hand-set dialogues right; or every accuracy unchanged and SE F1 at least {tolerance} higher",
+        (hb + rct > 0 and min(hb, rct) >= -tolerance)
+        or (unchanged and hand_gain > 0)
+        or (evidence_only and se_gain >= tolerance),
+        f"Δ {hb:+.2f} / {rct:+.2f}"
+        + (f"; hand sets {hand_gain:+d} dialogues right" if unchanged else "")
+        + (f"; every accuracy unchanged, SE F1 {se_gain:+.2f}" if evidence_only else ""),
     )
     if "dev/accuracy" not in cand:  # the doctest's partial records
         return rules

@@ -70,6 +70,11 @@ def test_a_better_candidate_passes_and_each_known_regression_fails_its_own_gate(
         "human-bot and RCT at own τ",
         "decode_hand_b",
     ]
+    # the evidence turns alone: every accuracy as it was, so it passes only with SE F1 up by the tolerance or more
+    assert _failed(gate, _record(model="ev", **{"dev/evidence_f1": 71.03}), base) == []
+    assert _failed(gate, _record(model="ev", **{"dev/evidence_f1": 70.5}), base) == ["human-bot and RCT at own τ"]
+    moved = _record(model="ev", **{"dev/evidence_f1": 72.0, "decode_hand_a/accuracy": 60.0 + 1.5625})
+    assert _failed(gate, {**moved, "decode_hand_b/accuracy": 50.0 - 2.0833}, base) == ["human-bot and RCT at own τ"]
 
 
 def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(

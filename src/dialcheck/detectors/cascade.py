@@ -40,6 +40,7 @@ from ..schema import Dialogue, Verdict
 from .base import Detector, load_detector, register_detector
 from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig, shipped_or_path
+from .utterance import decide
 
 __all__ = ["CascadeDetector", "choose_band", "load_named", "save_named", "stage_folders"]
 
@@ -269,9 +270,8 @@ class CascadeDetector(Detector):
             return
         scored = second.score_turns([dialogues[i] for i in sure], [verdicts[i].evidence for i in sure], batch_size)
         for i, scores in zip(sure, scored, strict=True):
-            if scores:
-                kept = tuple(t for t in verdicts[i].evidence if scores.get(t, 0.0) >= second.eta_e)
-                verdicts[i] = replace(verdicts[i], evidence=kept or (max(scores, key=scores.__getitem__),))
+            if scores:  # the second's evidence rule on those turns alone: >= its eta_e, else the highest
+                verdicts[i] = replace(verdicts[i], evidence=decide(scores, 0.0, second.eta_e).evidence)
 
 
 def choose_band(
