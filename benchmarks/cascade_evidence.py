@@ -77,21 +77,19 @@ def main(argv: list[str] | None = None) -> int:
 
     import dialcheck
     from dialcheck.cli.common import set_threads
-    from dialcheck.evaluation.decode import DecodeEvaluator, decode_metrics
+    from dialcheck.datasets import load_dataset
+    from dialcheck.evaluation.decode import SPLITS, DecodeEvaluator, decode_metrics
     from dialcheck.evaluation.metrics import pair_evidence_f1
 
     set_threads(args.threads)
     det = dialcheck.load(args.model)
     if not hasattr(det, "band"):
         raise SystemExit(f"{args.model}: not a cascade (no band)")
-    ev = DecodeEvaluator(
-        splits=["dev", "a2t"], data_dir=args.data_dir, files=[HERE / "data" / f"{f}.jsonl" for f in gate.HAND]
-    )
-    ev(det)  # loads the splits (and A2T built from dev); the verdicts are read again per policy
+    hand = DecodeEvaluator(splits=[], files=[HERE / "data" / f"{f}.jsonl" for f in gate.HAND]).files
+    splits = {split: load_dataset(SPLITS[split], args.data_dir) for split in ("dev", "a2t")} | hand
     rows: dict[str, dict[str, Any]] = {p: {} for p in POLICIES}
     pooled: dict[str, list] = {p: [[], [], []] for p in POLICIES}
-    for split, pairs in ev.predictions.items():
-        examples = [e for e, _ in pairs]
+    for split, examples in splits.items():
         by_policy, reads = policy_verdicts(det, [e.dialogue for e in examples])
         for p, verdicts in by_policy.items():
             if split in ("dev", "a2t"):

@@ -97,6 +97,15 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     )
 
 
+def set_cascade_evidence(det: Any, value: str) -> bool:
+    """``--cascade-evidence VALUE`` on ``det``, which must be a cascade; True when it changed the model's."""
+    if not hasattr(det, "band"):
+        raise InputError(f"--cascade-evidence applies to a cascade; {det.config.detector} is not one")
+    changed = value != det.evidence
+    det.evidence = value
+    return changed
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a count of at least 1 (``--batch-size 0`` would never score, a negative one scores 0)."""
     try:
@@ -164,9 +173,7 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
     if getattr(args, "cascade_evidence", None) is not None:
-        if not hasattr(det, "band"):
-            raise InputError(f"--cascade-evidence applies to a cascade; {det.config.detector} is not one")
-        det.evidence = args.cascade_evidence
+        set_cascade_evidence(det, args.cascade_evidence)
     from ..api import accelerate
 
     accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))

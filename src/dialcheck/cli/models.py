@@ -87,7 +87,7 @@ def _save(args: argparse.Namespace) -> int:
     from ..detectors.modeling import CONFIG_NAME, shipped_or_path
     from ..detectors.utterance import UtteranceDetector
     from ..training.card import model_reference, write_model_card
-    from .common import _prob
+    from .common import _prob, set_cascade_evidence
 
     if args.name is None:
         raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
@@ -122,11 +122,8 @@ def _save(args: argparse.Namespace) -> int:
     value = getattr(args, "cascade_evidence", None)
     if value is not None:
         given += ["--cascade-evidence", value]
-        if not hasattr(det, "band"):
-            raise InputError(f"{args.name} ({det.config.detector}) is not a cascade: --cascade-evidence applies to one")
-        if value != det.evidence:
+        if set_cascade_evidence(det, value):
             changes.append(f"evidence = {value}")
-            det.evidence = value
     if not changes:
         raise InputError(f"nothing to change: {args.name} already reads so (give --slots, --ellipsis, --tau, ...)")
     cfg = det.config

@@ -248,13 +248,13 @@ class CascadeDetector(Detector):
         verdicts = first.predict(dialogues, batch_size=batch_size, show_progress_bar=show_progress_bar)
         low, high = self.band
         again = [i for i, v in enumerate(verdicts) if low <= v.score <= high]
-        reread = set(again)
+        # the first's sure contradictions naming two or more turns (outside the band: the re-read leaves them)
+        sure = [i for i, v in enumerate(verdicts) if v.score > high and len(v.evidence) > 1]
         if again:
             for i, v in zip(again, second.predict([dialogues[i] for i in again], batch_size=batch_size), strict=True):
                 verdicts[i] = v
         log.debug("cascade: %d of %d dialogues re-read by the second detector", len(again), len(dialogues))
         if self.evidence == "confirm":
-            sure = [i for i, v in enumerate(verdicts) if i not in reread and v.score > high and len(v.evidence) > 1]
             self._confirm_evidence(dialogues, verdicts, sure, batch_size)
         return verdicts
 

@@ -330,9 +330,8 @@ class UtteranceDetector(Detector):
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
             if self.slots != "off":
-                conflicts = slot_conflicts(d, self._indices(d))
-                if only is not None:
-                    conflicts = {i: kind for i, kind in conflicts.items() if i in only[k]}
+                indices = self._indices(d)
+                conflicts = slot_conflicts(d, indices if only is None else [i for i in indices if i in only[k]])
                 for i in conflicts:
                     turn_scores[i] = max(turn_scores.get(i, 0.0), SLOT_SCORE)
                 if self.slots == "settle":
