@@ -8,6 +8,13 @@ stage's evidence turns. Two other policies, verdicts and scores unchanged, only 
 - ``confirm`` (the cascade's ``evidence = "confirm"``, ``--cascade-evidence confirm``): of the two or more turns
   the fast stage names, keep those the slow stage scores >= its eta_e, else the one it scores highest.
 
+Two more, each on top of ``confirm`` (measured in session 67, neither adopted):
+
+- ``add``: where the fast stage names a single turn of a sure contradiction, the slow stage reads the dialogue and
+  turns it scores >= its eta_e are added to that turn;
+- ``band``: inside the band (the slow stage decides), of the two or more turns the slow stage names, keep those
+  the fast stage scores >= its own eta_e, else the one the slow stage scores highest (``confirm``'s mirror).
+
 Reports the authors' pair evidence F1 (with its pair counts), strict accuracy and the per-example evidence F1
 on rebuilt dev and A2T, and the pair evidence F1 pooled over the default gate's English hand sets, for each
 policy, and how many dialogues the slow stage read for it beyond the band.
@@ -28,7 +35,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-POLICIES = ("first", "second", "confirm")
+POLICIES = ("first", "second", "confirm", "add", "band")
 
 
 def slow_evidence(pair_scores: dict[int, float], eta_e: float) -> tuple[int, ...]:
@@ -42,6 +49,36 @@ def slow_evidence(pair_scores: dict[int, float], eta_e: float) -> tuple[int, ...
     from dialcheck.detectors.utterance import decide
 
     return decide(pair_scores, 0.0, eta_e).evidence if pair_scores else ()
+
+
+def add_to_one(named: Sequence[int], slow_scores: dict[int, float], eta_e: float) -> tuple[int, ...]:
+    """``add``: a single named turn gets the turns the slow stage scores >= ``eta_e`` beside it; two or more stay.
+
+    >>> add_to_one((3,), {1: 0.95, 3: 0.5, 5: 0.2}, 0.9)
+    (1, 3)
+    >>> add_to_one((3, 5), {1: 0.95, 3: 0.5, 5: 0.2}, 0.9)
+    (3, 5)
+    """
+    if len(named) != 1:
+        return tuple(named)
+    return tuple(sorted(set(named) | {t for t, s in slow_scores.items() if s >= eta_e}))
+
+
+def band_confirm(
+    named: Sequence[int], fast_scores: dict[int, float], slow_scores: dict[int, float], eta_e: float
+) -> tuple[int, ...]:
+    """``band``: of two or more turns the slow stage named, keep those the fast stage scores >= its ``eta_e``,
+    else the one the slow stage scores highest.
+
+    >>> band_confirm((1, 3), {1: 0.2, 3: 0.95}, {1: 0.99, 3: 0.92}, 0.9)
+    (3,)
+    >>> band_confirm((1, 3), {1: 0.2, 3: 0.5}, {1: 0.99, 3: 0.92}, 0.9)
+    (1,)
+    """
+    if len(named) < 2:
+        return tuple(named)
+    kept = tuple(t for t in named if fast_scores.get(t, 0.0) >= eta_e)
+    return kept or (max(named, key=lambda t: slow_scores.get(t, 0.0)),)
 
 
 def policy_verdicts(det: Any, dialogues: Sequence[Any]) -> tuple[dict[str, list], dict[str, int]]:
@@ -62,7 +99,25 @@ def policy_verdicts(det: Any, dialogues: Sequence[Any]) -> tuple[dict[str, list]
         named = slow_evidence(dict(s.pair_scores), det.second.eta_e)
         if named:
             out["second"][i] = replace(out["first"][i], evidence=named)
-    reads = {"first": 0, "second": len(sure), "confirm": sum(len(fast[i].evidence) > 1 for i in sure)}
+    out["add"] = list(out["confirm"])
+    for i, s in zip(sure, slow, strict=True):
+        if len(fast[i].evidence) == 1:  # the fast stage named one turn (confirm leaves those as they are)
+            named = add_to_one(fast[i].evidence, dict(s.pair_scores), det.second.eta_e)
+            out["add"][i] = replace(out["confirm"][i], evidence=named)
+    low = det.band[0]
+    out["band"] = list(out["confirm"])
+    for i, v in enumerate(out["confirm"]):
+        if v.contradiction and low <= fast[i].score <= high:
+            named = band_confirm(v.evidence, dict(fast[i].pair_scores), dict(v.pair_scores), det.first.eta_e)
+            out["band"][i] = replace(v, evidence=named)
+    confirm_reads = sum(len(fast[i].evidence) > 1 for i in sure)
+    reads = {
+        "first": 0,
+        "second": len(sure),
+        "confirm": confirm_reads,
+        "add": confirm_reads + sum(len(fast[i].evidence) == 1 for i in sure),
+        "band": confirm_reads,
+    }
     return {p: out[p] for p in POLICIES}, reads
 
 

@@ -348,6 +348,24 @@ def test_confirm_keeps_the_turns_the_second_stage_also_names_and_changes_no_verd
         det.evidence = "second"
 
 
+def test_the_evidence_benchmark_measures_each_policy_on_the_same_verdicts(load_benchmark):
+    bench = load_benchmark("cascade_evidence")
+    det = CascadeDetector.build(_pairs_stage("fast", FAST), _pairs_stage("slow", SLOW), low=0.3, high=0.98)
+    by_policy, reads = bench.policy_verdicts(det, EVIDENCE_DIALOGUES)
+    assert set(by_policy) == set(bench.POLICIES) and det.evidence == "first"  # the cascade is left as it was
+    first = [(v.contradiction, v.score) for v in by_policy["first"]]
+    assert all([(v.contradiction, v.score) for v in verdicts] == first for verdicts in by_policy.values())
+    assert [v.evidence for v in by_policy["first"]] == [(0, 1), (0, 1, 2), (0,), (0, 1)]
+    # the slow stage's own rule on the three sure dialogues (its top turn where none reaches 0.9)
+    assert [v.evidence for v in by_policy["second"]] == [(1, 2), (1,), (1,), (0, 1)]
+    assert [v.evidence for v in by_policy["confirm"]] == [(1,), (1,), (0,), (0, 1)]
+    # add: the single turn of the third gets the turn the slow stage scores 0.99 beside it
+    assert [v.evidence for v in by_policy["add"]] == [(1,), (1,), (0, 1), (0, 1)]
+    # band: of the slow stage's (0, 1) inside the band, the fast stage scores only turn 1 >= 0.9
+    assert [v.evidence for v in by_policy["band"]] == [(1,), (1,), (0,), (1,)]
+    assert reads == {"first": 0, "second": 3, "confirm": 2, "add": 3, "band": 2}
+
+
 def test_confirm_on_a_real_cascade_names_a_subset_of_the_first_stages_turns(tmp_path, tiny_detector_dir):
     fast, slow = _variant(tiny_detector_dir, tmp_path / "fast", 1), _variant(tiny_detector_dir, tmp_path / "slow", 2)
     cfg = json.loads((fast / "dialcheck.json").read_text())
