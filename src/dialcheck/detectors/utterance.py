@@ -233,9 +233,7 @@ class UtteranceDetector(Detector):
         pairs: list[tuple[str, str]] = []
         pieces: dict[str, list[str]] = {}  # each reading of the last turn cut once for all its long pairs
         piece = 0
-        indices, n = self._indices(d), len(d.turns)
-        if only is not None:
-            indices = [i for i in indices if i in only]
+        indices, n = self._indices(d, only), len(d.turns)
         if self.questions == "skip":
             indices = [i for i in indices if not asks_only(d.turns[i].text)]
         implied: dict[int, str | None] = {}
@@ -262,10 +260,13 @@ class UtteranceDetector(Detector):
         read_as = {i: t for i, t in implied.items() if t is not None and paired and (i == n - 1 or i in paired)}
         return owners, pairs, read_as
 
-    def _indices(self, d: Dialogue) -> list[int]:
+    def _indices(self, d: Dialogue, only: Collection[int] | None = None) -> list[int]:
+        """The earlier turns the last turn of ``d`` is paired with (of ``only``, if given)."""
         if self.config.options.get("speakers", "same") == "all":
-            return list(range(len(d.turns) - 1))
-        return d.same_speaker_indices()
+            indices = list(range(len(d.turns) - 1))
+        else:
+            indices = d.same_speaker_indices()
+        return indices if only is None else [i for i in indices if i in only]
 
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
@@ -330,8 +331,7 @@ class UtteranceDetector(Detector):
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
             if self.slots != "off":
-                indices = self._indices(d)
-                conflicts = slot_conflicts(d, indices if only is None else [i for i in indices if i in only[k]])
+                conflicts = slot_conflicts(d, self._indices(d, None if only is None else only[k]))
                 for i in conflicts:
                     turn_scores[i] = max(turn_scores.get(i, 0.0), SLOT_SCORE)
                 if self.slots == "settle":
