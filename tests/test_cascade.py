@@ -290,12 +290,16 @@ class Pairs(Scripted):
     """A scripted stage that scores each earlier turn by a table keyed on (turn text, last turn)."""
 
     def predict(self, dialogues, batch_size=64, show_progress_bar=False):
-        out = []
-        for scores in self._scores(dialogues, None):
-            s = max(scores.values())
-            named = tuple(i for i in scores if scores[i] >= self.eta_e) if s >= self.tau else ()
-            out.append(Verdict(s >= self.tau, s, named, self.config.options["name"], scores))
-        return out
+        return [self._verdict(scores) for scores in self._scores(dialogues, None)]
+
+    def predict_turns(self, dialogues, turns, batch_size=64):
+        self.config.options["read"] = self.config.options.get("read", 0) + sum(len(t) for t in turns)
+        return [self._verdict(scores) for scores in self._scores(dialogues, turns)]
+
+    def _verdict(self, scores):
+        s = max(scores.values(), default=0.0)
+        named = tuple(i for i in scores if scores[i] >= self.eta_e) if s >= self.tau else ()
+        return Verdict(s >= self.tau, s, named, self.config.options["name"], scores)
 
     def score_turns(self, dialogues, turns, batch_size=64):
         self.config.options["scored"] = self.config.options.get("scored", 0) + sum(len(t) for t in turns)
@@ -410,3 +414,120 @@ def test_cascade_evidence_on_the_command_line(capsys, tmp_path, tiny_detector_di
     )
     code, _, err = run_cli(capsys, "check", "--model", str(out), "--cascade-evidence", "first", "--json", str(logs))
     assert code == 0, err
+
+
+# two dialogues in the band [0.3, 0.98]: the slow stage flags each on a turn the fast one scored low
+FLOOR_DIALOGUES = [["p", "q", "r", "z"], ["s", "t", "z"]]
+FAST_LOW = {"p|z": 0.6, "q|z": 0.01, "r|z": 0.3, "s|z": 0.5, "t|z": 0.4}
+SLOW_LOW = {"p|z": 0.2, "q|z": 0.95, "r|z": 0.4, "s|z": 0.9, "t|z": 0.95}
+
+
+# the slow stage's scores where it re-read a turn, the fast stage's elsewhere: every paired turn keeps one
+ALL_SLOW = [{0: 0.2, 1: 0.95, 2: 0.4}, {0: 0.9, 1: 0.95}]
+TOP_ONLY = [{0: 0.2, 1: 0.01, 2: 0.3}, {0: 0.9, 1: 0.4}]
+
+
+@pytest.mark.parametrize(
+    "floor, want, read, scores",
+    [
+        # every turn re-read: the slow stage's verdicts
+        (0.0, [(True, 0.95, (1,)), (True, 0.95, (0, 1))], None, ALL_SLOW),
+        # turn 1 of the first (0.01) is not read
+        (0.05, [(False, 0.4, ()), (True, 0.95, (0, 1))], 4, [{0: 0.2, 1: 0.01, 2: 0.4}, {0: 0.9, 1: 0.95}]),
+        # only 0.6 and 0.5 reach the floor
+        (0.45, [(False, 0.2, ()), (True, 0.9, (0,))], 2, TOP_ONLY),
+        # none does: the fast stage's highest turn alone
+        (1.0, [(False, 0.2, ()), (True, 0.9, (0,))], 2, TOP_ONLY),
+    ],
+)
+def test_recheck_floor_rereads_only_the_turns_the_fast_stage_did_not_rule_out(floor, want, read, scores):
+    first, second = _pairs_stage("fast", FAST_LOW), _pairs_stage("slow", SLOW_LOW)
+    det = CascadeDetector.build(first, second, low=0.3, high=0.98)
+    det.recheck_floor = floor
+    got = det.predict(FLOOR_DIALOGUES)
+    assert [(v.contradiction, v.score, v.evidence) for v in got] == want
+    assert [v.category for v in got] == ["slow", "slow"]
+    assert [v.pair_scores for v in got] == scores
+    assert second.config.options.get("read") == read  # None: the whole dialogues were read by predict
+    assert ("recheck_floor" in det.config.thresholds) == (floor > 0)
+
+
+def test_recheck_floor_needs_a_second_stage_that_scores_pairs():
+    det = CascadeDetector.build(_scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5), low=0.3, high=0.7)
+    det.recheck_floor = 0.1
+    with pytest.raises(ModelError, match="recheck_floor needs a second stage that scores pairs"):
+        det.predict(DIALOGUES)
+
+
+def test_recheck_floor_on_a_real_cascade_is_the_second_stages_verdict_on_those_turns(tmp_path, tiny_detector_dir):
+    fast, slow = _variant(tiny_detector_dir, tmp_path / "fast", 1), _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    det = CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 1.0)  # every dialogue re-read
+    dialogues = [["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets.", "Oh.", "I own a parrot."]]
+    full = det.predict(dialogues)
+    assert set(full[0].pair_scores) == {0, 2, 4}
+    det.recheck_floor = 1.0  # no turn reaches it: the first stage's highest turn alone
+    top = max(det.first.predict(dialogues)[0].pair_scores.items(), key=lambda kv: kv[1])[0]
+    fast_scores = det.first.predict(dialogues)[0].pair_scores
+    got = det.predict(dialogues)[0]
+    assert got.pair_scores == {
+        i: pytest.approx(full[0].pair_scores[i] if i == top else fast_scores[i], abs=1e-6) for i in (0, 2, 4)
+    }  # the slow stage read the top turn alone; the others keep the fast stage's scores
+    assert got.score == pytest.approx(full[0].pair_scores[top], abs=1e-6)
+    assert got.contradiction == (full[0].pair_scores[top] >= det.tau)
+    out = det.save(tmp_path / "floor")
+    assert load_detector(out).recheck_floor == 1.0
+    with pytest.raises(ValueError, match=r"recheck_floor must lie in \[0, 1\]"):
+        det.recheck_floor = 1.5
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    cfg["thresholds"]["recheck_floor"] = "high"
+    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"thresholds\.recheck_floor: expected a number"):
+        load_detector(out)
+
+
+def test_recheck_floor_on_the_command_line(capsys, tmp_path, tiny_detector_dir):
+    logs = tmp_path / "d.jsonl"
+    logs.write_text("".join(json.dumps(r) + "\n" for r in LABELLED))
+    code, _, err = run_cli(capsys, "check", "--model", str(tiny_detector_dir), "--recheck-floor", "0.1", str(logs))
+    assert code == 2 and "--recheck-floor applies to a cascade" in err
+    det = CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0.0, 1.0)
+    src = det.save(tmp_path / "c")
+    with pytest.raises(SystemExit) as e:  # argparse: usage and the option's error, whatever the model
+        run_cli(capsys, "check", "--model", str(src), "--recheck-floor", "2", str(logs))
+    assert e.value.code == 2 and "--recheck-floor: must lie in [0, 1], got 2" in capsys.readouterr().err
+    out = tmp_path / "c-floor"
+    code, _, err = run_cli(capsys, "models", str(src), "--save", str(out), "--recheck-floor", "0.05")
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["thresholds"]["recheck_floor"] == 0.05
+    assert "--recheck-floor 0.05" in cfg["training"]["derived_from"]["command"]
+    code, out_json, err = run_cli(capsys, "check", "--model", str(out), "--recheck-floor", "0", "--json", str(logs))
+    assert code == 0, err
+    assert len(out_json.splitlines()) == len(LABELLED)
+
+
+def test_the_floor_benchmark_counts_what_the_cascade_changes_at_each_floor(load_benchmark):
+    from types import SimpleNamespace
+
+    bench = load_benchmark("recheck_floor")
+    dialogues = FLOOR_DIALOGUES + EVIDENCE_DIALOGUES  # the second group: three above the band, one in it
+    det = CascadeDetector.build(_pairs_stage("fast", FAST_LOW | FAST), _pairs_stage("slow", SLOW_LOW | SLOW), 0.3, 0.98)
+    examples = [SimpleNamespace(dialogue=as_dialogues([d])[0], label=True) for d in dialogues]
+    rows = bench.band_rows(det, examples)
+    assert len(rows) == 3  # the two floor dialogues and the last evidence one
+    full = det.predict(dialogues)
+    for floor in (0.05, 0.45, 1.0):
+        det.recheck_floor = floor
+        got = det.predict(dialogues)
+        det.recheck_floor = 0.0
+        c = bench.floor_changes(rows, floor, det.tau, det.eta_e)
+        assert c["verdicts"] == sum(g.contradiction != f.contradiction for g, f in zip(got, full, strict=True))
+        assert c["evidence"] == sum(
+            g.contradiction == f.contradiction and set(g.evidence) != set(f.evidence)
+            for g, f in zip(got, full, strict=True)
+        )
+        assert c["right"] == sum(g.contradiction for g in got) - sum(f.contradiction for f in full)  # all gold True
+        assert c["pairs"] == 8  # 3 + 2 + 3 turns re-read in full
+    assert bench.floor_changes(rows, 0.45, det.tau, det.eta_e) == {
+        "pairs": 8, "read": 4, "verdicts": 1, "right": -1, "evidence": 1,
+    }  # fmt: skip

@@ -410,3 +410,29 @@ def test_the_default_names_fewer_turns_than_v5_and_gives_the_same_verdicts():
     before = pair_evidence_counts(gold, [v.evidence if v.contradiction else () for v in v5])
     after = pair_evidence_counts(gold, [v.evidence if v.contradiction else () for v in v6])
     assert after["fp_extra"] < before["fp_extra"]  # turns named beside the right one
+
+
+def test_the_default_with_a_recheck_floor_gives_its_verdicts_on_the_demo_and_on_human_bot(capsys):
+    """A cascade's options reach the English cascade and are left out for the task-oriented model routing chose."""
+    from pathlib import Path
+
+    import dialcheck
+    from dialcheck.cli import main
+    from dialcheck.datasets import load_dataset
+    from dialcheck.errors import DialcheckError
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"
+    assert main(["check", str(example), "--json", "--recheck-floor", "0.02", "--cascade-evidence", "confirm"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["contradiction"] for r in rows] == [True, False, True] and rows[0]["evidence"] == [1]
+    try:
+        examples = load_dataset("decode.human_bot.v1")[:200]
+    except DialcheckError as e:
+        pytest.skip(f"needs DECODE's human-bot split: {e}")
+    dialogues = [e.dialogue for e in examples]
+    det = dialcheck.load()
+    full = det.predict(dialogues)
+    det.recheck_floor = 0.02
+    floor = det.predict(dialogues)
+    assert [v.contradiction for v in floor] == [v.contradiction for v in full]  # human-bot: none change
+    assert all(set(a.pair_scores) == set(b.pair_scores) for a, b in zip(full, floor, strict=True))

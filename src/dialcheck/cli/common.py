@@ -47,7 +47,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """--pair-order, --long-turns, --ellipsis, --questions, --slots: how an utterance-based detector reads;
-    --cascade-evidence: who names a cascade's evidence turns."""
+    --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
     from ..detectors.utterance import SLOT_READINGS
 
     add_pair_order_option(p)
@@ -95,6 +95,14 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         "keeps, of the two or more it names, those the slow detector also scores at or above its eta_e (fewer "
         "turns named beside the right one; the verdicts do not change); default: the model's",
     )
+    p.add_argument(
+        "--recheck-floor",
+        type=unit_float,
+        default=None,
+        metavar="F",
+        help="cascades: in the band, the slow detector re-reads only the turns the fast one scored at or above F "
+        "(and its highest), a speed option; 0 re-reads every turn; default: the model's",
+    )
 
 
 def set_cascade_evidence(det: Any, value: str) -> bool:
@@ -104,6 +112,26 @@ def set_cascade_evidence(det: Any, value: str) -> bool:
     changed = value != det.evidence
     det.evidence = value
     return changed
+
+
+def set_recheck_floor(det: Any, value: float) -> bool:
+    """``--recheck-floor VALUE`` on ``det``, which must be a cascade; True when it changed the model's."""
+    if not hasattr(det, "band"):
+        raise InputError(f"--recheck-floor applies to a cascade; {det.config.detector} is not one")
+    changed = value != det.recheck_floor
+    det.recheck_floor = value
+    return changed
+
+
+def unit_float(text: str) -> float:
+    """An argparse type: a number in [0, 1] (checked when the command line is read, whatever the model)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {v:g}")
+    return v
 
 
 def positive_int(text: str) -> int:
@@ -172,8 +200,12 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         value = getattr(args, reading, None)
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
-    if getattr(args, "cascade_evidence", None) is not None:
+    # a cascade's options reach the cascades among the models routing chose; a model named with --model must be one
+    named = getattr(args, "model", None) is not None
+    if getattr(args, "cascade_evidence", None) is not None and (named or hasattr(det, "band")):
         set_cascade_evidence(det, args.cascade_evidence)
+    if getattr(args, "recheck_floor", None) is not None and (named or hasattr(det, "band")):
+        set_recheck_floor(det, args.recheck_floor)
     from ..api import accelerate
 
     accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))

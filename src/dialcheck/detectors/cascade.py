@@ -13,6 +13,12 @@ A contradiction the fast detector decides alone names its own evidence turns; wi
 or more and keeps the ones it scores >= its ``eta_e`` (else the one it scores highest): the verdicts and scores do
 not change, fewer turns are named beside the right one (measured in docs/benchmarks.md, "Who names the evidence").
 
+With ``recheck_floor`` f above 0 (``--recheck-floor``) the slow detector re-reads, of a dialogue in the band, only
+the turns the fast one scored >= f (and the one it scored highest), so the pairs the fast detector rules out cost
+nothing twice: a speed option, whose verdicts can differ from the full re-read's where the slow detector would have
+flagged a pair the fast one scored below f. The turns left unread keep the fast detector's score in
+``pair_scores``; the verdict, its score and evidence are the slow detector's on the turns it read.
+
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's. A reading option of the utterance-based detector
 (``pair_order``, ``long_turns``, ``ellipsis``, ``questions``, ``slots``; ``--ellipsis resolve`` on the command line) set
@@ -42,7 +48,7 @@ from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig, shipped_or_path
 from .utterance import decide
 
-__all__ = ["CascadeDetector", "choose_band", "load_named", "save_named", "stage_folders"]
+__all__ = ["CascadeDetector", "choose_band", "load_named", "not_ruled_out", "save_named", "stage_folders"]
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +156,21 @@ class CascadeDetector(Detector):
         t = self.config.thresholds
         return float(t.get("recheck_low", 0.0)), float(t.get("recheck_high", 1.0))
 
+    @property
+    def recheck_floor(self) -> float:
+        """In the band, the second detector reads only the turns the first scored >= this (and the first's
+        highest); 0 (the default): every turn. Saved in ``thresholds.recheck_floor``."""
+        return float(self.config.thresholds.get("recheck_floor", 0.0))
+
+    @recheck_floor.setter
+    def recheck_floor(self, value: float) -> None:
+        if not 0.0 <= float(value) <= 1.0:
+            raise ValueError(f"recheck_floor must lie in [0, 1], got {value}")
+        if float(value) == 0.0:
+            self.config.thresholds.pop("recheck_floor", None)
+        else:
+            self.config.thresholds["recheck_floor"] = float(value)
+
     def _check_band(self) -> None:
         low, high = self.band
         if not 0.0 <= low <= self.first.tau <= high <= 1.0:
@@ -229,6 +250,16 @@ class CascadeDetector(Detector):
             raise ModelError(f"{where}: expected one of {EVIDENCE}, got {self.evidence!r}")
         if self.evidence == "confirm" and not hasattr(self.second, "score_turns"):
             raise ModelError(f"{where}: confirm needs a second stage that scores pairs ({self.second.config.detector})")
+        floor = self.config.thresholds.get("recheck_floor", 0.0)
+        if not isinstance(floor, int | float) or not 0.0 <= floor <= 1.0:
+            raise ModelError(
+                f"{folder / CONFIG_NAME}: thresholds.recheck_floor: expected a number in [0, 1], got {floor!r}"
+            )
+        if floor and not hasattr(self.second, "predict_turns"):
+            raise ModelError(
+                f"{folder / CONFIG_NAME}: thresholds.recheck_floor needs a second stage that scores pairs "
+                f"({self.second.config.detector})"
+            )
 
     def save(self, path: str | Path, half: bool = False) -> Path:
         """The config, and each stage not shipped with dialcheck as a sub-folder (``first/``, ``second/``)."""
@@ -251,7 +282,21 @@ class CascadeDetector(Detector):
         # the first's sure contradictions naming two or more turns (outside the band: the re-read leaves them)
         sure = [i for i, v in enumerate(verdicts) if v.score > high and len(v.evidence) > 1]
         if again:
-            for i, v in zip(again, second.predict([dialogues[i] for i in again], batch_size=batch_size), strict=True):
+            band = [dialogues[i] for i in again]
+            floor = self.recheck_floor
+            if floor > 0.0:
+                if not hasattr(second, "predict_turns"):
+                    raise ModelError(f"recheck_floor needs a second stage that scores pairs ({second.config.detector})")
+                turns = [not_ruled_out(verdicts[i].pair_scores, floor) for i in again]
+                reread = second.predict_turns(band, turns, batch_size=batch_size)
+                # the turns left unread keep the first's scores (below the floor): every paired turn has one
+                reread = [
+                    replace(v, pair_scores=dict(sorted((verdicts[i].pair_scores | v.pair_scores).items())))
+                    for i, v in zip(again, reread, strict=True)
+                ]
+            else:
+                reread = second.predict(band, batch_size=batch_size)
+            for i, v in zip(again, reread, strict=True):
                 verdicts[i] = v
         log.debug("cascade: %d of %d dialogues re-read by the second detector", len(again), len(dialogues))
         if self.evidence == "confirm":
@@ -272,6 +317,20 @@ class CascadeDetector(Detector):
         for i, scores in zip(sure, scored, strict=True):
             if scores:  # the second's evidence rule on those turns alone: >= its eta_e, else the highest
                 verdicts[i] = replace(verdicts[i], evidence=decide(scores, 0.0, second.eta_e).evidence)
+
+
+def not_ruled_out(pair_scores: dict[int, float], floor: float) -> set[int]:
+    """The earlier turns a first stage scored >= ``floor``, and always the one it scored highest.
+
+    >>> sorted(not_ruled_out({0: 0.01, 2: 0.3, 4: 0.6}, 0.05))
+    [2, 4]
+    >>> sorted(not_ruled_out({0: 0.01, 2: 0.02}, 0.05))
+    [2]
+    """
+    keep = {i for i, s in pair_scores.items() if s >= floor}
+    if pair_scores:
+        keep.add(max(pair_scores, key=pair_scores.__getitem__))
+    return keep
 
 
 def choose_band(

@@ -271,8 +271,33 @@ class UtteranceDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
+        return self._verdicts(as_dialogues(dialogues), None, batch_size, show_progress_bar)
+
+    def predict_turns(
+        self, dialogues: Sequence[Dialogue], turns: Sequence[Collection[int]], batch_size: int = 64
+    ) -> list[Verdict]:
+        """:meth:`predict` with dialogue ``k``'s last turn paired only with its earlier turns ``turns[k]`` (the
+        same readings and thresholds); a cascade's second stage reads so the turns its first did not rule out.
+
+        >>> det = dialcheck.load("decode-utterance-minilm-v10")  # doctest: +SKIP
+        >>> d = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]
+        >>> list(det.predict_turns([d], [[2]])[0].pair_scores)  # turn 0 is not read  # doctest: +SKIP
+        [2]
+        """
+        dialogues = as_dialogues(dialogues)
+        if len(turns) != len(dialogues):
+            raise InputError(f"{len(dialogues)} dialogues but {len(turns)} sets of turns")
+        return self._verdicts(dialogues, turns, batch_size, False)
+
+    def _verdicts(
+        self,
+        dialogues: Sequence[Dialogue],
+        only: Sequence[Collection[int]] | None,
+        batch_size: int,
+        show_progress_bar: bool,
+    ) -> list[Verdict]:
         verdicts = []
-        for turn_scores, read_as in self._turn_scores(as_dialogues(dialogues), None, batch_size, show_progress_bar):
+        for turn_scores, read_as in self._turn_scores(dialogues, only, batch_size, show_progress_bar):
             verdict = decide(turn_scores, self.tau, self.eta_e)
             verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
         return verdicts
