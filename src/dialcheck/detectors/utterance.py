@@ -313,10 +313,7 @@ class UtteranceDetector(Detector):
         >>> [list(s) for s in det.score_turns([d], [[0]])]  # turn 2 is not scored  # doctest: +SKIP
         [[0]]
         """
-        dialogues = as_dialogues(dialogues)
-        if len(turns) != len(dialogues):
-            raise InputError(f"{len(dialogues)} dialogues but {len(turns)} sets of turns")
-        return [s for s, _ in self._turn_scores(dialogues, turns, batch_size, False)]
+        return [v.pair_scores for v in self.predict_turns(dialogues, turns, batch_size)]
 
     def _turn_scores(
         self,
