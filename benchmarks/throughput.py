@@ -5,8 +5,7 @@
 Ten-turn dialogues are cut from the DECODE dev and human-bot dialogues (the first ten turns of every
 dialogue that has at least ten). Variants: batched across dialogues (the default path), int8 dynamic
 quantization, and one dialogue per call (what a naive per-reply guard does); for a model on ONNX Runtime
-int8, whose rows run side by side one per thread, also both with the rows run in turn on all threads and
-with a row left alone after the full rounds run on one thread (as before session 68);
+int8, whose rows run side by side one per thread, also both with the rows run in turn on all threads;
 with ``--onnx`` also ONNX Runtime in float32 and per-channel int8 (``pip install "dialcheck[onnx]"``;
 exported into the cache before timing); with ``--against``, other models (each on its preferred runtime, as
 ``dialcheck.load`` gives it) batched and one dialogue per call. Prints a Markdown table with dialogues/s,
@@ -99,12 +98,6 @@ def main() -> None:
         in_turn.predict(dialogues[:20])
         rows.append(("one dialogue per call, int8 rows in turn", one_per_call(in_turn)))
         others["batched, int8 rows in turn"] = in_turn
-        lone = load(args.model)  # a row left alone after the full rounds on one thread (before session 68)
-        for c in lone.pair_classifiers():
-            c.runner = OnnxRunner(c.runner.path, args.threads, rows=True, lone_on_all=False)
-        lone.predict(dialogues[:20])
-        rows.append(("one dialogue per call, a lone int8 row on one thread", one_per_call(lone)))
-        others["batched, a lone int8 row on one thread"] = lone
     others["batched, int8 dynamic quantization (torch, --int8)"] = load_detector(det.path).quantize()
     if on_onnx:
         others["batched, torch float32"] = load_detector(det.path)

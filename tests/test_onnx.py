@@ -103,21 +103,6 @@ def test_int8_rows_run_side_by_side_give_each_pair_its_own_score_in_order(tiny_d
     assert clf.score(pairs[5:6]).tolist() == in_turn[5:6].tolist()
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
-def test_a_row_left_alone_gets_every_thread_and_the_same_score(tiny_detector_dir, tmp_path, n):
-    from dialcheck.detectors.onnx import OnnxRunner
-
-    det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
-    clf = det.classifier
-    pairs = [(f"I have {k} dogs and live in town {k}.", "I never had a dog." * (1 + k % 3)) for k in range(n)]
-    clf.runner = OnnxRunner(clf.runner.path, threads=1, rows=True)
-    in_turn = clf.score(pairs).tolist()
-    clf.runner = OnnxRunner(clf.runner.path, threads=2, rows=True, lone_on_all=False)
-    one_thread = clf.score(pairs).tolist()
-    clf.runner = OnnxRunner(clf.runner.path, threads=2, rows=True)
-    assert clf.score(pairs).tolist() == one_thread == in_turn  # an odd count leaves one row alone
-
-
 def test_a_runner_used_before_a_fork_still_scores_in_the_child(tiny_detector_dir, tmp_path):
     import multiprocessing
     import sys
@@ -130,10 +115,10 @@ def test_a_runner_used_before_a_fork_still_scores_in_the_child(tiny_detector_dir
     clf = det.classifier
     clf.runner = OnnxRunner(clf.runner.path, threads=2, rows=True)
     pairs = [("I have a dog.", "I never had a dog."), ("I live in Paris.", "I love Paris."), ("hi", "hello")]
-    want = clf.score(pairs).tolist() + clf.score(pairs[:1]).tolist()  # the parent's row and op threads now exist
+    want = clf.score(pairs).tolist()  # the parent's row threads now exist
     ctx = multiprocessing.get_context("fork")
     got = ctx.Queue()
-    child = ctx.Process(target=lambda: got.put(clf.score(pairs).tolist() + clf.score(pairs[:1]).tolist()))
+    child = ctx.Process(target=lambda: got.put(clf.score(pairs).tolist()))
     child.start()
     child.join(timeout=60)
     if child.is_alive():

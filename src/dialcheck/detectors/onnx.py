@@ -298,75 +298,40 @@ class OnnxRunner:
     longest first: a single short pair keeps too few threads busy. On a 2-core AVX2 CPU the default checks
     one dialogue per call 1.5x as fast as with rows run in turn on two threads per op, and batches 1.1-1.3x
     as fast, with bit-identical scores (docs/benchmarks.md, "Rows side by side"). ``side_by_side=False``
-    runs them in turn, each on ``threads`` threads per op. A row left over after the full rounds (a call of
-    one pair, or the third of three on two threads) runs on a second session whose ops use every thread
-    (``lone_on_all``, made at its first use; the same scores), not on one thread beside idle ones; a forked
-    child of the process that made the runner runs it on one thread.
+    runs them in turn, each on ``threads`` threads per op.
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        threads: int = 0,
-        rows: bool = False,
-        side_by_side: bool = True,
-        lone_on_all: bool = True,
-    ) -> None:
+    def __init__(self, path: str | Path, threads: int = 0, rows: bool = False, side_by_side: bool = True) -> None:
+        ort = _ort()
+        opts = ort.SessionOptions()
         workers = max(1, int(threads) or os.cpu_count() or 1) if rows and side_by_side else 1
+        opts.intra_op_num_threads = 1 if workers > 1 else max(0, int(threads))
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.path = Path(path)
-        self.session = self._session(1 if workers > 1 else max(0, int(threads)))
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # a damaged cache file, or one from an incompatible onnxruntime
+            raise ModelError(f"{path}: ONNX Runtime cannot load this export ({e}); delete it to export again") from e
         self.input_names = [i.name for i in self.session.get_inputs()]
         self.rows = rows
         self.workers = workers
-        self.lone_on_all = lone_on_all and workers > 1
         self._pool: Any = None
-        self._wide: Any = None  # a session with `workers` threads per op, made for the first lone row
-        self._pid = os.getpid()
-
-    def _session(self, threads: int, spin: bool = True) -> Any:
-        ort = _ort()
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if not spin:  # op threads that sleep when done, not busy-wait beside the next rows
-            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            return ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
-        except Exception as e:  # a damaged cache file, or one from an incompatible onnxruntime
-            raise ModelError(
-                f"{self.path}: ONNX Runtime cannot load this export ({e}); delete it to export again"
-            ) from e
-
-    def _wide_session(self) -> Any:
-        """The session a lone row runs on, each op on all the runner's threads (which sleep, not spin, when
-        done, so the next rows side by side get every core)."""
-        if self._wide is None:
-            self._wide = self._session(self.workers, spin=False)
-        return self._wide
 
     def _map(self, fn: Any, sizes: list[int]) -> list[Any]:
-        """``fn(row, session)`` over ``range(len(sizes))``, in that order: on the runner's threads when there are
-        several rows and threads, the largest rows first, so that no thread is left with a long row at the end;
-        with ``lone_on_all``, a row left over after the full rounds (one of one, the third of three on two
-        threads) runs last on a session whose ops use every thread, instead of on one thread beside idle ones."""
+        """``fn`` over ``range(len(sizes))``, in that order, on the runner's threads when there are several rows
+        and threads; the largest rows start first, so that no thread is left with a long row at the end."""
         n = len(sizes)
-        order = sorted(range(n), key=lambda r: -sizes[r])
-        # not in a forked child: a new session there can hang on the parent's op threads, which it has not got
-        alone = order.pop() if self.lone_on_all and n % self.workers == 1 and os.getpid() == self._pid else None
-        out: list[Any] = [None] * n
-        if self.workers < 2 or len(order) < 2:
-            for r in order:
-                out[r] = fn(r, self.session)
-        else:
-            if self._pool is None or self._pool[0] != os.getpid():  # a forked child has none of the parent's threads
-                from concurrent.futures import ThreadPoolExecutor
+        if self.workers < 2 or n < 2:
+            return [fn(r) for r in range(n)]
+        if self._pool is None or self._pool[0] != os.getpid():  # a forked child has none of the parent's threads
+            from concurrent.futures import ThreadPoolExecutor
 
-                self._pool = (os.getpid(), ThreadPoolExecutor(self.workers, thread_name_prefix="dialcheck-onnx"))
-            for r, y in zip(order, self._pool[1].map(lambda r: fn(r, self.session), order), strict=True):
-                out[r] = y
-        if alone is not None:
-            out[alone] = fn(alone, self._wide_session())
+            self._pool = (os.getpid(), ThreadPoolExecutor(self.workers, thread_name_prefix="dialcheck-onnx"))
+        order = sorted(range(n), key=lambda r: -sizes[r])
+        out: list[Any] = [None] * n
+        for r, y in zip(order, self._pool[1].map(fn, order), strict=True):
+            out[r] = y
         return out
 
     def __call__(self, enc: dict[str, Any]) -> np.ndarray:
@@ -376,9 +341,9 @@ class OnnxRunner:
         n = len(feed[self.input_names[0]])
         mask = np.asarray(enc["attention_mask"], dtype=bool) if "attention_mask" in enc else None
 
-        def row(r: int, session: Any) -> np.ndarray:
+        def row(r: int) -> np.ndarray:
             one = {k: v[r : r + 1] if mask is None else v[r][mask[r]][None] for k, v in feed.items()}
-            return session.run(["logits"], one)[0]
+            return self.session.run(["logits"], one)[0]
 
         out = self._map(row, [int(m.sum()) for m in mask] if mask is not None else [0] * n)
         return np.ascontiguousarray(np.concatenate(out) if out else np.zeros((0, 0)), dtype=np.float32)
