@@ -81,6 +81,18 @@ def band_confirm(
     return kept or (max(named, key=lambda t: slow_scores.get(t, 0.0)),)
 
 
+def load_cascade(model: str, threads: int) -> Any:
+    """The cascade ``model`` loaded to run on ``threads`` threads; the script exits with a message if it is not one."""
+    import dialcheck
+    from dialcheck.cli.common import set_threads
+
+    set_threads(threads)
+    det = dialcheck.load(model)
+    if not hasattr(det, "band"):
+        raise SystemExit(f"{model}: not a cascade (no band)")
+    return det
+
+
 def policy_verdicts(det: Any, dialogues: Sequence[Any]) -> tuple[dict[str, list], dict[str, int]]:
     """The cascade's verdicts under each policy ("first" and "confirm" as the cascade gives them with
     ``det.evidence`` set so), and how many dialogues the slow stage read for each beyond the band."""
@@ -130,16 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import default_gate as gate
 
-    import dialcheck
-    from dialcheck.cli.common import set_threads
     from dialcheck.datasets import load_dataset
     from dialcheck.evaluation.decode import SPLITS, DecodeEvaluator, decode_metrics
     from dialcheck.evaluation.metrics import pair_evidence_f1
 
-    set_threads(args.threads)
-    det = dialcheck.load(args.model)
-    if not hasattr(det, "band"):
-        raise SystemExit(f"{args.model}: not a cascade (no band)")
+    det = load_cascade(args.model, args.threads)
     hand = DecodeEvaluator(splits=[], files=[HERE / "data" / f"{f}.jsonl" for f in gate.HAND]).files
     splits = {split: load_dataset(SPLITS[split], args.data_dir) for split in ("dev", "a2t")} | hand
     rows: dict[str, dict[str, Any]] = {p: {} for p in POLICIES}

@@ -83,16 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="write the numbers here")
     args = ap.parse_args(argv)
     from _output import emit
+    from cascade_evidence import load_cascade
 
-    import dialcheck
-    from dialcheck.cli.common import set_threads
     from dialcheck.datasets import load_dataset
     from dialcheck.evaluation.decode import SPLITS
 
-    set_threads(args.threads)
-    det = dialcheck.load(args.model)
-    if not hasattr(det, "band"):
-        raise SystemExit(f"{args.model}: not a cascade (no band)")
+    det = load_cascade(args.model, args.threads)
     det.recheck_floor = 0.0
     floors = [float(f) for f in args.floors.split(",")]
     lines = [

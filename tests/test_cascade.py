@@ -370,8 +370,19 @@ def test_the_evidence_benchmark_measures_each_policy_on_the_same_verdicts(load_b
     assert reads == {"first": 0, "second": 3, "confirm": 2, "add": 3, "band": 2}
 
 
+def _tiny_stages(tiny_detector_dir, tmp_path):
+    """Two tiny utterance detectors with different weights, saved as tmp_path / "fast" and "slow"."""
+    return _variant(tiny_detector_dir, tmp_path / "fast", 1), _variant(tiny_detector_dir, tmp_path / "slow", 2)
+
+
+def _set_in_config(folder, section, key, value):
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    cfg[section][key] = value
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+
+
 def test_confirm_on_a_real_cascade_names_a_subset_of_the_first_stages_turns(tmp_path, tiny_detector_dir):
-    fast, slow = _variant(tiny_detector_dir, tmp_path / "fast", 1), _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    fast, slow = _tiny_stages(tiny_detector_dir, tmp_path)
     cfg = json.loads((fast / "dialcheck.json").read_text())
     cfg["thresholds"] |= {"tau": 0.0, "eta_e": 0.0}  # every dialogue is the first's, and names every turn
     (fast / "dialcheck.json").write_text(json.dumps(cfg))
@@ -388,9 +399,7 @@ def test_confirm_on_a_real_cascade_names_a_subset_of_the_first_stages_turns(tmp_
         assert list(g.evidence) == want
     out = det.save(tmp_path / "confirm")
     assert load_detector(out).evidence == "confirm"
-    cfg = json.loads((out / "dialcheck.json").read_text())
-    cfg["options"]["evidence"] = "all"
-    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    _set_in_config(out, "options", "evidence", "all")
     with pytest.raises(ModelError, match=r"options\.evidence: expected one of"):
         load_detector(out)
 
@@ -460,14 +469,14 @@ def test_recheck_floor_needs_a_second_stage_that_scores_pairs():
 
 
 def test_recheck_floor_on_a_real_cascade_is_the_second_stages_verdict_on_those_turns(tmp_path, tiny_detector_dir):
-    fast, slow = _variant(tiny_detector_dir, tmp_path / "fast", 1), _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    fast, slow = _tiny_stages(tiny_detector_dir, tmp_path)
     det = CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 1.0)  # every dialogue re-read
     dialogues = [["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets.", "Oh.", "I own a parrot."]]
     full = det.predict(dialogues)
     assert set(full[0].pair_scores) == {0, 2, 4}
     det.recheck_floor = 1.0  # no turn reaches it: the first stage's highest turn alone
-    top = max(det.first.predict(dialogues)[0].pair_scores.items(), key=lambda kv: kv[1])[0]
     fast_scores = det.first.predict(dialogues)[0].pair_scores
+    top = max(fast_scores, key=fast_scores.get)
     got = det.predict(dialogues)[0]
     assert got.pair_scores == {
         i: pytest.approx(full[0].pair_scores[i] if i == top else fast_scores[i], abs=1e-6) for i in (0, 2, 4)
@@ -478,9 +487,7 @@ def test_recheck_floor_on_a_real_cascade_is_the_second_stages_verdict_on_those_t
     assert load_detector(out).recheck_floor == 1.0
     with pytest.raises(ValueError, match=r"recheck_floor must lie in \[0, 1\]"):
         det.recheck_floor = 1.5
-    cfg = json.loads((out / "dialcheck.json").read_text())
-    cfg["thresholds"]["recheck_floor"] = "high"
-    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    _set_in_config(out, "thresholds", "recheck_floor", "high")
     with pytest.raises(ModelError, match=r"thresholds\.recheck_floor: expected a number"):
         load_detector(out)
 

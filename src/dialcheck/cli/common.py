@@ -105,21 +105,17 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     )
 
 
-def set_cascade_evidence(det: Any, value: str) -> bool:
-    """``--cascade-evidence VALUE`` on ``det``, which must be a cascade; True when it changed the model's."""
-    if not hasattr(det, "band"):
-        raise InputError(f"--cascade-evidence applies to a cascade; {det.config.detector} is not one")
-    changed = value != det.evidence
-    det.evidence = value
-    return changed
+CASCADE_OPTIONS = {"cascade_evidence": "evidence", "recheck_floor": "recheck_floor"}  # argument -> attribute
 
 
-def set_recheck_floor(det: Any, value: float) -> bool:
-    """``--recheck-floor VALUE`` on ``det``, which must be a cascade; True when it changed the model's."""
+def set_cascade_option(det: Any, arg: str, value: Any) -> bool:
+    """The command line's ``arg`` (a key of ``CASCADE_OPTIONS``, e.g. ``recheck_floor`` for ``--recheck-floor``)
+    set to ``value`` on ``det``, which must be a cascade; True when it changed the model's."""
     if not hasattr(det, "band"):
-        raise InputError(f"--recheck-floor applies to a cascade; {det.config.detector} is not one")
-    changed = value != det.recheck_floor
-    det.recheck_floor = value
+        raise InputError(f"--{arg.replace('_', '-')} applies to a cascade; {det.config.detector} is not one")
+    attr = CASCADE_OPTIONS[arg]
+    changed = value != getattr(det, attr)
+    setattr(det, attr, value)
     return changed
 
 
@@ -201,11 +197,10 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
     # a cascade's options reach the cascades among the models routing chose; a model named with --model must be one
-    named = getattr(args, "model", None) is not None
-    if getattr(args, "cascade_evidence", None) is not None and (named or hasattr(det, "band")):
-        set_cascade_evidence(det, args.cascade_evidence)
-    if getattr(args, "recheck_floor", None) is not None and (named or hasattr(det, "band")):
-        set_recheck_floor(det, args.recheck_floor)
+    if getattr(args, "model", None) is not None or hasattr(det, "band"):
+        for arg in CASCADE_OPTIONS:
+            if getattr(args, arg, None) is not None:
+                set_cascade_option(det, arg, getattr(args, arg))
     from ..api import accelerate
 
     accelerate(det, onnx=bool(getattr(args, "onnx", False)), int8=bool(getattr(args, "int8", False)))

@@ -87,7 +87,7 @@ def _save(args: argparse.Namespace) -> int:
     from ..detectors.modeling import CONFIG_NAME, shipped_or_path
     from ..detectors.utterance import UtteranceDetector
     from ..training.card import model_reference, write_model_card
-    from .common import _prob, set_cascade_evidence, set_recheck_floor
+    from .common import CASCADE_OPTIONS, _prob, set_cascade_option
 
     if args.name is None:
         raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
@@ -119,16 +119,14 @@ def _save(args: argparse.Namespace) -> int:
         if value != getattr(det, reading):
             changes.append(f"{reading} = {value}")
             setattr(det, reading, value)
-    value = getattr(args, "cascade_evidence", None)
-    if value is not None:
-        given += ["--cascade-evidence", value]
-        if set_cascade_evidence(det, value):
-            changes.append(f"evidence = {value}")
-    floor = getattr(args, "recheck_floor", None)
-    if floor is not None:
-        given += ["--recheck-floor", f"{floor:g}"]
-        if set_recheck_floor(det, floor):
-            changes.append(f"recheck_floor = {floor:g}")
+    for arg, attr in CASCADE_OPTIONS.items():
+        value = getattr(args, arg, None)
+        if value is None:
+            continue
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        given += [f"--{arg.replace('_', '-')}", shown]
+        if set_cascade_option(det, arg, value):
+            changes.append(f"{attr} = {shown}")
     if not changes:
         raise InputError(f"nothing to change: {args.name} already reads so (give --slots, --ellipsis, --tau, ...)")
     cfg = det.config

@@ -164,9 +164,9 @@ class CascadeDetector(Detector):
 
     @recheck_floor.setter
     def recheck_floor(self, value: float) -> None:
-        if not 0.0 <= float(value) <= 1.0:
-            raise ValueError(f"recheck_floor must lie in [0, 1], got {value}")
-        if float(value) == 0.0:
+        if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"recheck_floor must lie in [0, 1], got {value!r}")
+        if value == 0.0:
             self.config.thresholds.pop("recheck_floor", None)
         else:
             self.config.thresholds["recheck_floor"] = float(value)
@@ -248,18 +248,17 @@ class CascadeDetector(Detector):
         where = f"{folder / CONFIG_NAME}: options.evidence"
         if self.evidence not in EVIDENCE:
             raise ModelError(f"{where}: expected one of {EVIDENCE}, got {self.evidence!r}")
-        if self.evidence == "confirm" and not hasattr(self.second, "score_turns"):
-            raise ModelError(f"{where}: confirm needs a second stage that scores pairs ({self.second.config.detector})")
-        floor = self.config.thresholds.get("recheck_floor", 0.0)
-        if not isinstance(floor, int | float) or not 0.0 <= floor <= 1.0:
+        if self.evidence == "confirm":
+            self._pair_scoring_second(f"{where}: confirm")
+        floor = t.get("recheck_floor", 0.0)
+        try:
+            self.recheck_floor = floor  # the setter's check, on the saved value
+        except ValueError:
             raise ModelError(
                 f"{folder / CONFIG_NAME}: thresholds.recheck_floor: expected a number in [0, 1], got {floor!r}"
-            )
-        if floor and not hasattr(self.second, "predict_turns"):
-            raise ModelError(
-                f"{folder / CONFIG_NAME}: thresholds.recheck_floor needs a second stage that scores pairs "
-                f"({self.second.config.detector})"
-            )
+            ) from None
+        if self.recheck_floor:
+            self._pair_scoring_second(f"{folder / CONFIG_NAME}: thresholds.recheck_floor")
 
     def save(self, path: str | Path, half: bool = False) -> Path:
         """The config, and each stage not shipped with dialcheck as a sub-folder (``first/``, ``second/``)."""
@@ -285,10 +284,8 @@ class CascadeDetector(Detector):
             band = [dialogues[i] for i in again]
             floor = self.recheck_floor
             if floor > 0.0:
-                if not hasattr(second, "predict_turns"):
-                    raise ModelError(f"recheck_floor needs a second stage that scores pairs ({second.config.detector})")
                 turns = [not_ruled_out(verdicts[i].pair_scores, floor) for i in again]
-                reread = second.predict_turns(band, turns, batch_size=batch_size)
+                reread = self._pair_scoring_second("recheck_floor").predict_turns(band, turns, batch_size=batch_size)
                 # the turns left unread keep the first's scores (below the floor): every paired turn has one
                 reread = [
                     replace(v, pair_scores=dict(sorted((verdicts[i].pair_scores | v.pair_scores).items())))
@@ -303,14 +300,20 @@ class CascadeDetector(Detector):
             self._confirm_evidence(dialogues, verdicts, sure, batch_size)
         return verdicts
 
+    def _pair_scoring_second(self, what: str) -> Any:
+        """The second detector, which ``what`` needs to score chosen turns (``predict_turns``, ``score_turns``):
+        a model error naming ``what`` when it cannot (it checks a loaded config early and a built cascade late)."""
+        second = self.second
+        if not (hasattr(second, "predict_turns") and hasattr(second, "score_turns")):
+            raise ModelError(f"{what} needs a second stage that scores pairs ({second.config.detector})")
+        return second
+
     def _confirm_evidence(
         self, dialogues: Sequence[Dialogue], verdicts: list[Verdict], sure: Sequence[int], batch_size: int
     ) -> None:
         """``evidence = "confirm"``: the second detector re-scores the turns the first named in the verdicts
         ``sure`` (decided by the first alone); the verdicts are replaced in place."""
-        second = self.second
-        if not hasattr(second, "score_turns"):
-            raise ModelError(f"evidence confirm needs a second detector that scores pairs ({second.config.detector})")
+        second = self._pair_scoring_second("evidence confirm")
         if not sure:
             return
         scored = second.score_turns([dialogues[i] for i in sure], [verdicts[i].evidence for i in sure], batch_size)
