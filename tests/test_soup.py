@@ -393,3 +393,68 @@ def test_soup_with_a_with_dev_ingredient_takes_a_lexical_head_as_it_is_and_is_no
         code, _, err = run_cli(capsys, *base, *extra, "--out", str(tmp_path / "x"))
         assert code == 2 and message in err, (extra, err)
     assert not (tmp_path / "x").exists()
+
+
+def test_lexical_from_with_dev_refits_that_head_on_train_and_dev_with_its_mix_and_tau(
+    capsys, cdconv_flat_pair, tmp_path
+):
+    from dialcheck.datasets import load_dataset
+    from dialcheck.datasets.cdconv import LABEL_NAMES
+    from dialcheck.detectors import load_detector
+    from dialcheck.detectors.lexical import LexicalHead
+    from dialcheck.schema import Dialogue
+    from dialcheck.training.cdconv import example_label
+
+    a, b, root = cdconv_flat_pair
+    base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
+    lex, refit = tmp_path / "lex", tmp_path / "refit"
+    code, _, err = run_cli(capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", "--out", str(lex))
+    assert code == 0, err
+    lex_cfg = json.loads((lex / "dialcheck.json").read_text())
+    lex_cfg["thresholds"]["tau"] = 0.37  # the source's tau must be the one kept
+    (lex / "dialcheck.json").write_text(json.dumps(lex_cfg))
+    src = load_detector(lex)
+    src.lexical.mix = 0.3  # ... and its mix (the saved head's own field)
+    src.lexical.save(lex)
+    args = [*base, "--detector", "flat", "--init", str(lex), "--epochs", "0", "--lexical-from", str(lex)]
+    code, _, err = run_cli(capsys, *args, "--with-dev", "--out", str(refit))
+    assert code == 0, err
+    assert "not measured on dev (its lexical head was refitted on it)" in err
+    cfg = json.loads((refit / "dialcheck.json").read_text())
+    t = cfg["training"]
+    assert (
+        cfg["metrics"] == {} and t["with_dev"] is True and "refitted on cdconv.train.v1 and cdconv.dev.v1" in t["data"]
+    )
+    assert t["lexical"]["refitted"] is True and t["lexical"]["train_examples"] == 48
+    assert cfg["thresholds"]["tau"] == 0.37
+    assert "refitted on 48 train and dev examples" in (refit / "MODEL_CARD.md").read_text()
+    # the head is the one fitted on train + dev with the source's C and min_df, carrying the source's mix
+    examples = [*load_dataset("cdconv.train.v1", str(root)), *load_dataset("cdconv.dev.v1", str(root))]
+    want = LexicalHead.fit([e.dialogue for e in examples], [example_label(e) for e in examples], LABEL_NAMES)
+    got = load_detector(refit)
+    assert got.lexical.mix == 0.3 and got.lexical.vocab == want.vocab
+    np.testing.assert_allclose(got.lexical.coef, want.coef, atol=1e-6)
+    assert got.lexical.coef.shape != src.lexical.coef.shape or not np.allclose(got.lexical.coef, src.lexical.coef)
+    ds = [Dialogue.from_texts(["你喜欢狗吗？", f"喜欢{k}。", "你养狗吗？", f"没养过{k}"]) for k in range(4)]
+    np.testing.assert_allclose(got.lexical.proba(ds), want.proba(ds), atol=1e-5)
+    # the soup's saw_dev sees it: a later --lexical on it is refused
+    code, _, err = run_cli(
+        capsys, *base, "--init", str(refit), str(a), "--epochs", "0", "--lexical", "--out", str(tmp_path / "x")
+    )
+    assert code == 2 and "which this detector was trained on" in err
+    # --with-dev with --epochs 0 still needs --lexical-from
+    code, _, err = run_cli(
+        capsys,
+        *base,
+        "--detector",
+        "flat",
+        "--init",
+        str(a),
+        "--epochs",
+        "0",
+        "--with-dev",
+        "--out",
+        str(tmp_path / "x"),
+    )
+    assert code == 2 and "--epochs 0 alone" in err
+    assert not (tmp_path / "x").exists()

@@ -162,7 +162,8 @@ def add_parser(sub: Any) -> None:
         "--with-dev",
         action="store_true",
         help="train on the split's train and dev examples together: a final fit with a recipe fixed beforehand "
-        "(no validation: the last weights are kept; no dev metrics; not with --lexical, whose mix is chosen on dev)",
+        "(no validation: the last weights are kept; no dev metrics; not with --lexical, whose mix is chosen on dev); "
+        "with --epochs 0 and --lexical-from, refit that head (its C and min_df) on train and dev, its mix and tau kept",
     )
     c.add_argument(
         "--lexical",
@@ -204,7 +205,7 @@ def add_parser(sub: Any) -> None:
         metavar="FOLDER",
         help="with --init and --epochs 0: give the detector (or soup) the lexical head of this saved CDConv "
         "detector with its mix and tau as they are, choosing nothing on dev (e.g. for a soup with a --with-dev "
-        "ingredient, for which dev is no longer held out)",
+        "ingredient, for which dev is no longer held out); with --with-dev the head is refitted on train and dev",
     )
     add_pair_order_option(
         p,

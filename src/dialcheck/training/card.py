@@ -227,9 +227,11 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
             "### Lexical head",
             "",
             "A character n-gram logistic regression (`lexical.json`, `lexical.safetensors`; "
-            "`dialcheck.detectors.lexical`) fitted on the same train split and mixed into the encoder's "
-            f"probabilities with weight {lex.get('mix')}; tau {lex.get('tau_before')} -> {lex.get('tau')}. "
-            "Mix and tau were chosen together on dev (mean of 2-class accuracy and 4-class macro-F1). Added by:",
+            "`dialcheck.detectors.lexical`) fitted on "
+            + ("the train and dev splits (below)" if lex.get("refitted") else "the same train split")
+            + f" and mixed into the encoder's probabilities with weight {lex.get('mix')}; tau {lex.get('tau_before')}"
+            f" -> {lex.get('tau')}. Mix and tau were chosen together on dev (mean of 2-class accuracy and 4-class "
+            "macro-F1) for the head first added by:",
             "",
             "```",
             str(lex.get("command")),
@@ -239,8 +241,15 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
             f"- dev, best tau per mix: {lex.get('dev_best_per_mix')}",
         ]
         if lex.get("copied_from"):
+            how = (
+                f"the head of `{lex['copied_from']}` refitted on {lex.get('train_examples')} train and dev "
+                "examples (its C and min_df; its mix and tau kept, nothing chosen; the n-grams above are the "
+                "refitted head's)"
+                if lex.get("refitted")
+                else f"copied as it is (mix and tau too, nothing refitted or chosen) from `{lex['copied_from']}`"
+            )
             lines += [
-                f"- copied as it is (mix and tau too, nothing refitted or chosen) from `{lex['copied_from']}` by:",
+                f"- {how} by:",
                 "",
                 "```",
                 str(lex.get("copy_command")),

@@ -788,6 +788,9 @@ def _measure_init(
         raise InputError(f"--detector {args.detector}, but the --init detector is {det.registry_name}", str(init))
     train_name, dev_name = SPLIT_DATASETS[args.split]
     soup = getattr(args, "init_soup", None)
+    refit = bool(
+        getattr(args, "with_dev", False)
+    )  # --with-dev: --lexical-from's head refitted on train (= train + dev)
     seen = saw_dev(soup or [init])
     if seen and args.lexical:
         raise InputError(
@@ -799,6 +802,8 @@ def _measure_init(
     kept = {"lexical": old.training["lexical"]} if det.lexical is not None and "lexical" in old.training else {}
     if args.lexical:
         data = f"lexical head fitted on {train_name}, dev {dev_name}"
+    elif refit:
+        data = f"lexical head refitted on {train_name} and {dev_name} together (--with-dev)"
     elif seen:
         data = f"not measured on {dev_name}, which --with-dev trained on"
     else:
@@ -810,17 +815,18 @@ def _measure_init(
         "machine": machine,
         "date": dt.date.today().isoformat(),
         "epochs": 0,
-        **({"with_dev": seen} if seen else {}),
+        **({"with_dev": seen or True} if seen or refit else {}),
         **({} if args.lexical or lexical_from else kept),
     }
     what = f"the soup of {len(soup)} detectors" if soup else str(init)
     if lexical_from:
-        copy_lexical(det, Path(lexical_from), command)
+        copy_lexical(det, Path(lexical_from), command, refit_on=train if refit else None)
     if args.lexical:
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {what}", file=sys.stderr)
         _attach_lexical(det, train, dev, command)
-    elif seen:
-        print(f"dialcheck: {what} not measured on dev ({seen[0]} was trained on it)", file=sys.stderr)
+    elif seen or refit:
+        why = f"{seen[0]} was trained on it" if seen else "its lexical head was refitted on it"
+        print(f"dialcheck: {what} not measured on dev ({why})", file=sys.stderr)
         det.config.metrics = {}
     else:
         print(f"dialcheck: measuring {what} on {len(dev)} dev examples", file=sys.stderr)
@@ -842,9 +848,17 @@ def saw_dev(folders: Sequence[str | Path]) -> list[str]:
     return found
 
 
-def copy_lexical(det: CategoryDetector | HierarchicalDetector, source: Path, command: str) -> None:
+def copy_lexical(
+    det: CategoryDetector | HierarchicalDetector,
+    source: Path,
+    command: str,
+    refit_on: Sequence[Example] | None = None,
+) -> None:
     """Give ``det`` the lexical head of the saved flat or pair detector in ``source``, with its mix and the
-    decision threshold ``tau`` it was chosen with; nothing is fitted or chosen."""
+    decision threshold ``tau`` it was chosen with; nothing is chosen.
+
+    ``refit_on``: fit a head of the same kind (its ``C`` and ``min_df``) on these examples instead of copying
+    the fitted one (``--with-dev``: train and dev together); the mix and ``tau`` are still the source's."""
     from ..detectors.lexical import LexicalHead
     from ..detectors.modeling import CONFIG_NAME, DetectorConfig
 
@@ -857,13 +871,25 @@ def copy_lexical(det: CategoryDetector | HierarchicalDetector, source: Path, com
         raise InputError(
             f"its lexical head belongs to {cfg.detector}; this detector is {det.registry_name}", str(source)
         )
-    det.lexical = LexicalHead.load(source)
+    head = LexicalHead.load(source)
+    record: dict[str, Any] = {"copied_from": model_reference(source), "copy_command": command}
+    if refit_on is not None:
+        from ..datasets.cdconv import LABEL_NAMES
+
+        fitted = LexicalHead.fit(
+            [e.dialogue for e in refit_on],
+            [example_label(e) for e in refit_on],
+            LABEL_NAMES,
+            c=float(head.meta.get("C", 1.0)),
+            min_df=int(head.meta.get("min_df", 2)),
+        )
+        fitted.mix = head.mix
+        head = fitted
+        record = {**record, "refitted": True, "train_examples": len(refit_on), "n_grams": len(head.vocab)}
+        log.info("lexical head refitted on %d examples: %d n-grams, mix %.2f", len(refit_on), len(head.vocab), head.mix)
+    det.lexical = head
     det.config.thresholds["tau"] = cfg.thresholds["tau"]
-    det.config.training["lexical"] = {
-        **cfg.training.get("lexical", {}),
-        "copied_from": model_reference(source),
-        "copy_command": command,
-    }
+    det.config.training["lexical"] = {**cfg.training.get("lexical", {}), **record}
 
 
 SPLIT_DATASETS = {
@@ -934,10 +960,11 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     if with_dev:
         if kind == "hierarchical":
             raise InputError("--with-dev trains a flat or pair detector (the cascade's thresholds are chosen on dev)")
-        if args.epochs == 0 or args.lexical or args.add_lexical:
+        if (args.epochs == 0 and not getattr(args, "lexical_from", None)) or args.lexical or args.add_lexical:
             raise InputError(
-                "--with-dev trains the encoder on train and dev together; --epochs 0, --lexical and --add-lexical "
-                "choose or measure on dev (fit a lexical head on a model trained without --with-dev)"
+                "--with-dev trains the encoder on train and dev together (or, with --epochs 0 and --lexical-from, "
+                "refits that head on both); --epochs 0 alone, --lexical and --add-lexical choose or measure on dev "
+                "(fit a lexical head on a model trained without --with-dev)"
             )
         train, dev = [*train, *dev], []
     extra: list[Example] = []
