@@ -46,9 +46,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """--pair-order, --long-turns, --ellipsis, --questions, --slots: how an utterance-based detector reads;
+    """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects: how an utterance-based detector reads;
     --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
-    from ..detectors.utterance import SLOT_READINGS
+    from ..detectors.utterance import SLOT_READINGS, SUBJECT_READINGS
 
     add_pair_order_option(p)
     p.add_argument(
@@ -86,6 +86,15 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         'turn that says only such slots when the last turn agrees with them ("I\'m 27." ... "She is 31.") and '
         'reads two turns whose ages agree with the ages cut out ("I\'m 28 and I work in marketing." ... "When I '
         "was 22 I backpacked.\"); default: the model's",
+    )
+    p.add_argument(
+        "--subjects",
+        choices=SUBJECT_READINGS,
+        default=None,
+        help="utterance-based detectors: apart clears a pair of turns of which one is only about the speaker and "
+        'the other only about someone else ("I live in Ohio." ... "My brother lives in Texas."), unless either '
+        'denies that someone ("I\'m an only child."); English phrasings, see dialcheck.detectors.subjects; '
+        "default: the model's",
     )
     p.add_argument(
         "--cascade-evidence",

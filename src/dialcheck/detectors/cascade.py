@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
 EVIDENCE = ("first", "confirm")  # who names the turns of a contradiction the first detector decides alone
-READINGS = ("pair_order", "long_turns", "ellipsis", "questions", "slots")
+READINGS = ("pair_order", "long_turns", "ellipsis", "questions", "slots", "subjects")
 
 
 def stage_folders(folder: Path, options: dict[str, Any]) -> list[Path]:
@@ -108,6 +108,7 @@ class CascadeDetector(Detector):
     ellipsis = StageReading()
     questions = StageReading()
     slots = StageReading()
+    subjects = StageReading()
 
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:

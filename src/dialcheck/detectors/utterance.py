@@ -53,6 +53,7 @@ from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 from .slots import ages_cut, slot_conflicts, slot_settled
+from .subjects import apart
 
 __all__ = [
     "ELLIPSIS",
@@ -70,6 +71,7 @@ LONG_TURNS = ("chunk", "truncate")
 ELLIPSIS_READINGS = ("off", "resolve")
 QUESTION_READINGS = ("read", "skip")
 SLOT_READINGS = ("off", "persona", "settle")
+SUBJECT_READINGS = ("off", "apart")
 #: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
 SLOT_SCORE = 0.99
 #: The most an earlier turn of nothing but slots the last turn agrees with scores (``slots="settle"``).
@@ -214,12 +216,20 @@ class UtteranceDetector(Detector):
         "``SETTLED_SCORE``; a pair whose ages agree scores at most its score with the ages cut out (``ages_cut``).",
     )
 
+    subjects = ReadingOption(
+        "off",
+        lambda v: _one_of(v, "subjects", SUBJECT_READINGS),
+        '``"apart"``: a pair of turns of which one is only about the speaker and the other only about someone '
+        'else ("I live in Ohio." … "My brother lives in Texas."), neither denying anyone, scores at most '
+        "``SETTLED_SCORE`` (:func:`~dialcheck.detectors.subjects.apart`).",
+    )
+
     @classmethod
     def reading_options(cls) -> tuple[str, ...]:
         """The names of the options that change how dialogues are read (the ``ReadingOption`` attributes).
 
         >>> UtteranceDetector.reading_options()
-        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions', 'slots')
+        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions', 'slots', 'subjects')
         """
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
 
@@ -361,6 +371,11 @@ class UtteranceDetector(Detector):
                         if i not in conflicts:
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
+                        turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
+            if self.subjects == "apart":
+                last = d.turns[-1].text
+                for i in turn_scores:
+                    if i not in read_as and apart(d.turns[i].text, last):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))
         return out

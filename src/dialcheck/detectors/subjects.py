@@ -1,0 +1,122 @@
+"""Two turns about different people: the speaker in one, someone else in the other (English).
+
+A pair classifier trained on DECODE reads "I live in Ohio." … "My brother lives in Texas." (0.82 with the
+default) or "I'm vegetarian." … "My husband eats meat every day." (0.98) as contradictions. DECODE's
+contradictions are almost always about one subject, so the classifier learnt the frame and not whom it is about.
+:func:`apart` says when two turns of one speaker are about different people, for
+:class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``subjects="apart"``:
+
+- every statement of one turn is the speaker's own: it starts with "I", "I'm", "I've", ... (after "Oh,", "Well,",
+  "Yes," and the like);
+- every statement of the other is about someone else: it starts with "my" or "our" and a word for a person or a
+  pet ("My brother …", "My best friend's …", "Our kids …"), or with "he", "she" or "they", and at least one names
+  that someone; the turn says "I", "me", "we", "us" or "myself" nowhere;
+- neither turn denies that someone exists: "I'm an only child.", "I don't have any children.", "I'm single.",
+  "I live alone.", "My parents passed away." (:func:`denies_someone`), so "I'm an only child." … "My brother
+  lives in Texas." stays a contradiction.
+
+Questions and fillers of one or two words ("Yes.", "Sounds fun!") are not statements; a turn with no statement is
+about nobody. English phrasings only; anything else reads as before.
+
+>>> apart("I live in Ohio.", "My brother lives in Texas.")
+True
+>>> apart("I'm an only child.", "My brother lives in Texas.")
+False
+>>> apart("I live in Ohio.", "My wife and I live in Texas.")
+False
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["apart", "denies_someone", "subject_of"]
+
+_PEOPLE = (
+    r"brothers?|sisters?|siblings?|mom|mum|mother|dad|father|parents?|wife|husband|spouse|sons?|daughters?|kids?"
+    r"|child|children|babys?|babies|grand(?:children|child|sons?|daughters?|kids?|ma|mother|pa|father|parents?)"
+    r"|uncles?|aunts?|cousins?|nephews?|nieces?|friends?|boyfriend|girlfriend|partner|fianc[eé]e?|roommates?"
+    r"|flatmates?|housemates?|neighbou?rs?|boss|coworkers?|co-workers?|colleagues?|family|in-laws|twin"
+    r"|step(?:mom|mother|dad|father|son|daughter|brother|sister)s?|fiancee"
+)
+_PETS = r"pets?|dogs?|cats?|puppy|puppies|kittens?|horses?|birds?|parrots?|hamsters?|rabbits?|bunny"
+_WHO = rf"(?:{_PEOPLE}|{_PETS})"
+_OPENER = re.compile(
+    r"^(?:(?:oh|ah|well|yes|yeah|yep|yup|no|nope|nah|haha|hah|lol|so|and|but|actually|honestly|sure|ok|okay|wow|cool|nice"
+    r"|hmm|um|uh|right|true|indeed|anyway|also)\b[,!.]?\s*)+",
+    re.I,
+)
+_SELF = re.compile(r"^(?:i|i'm|i've|i'd|i'll|im|ive)\b", re.I)
+# "my brother", "my older brother", "my best friend's", "our kids"
+_NAMED_OTHER = re.compile(rf"^(?:my|our)\s+(?:[a-z-]+\s+){{0,2}}?{_WHO}(?:'s)?\b", re.I)
+_PRONOUN_OTHER = re.compile(r"^(?:he|she|they|he's|she's|they're|they've)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|we|we're|we've|us|myself)\b", re.I)
+_DENIAL = re.compile(
+    r"\bonly child\b|\bsingle\b|\bnot married\b|\bnever (?:been )?married\b|\bunmarried\b|\b(?:live|lives|living)"
+    r" alone\b|\bby myself\b|\bdivorced?\b|\bwidow(?:ed|er)?\b|\borphan(?:ed)?\b|\bpassed away\b|\bdied\b|\bdead\b"
+    r"|\bdeceased\b|\blost my\b|\bmy late\b|\bestranged\b"
+    rf"|\bno (?:\w+ ){{0,2}}?{_WHO}\b"
+    rf"|\b(?:don't|do not|didn't|did not|never|haven't|have not|hasn't|doesn't|does not) (?:\w+ )?(?:have|had|own"
+    rf"|owned|got) (?:a |an |any |no )?(?:\w+ ){{0,2}}?{_WHO}\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def _statements(text: str) -> list[str]:
+    """The statements of a turn: sentences that do not end with "?", openers ("Oh, well,") cut off, fillers of one or
+    two words ("Sounds fun!") left out unless they start with a subject ("I'm 42.")."""
+    out = []
+    for m in _SENTENCE.finditer(text):
+        s = m.group(0).strip()
+        if not s or s.endswith("?"):
+            continue
+        s = _OPENER.sub("", s.replace("’", "'")).strip()
+        if _SELF.match(s) or _NAMED_OTHER.match(s) or _PRONOUN_OTHER.match(s) or len(re.findall(r"[A-Za-z']+", s)) > 2:
+            out.append(s)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def subject_of(text: str) -> str | None:
+    """``"self"`` when every statement of ``text`` is the speaker's own, ``"other"`` when every one is about someone
+    else (at least one naming them) and the turn has no first person, else None.
+
+    >>> subject_of("Haha yes. I grew up in London.")
+    'self'
+    >>> subject_of("My parents grew up in Paris. They moved later.")
+    'other'
+    >>> subject_of("My favourite food is pizza.") is None  # the speaker's own taste, not someone else
+    True
+    """
+    said = _statements(text)
+    if not said:
+        return None
+    if all(_SELF.match(s) for s in said):
+        return "self"
+    if (
+        all(_NAMED_OTHER.match(s) or _PRONOUN_OTHER.match(s) for s in said)
+        and any(_NAMED_OTHER.match(s) for s in said)
+        and not any(_FIRST_PERSON.search(s) for s in said)
+    ):
+        return "other"
+    return None
+
+
+def denies_someone(text: str) -> bool:
+    """Whether ``text`` says someone does not exist or is gone ("I'm an only child.", "We don't have kids.").
+
+    >>> denies_someone("No, I don't have any children.")
+    True
+    >>> denies_someone("I never drink coffee.")
+    False
+    """
+    return bool(_DENIAL.search(text.replace("’", "'")))
+
+
+def apart(earlier: str, last: str) -> bool:
+    """Whether two turns of one speaker are about different people: one only about the speaker, the other only
+    about someone else, neither denying anyone (see the module text)."""
+    kinds = {subject_of(earlier), subject_of(last)}
+    return kinds == {"self", "other"} and not denies_someone(earlier) and not denies_someone(last)
