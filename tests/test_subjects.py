@@ -104,3 +104,18 @@ def test_subjects_on_the_command_line_and_in_a_saved_model(capsys, tiny_detector
     from dialcheck.detectors import load_detector
 
     assert load_detector(saved).subjects == "apart"
+
+
+def test_apart_leaves_the_slot_reading_its_conflicts_and_one_person_named_in_both():
+    # a relative's age against the speaker's is the slot reading's to flag, not a pair about different people
+    d = Dialogue.from_texts(["Hi", "I am 45 years old.", "Kids?", "My daughter is 50 years old."])
+    det = _utterance()
+    det._clf = _SameScore()
+    det.slots, det.subjects = "persona", "apart"
+    (v,) = det.predict([d])
+    assert v.contradiction and v.pair_scores[1] > 0.9
+    det.slots = "off"  # without the slot reading the pair is only two people
+    assert det.predict([d])[0].pair_scores[1] == SETTLED_SCORE
+    # the speaker's turn introduces the very person the last turn is about
+    assert not apart("I have an older sister and a younger brother.", "My older sister is 38.")
+    assert apart("I have an older brother.", "My sister is 38.")

@@ -11,7 +11,8 @@ contradictions are almost always about one subject, so the classifier learnt the
 - every statement of the other is about someone else: it starts with "my" or "our" and a word for a person or a
   pet ("My brother …", "My best friend's …", "Our kids …"), or with "he", "she" or "they", and at least one names
   that someone; the turn says "I", "me", "we", "us" or "myself" nowhere;
-- neither turn denies that someone exists: "I'm an only child.", "I don't have any children.", "I'm single.",
+- the speaker's turn does not name that kind of person or pet ("I have an older sister." … "My older sister is
+  38."), and neither turn denies that someone exists: "I'm an only child.", "I don't have any children.", "I'm single.",
   "I live alone.", "My parents passed away." (:func:`denies_someone`), so "I'm an only child." … "My brother
   lives in Texas." stays a contradiction.
 
@@ -115,8 +116,21 @@ def denies_someone(text: str) -> bool:
     return bool(_DENIAL.search(text.replace("’", "'")))
 
 
+def _named(text: str) -> set[str]:
+    """The words for people and pets in ``text``, plural folded to singular ("sisters" -> "sister")."""
+    return {w.lower().rstrip("s") for w in re.findall(rf"\b(?:{_WHO})\b", text, re.I)}
+
+
 def apart(earlier: str, last: str) -> bool:
     """Whether two turns of one speaker are about different people: one only about the speaker, the other only
-    about someone else, neither denying anyone (see the module text)."""
-    kinds = {subject_of(earlier), subject_of(last)}
-    return kinds == {"self", "other"} and not denies_someone(earlier) and not denies_someone(last)
+    about someone else, neither denying anyone, and the speaker's turn not naming that kind of person ("I have an
+    older sister." … "My older sister is 38." is about one sister; see the module text).
+
+    >>> apart("I have an older sister.", "My older sister is 38.")
+    False
+    """
+    kinds = (subject_of(earlier), subject_of(last))
+    if set(kinds) != {"self", "other"} or denies_someone(earlier) or denies_someone(last):
+        return False
+    own, other = (earlier, last) if kinds[0] == "self" else (last, earlier)
+    return not _named(own) & _named(other)

@@ -221,7 +221,7 @@ class UtteranceDetector(Detector):
         lambda v: _one_of(v, "subjects", SUBJECT_READINGS),
         '``"apart"``: a pair of turns of which one is only about the speaker and the other only about someone '
         'else ("I live in Ohio." … "My brother lives in Texas."), neither denying anyone, scores at most '
-        "``SETTLED_SCORE`` (:func:`~dialcheck.detectors.subjects.apart`).",
+        "``SETTLED_SCORE`` (:func:`~dialcheck.detectors.subjects.apart`), unless the slot reading flags it.",
     )
 
     @classmethod
@@ -362,6 +362,7 @@ class UtteranceDetector(Detector):
             turn_scores: dict[int, float] = {}
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
+            conflicts: dict[int, str] = {}
             if self.slots != "off":
                 conflicts = slot_conflicts(d, self._indices(d, None if only is None else only[k]))
                 for i in conflicts:
@@ -372,10 +373,10 @@ class UtteranceDetector(Detector):
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
-            if self.subjects == "apart":
+            if self.subjects == "apart":  # a pair the slot reading flags is its to judge (a relative's age)
                 last = d.turns[-1].text
                 for i in turn_scores:
-                    if i not in read_as and apart(d.turns[i].text, last):
+                    if i not in read_as and i not in conflicts and apart(d.turns[i].text, last):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))
         return out
