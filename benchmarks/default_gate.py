@@ -14,8 +14,9 @@ notice. Each check below once caught a candidate that the headline numbers favou
   no more than 10 points more than the baseline.
 - The README demo (``examples/dialogues.json``): "pets" flagged, "music" passes.
 - The hand-labelled sets (``benchmarks/data/decode_hand_a.jsonl``, ``_b``, ``_values``, ``_slots``,
-  ``_slots_b`` to ``_slots_d``, ``decode_hand_ages_e``, ``_g`` to ``_i`` and ``decode_hand_spouse_j``): at most
-  one dialogue fewer right.
+  ``_slots_b`` to ``_slots_d``, ``decode_hand_ages_e``, ``_g`` to ``_i``, ``decode_hand_spouse_j`` and, since
+  session 69, ``decode_hand_subjects_k`` and ``_l``, the speaker against someone else): at most one dialogue fewer
+  right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
 (ROC AUC, false alarms), CI-ToD's 210 held-out service-assistant dialogues (``citod_history_dialogues.py --split
@@ -63,6 +64,8 @@ HAND = (
     "decode_hand_ages_h",
     "decode_hand_ages_i",
     "decode_hand_spouse_j",
+    "decode_hand_subjects_k",
+    "decode_hand_subjects_l",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -261,6 +264,8 @@ ROWS = [
     ("decode_hand_slots/accuracy", "hand set of names, ages and jobs (32) accuracy", "{:.2f}"),
     ("decode_hand_slots_b/accuracy", "second hand set of names, ages and jobs (24) accuracy", "{:.2f}"),
     ("decode_hand_slots_c/accuracy", "third hand set of names, ages and jobs, others' slots (20) accuracy", "{:.2f}"),
+    ("decode_hand_subjects_k/accuracy", "hand set of the speaker against someone else (40) accuracy", "{:.2f}"),
+    ("decode_hand_subjects_l/accuracy", "second such set, blind (20) accuracy", "{:.2f}"),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),
