@@ -788,9 +788,9 @@ def _measure_init(
         raise InputError(f"--detector {args.detector}, but the --init detector is {det.registry_name}", str(init))
     train_name, dev_name = SPLIT_DATASETS[args.split]
     soup = getattr(args, "init_soup", None)
-    refit = bool(
-        getattr(args, "with_dev", False)
-    )  # --with-dev: --lexical-from's head refitted on train (= train + dev)
+    # --with-dev (with --lexical-from, checked by the caller): that head is refitted on ``train``, which then holds
+    # train and dev together
+    refit = bool(getattr(args, "with_dev", False))
     seen = saw_dev(soup or [init])
     if seen and args.lexical:
         raise InputError(
