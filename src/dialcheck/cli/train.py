@@ -35,7 +35,7 @@ CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.fl
 
 def add_parser(sub: Any) -> None:
     from ..detectors.onnx import RUNTIMES
-    from ..detectors.utterance import SLOT_READINGS
+    from ..detectors.utterance import SLOT_READINGS, SUBJECT_READINGS
 
     p = sub.add_parser("train", help=HELP, description=HELP)
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
@@ -334,6 +334,12 @@ def add_parser(sub: Any) -> None:
         choices=SLOT_READINGS,
         default=None,
         help="read both stages with this --slots setting; SLOW's thresholds are chosen again, as for --ellipsis",
+    )
+    cas.add_argument(
+        "--subjects",
+        choices=SUBJECT_READINGS,
+        default=None,
+        help="read both stages with this --subjects setting; SLOW's thresholds are chosen again, as for --ellipsis",
     )
     cas.add_argument(
         "--runtime",

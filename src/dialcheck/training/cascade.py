@@ -32,7 +32,7 @@ __all__ = ["cascade_report", "run_cascade"]
 log = logging.getLogger(__name__)
 
 BAND_OPTIONS = (0.0, 0.01, 0.02, 0.05, 0.1)
-CASCADE_READINGS = ("ellipsis", "questions", "slots")  # `train --task cascade --ellipsis/--questions/--slots`
+CASCADE_READINGS = ("ellipsis", "questions", "slots", "subjects")  # `train --task cascade --ellipsis/.../--subjects`
 
 
 def cascade_report(
