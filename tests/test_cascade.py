@@ -406,15 +406,26 @@ def test_confirm_on_a_real_cascade_names_a_subset_of_the_first_stages_turns(tmp_
         load_detector(out)
 
 
-def test_cascade_evidence_on_the_command_line(capsys, tmp_path, tiny_detector_dir):
+def _labelled_logs(tmp_path):
+    """LABELLED written as a JSONL file of dialogues."""
     logs = tmp_path / "d.jsonl"
     logs.write_text("".join(json.dumps(r) + "\n" for r in LABELLED))
+    return logs
+
+
+def _saved_tiny_cascade(tiny_detector_dir, folder):
+    """The tiny detector as both stages of a cascade that re-reads everything, saved to ``folder``."""
+    det = CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0.0, 1.0)
+    return det.save(folder)
+
+
+def test_cascade_evidence_on_the_command_line(capsys, tmp_path, tiny_detector_dir):
+    logs = _labelled_logs(tmp_path)
     code, _, err = run_cli(
         capsys, "check", "--model", str(tiny_detector_dir), "--cascade-evidence", "confirm", str(logs)
     )
     assert code == 2 and "--cascade-evidence applies to a cascade" in err
-    det = CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0.0, 1.0)
-    src = det.save(tmp_path / "c")
+    src = _saved_tiny_cascade(tiny_detector_dir, tmp_path / "c")
     out = tmp_path / "c-confirm"
     code, _, err = run_cli(capsys, "models", str(src), "--save", str(out), "--cascade-evidence", "confirm")
     assert code == 0, err
@@ -495,12 +506,10 @@ def test_recheck_floor_on_a_real_cascade_is_the_second_stages_verdict_on_those_t
 
 
 def test_recheck_floor_on_the_command_line(capsys, tmp_path, tiny_detector_dir):
-    logs = tmp_path / "d.jsonl"
-    logs.write_text("".join(json.dumps(r) + "\n" for r in LABELLED))
+    logs = _labelled_logs(tmp_path)
     code, _, err = run_cli(capsys, "check", "--model", str(tiny_detector_dir), "--recheck-floor", "0.1", str(logs))
     assert code == 2 and "--recheck-floor applies to a cascade" in err
-    det = CascadeDetector.build(load_detector(tiny_detector_dir), load_detector(tiny_detector_dir), 0.0, 1.0)
-    src = det.save(tmp_path / "c")
+    src = _saved_tiny_cascade(tiny_detector_dir, tmp_path / "c")
     with pytest.raises(SystemExit) as e:  # argparse: usage and the option's error, whatever the model
         run_cli(capsys, "check", "--model", str(src), "--recheck-floor", "2", str(logs))
     assert e.value.code == 2 and "--recheck-floor: must lie in [0, 1], got 2" in capsys.readouterr().err

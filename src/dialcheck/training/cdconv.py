@@ -305,6 +305,16 @@ def choose_mix(
     return best, top, se
 
 
+def _fit_head(examples: Sequence[Example], c: float = 1.0, min_df: int = 2) -> Any:
+    """A :class:`~dialcheck.detectors.lexical.LexicalHead` fitted on CDConv ``examples`` and their four-category
+    labels (its mix is left at the default; the callers set or choose it). Needs scikit-learn."""
+    from ..datasets.cdconv import LABEL_NAMES
+    from ..detectors.lexical import LexicalHead
+
+    labels = [example_label(e) for e in examples]
+    return LexicalHead.fit([e.dialogue for e in examples], labels, LABEL_NAMES, c=c, min_df=min_df)
+
+
 def fit_lexical(
     detector: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], c: float = 1.0
 ) -> dict[str, Any]:
@@ -325,14 +335,11 @@ def _fit_lexical(
     detector: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], c: float
 ) -> tuple[dict[str, Any], list[int]]:
     """:func:`fit_lexical`, and the 4-class dev labels at the chosen setting (the encoder ran once)."""
-    from ..datasets.cdconv import LABEL_NAMES
-    from ..detectors.lexical import LexicalHead
-
     if not isinstance(detector, CategoryDetector):
         raise InputError(f"a lexical head mixes into the flat or pair detector, not {type(detector).__name__}")
     if not dev:
         raise InputError("choosing the lexical mix needs dev examples")
-    head = LexicalHead.fit([e.dialogue for e in train], [example_label(e) for e in train], LABEL_NAMES, c=c)
+    head = _fit_head(train, c)
     detector.lexical = head
     dialogues = [e.dialogue for e in dev]
     gold = [example_label(e) for e in dev]
@@ -372,12 +379,9 @@ def fit_cascade_lexical(
 ) -> dict[str, Any]:
     """Fit a :class:`~dialcheck.detectors.lexical.LexicalHead` on ``train``, attach it to the cascade and
     choose its mix with the three stage thresholds on dev (:func:`calibrate_cascade`). Needs scikit-learn."""
-    from ..datasets.cdconv import LABEL_NAMES
-    from ..detectors.lexical import LexicalHead
-
     if not dev:
         raise InputError("choosing the lexical mix needs dev examples")
-    head = LexicalHead.fit([e.dialogue for e in train], [example_label(e) for e in train], LABEL_NAMES, c=c)
+    head = _fit_head(train, c)
     detector.lexical = head
     res = calibrate_cascade(detector, dev)
     return {"mix": head.mix, "C": c, "n_grams": len(head.vocab), **res["lexical"], "thresholds": res["thresholds"]}
@@ -874,15 +878,7 @@ def copy_lexical(
     head = LexicalHead.load(source)
     record: dict[str, Any] = {"copied_from": model_reference(source), "copy_command": command}
     if refit_on is not None:
-        from ..datasets.cdconv import LABEL_NAMES
-
-        fitted = LexicalHead.fit(
-            [e.dialogue for e in refit_on],
-            [example_label(e) for e in refit_on],
-            LABEL_NAMES,
-            c=float(head.meta.get("C", 1.0)),
-            min_df=int(head.meta.get("min_df", 2)),
-        )
+        fitted = _fit_head(refit_on, float(head.meta.get("C", 1.0)), int(head.meta.get("min_df", 2)))
         fitted.mix = head.mix
         head = fitted
         record = {**record, "refitted": True, "train_examples": len(refit_on), "n_grams": len(head.vocab)}
