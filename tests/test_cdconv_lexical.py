@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -10,8 +11,8 @@ import pytest
 from dialcheck.datasets.cdconv import LABEL_NAMES
 from dialcheck.detectors import FlatCategoryDetector, HierarchicalDetector, load_detector
 from dialcheck.detectors.categories import CATEGORY_LABELS, STAGES
-from dialcheck.detectors.lexical import LexicalHead, char_ngrams, hand_features, turns4
-from dialcheck.errors import InputError
+from dialcheck.detectors.lexical import LexicalHead, block_ngrams, char_ngrams, hand_features, turns4
+from dialcheck.errors import InputError, ModelError
 from dialcheck.schema import Dialogue, Example
 from helpers_cdconv import write_cdconv_splits
 
@@ -83,6 +84,56 @@ def test_fit_separates_easy_classes_and_round_trips(tmp_path):
     two = LexicalHead.fit(dialogues[:20], [0 if y == 0 else 3 for y in labels[:20]], LABEL_NAMES)
     q = two.proba(dialogues[:4])
     assert np.allclose(q[:, [1, 2]], 0.0, atol=1e-6) and q[0].argmax() == 0 and q[3].argmax() == 3
+
+
+def test_char_ngrams_up_to_three():
+    assert char_ngrams("abc", 3) == {"a": 1, "b": 1, "c": 1, "ab": 1, "bc": 1, "abc": 1}
+    assert char_ngrams("abc", 1) == {"a": 1, "b": 1, "c": 1}
+
+
+def test_shared_blocks_keep_the_reply_ngrams_the_other_turn_has():
+    texts = turns4(Dialogue.from_texts(["你好", "我有一只猫", "你有狗吗", "我没有狗 没有"]))
+    assert block_ngrams(texts, "b2&b1") == {"我": 1, "有": 2}
+    assert block_ngrams(texts, "b2&u2") == {"有": 2, "狗": 1, "有狗": 1}
+    assert block_ngrams(texts, "b2") == char_ngrams(texts[3])
+
+
+def _repeats_data() -> tuple[list[Dialogue], list[int]]:
+    """Label 3 when b2 repeats b1's last word, else 0: only what b2 shares with b1 tells them apart."""
+    words = ["猫", "狗", "鱼", "鸟", "马", "牛", "羊", "鸡"]
+    dialogues, labels = [], []
+    for i in range(64):
+        a, b = words[i % 8], words[(i // 8) % 8]
+        if a == b:
+            continue
+        y = 3 * (i % 2)
+        dialogues.append(Dialogue.from_texts(["嗨", f"喜欢{a}", "然后呢", f"喜欢{a if y else b}"]))
+        labels.append(y)
+    return dialogues, labels
+
+
+def test_a_head_with_shared_blocks_saves_its_layout_and_reads_it_back(tmp_path):
+    pytest.importorskip("sklearn")
+    dialogues, labels = _repeats_data()
+    shared = LexicalHead.fit(dialogues, labels, LABEL_NAMES, blocks=("b2", "b1", "u2", "b2&b1"), n=3, min_df=1)
+    assert shared.coef.shape[1] == 4 * len(shared.vocab) + 17 and any(len(g) == 3 for g in shared.vocab)
+    right = (shared.proba(dialogues).argmax(axis=1) == np.array(labels)).mean()
+    assert right == 1.0
+    shared.save(tmp_path / "v2")
+    again = LexicalHead.load(tmp_path / "v2")
+    assert (again.blocks, again.n) == (("b2", "b1", "u2", "b2&b1"), 3)
+    assert np.allclose(again.proba(dialogues), shared.proba(dialogues), atol=1e-6)
+    # the default layout is written as before (version 1, no layout keys), so older readers still load it
+    LexicalHead.fit(dialogues, labels, LABEL_NAMES, min_df=1).save(tmp_path / "v1")
+    info = json.loads((tmp_path / "v1" / "lexical.json").read_text(encoding="utf-8"))
+    assert info["version"] == 1 and "blocks" not in info
+    assert json.loads((tmp_path / "v2" / "lexical.json").read_text(encoding="utf-8"))["version"] == 2
+    with pytest.raises(InputError, match="distinct names"):
+        LexicalHead.fit(dialogues, labels, LABEL_NAMES, blocks=("b2", "b3"))
+    info["version"] = 3
+    (tmp_path / "v1" / "lexical.json").write_text(json.dumps(info), encoding="utf-8")
+    with pytest.raises(ModelError, match=r"lexical\.json: lexical head version 3"):
+        LexicalHead.load(tmp_path / "v1")
 
 
 class _Rows:
@@ -260,3 +311,16 @@ def test_attached_head_records_the_dev_metrics_the_detector_scores():
     assert det.config.training["lexical"]["command"] == "dialcheck train ..."
     assert det.config.metrics == {f"dev/{k}": v for k, v in _dev_metrics(det, dev).items()}
     assert 0 < det.config.metrics["dev/4class/macro_f1"] < 100
+
+
+def test_cli_refuses_lexical_blocks_it_cannot_use(tmp_path, capsys):
+    from dialcheck.cli import main
+
+    base = ["train", "--task", "cdconv", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")]
+    assert main([*base, "--lexical-blocks", "b2,b2&b1"]) == 2
+    assert "shape a head --lexical or --add-lexical fits" in capsys.readouterr().err
+    assert main([*base, "--lexical", "--lexical-blocks", "b2,b1&b2"]) == 2
+    assert "--lexical-blocks / --lexical-ngrams: lexical blocks ['b2', 'b1&b2']" in capsys.readouterr().err
+    assert main([*base, "--lexical", "--lexical-ngrams", "5"]) == 2
+    assert "n-gram length 5: give 1 to 4" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

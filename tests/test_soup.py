@@ -360,9 +360,13 @@ def test_soup_with_a_with_dev_ingredient_takes_a_lexical_head_as_it_is_and_is_no
         "--out", str(wd),
     )  # fmt: skip
     assert code == 0, err
-    code, _, err = run_cli(capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", "--out", str(lex))
+    shape = ["--lexical-blocks", "b2,b1,u2,b2&u2", "--lexical-ngrams", "3"]  # the refit keeps the head's layout
+    code, _, err = run_cli(
+        capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", *shape, "--out", str(lex)
+    )
     assert code == 0, err
     lex_cfg = json.loads((lex / "dialcheck.json").read_text())
+    assert lex_cfg["training"]["lexical"]["blocks"] == ["b2", "b1", "u2", "b2&u2"]
     # the source's tau must be the one that is copied: move it away from the default
     lex_cfg["thresholds"]["tau"] = 0.37
     (lex / "dialcheck.json").write_text(json.dumps(lex_cfg))
@@ -408,9 +412,13 @@ def test_lexical_from_with_dev_refits_that_head_on_train_and_dev_with_its_mix_an
     a, b, root = cdconv_flat_pair
     base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
     lex, refit = tmp_path / "lex", tmp_path / "refit"
-    code, _, err = run_cli(capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", "--out", str(lex))
+    shape = ["--lexical-blocks", "b2,b1,u2,b2&u2", "--lexical-ngrams", "3"]  # the refit keeps the head's layout
+    code, _, err = run_cli(
+        capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", *shape, "--out", str(lex)
+    )
     assert code == 0, err
     lex_cfg = json.loads((lex / "dialcheck.json").read_text())
+    assert lex_cfg["training"]["lexical"]["blocks"] == ["b2", "b1", "u2", "b2&u2"]
     lex_cfg["thresholds"]["tau"] = 0.37  # the source's tau must be the one kept
     (lex / "dialcheck.json").write_text(json.dumps(lex_cfg))
     src = load_detector(lex)
@@ -428,11 +436,14 @@ def test_lexical_from_with_dev_refits_that_head_on_train_and_dev_with_its_mix_an
     assert t["lexical"]["refitted"] is True and t["lexical"]["train_examples"] == 48
     assert cfg["thresholds"]["tau"] == 0.37
     assert "refitted on 48 train and dev examples" in (refit / "MODEL_CARD.md").read_text()
-    # the head is the one fitted on train + dev with the source's C and min_df, carrying the source's mix
+    # the head is the one fitted on train + dev with the source's C, min_df and layout, carrying the source's mix
     examples = [*load_dataset("cdconv.train.v1", str(root)), *load_dataset("cdconv.dev.v1", str(root))]
-    want = LexicalHead.fit([e.dialogue for e in examples], [example_label(e) for e in examples], LABEL_NAMES)
+    want = LexicalHead.fit(
+        [e.dialogue for e in examples], [example_label(e) for e in examples], LABEL_NAMES,
+        blocks=("b2", "b1", "u2", "b2&u2"), n=3,
+    )  # fmt: skip
     got = load_detector(refit)
-    assert got.lexical.mix == 0.3 and got.lexical.vocab == want.vocab
+    assert got.lexical.mix == 0.3 and got.lexical.vocab == want.vocab and got.lexical.blocks == want.blocks
     np.testing.assert_allclose(got.lexical.coef, want.coef, atol=1e-6)
     assert got.lexical.coef.shape != src.lexical.coef.shape or not np.allclose(got.lexical.coef, src.lexical.coef)
     ds = [Dialogue.from_texts(["你喜欢狗吗？", f"喜欢{k}。", "你养狗吗？", f"没养过{k}"]) for k in range(4)]

@@ -173,6 +173,20 @@ def add_parser(sub: Any) -> None:
         "thresholds); needs scikit-learn for training only",
     )
     c.add_argument(
+        "--lexical-blocks",
+        default=None,
+        metavar="NAMES",
+        help="with --lexical or --add-lexical: the head's n-gram blocks, comma-separated, out of b2, b1, u2 (each "
+        "turn's own n-grams) and b2&b1, b2&u2 (the n-grams of b2 the other turn has too); default b2,b1,u2",
+    )
+    c.add_argument(
+        "--lexical-ngrams",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --lexical or --add-lexical: the head's longest character n-gram, 1-4 (default 2)",
+    )
+    c.add_argument(
         "--cascade",
         choices=("joint", "stage"),
         default="joint",

@@ -8,13 +8,18 @@ A :class:`~dialcheck.detectors.categories.CategoryDetector` that has one mixes
 ``(1 - mix) * P_encoder + mix * P_lexical`` before deciding (``mix`` is chosen on dev when training).
 
 Features read conversations by position like the category detectors: ``b2`` is the last turn, then ``u2``,
-``b1``, ``u1``; missing leading turns are empty. They work on any script; the negation characters and the
-我/你 counts are Chinese cues and are zero for other languages.
+``b1``, ``u1``; missing leading turns are empty. Which blocks a head has is part of it (``blocks``; the default
+``b2``, ``b1``, ``u2``); ``b2&b1`` and ``b2&u2`` are the n-grams of b2 that the other turn has too, so the head
+can weigh what the reply repeats, not only what it says. ``n`` is the longest character n-gram (default 2).
+Features work on any script; the negation characters and the 我/你 counts are Chinese cues and are zero for
+other languages.
 
 >>> overlap("我喜欢猫", "我喜欢狗"), overlap("", "")
 (0.5, 0.0)
 >>> sorted(char_ngrams("ab a"))
 [' ', ' a', 'a', 'ab', 'b', 'b ']
+>>> sorted(block_ngrams(["", "我喜欢猫", "", "我喜欢狗"], "b2&b1"))
+['喜', '喜欢', '我', '我喜', '欢']
 """
 
 from __future__ import annotations
@@ -33,12 +38,25 @@ import numpy as np
 from ..errors import InputError, ModelError
 from ..schema import Dialogue
 
-__all__ = ["LEXICAL_FILES", "LexicalHead", "char_ngrams", "feature_rows", "hand_features", "overlap", "turns4"]
+__all__ = [
+    "BLOCK_NAMES",
+    "DEFAULT_BLOCKS",
+    "LEXICAL_FILES",
+    "LexicalHead",
+    "block_ngrams",
+    "char_ngrams",
+    "feature_rows",
+    "hand_features",
+    "overlap",
+    "turns4",
+]
 
 log = logging.getLogger(__name__)
 
 NEGATION = "不没别非无"
-BLOCKS = (3, 1, 2)  # b2, b1, u2 in turns4 order (u1, b1, u2, b2)
+_POS = {"u1": 0, "b1": 1, "u2": 2, "b2": 3}  # turns4 order
+BLOCK_NAMES = ("b2", "b1", "u2", "b2&b1", "b2&u2")
+DEFAULT_BLOCKS = ("b2", "b1", "u2")
 N_HAND = 17
 LEXICAL_FILES = ("lexical.json", "lexical.safetensors")
 _SPACES = re.compile(r"\s\s+")
@@ -75,15 +93,36 @@ def hand_features(d: Dialogue) -> list[float]:
     ]  # fmt: skip
 
 
-def char_ngrams(text: str) -> Counter[str]:
-    """Counts of character 1- and 2-grams of the lower-cased text, runs of white space collapsed."""
+def char_ngrams(text: str, n: int = 2) -> Counter[str]:
+    """Counts of character 1- to ``n``-grams of the lower-cased text, runs of white space collapsed."""
     t = _SPACES.sub(" ", text.lower())
-    return Counter([*t, *(t[i : i + 2] for i in range(len(t) - 1))])
+    return Counter(t[i : i + k] for k in range(1, n + 1) for i in range(len(t) - k + 1))
 
 
-def _block(text: str, vocab: dict[str, int], idf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices and L2-normalised TF-IDF values of one text's known n-grams."""
-    counts = [(vocab[g], c) for g, c in char_ngrams(text).items() if g in vocab]
+def check_blocks(blocks: Sequence[str], n: int) -> tuple[str, ...]:
+    """``blocks`` as a tuple, refused when a name is unknown, repeated or missing, or ``n`` is not 1-4."""
+    bad = [b for b in blocks if b not in BLOCK_NAMES]
+    if bad or not blocks or len(set(blocks)) != len(blocks):
+        raise InputError(f"lexical blocks {list(blocks)}: give distinct names out of {', '.join(BLOCK_NAMES)}")
+    if not 1 <= n <= 4:
+        raise InputError(f"lexical n-gram length {n}: give 1 to 4")
+    return tuple(blocks)
+
+
+def block_ngrams(texts: Sequence[str], block: str, n: int = 2) -> Counter[str]:
+    """The n-gram counts of one block of a conversation's (u1, b1, u2, b2): a turn's own, or for ``"x&y"`` the
+    n-grams of x that y has too (counted in x)."""
+    first, _, other = block.partition("&")
+    grams = char_ngrams(texts[_POS[first]], n)
+    if not other:
+        return grams
+    seen = char_ngrams(texts[_POS[other]], n)
+    return Counter({g: c for g, c in grams.items() if g in seen})
+
+
+def _block(grams: Counter[str], vocab: dict[str, int], idf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and L2-normalised TF-IDF values of one block's known n-grams."""
+    counts = [(vocab[g], c) for g, c in grams.items() if g in vocab]
     if not counts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
     idx = np.array([i for i, _ in counts], dtype=np.int64)
@@ -92,15 +131,22 @@ def _block(text: str, vocab: dict[str, int], idf: np.ndarray) -> tuple[np.ndarra
 
 
 def feature_rows(
-    dialogues: Sequence[Dialogue], vocab: dict[str, int], idf: np.ndarray
+    dialogues: Sequence[Dialogue],
+    vocab: dict[str, int],
+    idf: np.ndarray,
+    blocks: Sequence[str] = DEFAULT_BLOCKS,
+    n: int = 2,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Each conversation as sparse (column indices, values): TF-IDF blocks of b2, b1, u2, then the hand cues."""
+    """Each conversation as sparse (column indices, values): one TF-IDF block per name in ``blocks`` (default
+    b2, b1, u2), then the hand cues."""
     out = []
-    n = len(vocab)
+    width = len(vocab)
     for d in dialogues:
         texts = turns4(d)
-        parts = [_block(texts[b], vocab, idf) for b in BLOCKS]
-        idx = np.concatenate([p[0] + k * n for k, p in enumerate(parts)] + [np.arange(N_HAND) + len(BLOCKS) * n])
+        parts = [_block(block_ngrams(texts, b, n), vocab, idf) for b in blocks]
+        idx = np.concatenate(
+            [p[0] + k * width for k, p in enumerate(parts)] + [np.arange(N_HAND) + len(blocks) * width]
+        )
         val = np.concatenate([p[1] for p in parts] + [np.asarray(hand_features(d), dtype=np.float32)])
         out.append((idx, val))
     return out
@@ -109,7 +155,8 @@ def feature_rows(
 class LexicalHead:
     """Multinomial logistic regression over TF-IDF character n-grams of (b2, b1, u2) and the hand features.
 
-    ``labels`` are the class names in column order; ``mix`` is the weight a detector gives this head.
+    ``labels`` are the class names in column order; ``mix`` is the weight a detector gives this head;
+    ``blocks`` and ``n`` say which n-gram blocks it reads (module text).
     """
 
     def __init__(
@@ -121,7 +168,10 @@ class LexicalHead:
         labels: Sequence[str],
         mix: float = 0.5,
         meta: dict[str, Any] | None = None,
+        blocks: Sequence[str] = DEFAULT_BLOCKS,
+        n: int = 2,
     ) -> None:
+        self.blocks, self.n = check_blocks(blocks, n), int(n)
         self.vocab = {g: i for i, g in enumerate(vocab)}
         self.idf = np.asarray(idf, dtype=np.float32)
         self.coef = np.asarray(coef, dtype=np.float32)
@@ -129,7 +179,7 @@ class LexicalHead:
         self.labels = list(labels)
         self.mix = float(mix)
         self.meta = dict(meta or {})
-        width = len(BLOCKS) * len(self.vocab) + N_HAND
+        width = len(self.blocks) * len(self.vocab) + N_HAND
         if self.coef.shape != (len(self.labels), width) or self.idf.shape != (len(self.vocab),):
             raise ModelError(
                 f"lexical head: coef {self.coef.shape} / idf {self.idf.shape} do not fit "
@@ -138,7 +188,7 @@ class LexicalHead:
 
     def rows(self, dialogues: Sequence[Dialogue]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each conversation as sparse (column indices, values) over the head's feature columns."""
-        return feature_rows(dialogues, self.vocab, self.idf)
+        return feature_rows(dialogues, self.vocab, self.idf, self.blocks, self.n)
 
     def proba(self, dialogues: Sequence[Dialogue]) -> np.ndarray:
         """Class probabilities, shape (len(dialogues), len(labels)), columns in ``labels`` order."""
@@ -159,8 +209,11 @@ class LexicalHead:
         label_names: Sequence[str],
         c: float = 1.0,
         min_df: int = 2,
+        blocks: Sequence[str] = DEFAULT_BLOCKS,
+        n: int = 2,
     ) -> LexicalHead:
         """Fit on conversations and integer labels (indices into ``label_names``); balanced class weights.
+        The vocabulary is the n-grams found in at least ``min_df`` of the b1, u2 and b2 turns.
 
         Needs scikit-learn (``pip install scikit-learn``); the fitted head does not.
         """
@@ -171,16 +224,17 @@ class LexicalHead:
             raise ModelError("fitting a lexical head needs scikit-learn: pip install scikit-learn") from None
         if len(dialogues) != len(labels) or not dialogues:
             raise InputError(f"{len(dialogues)} conversations but {len(labels)} labels")
+        blocks = check_blocks(blocks, n)
         docs = [turns4(d)[b] for d in dialogues for b in (1, 2, 3)]  # every b1, u2, b2 is one document
         df: Counter[str] = Counter()
         for t in docs:
-            df.update(char_ngrams(t).keys())
+            df.update(char_ngrams(t, n).keys())
         vocab = sorted(g for g, k in df.items() if k >= min_df)
         n_docs = len(docs)
         idf = np.array([math.log((1 + n_docs) / (1 + df[g])) + 1.0 for g in vocab], dtype=np.float32)
         present = sorted(set(labels))
-        width = len(BLOCKS) * len(vocab) + N_HAND
-        rows = feature_rows(dialogues, {g: i for i, g in enumerate(vocab)}, idf)
+        width = len(blocks) * len(vocab) + N_HAND
+        rows = feature_rows(dialogues, {g: i for i, g in enumerate(vocab)}, idf, blocks, n)
         indptr = np.cumsum([0, *(len(i) for i, _ in rows)])
         x = csr_matrix(
             (np.concatenate([v for _, v in rows]), np.concatenate([i for i, _ in rows]), indptr),
@@ -196,7 +250,7 @@ class LexicalHead:
             for row, k in enumerate(model.classes_):
                 coef[int(k)], intercept[int(k)] = model.coef_[row], model.intercept_[row]
         meta = {"C": c, "min_df": min_df, "train_examples": len(dialogues), "n_grams": len(vocab)}
-        return cls(vocab, idf, coef, intercept, label_names, meta=meta)
+        return cls(vocab, idf, coef, intercept, label_names, meta=meta, blocks=blocks, n=n)
 
     # -- files -----------------------------------------------------------------------------------
     def save(self, folder: str | Path) -> None:
@@ -206,7 +260,10 @@ class LexicalHead:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         vocab = sorted(self.vocab, key=self.vocab.__getitem__)
-        info = {"version": 1, "labels": self.labels, "mix": self.mix, "meta": self.meta, "vocab": vocab}
+        info: dict[str, Any] = {"version": 1, "labels": self.labels, "mix": self.mix, "meta": self.meta}
+        if (self.blocks, self.n) != (DEFAULT_BLOCKS, 2):  # version 1 readers know the default layout only
+            info.update(version=2, blocks=list(self.blocks), n=self.n)
+        info["vocab"] = vocab
         (folder / LEXICAL_FILES[0]).write_text(json.dumps(info, ensure_ascii=False) + "\n", encoding="utf-8")
         save_file({"idf": self.idf, "coef": self.coef, "intercept": self.intercept}, str(folder / LEXICAL_FILES[1]))
 
@@ -220,9 +277,16 @@ class LexicalHead:
             arrays = load_file(str(folder / LEXICAL_FILES[1]))
         except (OSError, ValueError) as e:
             raise ModelError(f"{folder}: cannot read the lexical head: {e}") from None
-        return cls(
-            info["vocab"], arrays["idf"], arrays["coef"], arrays["intercept"], info["labels"], info["mix"], info["meta"]
-        )
+        if info.get("version") not in (1, 2):
+            raise ModelError(f"{folder / LEXICAL_FILES[0]}: lexical head version {info.get('version')!r} is newer "
+                             "than this dialcheck reads (1 or 2); upgrade dialcheck")  # fmt: skip
+        try:
+            return cls(
+                info["vocab"], arrays["idf"], arrays["coef"], arrays["intercept"], info["labels"], info["mix"],
+                info["meta"], blocks=info.get("blocks", DEFAULT_BLOCKS), n=int(info.get("n", 2)),
+            )  # fmt: skip
+        except InputError as e:
+            raise ModelError(f"{folder / LEXICAL_FILES[0]}: {e}") from None
 
     @staticmethod
     def present(folder: str | Path) -> bool:

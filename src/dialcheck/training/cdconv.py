@@ -305,18 +305,28 @@ def choose_mix(
     return best, top, se
 
 
-def _fit_head(examples: Sequence[Example], c: float = 1.0, min_df: int = 2) -> Any:
+def _fit_head(
+    examples: Sequence[Example], c: float = 1.0, min_df: int = 2, blocks: Sequence[str] | None = None, n: int = 2
+) -> Any:
     """A :class:`~dialcheck.detectors.lexical.LexicalHead` fitted on CDConv ``examples`` and their four-category
-    labels (its mix is left at the default; the callers set or choose it). Needs scikit-learn."""
+    labels (its mix is left at the default; the callers set or choose it); ``blocks`` and ``n`` as the head's
+    (default: b2, b1, u2 and 1-2-grams). Needs scikit-learn."""
     from ..datasets.cdconv import LABEL_NAMES
-    from ..detectors.lexical import LexicalHead
+    from ..detectors.lexical import DEFAULT_BLOCKS, LexicalHead
 
     labels = [example_label(e) for e in examples]
-    return LexicalHead.fit([e.dialogue for e in examples], labels, LABEL_NAMES, c=c, min_df=min_df)
+    return LexicalHead.fit(
+        [e.dialogue for e in examples], labels, LABEL_NAMES, c=c, min_df=min_df, blocks=blocks or DEFAULT_BLOCKS, n=n
+    )
 
 
 def fit_lexical(
-    detector: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], c: float = 1.0
+    detector: CategoryDetector,
+    train: Sequence[Example],
+    dev: Sequence[Example],
+    c: float = 1.0,
+    blocks: Sequence[str] | None = None,
+    n: int = 2,
 ) -> dict[str, Any]:
     """Fit a :class:`~dialcheck.detectors.lexical.LexicalHead` on ``train``, attach it to ``detector`` and
     choose its mix (0, 0.1, ..., 1) together with the decision threshold ``tau`` (0.30 ... 0.80) on dev.
@@ -326,20 +336,26 @@ def fit_lexical(
     2-class accuracy) of the top criterion is kept, with its best tau (ties: the tau nearer 0.5): the
     encoder is the part that reads meaning, so it keeps as much weight as the dev data allow. The
     encoder runs once over dev; each setting only re-decides. Returns the choice and, per mix, its best
-    dev score. Needs scikit-learn.
+    dev score. ``blocks`` and ``n``: the head's n-gram blocks and longest n-gram
+    (:mod:`dialcheck.detectors.lexical`). Needs scikit-learn.
     """
-    return _fit_lexical(detector, train, dev, c)[0]
+    return _fit_lexical(detector, train, dev, c, blocks, n)[0]
 
 
 def _fit_lexical(
-    detector: CategoryDetector, train: Sequence[Example], dev: Sequence[Example], c: float
+    detector: CategoryDetector,
+    train: Sequence[Example],
+    dev: Sequence[Example],
+    c: float,
+    blocks: Sequence[str] | None = None,
+    n: int = 2,
 ) -> tuple[dict[str, Any], list[int]]:
     """:func:`fit_lexical`, and the 4-class dev labels at the chosen setting (the encoder ran once)."""
     if not isinstance(detector, CategoryDetector):
         raise InputError(f"a lexical head mixes into the flat or pair detector, not {type(detector).__name__}")
     if not dev:
         raise InputError("choosing the lexical mix needs dev examples")
-    head = _fit_head(train, c)
+    head = _fit_head(train, c, blocks=blocks, n=n)
     detector.lexical = head
     dialogues = [e.dialogue for e in dev]
     gold = [example_label(e) for e in dev]
@@ -369,22 +385,29 @@ def _fit_lexical(
         for t in [max(TAU_GRID, key=lambda t, mix=mix: scores[(mix, t)][0])]
     }
     chosen = {"mix": best[0], "tau": best[1], "tau_before": old_tau, "C": c, "n_grams": len(head.vocab),
+              "blocks": list(head.blocks), "n": head.n,
               "top": {"mix": top[0], "tau": top[1], "mean": scores[top][0]}, "one_se": round(se, 3),
               "dev_best_per_mix": per_mix}  # fmt: skip
     return chosen, labels_at(*best)
 
 
 def fit_cascade_lexical(
-    detector: HierarchicalDetector, train: Sequence[Example], dev: Sequence[Example], c: float = 1.0
+    detector: HierarchicalDetector,
+    train: Sequence[Example],
+    dev: Sequence[Example],
+    c: float = 1.0,
+    blocks: Sequence[str] | None = None,
+    n: int = 2,
 ) -> dict[str, Any]:
     """Fit a :class:`~dialcheck.detectors.lexical.LexicalHead` on ``train``, attach it to the cascade and
     choose its mix with the three stage thresholds on dev (:func:`calibrate_cascade`). Needs scikit-learn."""
     if not dev:
         raise InputError("choosing the lexical mix needs dev examples")
-    head = _fit_head(train, c)
+    head = _fit_head(train, c, blocks=blocks, n=n)
     detector.lexical = head
     res = calibrate_cascade(detector, dev)
-    return {"mix": head.mix, "C": c, "n_grams": len(head.vocab), **res["lexical"], "thresholds": res["thresholds"]}
+    return {"mix": head.mix, "C": c, "n_grams": len(head.vocab), "blocks": list(head.blocks), "n": head.n,
+            **res["lexical"], "thresholds": res["thresholds"]}  # fmt: skip
 
 
 def start_model(config: Any, init: str | Path | None = None, seed: int = 0) -> tuple[Any, Any]:
@@ -706,16 +729,41 @@ def train_category_detector(
     return detector
 
 
+def lexical_spec(args: Any) -> tuple[tuple[str, ...] | None, int]:
+    """(blocks, n) of the lexical head ``--lexical-blocks`` and ``--lexical-ngrams`` ask for (None: the default
+    blocks), checked.
+
+    >>> from types import SimpleNamespace as N
+    >>> lexical_spec(N(lexical_blocks="b2,b1,u2,b2&b1", lexical_ngrams=3))
+    (('b2', 'b1', 'u2', 'b2&b1'), 3)
+    """
+    from ..detectors.lexical import DEFAULT_BLOCKS, check_blocks
+
+    text, n = getattr(args, "lexical_blocks", None), getattr(args, "lexical_ngrams", None) or 2
+    blocks = tuple(b.strip() for b in text.split(",")) if text else None
+    try:
+        checked = check_blocks(blocks or DEFAULT_BLOCKS, n)
+    except InputError as e:
+        raise InputError(f"--lexical-blocks / --lexical-ngrams: {e}") from None
+    return (checked if blocks else None), n
+
+
 def _attach_lexical(
-    det: CategoryDetector | HierarchicalDetector, train: Sequence[Example], dev: Sequence[Example], command: str
+    det: CategoryDetector | HierarchicalDetector,
+    train: Sequence[Example],
+    dev: Sequence[Example],
+    command: str,
+    blocks: Sequence[str] | None = None,
+    n: int = 2,
 ) -> None:
-    """Fit the lexical head, choose its mix on dev, and record both in the detector's config."""
+    """Fit the lexical head (``blocks``, ``n``: its n-gram blocks), choose its mix on dev, and record both in the
+    detector's config."""
     import datetime as dt
 
     if isinstance(det, HierarchicalDetector):
-        chosen, metrics = fit_cascade_lexical(det, train, dev), _dev_metrics(det, dev)
+        chosen, metrics = fit_cascade_lexical(det, train, dev, blocks=blocks, n=n), _dev_metrics(det, dev)
     else:  # the labels the mix was chosen with are the detector's: no second pass over dev
-        chosen, dev_labels = _fit_lexical(det, train, dev, 1.0)
+        chosen, dev_labels = _fit_lexical(det, train, dev, 1.0, blocks, n)
         metrics = cdconv_metrics([example_label(e) for e in dev], dev_labels)
     det.config.training = {
         **det.config.training,
@@ -827,7 +875,7 @@ def _measure_init(
         copy_lexical(det, Path(lexical_from), command, refit_on=train if refit else None)
     if args.lexical:
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {what}", file=sys.stderr)
-        _attach_lexical(det, train, dev, command)
+        _attach_lexical(det, train, dev, command, *lexical_spec(args))
     elif seen or refit:
         why = f"{seen[0]} was trained on it" if seen else "its lexical head was refitted on it"
         print(f"dialcheck: {what} not measured on dev ({why})", file=sys.stderr)
@@ -861,8 +909,9 @@ def copy_lexical(
     """Give ``det`` the lexical head of the saved flat or pair detector in ``source``, with its mix and the
     decision threshold ``tau`` it was chosen with; nothing is chosen.
 
-    ``refit_on``: fit a head of the same kind (its ``C`` and ``min_df``) on these examples instead of copying
-    the fitted one (``--with-dev``: train and dev together); the mix and ``tau`` are still the source's."""
+    ``refit_on``: fit a head of the same kind (its ``C``, ``min_df``, blocks and n-grams) on these examples
+    instead of copying the fitted one (``--with-dev``: train and dev together); the mix and ``tau`` are still the
+    source's."""
     from ..detectors.lexical import LexicalHead
     from ..detectors.modeling import CONFIG_NAME, DetectorConfig
 
@@ -878,7 +927,9 @@ def copy_lexical(
     head = LexicalHead.load(source)
     record: dict[str, Any] = {"copied_from": model_reference(source), "copy_command": command}
     if refit_on is not None:
-        fitted = _fit_head(refit_on, float(head.meta.get("C", 1.0)), int(head.meta.get("min_df", 2)))
+        fitted = _fit_head(
+            refit_on, float(head.meta.get("C", 1.0)), int(head.meta.get("min_df", 2)), head.blocks, head.n
+        )
         fitted.mix = head.mix
         head = fitted
         record = {**record, "refitted": True, "train_examples": len(refit_on), "n_grams": len(head.vocab)}
@@ -947,6 +998,11 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     unknown = [a for a in augment if a not in CDCONV_AUGMENTATIONS]
     if unknown:
         raise InputError(f"--augment {','.join(unknown)}: --task cdconv knows {', '.join(CDCONV_AUGMENTATIONS)}")
+    if (getattr(args, "lexical_blocks", None) or getattr(args, "lexical_ngrams", None)) and not (
+        args.lexical or args.add_lexical
+    ):
+        raise InputError("--lexical-blocks and --lexical-ngrams shape a head --lexical or --add-lexical fits")
+    lexical_spec(args)  # a bad block name stops the run before any data is read
     train_name, dev_name = SPLIT_DATASETS[args.split]
     train = load_dataset(train_name, args.data_dir)
     dev = load_dataset(dev_name, args.data_dir)
@@ -1006,7 +1062,7 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
     if args.add_lexical:
         det0 = _load_saved(args.add_lexical, args.threads, "--add-lexical needs a saved CDConv detector")
         print(f"dialcheck: fitting a lexical head on {len(train)} examples onto {args.add_lexical}", file=sys.stderr)
-        _attach_lexical(det0, train, dev, command)
+        _attach_lexical(det0, train, dev, command, *lexical_spec(args))
         return _save_copy(det0, Path(args.add_lexical), Path(out))
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
@@ -1066,6 +1122,6 @@ def _run_cdconv(args: Any, out: Any, command: str, machine: str) -> int:
         resume=getattr(args, "resume", False),
     )
     if args.lexical:
-        _attach_lexical(det, train, dev, command)
+        _attach_lexical(det, train, dev, command, *lexical_spec(args))
     det.save(out)
     return _card_and_report(det, Path(out))
