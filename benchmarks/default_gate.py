@@ -66,6 +66,7 @@ HAND = (
     "decode_hand_spouse_j",
     "decode_hand_subjects_k",
     "decode_hand_subjects_l",
+    "decode_hand_introductions_m",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -266,6 +267,11 @@ ROWS = [
     ("decode_hand_slots_c/accuracy", "third hand set of names, ages and jobs, others' slots (20) accuracy", "{:.2f}"),
     ("decode_hand_subjects_k/accuracy", "hand set of the speaker against someone else (40) accuracy", "{:.2f}"),
     ("decode_hand_subjects_l/accuracy", "second such set, blind (20) accuracy", "{:.2f}"),
+    (
+        "decode_hand_introductions_m/accuracy",
+        "hand set of someone introduced, then elaborated (40) accuracy",
+        "{:.2f}",
+    ),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),

@@ -222,22 +222,29 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
     logs.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "cascade"
     args = ["train", "--task", "cascade", "--init", str(a), str(b), "--calibrate-on", str(logs), "--out", str(out)]
-    readings = ["--ellipsis", "resolve", "--questions", "skip", "--subjects", "apart"]
+    readings = ["--ellipsis", "resolve", "--questions", "skip", "--subjects", "apart", "--introductions", "settle"]
     code, _, err = run_cli(capsys, *args, *readings, "--prefer-onnx")
     assert code == 0, err
     cfg = json.loads((out / "dialcheck.json").read_text())
-    assert cfg["options"]["readings"] == {"ellipsis": "resolve", "questions": "skip", "subjects": "apart"}
+    assert cfg["options"]["readings"] == {
+        "ellipsis": "resolve",
+        "questions": "skip",
+        "subjects": "apart",
+        "introductions": "settle",
+    }
     assert cfg["options"]["runtime"] == "onnx"  # dialcheck.load() runs it on ONNX Runtime where installed
     again = cfg["training"]["second_recalibrated"]
     assert again["tau_before"] == slow_tau and cfg["thresholds"]["tau"] == again["tau"]
     # the saved stages keep their own readings; the cascade sets its own on both when it loads
     assert "ellipsis" not in json.loads((out / "second" / "dialcheck.json").read_text())["options"]
     card = (out / "MODEL_CARD.md").read_text()
-    assert "Both stages read dialogues with `ellipsis: resolve`, `questions: skip`, `subjects: apart`." in card
+    both = "`ellipsis: resolve`, `questions: skip`, `subjects: apart`, `introductions: settle`"
+    assert f"Both stages read dialogues with {both}." in card
     assert f"tau {slow_tau} -> {again['tau']}" in card
     det = load_detector(out)
     assert det.first.ellipsis == det.second.ellipsis == "resolve" and det.second.questions == "skip"
     assert det.first.subjects == det.second.subjects == "apart"
+    assert det.first.introductions == det.second.introductions == "settle"
     assert det.tau == again["tau"]
     # a reading SLOW already has leaves its thresholds as they were
     code, _, err = run_cli(capsys, *args[:-1], str(tmp_path / "c2"), "--questions", "read")

@@ -1,10 +1,11 @@
-"""Turns about different people (dialcheck.detectors.subjects) and the utterance detector's reading subjects="apart"."""
+"""Turns about different people (dialcheck.detectors.subjects) and the utterance detector's readings subjects="apart"
+and introductions="settle"."""
 
 import json
 
 import pytest
 
-from dialcheck.detectors.subjects import apart, denies_someone, subject_of
+from dialcheck.detectors.subjects import apart, denies_someone, introduces, introduction, subject_of
 from dialcheck.detectors.utterance import SETTLED_SCORE
 from dialcheck.schema import Dialogue
 from helpers_cli import run_cli
@@ -90,20 +91,26 @@ def test_apart_caps_the_pair_about_someone_else_and_keeps_the_others():
         det.subjects = "sometimes"
 
 
-def test_subjects_on_the_command_line_and_in_a_saved_model(capsys, tiny_detector_dir, tmp_path):
+@pytest.mark.parametrize(
+    ("reading", "value", "turns"),
+    [
+        ("subjects", "apart", ["Hi", "I live in Ohio.", "Family?", "My brother lives in Texas."]),
+        ("introductions", "settle", ["Siblings?", "Yes, one brother.", "Where?", "My brother lives in Texas."]),
+    ],
+)
+def test_reading_on_the_command_line_and_in_a_saved_model(capsys, tiny_detector_dir, tmp_path, reading, value, turns):
     data = tmp_path / "d.json"
-    data.write_text(json.dumps(["Hi", "I live in Ohio.", "Family?", "My brother lives in Texas."]))
-    code, out, err = run_cli(
-        capsys, "check", str(data), "--model", str(tiny_detector_dir), "--json", "--subjects", "apart"
-    )
+    data.write_text(json.dumps(turns))
+    flag = f"--{reading}"
+    code, out, err = run_cli(capsys, "check", str(data), "--model", str(tiny_detector_dir), "--json", flag, value)
     assert code == 0, err
     assert json.loads(out)["pair_scores"] == {"1": SETTLED_SCORE}
     saved = tmp_path / "saved"
-    code, _, err = run_cli(capsys, "models", str(tiny_detector_dir), "--save", str(saved), "--subjects", "apart")
+    code, _, err = run_cli(capsys, "models", str(tiny_detector_dir), "--save", str(saved), flag, value)
     assert code == 0, err
     from dialcheck.detectors import load_detector
 
-    assert load_detector(saved).subjects == "apart"
+    assert getattr(load_detector(saved), reading) == value
 
 
 def test_apart_leaves_the_slot_reading_its_conflicts_and_one_person_named_in_both():
@@ -119,3 +126,67 @@ def test_apart_leaves_the_slot_reading_its_conflicts_and_one_person_named_in_bot
     # the speaker's turn introduces the very person the last turn is about
     assert not apart("I have an older sister and a younger brother.", "My older sister is 38.")
     assert apart("I have an older brother.", "My sister is 38.")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I have a sister.", (1, "sister", frozenset())),
+        ("Yes, two daughters.", (2, "daughter", frozenset())),
+        ("I've got a dog named Biscuit.", (1, "dog", frozenset())),
+        ("We have an older son. Do you have kids?", (1, "son", frozenset({"older"}))),  # the question aside
+        ("Three grandchildren.", (3, "grandchildren", frozenset())),
+        ("I have no kids.", None),  # a denial, not a count
+        ("I have a sister who lives in Paris.", None),  # says more than that she exists
+        ("I have a sister. She is a nurse.", None),
+        ("I have a car.", None),  # not a person or a pet
+    ],
+)
+def test_introduction(text, expected):
+    assert introduction(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "expected"),
+    [
+        ("I have a sister.", "My sister lives abroad.", True),
+        ("Yes, two daughters.", "My daughters are 5 and 8.", True),
+        ("My dog loves the park.", "I have a dog.", True),  # either order
+        ("I have two kids.", "My kid is 5.", True),  # one of the two
+        ("I have a sister.", "My older sister is 38.", True),  # nothing said about her age before
+        ("I have a dog.", "My dog died last year.", False),  # lost
+        ("I have a puppy.", "My puppy ran away last month.", False),
+        ("I have two daughters.", "My three daughters are grown.", False),  # counted otherwise
+        ("I have one brother.", "My brothers are both doctors.", False),
+        ("We have two dogs.", "My dog Rex is our only pet.", False),  # "only" counts too
+        ("I have a sister.", "My only sister is 38.", True),
+        ("Yes, a twin brother.", "My twin brother is a chef.", True),  # the kind is the last word: a brother
+        ("I have a younger brother.", "My older brother is 30.", False),  # older or younger otherwise
+        ("I have a sister.", "My sister and I talk every day.", False),  # the speaker in it too
+        ("I have a son.", "My daughter is 5.", False),  # another kind of person
+        ("I have a sister.", "I'm an only child.", False),  # the speaker's own turn: the classifier's
+    ],
+)
+def test_introduces(earlier, last, expected):
+    assert introduces(earlier, last) is expected
+
+
+def test_introductions_settle_caps_the_elaboration_and_keeps_the_rest():
+    d = Dialogue.from_texts(
+        ["Pets?", "I have a dog.", "Siblings?", "I have a sister.", "Tell me more.", "My sister lost her dog."]
+    )
+    det = _utterance()
+    det._clf = _SameScore()  # flags every pair
+    assert det.introductions == "off"
+    assert det.predict([d])[0].pair_scores == {1: pytest.approx(0.9), 3: pytest.approx(0.9)}
+    det.introductions = "settle"
+    (v,) = det.predict([d])
+    assert v.pair_scores[3] == SETTLED_SCORE  # the sister she introduced
+    assert v.pair_scores[1] == pytest.approx(0.9)  # the speaker's dog is not the one the last turn names
+    assert v.contradiction and v.evidence == (1,)
+    with pytest.raises(ValueError, match="introductions"):
+        det.introductions = "always"
+    # a pair the slot reading flags stays flagged
+    aged = Dialogue.from_texts(["Hi", "I have an older sister.", "Ages?", "I am 45 years old. My sister is 30."])
+    det.slots = "persona"
+    assert det.predict([aged])[0].pair_scores[1] > 0.5

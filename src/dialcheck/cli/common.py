@@ -46,9 +46,10 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects: how an utterance-based detector reads;
+    """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions: how an utterance-based
+    detector reads;
     --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
-    from ..detectors.utterance import SLOT_READINGS, SUBJECT_READINGS
+    from ..detectors.utterance import INTRODUCTION_READINGS, SLOT_READINGS, SUBJECT_READINGS
 
     add_pair_order_option(p)
     p.add_argument(
@@ -95,6 +96,15 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         'the other only about someone else ("I live in Ohio." ... "My brother lives in Texas."), unless either '
         'denies that someone ("I\'m an only child."); English phrasings, see dialcheck.detectors.subjects; '
         "default: the model's",
+    )
+    p.add_argument(
+        "--introductions",
+        choices=INTRODUCTION_READINGS,
+        default=None,
+        help="utterance-based detectors: settle clears a pair of turns of which one only says the speaker has "
+        'someone ("I have a sister.", "Yes, two daughters.") and the other only says something about that someone '
+        '("My sister lives abroad."), unless it denies, loses or counts them otherwise ("My sister passed away.", '
+        '"my two sisters"); English phrasings, see dialcheck.detectors.subjects; default: the model\'s',
     )
     p.add_argument(
         "--cascade-evidence",

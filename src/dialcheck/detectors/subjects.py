@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["apart", "denies_someone", "subject_of"]
+__all__ = ["apart", "denies_someone", "introduces", "introduction", "subject_of"]
 
 _PEOPLE = (
     r"brothers?|sisters?|siblings?|mom|mum|mother|dad|father|parents?|wife|husband|spouse|sons?|daughters?|kids?"
@@ -134,3 +134,98 @@ def apart(earlier: str, last: str) -> bool:
         return False
     own, other = (earlier, last) if kinds[0] == "self" else (last, earlier)
     return not _named(own) & _named(other)
+
+
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_COUNT = rf"(?:{'|'.join(_COUNT_WORDS)}|\d+)"
+# "I have a sister.", "I've got two dogs named Rex and Max.", "We have an older son.", "Yes, two daughters."
+_INTRODUCTION = re.compile(
+    rf"^(?:(?:i|we) (?:have|have got|got)|i've got|we've got|i've|we've)?\s*(?P<count>{_COUNT})\s+"
+    rf"(?P<adj>(?:[a-z-]+\s+){{0,2}}?)(?P<who>{_WHO})"
+    r"(?:\s*,?\s+(?:named|called)\s+[A-Z][\w'-]*(?:\s+and\s+[A-Z][\w'-]*)?)?\s*[.!]*$",
+    re.I,
+)
+# a someone who is gone or was given up: "My dog ran away." against "I have a dog."
+_GONE = re.compile(
+    r"\b(?:ran away|run away|put down|gave (?:him|her|it|them) away|rehomed|used to|anymore|no longer)\b", re.I
+)
+# the last person or pet word of "my ..." names the kind: "my twin brother" is a brother
+_OWN = re.compile(rf"\b(?:my|our)\s+(?:[a-z-]+\s+){{0,2}}({_WHO})\b", re.I)
+_ONLY = re.compile(rf"\bonly\s+(?:[a-z-]+\s+)?{_WHO}\b", re.I)  # "my only sister", "our only pet": one
+_AGE_WORDS = {"older", "younger", "little", "big", "elder", "eldest", "oldest", "youngest", "baby", "twin", "step"}
+
+
+def _fragments(text: str) -> list[str]:
+    """Every sentence of a turn that does not ask, openers cut off (fragments kept: "Yes, two daughters.")."""
+    out = []
+    for m in _SENTENCE.finditer(text.replace("’", "'")):
+        s = m.group(0).strip()
+        if s and not s.endswith("?"):
+            out.append(_OPENER.sub("", s).strip())
+    return [s for s in out if s]
+
+
+@functools.lru_cache(maxsize=4096)
+def introduction(text: str) -> tuple[int, str, frozenset[str]] | None:
+    """(count, kind, age words) when ``text`` says nothing but that the speaker has someone ("I have a sister.",
+    "Yes, two daughters.", "I've got a dog named Rex."), questions aside; else None.
+
+    >>> introduction("Yes, I have two older sisters. Do you?")
+    (2, 'sister', frozenset({'older'}))
+    >>> introduction("I have a sister who lives in Paris.") is None
+    True
+    """
+    said = _fragments(text)
+    if len(said) != 1:
+        return None
+    m = _INTRODUCTION.match(said[0])
+    if not m:
+        return None
+    word = m.group("count").lower()
+    count = _COUNT_WORDS[word] if word in _COUNT_WORDS else int(word)
+    adj = frozenset(w.lower() for w in m.group("adj").split())
+    return count, m.group("who").lower().rstrip("s"), adj
+
+
+def _counts_of(text: str, kind: str) -> set[int]:
+    """The numbers a turn puts before that kind of someone ("my two sisters" -> {2}; "a sister" -> {1}), and -2
+    for a plural without a number ("my sisters": two or more)."""
+    found = set()
+    for m in re.finditer(rf"\b(?P<n>{_COUNT})\s+(?:[a-z-]+\s+){{0,2}}?(?P<w>{_WHO})\b", text, re.I):
+        if m.group("w").lower().rstrip("s") == kind:
+            n = m.group("n").lower()
+            found.add(_COUNT_WORDS[n] if n in _COUNT_WORDS else int(n))
+    if any(w.lower() == kind + "s" for w in re.findall(rf"\b(?:{_WHO})\b", text, re.I)):
+        found.add(-2)
+    return found
+
+
+def introduces(earlier: str, last: str) -> bool:
+    """Whether one of two turns of one speaker only introduces someone ("I have a sister.") and the other only
+    says something about that someone, as the speaker's ("My sister lives abroad."; not "My sister lost her
+    dog." after "I have a dog."): the second takes the first for granted, so
+    the two agree, unless the other turn denies or loses them ("My sister passed away.", "My dog ran away."),
+    counts them otherwise ("a sister" … "my two sisters", "my sisters"; "two dogs" … "our only pet") or calls
+    them older or younger otherwise.
+
+    >>> introduces("Yes, two daughters.", "My daughters are 5 and 8.")
+    True
+    >>> introduces("I have a sister.", "My sisters are twins.")
+    False
+    >>> introduces("I have a younger brother.", "My older brother is 30.")
+    False
+    """
+    for intro_turn, other in ((earlier, last), (last, earlier)):
+        intro = introduction(intro_turn)
+        if intro is None or subject_of(other) != "other":
+            continue
+        count, kind, adj = intro
+        own = {m.lower().rstrip("s") for m in _OWN.findall(other)}  # "my sister", "our two dogs"
+        if kind not in own or denies_someone(other) or _GONE.search(other):
+            return False
+        counts = _counts_of(other, kind)
+        if any(n != count and not (n == -2 and count >= 2) for n in counts) or (count > 1 and _ONLY.search(other)):
+            return False
+        said = set(re.findall(r"[a-z]+", other.lower())) & _AGE_WORDS
+        return not (said and adj & _AGE_WORDS and said != adj & _AGE_WORDS)
+    return False

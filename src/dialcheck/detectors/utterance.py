@@ -53,7 +53,7 @@ from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 from .slots import ages_cut, slot_conflicts, slot_settled
-from .subjects import apart
+from .subjects import apart, introduces
 
 __all__ = [
     "ELLIPSIS",
@@ -72,6 +72,7 @@ ELLIPSIS_READINGS = ("off", "resolve")
 QUESTION_READINGS = ("read", "skip")
 SLOT_READINGS = ("off", "persona", "settle")
 SUBJECT_READINGS = ("off", "apart")
+INTRODUCTION_READINGS = ("off", "settle")
 #: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
 SLOT_SCORE = 0.99
 #: The most an earlier turn of nothing but slots the last turn agrees with scores (``slots="settle"``).
@@ -224,12 +225,21 @@ class UtteranceDetector(Detector):
         "``SETTLED_SCORE`` (:func:`~dialcheck.detectors.subjects.apart`), unless the slot reading flags it.",
     )
 
+    introductions = ReadingOption(
+        "off",
+        lambda v: _one_of(v, "introductions", INTRODUCTION_READINGS),
+        '``"settle"``: a pair of turns of which one only says the speaker has someone ("I have a sister.", "Yes, '
+        'two daughters.") and the other only says something about that someone ("My sister lives abroad."), '
+        "neither denying, losing or counting them otherwise, scores at most ``SETTLED_SCORE`` "
+        "(:func:`~dialcheck.detectors.subjects.introduces`), unless the slot reading flags it.",
+    )
+
     @classmethod
     def reading_options(cls) -> tuple[str, ...]:
         """The names of the options that change how dialogues are read (the ``ReadingOption`` attributes).
 
         >>> UtteranceDetector.reading_options()
-        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions', 'slots', 'subjects')
+        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions', 'slots', 'subjects', 'introductions')
         """
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
 
@@ -373,11 +383,14 @@ class UtteranceDetector(Detector):
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
-            if self.subjects == "apart":  # a pair the slot reading flags is its to judge (a relative's age)
-                last = d.turns[-1].text
-                for i in turn_scores:
-                    if i not in read_as and i not in conflicts and apart(d.turns[i].text, last):
-                        turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
+            last = d.turns[-1].text
+            for i in turn_scores:  # a pair the slot reading flags is its to judge (a relative's age)
+                if i in conflicts:
+                    continue
+                if (self.subjects == "apart" and i not in read_as and apart(d.turns[i].text, last)) or (
+                    self.introductions == "settle" and introduces(d.turns[i].text, last)
+                ):
+                    turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))
         return out
 

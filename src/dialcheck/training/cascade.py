@@ -32,7 +32,8 @@ __all__ = ["cascade_report", "run_cascade"]
 log = logging.getLogger(__name__)
 
 BAND_OPTIONS = (0.0, 0.01, 0.02, 0.05, 0.1)
-CASCADE_READINGS = ("ellipsis", "questions", "slots", "subjects")  # `train --task cascade --ellipsis/.../--subjects`
+# `train --task cascade --ellipsis/.../--introductions`
+CASCADE_READINGS = ("ellipsis", "questions", "slots", "subjects", "introductions")
 
 
 def cascade_report(
