@@ -295,7 +295,8 @@ def report(base: dict[str, Any], cand: dict[str, Any], rules: list[tuple[str, bo
     """The Markdown the script prints: measurements side by side, the rules, the issue's targets, the verdict."""
     lines = [f"| | {base['model']} | {cand['model']} |", "|---|---:|---:|"]
     for key, label, fmt in ROWS:
-        lines.append(f"| {label} | {_cell(fmt, base[key])} | {_cell(fmt, cand[key])} |")
+        # .get: a saved measurement from before a row joined the gate has no number for it
+        lines.append(f"| {label} | {_cell(fmt, base.get(key))} | {_cell(fmt, cand.get(key))} |")
     for k in DEMO_EXPECTED:
         lines.append(f"| demo {k!r}: score | {base[f'demo/{k}']['score']:.3f} | {cand[f'demo/{k}']['score']:.3f} |")
     speed = cand["human_bot/dialogues_per_s"] / max(base["human_bot/dialogues_per_s"], 1e-9)
@@ -364,13 +365,13 @@ def main(argv: list[str] | None = None) -> int:
         cand = measure(args.candidate, inputs, args.data_dir, args.eval_limit, args.candidate_runtime)
         print(f"{args.candidate}: measured", file=sys.stderr)
     rules = gate(cand, base, args.tolerance)
+    if args.json:  # first: the measurements are the expensive part
+        payload = {"baseline": base, "candidate": cand, "rules": [list(r) for r in rules]}
+        args.json.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     text = report(base, cand, rules)
     print(text)
     if args.markdown:
         args.markdown.write_text(text + "\n", encoding="utf-8")
-    if args.json:
-        payload = {"baseline": base, "candidate": cand, "rules": [list(r) for r in rules]}
-        args.json.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0 if all(ok for _, ok, _ in rules) else 1
 
 

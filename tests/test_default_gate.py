@@ -133,6 +133,16 @@ def test_the_script_measures_both_models_and_keeps_the_baseline_against_itself(
     gate.main(["--candidate-from", str(after), "--baseline-from", str(before), "--json", str(out)])
     judged = json.loads(out.read_text(encoding="utf-8"))
     assert judged["candidate"]["model"] == "new (from after.json)" and judged["rules"][0][1] is True
+    # a baseline saved before a hand set joined the gate: that row reads "–" and its rule is not applied
+    older = {k: v for k, v in now.items() if not k.startswith("decode_hand_introductions_m/")}
+    before.write_text(json.dumps({"candidate": older}), encoding="utf-8")
+    gate.main(["--candidate-from", str(after), "--baseline-from", str(before), "--json", str(out)])
+    text = capsys.readouterr().out
+    assert "| hand set of someone introduced, then elaborated (40) accuracy | – | " in text
+    assert json.loads(out.read_text(encoding="utf-8"))["baseline"] == {
+        **older,
+        "model": older["model"] + " (from before.json)",
+    }
     with pytest.raises(SystemExit):
         gate.main(["--baseline-from", str(before)])  # no candidate at all
 
