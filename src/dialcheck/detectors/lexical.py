@@ -45,6 +45,7 @@ __all__ = [
     "LexicalHead",
     "block_ngrams",
     "char_ngrams",
+    "check_blocks",
     "feature_rows",
     "hand_features",
     "overlap",
