@@ -64,7 +64,7 @@ def test_chinese_default_falls_back_with_a_warning_where_gemma_is_not_installed(
     _fresh(detectors)
     monkeypatch.setattr(onnx, "installed", lambda: True)
     monkeypatch.setattr(backbones, "base_available", lambda name: True)
-    assert detectors.default_model_path("zh").name == "cdconv-flat-gemma-v8"  # the Gemma default where installed
+    assert detectors.default_model_path("zh").name == "cdconv-flat-gemma-v9"  # the Gemma default where installed
     _fresh(detectors)
     monkeypatch.setattr(backbones, "base_available", lambda name: name != "gemma-3-270m")
     with caplog.at_level("WARNING", logger="dialcheck.detectors"):

@@ -40,7 +40,7 @@ _MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODELS = {
     "en": "decode-cascade-v6",
     "tod": "citod-grounded-minilm-v2",
-    "zh": "cdconv-flat-gemma-v8",
+    "zh": "cdconv-flat-gemma-v9",
 }
 # A default that needs what an install may lack (a base model from an optional package, ONNX Runtime for a
 # model calibrated on it) gives way to this one, with a warning, where that is missing.

@@ -69,7 +69,7 @@ class PairCheckedDetector(Detector):
     """A CDConv detector (``main``) with a pair check (``pairs``) on what it leaves alone (see the module text).
 
     >>> import dialcheck
-    >>> main = dialcheck.load("cdconv-flat-gemma-v8")  # doctest: +SKIP
+    >>> main = dialcheck.load("cdconv-flat-gemma-v9")  # doctest: +SKIP
     >>> pairs = dialcheck.load("runs/ocnli-gemma")  # doctest: +SKIP
     >>> det = PairCheckedDetector.build(main, pairs, tau_pairs=0.9)  # doctest: +SKIP
     """
