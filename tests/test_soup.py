@@ -346,6 +346,21 @@ def test_train_cdconv_with_dev_trains_on_both_splits_and_keeps_the_last_weights(
     assert not (tmp_path / "x").exists()
 
 
+def _lexical_source(capsys, base, a, b, lex):
+    """Fit a lexical head (a layout other than the default, which copies and refits must keep) onto the soup of a
+    and b in ``lex``, with tau moved to 0.37 so that the source's tau is seen to be the one copied; its config."""
+    shape = ["--lexical-blocks", "b2,b1,u2,b2&u2", "--lexical-ngrams", "3"]
+    code, _, err = run_cli(
+        capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", *shape, "--out", str(lex)
+    )
+    assert code == 0, err
+    lex_cfg = json.loads((lex / "dialcheck.json").read_text())
+    assert lex_cfg["training"]["lexical"]["blocks"] == ["b2", "b1", "u2", "b2&u2"]
+    lex_cfg["thresholds"]["tau"] = 0.37
+    (lex / "dialcheck.json").write_text(json.dumps(lex_cfg))
+    return lex_cfg
+
+
 def test_soup_with_a_with_dev_ingredient_takes_a_lexical_head_as_it_is_and_is_not_measured_on_dev(
     capsys, cdconv_flat_pair, tmp_path
 ):
@@ -360,16 +375,7 @@ def test_soup_with_a_with_dev_ingredient_takes_a_lexical_head_as_it_is_and_is_no
         "--out", str(wd),
     )  # fmt: skip
     assert code == 0, err
-    shape = ["--lexical-blocks", "b2,b1,u2,b2&u2", "--lexical-ngrams", "3"]  # the refit keeps the head's layout
-    code, _, err = run_cli(
-        capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", *shape, "--out", str(lex)
-    )
-    assert code == 0, err
-    lex_cfg = json.loads((lex / "dialcheck.json").read_text())
-    assert lex_cfg["training"]["lexical"]["blocks"] == ["b2", "b1", "u2", "b2&u2"]
-    # the source's tau must be the one that is copied: move it away from the default
-    lex_cfg["thresholds"]["tau"] = 0.37
-    (lex / "dialcheck.json").write_text(json.dumps(lex_cfg))
+    lex_cfg = _lexical_source(capsys, base, a, b, lex)
     # A A B(with dev): rank 2 + 2 + 2 summed is 6, but the average's update has rank 4 at most, so --rank 4 is exact
     soup_args = ["--init", str(a), str(a), str(wd), "--epochs", "0", "--rank", "4", "--lexical-from", str(lex)]
     code, _, err = run_cli(capsys, *base, *soup_args, "--out", str(soup))
@@ -412,15 +418,7 @@ def test_lexical_from_with_dev_refits_that_head_on_train_and_dev_with_its_mix_an
     a, b, root = cdconv_flat_pair
     base = ["train", "--task", "cdconv", "--data-dir", str(root), "--threads", "1", "--no-progress"]
     lex, refit = tmp_path / "lex", tmp_path / "refit"
-    shape = ["--lexical-blocks", "b2,b1,u2,b2&u2", "--lexical-ngrams", "3"]  # the refit keeps the head's layout
-    code, _, err = run_cli(
-        capsys, *base, "--init", str(a), str(b), "--epochs", "0", "--lexical", *shape, "--out", str(lex)
-    )
-    assert code == 0, err
-    lex_cfg = json.loads((lex / "dialcheck.json").read_text())
-    assert lex_cfg["training"]["lexical"]["blocks"] == ["b2", "b1", "u2", "b2&u2"]
-    lex_cfg["thresholds"]["tau"] = 0.37  # the source's tau must be the one kept
-    (lex / "dialcheck.json").write_text(json.dumps(lex_cfg))
+    _lexical_source(capsys, base, a, b, lex)
     src = load_detector(lex)
     src.lexical.mix = 0.3  # ... and its mix (the saved head's own field)
     src.lexical.save(lex)

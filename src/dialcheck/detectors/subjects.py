@@ -65,18 +65,24 @@ _DENIAL = re.compile(
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 
 
-def _statements(text: str) -> list[str]:
-    """The statements of a turn: sentences that do not end with "?", openers ("Oh, well,") cut off, fillers of one or
-    two words ("Sounds fun!") left out unless they start with a subject ("I'm 42.")."""
+def _fragments(text: str) -> list[str]:
+    """Every sentence of a turn that does not ask, openers cut off (fragments kept: "Yes, two daughters.")."""
     out = []
-    for m in _SENTENCE.finditer(text):
+    for m in _SENTENCE.finditer(text.replace("’", "'")):
         s = m.group(0).strip()
-        if not s or s.endswith("?"):
-            continue
-        s = _OPENER.sub("", s.replace("’", "'")).strip()
-        if _SELF.match(s) or _NAMED_OTHER.match(s) or _PRONOUN_OTHER.match(s) or len(re.findall(r"[A-Za-z']+", s)) > 2:
-            out.append(s)
-    return out
+        if s and not s.endswith("?"):
+            out.append(_OPENER.sub("", s).strip())
+    return [s for s in out if s]
+
+
+def _statements(text: str) -> list[str]:
+    """The statements of a turn: its :func:`_fragments` but fillers of one or two words ("Sounds fun!") unless they
+    start with a subject ("I'm 42.")."""
+    return [
+        s
+        for s in _fragments(text)
+        if _SELF.match(s) or _NAMED_OTHER.match(s) or _PRONOUN_OTHER.match(s) or len(re.findall(r"[A-Za-z']+", s)) > 2
+    ]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -153,16 +159,6 @@ _GONE = re.compile(
 _OWN = re.compile(rf"\b(?:my|our)\s+(?:[a-z-]+\s+){{0,2}}({_WHO})\b", re.I)
 _ONLY = re.compile(rf"\bonly\s+(?:[a-z-]+\s+)?{_WHO}\b", re.I)  # "my only sister", "our only pet": one
 _AGE_WORDS = {"older", "younger", "little", "big", "elder", "eldest", "oldest", "youngest", "baby", "twin", "step"}
-
-
-def _fragments(text: str) -> list[str]:
-    """Every sentence of a turn that does not ask, openers cut off (fragments kept: "Yes, two daughters.")."""
-    out = []
-    for m in _SENTENCE.finditer(text.replace("’", "'")):
-        s = m.group(0).strip()
-        if s and not s.endswith("?"):
-            out.append(_OPENER.sub("", s).strip())
-    return [s for s in out if s]
 
 
 @functools.lru_cache(maxsize=4096)
