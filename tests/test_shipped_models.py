@@ -51,7 +51,7 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
     from dialcheck.catalog import shipped_model
 
     folder = default_model_path("en")
-    assert folder.name == "decode-cascade-v6", "make setup installs MPNet-base and ONNX Runtime: no fallback"
+    assert folder.name == "decode-cascade-v7", "make setup installs MPNet-base and ONNX Runtime: no fallback"
     cfg = json.loads((folder / "dialcheck.json").read_text())
     assert cfg["detector"] == "cascade.v1" and cfg["options"]["runtime"] == "onnx-int8"
     stages = [cfg["options"]["first"], cfg["options"]["second"]]
@@ -65,9 +65,12 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
 
 
 @pytest.mark.parametrize(
-    "name", ["decode-utterance-minilm-v3", "decode-utterance-minilm-v6", "decode-utterance-minilm-v9"]
+    "name",
+    ["decode-utterance-minilm-v3", "decode-utterance-minilm-v6", "decode-utterance-minilm-v9", "decode-cascade-v6"],
 )
 def test_the_previous_defaults_still_load_by_name(name):
+    if "cascade" in name:
+        _needs_cascade(name)
     import dialcheck
 
     d = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
@@ -85,7 +88,13 @@ def test_the_default_reads_agreements_and_skips_questions_that_v9_reads_as_given
         "Neither have I. What do you like to do in your spare time?",
     ]
     readings = dialcheck.load().config.options["readings"]  # on both stages
-    assert readings == {"ellipsis": "resolve", "questions": "skip", "slots": "settle"}
+    assert readings == {
+        "ellipsis": "resolve",
+        "questions": "skip",
+        "slots": "settle",
+        "subjects": "apart",
+        "introductions": "settle",
+    }
     v = dialcheck.check(star_wars)
     assert v.contradiction and v.evidence == (0,)
     assert not dialcheck.check(star_wars, model="decode-utterance-minilm-v9").contradiction
@@ -120,6 +129,7 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
         ("decode-cascade-v4", True, "--slots persona"),
         ("decode-cascade-v5", True, "--slots settle"),
         ("decode-cascade-v6", True, "--cascade-evidence confirm"),
+        ("decode-cascade-v7", True, "--introductions settle"),
     ],
 )
 def test_the_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(name, int8, built_by):
@@ -391,7 +401,23 @@ def test_every_shipped_lora_model_merges_without_peft_to_what_peft_merges():
     assert "decode-utterance-minilm-v9" in checked and "circa-yesno-mpnet-v1" in checked
 
 
-def test_the_default_names_fewer_turns_than_v5_and_gives_the_same_verdicts():
+def test_the_default_lets_a_bot_speak_of_other_people_and_of_whom_it_introduced_which_v6_flags():
+    _needs_cascade("decode-cascade-v7")
+    import dialcheck
+
+    other = ["Where do you live?", "I live in Ohio.", "Any siblings?", "Yes.", "Where?", "My brother lives in Texas."]
+    met = ["Any family?", "I have a sister.", "Nice.", "We're close.", "Where is she?", "My sister lives abroad."]
+    for d in (other, met):
+        assert dialcheck.check(d, model="decode-cascade-v6").contradiction
+        assert not dialcheck.check(d).contradiction
+    # the same frames stay contradictions where the speaker denied that someone or is one person in both turns
+    only = ["Siblings?", "I'm an only child.", "Oh.", "Yes.", "Where?", "My brother lives in Texas."]
+    assert dialcheck.check(only).contradiction
+    moved = ["Where do you live?", "I live in Ohio.", "Nice.", "Yes.", "Still?", "I live in Texas."]
+    assert dialcheck.check(moved).contradiction
+
+
+def test_v6_names_fewer_turns_than_v5_and_gives_the_same_verdicts():
     _needs_cascade("decode-cascade-v6")
     import dialcheck
     from dialcheck.datasets import load_dataset
@@ -404,7 +430,7 @@ def test_the_default_names_fewer_turns_than_v5_and_gives_the_same_verdicts():
         pytest.skip(f"needs DECODE's rebuilt dev: {e}")
     dialogues = [e.dialogue for e in examples]
     v5 = dialcheck.load("decode-cascade-v5").predict(dialogues)
-    v6 = dialcheck.load().predict(dialogues)
+    v6 = dialcheck.load("decode-cascade-v6").predict(dialogues)  # v7, the default, reads as v6 beside
     assert [(a.contradiction, a.score) for a in v5] == [(b.contradiction, b.score) for b in v6]
     assert all(set(b.evidence) <= set(a.evidence) for a, b in zip(v5, v6, strict=True))
     gold = [e.evidence for e in examples]

@@ -67,6 +67,11 @@ def test_denies_someone(text, denies):
         ("I live in Ohio.", "I live in Texas.", False),  # the same person
         ("My wife is a nurse.", "My wife is a lawyer.", False),  # the same someone else
         ("I'm vegetarian.", "My husband and I grill steaks every night.", False),  # the speaker in both
+        # the speaker's age beside a number about someone else: two ages that may not fit, left to the classifier
+        ("I'm 45 and I bake.", "My mother did. She just turned 40.", False),
+        ("I'm 42.", "My daughter is twelve.", False),
+        ("I'm a nurse.", "My daughter is 12.", True),  # no age of the speaker's
+        ("I'm 45 and I bake.", "My mother bakes too.", True),  # no number about the mother
     ],
 )
 def test_apart(earlier, last, expected):
@@ -121,8 +126,10 @@ def test_apart_leaves_the_slot_reading_its_conflicts_and_one_person_named_in_bot
     det.slots, det.subjects = "persona", "apart"
     (v,) = det.predict([d])
     assert v.contradiction and v.pair_scores[1] > 0.9
-    det.slots = "off"  # without the slot reading the pair is only two people
-    assert det.predict([d])[0].pair_scores[1] == SETTLED_SCORE
+    det.slots = "off"  # without the slot reading the two ages are still the classifier's
+    assert det.predict([d])[0].pair_scores[1] > 0.85
+    d = Dialogue.from_texts(["Hi", "I am a nurse.", "Kids?", "My daughter is 50 years old."])
+    assert det.predict([d])[0].pair_scores[1] == SETTLED_SCORE  # no age of the speaker's: only two people
     # the speaker's turn introduces the very person the last turn is about
     assert not apart("I have an older sister and a younger brother.", "My older sister is 38.")
     assert apart("I have an older brother.", "My sister is 38.")

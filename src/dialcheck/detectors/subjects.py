@@ -14,7 +14,10 @@ contradictions are almost always about one subject, so the classifier learnt the
 - the speaker's turn does not name that kind of person or pet ("I have an older sister." … "My older sister is
   38."), and neither turn denies that someone exists: "I'm an only child.", "I don't have any children.", "I'm single.",
   "I live alone.", "My parents passed away." (:func:`denies_someone`), so "I'm an only child." … "My brother
-  lives in Texas." stays a contradiction.
+  lives in Texas." stays a contradiction;
+- the speaker's turn does not give the speaker's age beside a number in the other ("I'm 45." … "My mother did.
+  She just turned 40."): two people's ages may not fit, and the slot reading reads a relative's age only in
+  "My mother is 40", so such a pair is left to the classifier.
 
 Questions and fillers of one or two words ("Yes.", "Sounds fun!") are not statements; a turn with no statement is
 about nobody. English phrasings only; anything else reads as before.
@@ -31,6 +34,8 @@ from __future__ import annotations
 
 import functools
 import re
+
+from .slots import _N, _ages
 
 __all__ = ["apart", "denies_someone", "introduces", "introduction", "subject_of"]
 
@@ -63,6 +68,7 @@ _DENIAL = re.compile(
     re.I,
 )
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_NUMBER = re.compile(rf"\b{_N}\b", re.I)
 
 
 def _fragments(text: str) -> list[str]:
@@ -139,6 +145,8 @@ def apart(earlier: str, last: str) -> bool:
     if set(kinds) != {"self", "other"} or denies_someone(earlier) or denies_someone(last):
         return False
     own, other = (earlier, last) if kinds[0] == "self" else (last, earlier)
+    if _ages(own) and _NUMBER.search(other):
+        return False  # the speaker's age beside a number about someone else: two ages that may not fit
     return not _named(own) & _named(other)
 
 
