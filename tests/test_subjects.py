@@ -18,6 +18,12 @@ from test_slots import _SameScore
     [
         ("I live in Ohio.", "self"),
         ("Oh, well, I'm 42.", "self"),
+        ("Not really, I usually sleep in until ten.", "self"),  # stance and discourse openers are cut off
+        ("Definitely, I grew up with dogs.", "self"),
+        ("Pretty big, I have four siblings.", None),  # an answer before the comma is a statement of its own
+        ("Yeah, my two boys wake up with the sun.", "other"),
+        ("My landlord doesn't allow pets.", "other"),
+        ("Sadly, my ex kept the dog.", "other"),
         ("No, I'm vegetarian. What about you?", "self"),  # the question is not a statement
         ("My brother lives in Texas.", "other"),
         ("My best friend's sister is a nurse.", "other"),

@@ -44,13 +44,16 @@ _PEOPLE = (
     r"|child|children|babys?|babies|grand(?:children|child|sons?|daughters?|kids?|ma|mother|pa|father|parents?)"
     r"|uncles?|aunts?|cousins?|nephews?|nieces?|friends?|boyfriend|girlfriend|partner|fianc[eé]e?|roommates?"
     r"|flatmates?|housemates?|neighbou?rs?|boss|coworkers?|co-workers?|colleagues?|family|in-laws|twin"
-    r"|step(?:mom|mother|dad|father|son|daughter|brother|sister)s?|fiancee"
+    r"|step(?:mom|mother|dad|father|son|daughter|brother|sister)s?|fiancee|landlord|landlady|teachers?|doctor"
+    r"|managers?|classmates?|buddy|buddies|god(?:mother|father|parents?)|ex|boys?|girls?"
 )
 _PETS = r"pets?|dogs?|cats?|puppy|puppies|kittens?|horses?|birds?|parrots?|hamsters?|rabbits?|bunny"
 _WHO = rf"(?:{_PEOPLE}|{_PETS})"
 _OPENER = re.compile(
-    r"^(?:(?:oh|ah|well|yes|yeah|yep|yup|no|nope|nah|haha|hah|lol|so|and|but|actually|honestly|sure|ok|okay|wow|cool|nice"
-    r"|hmm|um|uh|right|true|indeed|anyway|also)\b[,!.]?\s*)+",
+    r"^(?:(?:oh|ah|aw|aww|well|yes|yeah|yep|yup|no|nope|nah|haha|hah|ha|hehe|lol|so|and|but|actually|honestly|sure|ok"
+    r"|okay|wow|cool|nice|hmm|um|uh|right|true|indeed|anyway|also|hey|hi|hello|not really|not at all|definitely"
+    r"|absolutely|of course|for sure|sadly|unfortunately|luckily|fortunately|usually|mostly|sometimes|totally"
+    r"|exactly|probably|maybe)\b[,!.]?\s*)+",
     re.I,
 )
 _SELF = re.compile(r"^(?:i|i'm|i've|i'd|i'll|im|ive)\b", re.I)
