@@ -223,6 +223,7 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
     out = tmp_path / "cascade"
     args = ["train", "--task", "cascade", "--init", str(a), str(b), "--calibrate-on", str(logs), "--out", str(out)]
     readings = ["--ellipsis", "resolve", "--questions", "skip", "--subjects", "apart", "--introductions", "settle"]
+    readings += ["--times", "settle"]
     code, _, err = run_cli(capsys, *args, *readings, "--prefer-onnx")
     assert code == 0, err
     cfg = json.loads((out / "dialcheck.json").read_text())
@@ -231,6 +232,7 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
         "questions": "skip",
         "subjects": "apart",
         "introductions": "settle",
+        "times": "settle",
     }
     assert cfg["options"]["runtime"] == "onnx"  # dialcheck.load() runs it on ONNX Runtime where installed
     again = cfg["training"]["second_recalibrated"]
@@ -238,13 +240,13 @@ def test_train_task_cascade_reads_both_stages_as_told_and_chooses_slows_threshol
     # the saved stages keep their own readings; the cascade sets its own on both when it loads
     assert "ellipsis" not in json.loads((out / "second" / "dialcheck.json").read_text())["options"]
     card = (out / "MODEL_CARD.md").read_text()
-    both = "`ellipsis: resolve`, `questions: skip`, `subjects: apart`, `introductions: settle`"
+    both = "`ellipsis: resolve`, `questions: skip`, `subjects: apart`, `introductions: settle`, `times: settle`"
     assert f"Both stages read dialogues with {both}." in card
     assert f"tau {slow_tau} -> {again['tau']}" in card
     det = load_detector(out)
     assert det.first.ellipsis == det.second.ellipsis == "resolve" and det.second.questions == "skip"
     assert det.first.subjects == det.second.subjects == "apart"
-    assert det.first.introductions == det.second.introductions == "settle"
+    assert det.first.introductions == det.second.introductions == det.first.times == det.second.times == "settle"
     assert det.tau == again["tau"]
     # a reading SLOW already has leaves its thresholds as they were
     code, _, err = run_cli(capsys, *args[:-1], str(tmp_path / "c2"), "--questions", "read")

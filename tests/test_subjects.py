@@ -107,6 +107,7 @@ def test_apart_caps_the_pair_about_someone_else_and_keeps_the_others():
     [
         ("subjects", "apart", ["Hi", "I live in Ohio.", "Family?", "My brother lives in Texas."]),
         ("introductions", "settle", ["Siblings?", "Yes, one brother.", "Where?", "My brother lives in Texas."]),
+        ("times", "settle", ["Hi", "I live in Seattle.", "Always?", "No, I grew up in Chicago."]),
     ],
 )
 def test_reading_on_the_command_line_and_in_a_saved_model(capsys, tiny_detector_dir, tmp_path, reading, value, turns):

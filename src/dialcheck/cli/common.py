@@ -46,10 +46,10 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions: how an utterance-based
-    detector reads;
+    """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions, --times: how an
+    utterance-based detector reads;
     --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
-    from ..detectors.utterance import INTRODUCTION_READINGS, SLOT_READINGS, SUBJECT_READINGS
+    from ..detectors.utterance import INTRODUCTION_READINGS, SLOT_READINGS, SUBJECT_READINGS, TIME_READINGS
 
     add_pair_order_option(p)
     p.add_argument(
@@ -105,6 +105,15 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         'someone ("I have a sister.", "Yes, two daughters.") and the other only says something about that someone '
         '("My sister lives abroad."), unless it denies, loses or counts them otherwise ("My sister passed away.", '
         '"my two sisters"); English phrasings, see dialcheck.detectors.subjects; default: the model\'s',
+    )
+    p.add_argument(
+        "--times",
+        choices=TIME_READINGS,
+        default=None,
+        help="utterance-based detectors: settle clears a pair of turns of which one only tells a former state of "
+        'the speaker ("I used to live in Chicago.", "I grew up in Chicago.") and the other a present one it does '
+        'not restate ("I live in Seattle."), unless either says "never", "always" or "still"; English phrasings, '
+        "see dialcheck.detectors.times; default: the model's",
     )
     p.add_argument(
         "--cascade-evidence",

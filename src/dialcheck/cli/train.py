@@ -35,7 +35,7 @@ CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.fl
 
 def add_parser(sub: Any) -> None:
     from ..detectors.onnx import RUNTIMES
-    from ..detectors.utterance import INTRODUCTION_READINGS, SLOT_READINGS, SUBJECT_READINGS
+    from ..detectors.utterance import INTRODUCTION_READINGS, SLOT_READINGS, SUBJECT_READINGS, TIME_READINGS
 
     p = sub.add_parser("train", help=HELP, description=HELP)
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
@@ -361,6 +361,12 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="read both stages with this --introductions setting; SLOW's thresholds are chosen again, as for "
         "--ellipsis",
+    )
+    cas.add_argument(
+        "--times",
+        choices=TIME_READINGS,
+        default=None,
+        help="read both stages with this --times setting; SLOW's thresholds are chosen again, as for --ellipsis",
     )
     cas.add_argument(
         "--runtime",

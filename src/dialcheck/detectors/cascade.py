@@ -21,7 +21,7 @@ flagged a pair the fast one scored below f. The turns left unread keep the fast 
 
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's. A reading option of the utterance-based detector
-(``pair_order``, ``long_turns``, ``ellipsis``, ``questions``, ``slots``, ``subjects``, ``introductions``;
+(``pair_order``, ``long_turns``, ``ellipsis``, ``questions``, ``slots``, ``subjects``, ``introductions``, ``times``;
 ``--ellipsis resolve`` on the command line) set on a cascade is set on each stage that has it and saved in the
 cascade's ``options.readings`` (the stages' own folders are kept as they were); the band was chosen on the stages'
 own readings, so measure the cascade again after changing one.
@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
 EVIDENCE = ("first", "confirm")  # who names the turns of a contradiction the first detector decides alone
-READINGS = ("pair_order", "long_turns", "ellipsis", "questions", "slots", "subjects", "introductions")
+READINGS = ("pair_order", "long_turns", "ellipsis", "questions", "slots", "subjects", "introductions", "times")
 
 
 def stage_folders(folder: Path, options: dict[str, Any]) -> list[Path]:
@@ -110,6 +110,7 @@ class CascadeDetector(Detector):
     slots = StageReading()
     subjects = StageReading()
     introductions = StageReading()
+    times = StageReading()
 
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:

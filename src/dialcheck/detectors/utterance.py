@@ -54,6 +54,7 @@ from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 from .slots import ages_cut, slot_conflicts, slot_settled
 from .subjects import apart, introduces
+from .times import former_and_present
 
 __all__ = [
     "ELLIPSIS",
@@ -73,6 +74,7 @@ QUESTION_READINGS = ("read", "skip")
 SLOT_READINGS = ("off", "persona", "settle")
 SUBJECT_READINGS = ("off", "apart")
 INTRODUCTION_READINGS = ("off", "settle")
+TIME_READINGS = ("off", "settle")
 #: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
 SLOT_SCORE = 0.99
 #: The most an earlier turn of nothing but slots the last turn agrees with scores (``slots="settle"``).
@@ -234,12 +236,21 @@ class UtteranceDetector(Detector):
         "(:func:`~dialcheck.detectors.subjects.introduces`), unless the slot reading flags it.",
     )
 
+    times = ReadingOption(
+        "off",
+        lambda v: _one_of(v, "times", TIME_READINGS),
+        '``"settle"``: a pair of turns of which one only tells a former state of the speaker ("I used to live in '
+        'Chicago.", "I grew up in Chicago.") and the other a present one it does not restate ("I live in '
+        'Seattle."), neither saying "never", "always" or "still", scores at most ``SETTLED_SCORE`` '
+        "(:func:`~dialcheck.detectors.times.former_and_present`), unless the slot reading flags it.",
+    )
+
     @classmethod
     def reading_options(cls) -> tuple[str, ...]:
         """The names of the options that change how dialogues are read (the ``ReadingOption`` attributes).
 
-        >>> UtteranceDetector.reading_options()
-        ('pair_order', 'long_turns', 'chunk_tokens', 'ellipsis', 'questions', 'slots', 'subjects', 'introductions')
+        >>> UtteranceDetector.reading_options()[-4:]
+        ('slots', 'subjects', 'introductions', 'times')
         """
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
 
@@ -383,13 +394,15 @@ class UtteranceDetector(Detector):
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
-            if self.subjects == "apart" or self.introductions == "settle":
+            if self.subjects == "apart" or self.introductions == "settle" or self.times == "settle":
                 last = d.turns[-1].text
                 for i in turn_scores:  # a pair the slot reading flags is its to judge (a relative's age)
                     if i in conflicts:
                         continue
-                    if (self.subjects == "apart" and i not in read_as and apart(d.turns[i].text, last)) or (
-                        self.introductions == "settle" and introduces(d.turns[i].text, last)
+                    if (
+                        (self.subjects == "apart" and i not in read_as and apart(d.turns[i].text, last))
+                        or (self.introductions == "settle" and introduces(d.turns[i].text, last))
+                        or (self.times == "settle" and former_and_present(d.turns[i].text, last))
                     ):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))

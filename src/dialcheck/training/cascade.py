@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 BAND_OPTIONS = (0.0, 0.01, 0.02, 0.05, 0.1)
 # `train --task cascade --ellipsis/.../--introductions`
-CASCADE_READINGS = ("ellipsis", "questions", "slots", "subjects", "introductions")
+CASCADE_READINGS = ("ellipsis", "questions", "slots", "subjects", "introductions", "times")
 
 
 def cascade_report(

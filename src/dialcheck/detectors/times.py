@@ -1,0 +1,114 @@
+"""Two turns of one speaker at different times: a former state beside a present one (English).
+
+A pair classifier trained on DECODE reads "I live in Seattle." … "I used to live in Chicago." (0.80 with the
+default of session 71), "I'm a nurse." … "I used to work as a teacher." (0.96) or "No, I quit years ago." … "I
+smoked a pack a day when I was in college." (0.93) as contradictions: it compares the facts, not when they held.
+:func:`former_and_present` says when one turn tells only a former state of the speaker and the other a present
+one, for :class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``times="settle"``:
+
+- every statement of the former turn (and every clause in it that starts again with "I" or "we" after ", and", ", so"
+  or "but") has a marker of a time that is over: "used to", "grew up", "growing up",
+  "as a kid", "when I was a kid / little / young / in college", "back then", "back in school", "moved here from",
+  "originally from" ("I'm used to it" is no such marker); it is not negated ("I never used to …", "I didn't grow
+  up …") and claims nothing of now ("but now I teach", "currently", "these days");
+- the other turn has statements, none with such a marker, and no "never", "ever", "always", "all my life", "my
+  entire life", "since" or "still" (they reach from the past into now: "I've never smoked." … "I smoked in
+  college." stays a contradiction), nor an origin ("I'm from Ohio.", "I was born in Ohio." … "I grew up in
+  Texas." stays too);
+- the present turn says something the former one does not, or denies it: "I live in Chicago." … "I used to live
+  in Chicago." is left to the classifier ("used to" says it is over), "I don't smoke." … "I used to smoke." is not.
+
+Questions and fillers are not statements (as in :mod:`dialcheck.detectors.subjects`). English phrasings only;
+anything else reads as before.
+
+>>> former_and_present("I live in Seattle.", "No, I grew up in Chicago.")
+True
+>>> former_and_present("I've never smoked.", "I smoked a lot when I was in college.")
+False
+>>> former_and_present("I live in Chicago.", "I used to live in Chicago.")
+False
+>>> former_and_present("I don't smoke anymore.", "I used to smoke a pack a day.")
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .subjects import _statements
+
+__all__ = ["former", "former_and_present", "present"]
+
+_KID = r"(?:a )?(?:kid|child|teenager|teen|boy|girl|student|little|young|younger|small)"
+_SCHOOL = r"(?:high school|college|school|university|uni|the army|my (?:teens|twenties))"
+_FORMER = re.compile(
+    # not "I'm used to it" (accustomed)
+    r"(?<!\bam )(?<!\bis )(?<!\bare )(?<!\bget )(?<!\bgot )(?<!'m )(?<!'re )(?<!\bbe )(?<!\bbeen )"
+    r"\b(?:used to|grew up|growing up|as (?:a )?(?:kid|child|teenager|teen|boy|girl)"
+    rf"|when i was (?:{_KID}|in {_SCHOOL})|back (?:then|in the day|in {_SCHOOL}|home)"
+    r"|moved (?:here |over |out )?from|originally from)\b",
+    re.I,
+)
+# a clause of its own ("I used to teach, and I'm 40 now"): each must tell a former state
+_CLAUSE = re.compile(r"(?:,\s*(?:and|but|so)|\s+but)\s+(?=i\b|i'm\b|i've\b|we\b|we're\b)", re.I)
+_NOW = re.compile(r"\b(?:now|nowadays|currently|these days|today|at the moment|right now)\b", re.I)
+_NEGATED = re.compile(r"\b(?:never|not|didn't|did not|wasn't|weren't|no)\b", re.I)
+_SPANS = re.compile(
+    r"\b(?:never|ever|always|(?:all|whole|entire) (?:my )?life|my (?:whole|entire) life|since|still)\b", re.I
+)
+_ORIGIN = re.compile(r"\b(?:(?:i'm|i am|we're|we are|i come|we come) from|born)\b", re.I)  # the past, said now
+_DENIES = re.compile(r"\b(?:not|no|don't|do not|doesn't|does not|no longer|anymore|quit|stopped|gave up)\b", re.I)
+_STOP = frozenset(
+    " ".join(
+        (
+            "i i'm i've i'd i'll me my we we're our us you your he she they it its a an the and or but so to of in on",
+            "at for with from as is am are was were be been being do does did have has had this that there here then",
+            "just really very too also lot lots some any all now up out used grew growing back when kid child little",
+            "young like",
+        )
+    ).split(" ")
+)
+
+
+def _content(text: str) -> set[str]:
+    """The words of ``text`` that carry its facts (lowercased, small words and time markers left out)."""
+    return {w for w in re.findall(r"[a-z0-9']+", text.lower().replace("’", "'")) if w not in _STOP}
+
+
+@functools.lru_cache(maxsize=4096)
+def former(text: str) -> bool:
+    """Whether every statement of ``text`` tells a state of the speaker's that is over, claiming nothing of now.
+
+    >>> former("Haha, I used to work as a teacher.")
+    True
+    >>> former("I used to be a nurse, but now I teach.")
+    False
+    """
+    said = [c for s in _statements(text) for c in _CLAUSE.split(s)]
+    return bool(said) and all(_FORMER.search(c) and not _NEGATED.search(c) and not _NOW.search(c) for c in said)
+
+
+@functools.lru_cache(maxsize=4096)
+def present(text: str) -> bool:
+    """Whether ``text`` states something with no former-time marker and nothing that reaches into the past.
+
+    >>> present("I live in Seattle.")
+    True
+    >>> present("I've always lived in Seattle.")
+    False
+    """
+    said = _statements(text)
+    return bool(said) and not any(_FORMER.search(s) or _SPANS.search(s) or _ORIGIN.search(s) for s in said)
+
+
+def former_and_present(earlier: str, last: str) -> bool:
+    """Whether one of two turns of a speaker tells only a former state and the other a present one that it does not
+    restate (see the module text)."""
+    if former(earlier) and present(last):
+        then, now = earlier, last
+    elif former(last) and present(earlier):
+        then, now = last, earlier
+    else:
+        return False
+    return bool(_DENIES.search(now)) or not _content(now) <= _content(then)
