@@ -17,8 +17,8 @@ notice. Each check below once caught a candidate that the headline numbers favou
   ``_slots_b`` to ``_slots_d``, ``decode_hand_ages_e``, ``_g`` to ``_i``, ``decode_hand_spouse_j`` and, since
   session 69, ``decode_hand_subjects_k`` and ``_l``, the speaker against someone else; since session 70,
   ``decode_hand_introductions_m``, someone introduced and then talked about; since session 71,
-  ``decode_hand_people_n`` and ``_o``, the speaker's facts beside other people's, and ``decode_hand_times_p``, a
-  former state beside a present one): at most one dialogue fewer right.
+  ``decode_hand_people_n`` and ``_o``, the speaker's facts beside other people's, and ``decode_hand_times_p`` and
+  ``_q``, a former state beside a present one): at most one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
 (ROC AUC, false alarms), CI-ToD's 210 held-out service-assistant dialogues (``citod_history_dialogues.py --split
@@ -72,6 +72,7 @@ HAND = (
     "decode_hand_people_n",
     "decode_hand_people_o",
     "decode_hand_times_p",
+    "decode_hand_times_q",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -280,6 +281,7 @@ ROWS = [
     ("decode_hand_people_n/accuracy", "hand set of the speaker and other people (40) accuracy", "{:.2f}"),
     ("decode_hand_people_o/accuracy", "second such set, openers and more people (30) accuracy", "{:.2f}"),
     ("decode_hand_times_p/accuracy", "hand set of a former state beside a present one (30) accuracy", "{:.2f}"),
+    ("decode_hand_times_q/accuracy", "second such set, facts that change (30) accuracy", "{:.2f}"),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),

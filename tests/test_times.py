@@ -95,3 +95,31 @@ def test_times_settle_reads_each_clause_that_starts_again_with_the_speaker():
     d = Dialogue.from_texts(["Hi", "I work as a nurse.", "Before?", "When I was young, I worked as a teacher."])
     (v,) = det.predict([d])
     assert v.pair_scores[1] == SETTLED_SCORE
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "expected"),
+    [
+        ("I live in Seattle.", "I used to live in Chicago.", True),  # where one lives
+        ("We're in Seattle.", "My partner and I moved here from Chicago.", True),  # a place's name counts
+        ("I'm a nurse.", "I used to work as a teacher.", True),  # work
+        ("I drive a Tesla.", "Back in college I had a bike.", True),  # getting around
+        ("I'm vegan.", "I used to eat meat every day.", True),  # food
+        ("I do not know how to cook at all.", "I used to cook paella for a restaurant.", False),  # a skill
+        ("I am not very emotional.", "Small things used to make me cry.", False),  # a trait
+        ("I live in Seattle.", "When I was a kid I had a cat.", False),  # two kinds of fact
+    ],
+)
+def test_former_and_present_of_a_fact_that_changes(earlier, last, expected):
+    assert former_and_present(earlier, last, changes=True) is expected
+
+
+def test_times_changes_caps_only_a_changing_fact():
+    det = _utterance()
+    det._clf = _SameScore()
+    det.times = "changes"
+    turns = ["Hi", "I live in Seattle.", "Cook?", "I can't cook.", "Before?", "I used to cook in Chicago."]
+    d = Dialogue.from_texts(turns)
+    (v,) = det.predict([d])
+    assert v.pair_scores[1] == SETTLED_SCORE  # a place then and a place now
+    assert v.pair_scores[3] == pytest.approx(0.9)  # a skill: the classifier's

@@ -112,7 +112,8 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         default=None,
         help="utterance-based detectors: settle clears a pair of turns of which one only tells a former state of "
         'the speaker ("I used to live in Chicago.", "I grew up in Chicago.") and the other a present one it does '
-        'not restate ("I live in Seattle."), unless either says "never", "always" or "still"; English phrasings, '
+        'not restate ("I live in Seattle."), unless either says "never", "always" or "still"; changes does so only '
+        "when both speak of where one lives, work, getting around, food and drink or school; English phrasings, "
         "see dialcheck.detectors.times; default: the model's",
     )
     p.add_argument(

@@ -18,6 +18,11 @@ one, for :class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``t
 - the present turn says something the former one does not, or denies it: "I live in Chicago." … "I used to live
   in Chicago." is left to the classifier ("used to" says it is over), "I don't smoke." … "I used to smoke." is not.
 
+``times="changes"`` asks one more thing: both turns speak of one kind of fact that changes over a life (where one
+lives, work, how one gets around, what one eats, drinks or smokes, school; :data:`FRAMES`), so a past that implies
+a lasting state, a skill or a trait ("I used to cook paella for a restaurant." … "I do not know how to cook.")
+stays with the classifier.
+
 Questions and fillers are not statements (as in :mod:`dialcheck.detectors.subjects`). English phrasings only;
 anything else reads as before.
 
@@ -38,7 +43,7 @@ import re
 
 from .subjects import _statements
 
-__all__ = ["former", "former_and_present", "present"]
+__all__ = ["FRAMES", "former", "former_and_present", "frames", "present"]
 
 _KID = r"(?:a )?(?:kid|child|teenager|teen|boy|girl|student|little|young|younger|small)"
 _SCHOOL = r"(?:high school|college|school|university|uni|the army|my (?:teens|twenties))"
@@ -69,6 +74,41 @@ _STOP = frozenset(
         )
     ).split(" ")
 )
+
+
+_JOBS = (
+    "nurse|teacher|doctor|engineer|lawyer|designer|developer|accountant|chef|cook|pilot|driver|waiter|waitress|cashier"
+    "|barista|manager|programmer|writer|artist|musician|farmer|mechanic|electrician|plumber|carpenter|firefighter"
+    "|police officer|soldier|scientist|professor|librarian|banker|dentist|vet|pharmacist|architect|journalist"
+    "|photographer|salesman|consultant|analyst|clerk|student"
+)
+#: The kinds of fact that change over a life, for ``times="changes"``: where one lives, work, getting around, what one
+#: eats, drinks or smokes, school. A name of a place ("in Seattle") counts as where.
+FRAMES = {
+    "place": re.compile(
+        r"\b(?i:live[sd]?|living|moved?|grew up|growing up|raised|originally|city|town|village|country|farm"
+        r"|neighbou?rhood|house|flat|apartment)\b|\b(?i:in|to|near|from) [A-Z][a-z]+"
+    ),
+    "work": re.compile(
+        rf"\b(?:work(?:s|ed|ing)?|job|jobs|career|employed|company|office|profession|an? (?:{_JOBS}))\b", re.I
+    ),
+    "transport": re.compile(r"\b(?:drive|drives|drove|driving|car|cars|truck|bike|bicycle|bus|motorcycle)\b", re.I),
+    "food": re.compile(
+        r"\b(?:eat|eats|ate|eating|diet|vegetarian|vegan|meat|steak|coffee|tea|drinks?|drank|drinking|alcohol|beer"
+        r"|wine|smoke[sd]?|smoking|cigarettes?)\b",
+        re.I,
+    ),
+    "school": re.compile(r"\b(?:school|college|university|study|studied|studying|degree|class|classes)\b", re.I),
+}
+
+
+def frames(text: str) -> frozenset[str]:
+    """The kinds of changing fact (:data:`FRAMES`) ``text`` speaks of.
+
+    >>> sorted(frames("I used to drive a truck to work in Denver."))
+    ['place', 'transport', 'work']
+    """
+    return frozenset(k for k, pattern in FRAMES.items() if pattern.search(text.replace("’", "'")))
 
 
 def _content(text: str) -> set[str]:
@@ -102,9 +142,19 @@ def present(text: str) -> bool:
     return bool(said) and not any(_FORMER.search(s) or _SPANS.search(s) or _ORIGIN.search(s) for s in said)
 
 
-def former_and_present(earlier: str, last: str) -> bool:
+def former_and_present(earlier: str, last: str, changes: bool = False) -> bool:
     """Whether one of two turns of a speaker tells only a former state and the other a present one that it does not
-    restate (see the module text)."""
+    restate (see the module text); with ``changes``, only when both speak of one kind of fact that changes over a
+    life (:func:`frames`), so a past that implies a lasting state ("I used to cook for a restaurant." … "I can't
+    cook.") stays with the classifier.
+
+    >>> former_and_present("I can't cook.", "I used to cook paella for a restaurant.", changes=True)
+    False
+    >>> former_and_present("I live in Seattle.", "I grew up in Chicago.", changes=True)
+    True
+    """
+    if changes and not frames(earlier) & frames(last):
+        return False
     if former(earlier) and present(last):
         then, now = earlier, last
     elif former(last) and present(earlier):

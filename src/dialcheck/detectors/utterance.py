@@ -74,7 +74,7 @@ QUESTION_READINGS = ("read", "skip")
 SLOT_READINGS = ("off", "persona", "settle")
 SUBJECT_READINGS = ("off", "apart")
 INTRODUCTION_READINGS = ("off", "settle")
-TIME_READINGS = ("off", "settle")
+TIME_READINGS = ("off", "settle", "changes")
 #: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
 SLOT_SCORE = 0.99
 #: The most an earlier turn of nothing but slots the last turn agrees with scores (``slots="settle"``).
@@ -242,7 +242,9 @@ class UtteranceDetector(Detector):
         '``"settle"``: a pair of turns of which one only tells a former state of the speaker ("I used to live in '
         'Chicago.", "I grew up in Chicago.") and the other a present one it does not restate ("I live in '
         'Seattle."), neither saying "never", "always" or "still", scores at most ``SETTLED_SCORE`` '
-        "(:func:`~dialcheck.detectors.times.former_and_present`), unless the slot reading flags it.",
+        "(:func:`~dialcheck.detectors.times.former_and_present`), unless the slot reading flags it; "
+        '``"changes"``: that, only when both speak of one kind of fact that changes over a life (where one lives, '
+        "work, getting around, food and drink, school).",
     )
 
     @classmethod
@@ -394,7 +396,7 @@ class UtteranceDetector(Detector):
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
-            if self.subjects == "apart" or self.introductions == "settle" or self.times == "settle":
+            if self.subjects == "apart" or self.introductions == "settle" or self.times != "off":
                 last = d.turns[-1].text
                 for i in turn_scores:  # a pair the slot reading flags is its to judge (a relative's age)
                     if i in conflicts:
@@ -402,7 +404,10 @@ class UtteranceDetector(Detector):
                     if (
                         (self.subjects == "apart" and i not in read_as and apart(d.turns[i].text, last))
                         or (self.introductions == "settle" and introduces(d.turns[i].text, last))
-                        or (self.times == "settle" and former_and_present(d.turns[i].text, last))
+                        or (
+                            self.times != "off"
+                            and former_and_present(d.turns[i].text, last, changes=self.times == "changes")
+                        )
                     ):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))
