@@ -109,6 +109,7 @@ def test_models_save_refuses_no_change_a_used_folder_and_an_option_the_model_lac
 @pytest.mark.parametrize(
     ("name", "source", "change"),
     [
+        ("decode-cascade-v8", "decode-cascade-v7", ["--times", "changes"]),
         ("decode-cascade-v7", "decode-cascade-v6", ["--subjects", "apart", "--introductions", "settle"]),
         ("decode-cascade-v6", "decode-cascade-v5", ["--cascade-evidence", "confirm"]),
         ("decode-cascade-v5", "decode-cascade-v4", ["--slots", "settle"]),

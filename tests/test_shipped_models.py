@@ -51,7 +51,7 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
     from dialcheck.catalog import shipped_model
 
     folder = default_model_path("en")
-    assert folder.name == "decode-cascade-v7", "make setup installs MPNet-base and ONNX Runtime: no fallback"
+    assert folder.name == "decode-cascade-v8", "make setup installs MPNet-base and ONNX Runtime: no fallback"
     cfg = json.loads((folder / "dialcheck.json").read_text())
     assert cfg["detector"] == "cascade.v1" and cfg["options"]["runtime"] == "onnx-int8"
     stages = [cfg["options"]["first"], cfg["options"]["second"]]
@@ -66,7 +66,13 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
 
 @pytest.mark.parametrize(
     "name",
-    ["decode-utterance-minilm-v3", "decode-utterance-minilm-v6", "decode-utterance-minilm-v9", "decode-cascade-v6"],
+    [
+        "decode-utterance-minilm-v3",
+        "decode-utterance-minilm-v6",
+        "decode-utterance-minilm-v9",
+        "decode-cascade-v6",
+        "decode-cascade-v7",
+    ],
 )
 def test_the_previous_defaults_still_load_by_name(name):
     if "cascade" in name:
@@ -94,6 +100,7 @@ def test_the_default_reads_agreements_and_skips_questions_that_v9_reads_as_given
         "slots": "settle",
         "subjects": "apart",
         "introductions": "settle",
+        "times": "changes",
     }
     v = dialcheck.check(star_wars)
     assert v.contradiction and v.evidence == (0,)
@@ -130,6 +137,7 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
         ("decode-cascade-v5", True, "--slots settle"),
         ("decode-cascade-v6", True, "--cascade-evidence confirm"),
         ("decode-cascade-v7", True, "--introductions settle"),
+        ("decode-cascade-v8", True, "--times changes"),
     ],
 )
 def test_the_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(name, int8, built_by):
@@ -415,6 +423,23 @@ def test_the_default_lets_a_bot_speak_of_other_people_and_of_whom_it_introduced_
     assert dialcheck.check(only).contradiction
     moved = ["Where do you live?", "I live in Ohio.", "Nice.", "Yes.", "Still?", "I live in Texas."]
     assert dialcheck.check(moved).contradiction
+
+
+def test_the_default_lets_a_bot_tell_where_it_lived_and_worked_before_which_v7_flags():
+    _needs_cascade("decode-cascade-v8")
+    import dialcheck
+
+    moved = ["Where do you live?", "I live in Seattle.", "Always?", "No.", "Before?", "I used to live in Chicago."]
+    job = ["What do you do?", "I'm a nurse.", "Always?", "No.", "Before?", "I used to work as a teacher."]
+    for d in (moved, job):
+        assert dialcheck.check(d, model="decode-cascade-v7").contradiction
+        assert not dialcheck.check(d).contradiction
+    # a past against "never", and one fact said as both former and present, stay contradictions
+    never = ["Drive?", "No, I've never driven a car.", "Really?", "Yes.", "As a teen?", "As a teenager I drove a car."]
+    same = ["What do you do?", "I work as a firefighter.", "Like it?", "Yes.", "Always?"]
+    same += ["I used to be a firefighter before I became a teacher."]
+    for d in (never, same):
+        assert dialcheck.check(d).contradiction
 
 
 def test_v6_names_fewer_turns_than_v5_and_gives_the_same_verdicts():

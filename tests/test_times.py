@@ -108,6 +108,9 @@ def test_times_settle_reads_each_clause_that_starts_again_with_the_speaker():
         ("I do not know how to cook at all.", "I used to cook paella for a restaurant.", False),  # a skill
         ("I am not very emotional.", "Small things used to make me cry.", False),  # a trait
         ("I live in Seattle.", "When I was a kid I had a cat.", False),  # two kinds of fact
+        ("I work as a firefighter.", "I used to be a firefighter before I became a teacher.", False),  # one fact
+        ("I live in Chicago.", "I used to live in Chicago.", False),  # a place's name in both
+        ("I don't work as a firefighter anymore.", "I used to be a firefighter.", True),  # denied now
     ],
 )
 def test_former_and_present_of_a_fact_that_changes(earlier, last, expected):

@@ -21,7 +21,8 @@ one, for :class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``t
 ``times="changes"`` asks one more thing: both turns speak of one kind of fact that changes over a life (where one
 lives, work, how one gets around, what one eats, drinks or smokes, school; :data:`FRAMES`), so a past that implies
 a lasting state, a skill or a trait ("I used to cook paella for a restaurant." … "I do not know how to cook.")
-stays with the classifier.
+stays with the classifier; and the two turns share no word beyond the frame's own, so one fact said as both former
+and present ("I work as a firefighter." … "I used to be a firefighter before I became a teacher.") stays too.
 
 Questions and fillers are not statements (as in :mod:`dialcheck.detectors.subjects`). English phrasings only;
 anything else reads as before.
@@ -43,7 +44,7 @@ import re
 
 from .subjects import _statements
 
-__all__ = ["FRAMES", "former", "former_and_present", "frames", "present"]
+__all__ = ["FRAMES", "FRAME_WORDS", "former", "former_and_present", "frames", "present"]
 
 _KID = r"(?:a )?(?:kid|child|teenager|teen|boy|girl|student|little|young|younger|small)"
 _SCHOOL = r"(?:high school|college|school|university|uni|the army|my (?:teens|twenties))"
@@ -111,6 +112,20 @@ def frames(text: str) -> frozenset[str]:
     return frozenset(k for k, pattern in FRAMES.items() if pattern.search(text.replace("’", "'")))
 
 
+#: The frames' own words (verbs and kinds, not values such as "firefighter", "truck" or a place's name): two turns
+#: that share only these speak of one kind of fact, not of one fact.
+FRAME_WORDS = frozenset(
+    " ".join(
+        (
+            "live lives lived living move moved moving grew growing raised originally city town village country",
+            "farm neighborhood neighbourhood house flat apartment work works worked working job jobs career employed",
+            "company office profession drive drives drove driving eat eats ate eating diet drink drinks drank drinking",
+            "school college university study studied studying degree class classes",
+        )
+    ).split(" ")
+)
+
+
 def _content(text: str) -> set[str]:
     """The words of ``text`` that carry its facts (lowercased, small words and time markers left out)."""
     return {w for w in re.findall(r"[a-z0-9']+", text.lower().replace("’", "'")) if w not in _STOP}
@@ -146,7 +161,9 @@ def former_and_present(earlier: str, last: str, changes: bool = False) -> bool:
     """Whether one of two turns of a speaker tells only a former state and the other a present one that it does not
     restate (see the module text); with ``changes``, only when both speak of one kind of fact that changes over a
     life (:func:`frames`), so a past that implies a lasting state ("I used to cook for a restaurant." … "I can't
-    cook.") stays with the classifier.
+    cook.") stays with the classifier, and only when the two share no word beyond the frame's own ("I work as a
+    firefighter." … "I used to be a firefighter." shares "firefighter"; "I live in Seattle." … "I used to live in
+    Chicago." shares only "live").
 
     >>> former_and_present("I can't cook.", "I used to cook paella for a restaurant.", changes=True)
     False
@@ -161,4 +178,8 @@ def former_and_present(earlier: str, last: str, changes: bool = False) -> bool:
         then, now = last, earlier
     else:
         return False
-    return bool(_DENIES.search(now)) or not _content(now) <= _content(then)
+    if _DENIES.search(now):
+        return True
+    if changes and (_content(now) & _content(then)) - FRAME_WORDS:
+        return False  # one fact in both ("a firefighter" then and now): the classifier's
+    return not _content(now) <= _content(then)
