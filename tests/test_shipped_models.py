@@ -409,37 +409,36 @@ def test_every_shipped_lora_model_merges_without_peft_to_what_peft_merges():
     assert "decode-utterance-minilm-v9" in checked and "circa-yesno-mpnet-v1" in checked
 
 
-def test_the_default_lets_a_bot_speak_of_other_people_and_of_whom_it_introduced_which_v6_flags():
-    _needs_cascade("decode-cascade-v7")
+def _default_clears_what_it_flagged(before: str, cleared: list[list[str]], kept: list[list[str]]) -> None:
+    """The default passes every dialogue of ``cleared``, which the earlier default ``before`` flags, and still flags
+    every one of ``kept``."""
+    _needs_cascade(default_model_path("en").name)
     import dialcheck
 
+    for d in cleared:
+        assert dialcheck.check(d, model=before).contradiction, d
+        assert not dialcheck.check(d).contradiction, d
+    for d in kept:
+        assert dialcheck.check(d).contradiction, d
+
+
+def test_the_default_lets_a_bot_speak_of_other_people_and_of_whom_it_introduced_which_v6_flags():
     other = ["Where do you live?", "I live in Ohio.", "Any siblings?", "Yes.", "Where?", "My brother lives in Texas."]
     met = ["Any family?", "I have a sister.", "Nice.", "We're close.", "Where is she?", "My sister lives abroad."]
-    for d in (other, met):
-        assert dialcheck.check(d, model="decode-cascade-v6").contradiction
-        assert not dialcheck.check(d).contradiction
     # the same frames stay contradictions where the speaker denied that someone or is one person in both turns
     only = ["Siblings?", "I'm an only child.", "Oh.", "Yes.", "Where?", "My brother lives in Texas."]
-    assert dialcheck.check(only).contradiction
     moved = ["Where do you live?", "I live in Ohio.", "Nice.", "Yes.", "Still?", "I live in Texas."]
-    assert dialcheck.check(moved).contradiction
+    _default_clears_what_it_flagged("decode-cascade-v6", [other, met], [only, moved])
 
 
 def test_the_default_lets_a_bot_tell_where_it_lived_and_worked_before_which_v7_flags():
-    _needs_cascade("decode-cascade-v8")
-    import dialcheck
-
     moved = ["Where do you live?", "I live in Seattle.", "Always?", "No.", "Before?", "I used to live in Chicago."]
     job = ["What do you do?", "I'm a nurse.", "Always?", "No.", "Before?", "I used to work as a teacher."]
-    for d in (moved, job):
-        assert dialcheck.check(d, model="decode-cascade-v7").contradiction
-        assert not dialcheck.check(d).contradiction
     # a past against "never", and one fact said as both former and present, stay contradictions
     never = ["Drive?", "No, I've never driven a car.", "Really?", "Yes.", "As a teen?", "As a teenager I drove a car."]
     same = ["What do you do?", "I work as a firefighter.", "Like it?", "Yes.", "Always?"]
     same += ["I used to be a firefighter before I became a teacher."]
-    for d in (never, same):
-        assert dialcheck.check(d).contradiction
+    _default_clears_what_it_flagged("decode-cascade-v7", [moved, job], [never, same])
 
 
 def test_v6_names_fewer_turns_than_v5_and_gives_the_same_verdicts():
