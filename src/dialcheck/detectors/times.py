@@ -65,15 +65,18 @@ _SPANS = re.compile(
 )
 _ORIGIN = re.compile(r"\b(?:(?:i'm|i am|we're|we are|i come|we come) from|born)\b", re.I)  # the past, said now
 _DENIES = re.compile(r"\b(?:not|no|don't|do not|doesn't|does not|no longer|anymore|quit|stopped|gave up)\b", re.I)
-_STOP = frozenset(
-    " ".join(
-        (
-            "i i'm i've i'd i'll me my we we're our us you your he she they it its a an the and or but so to of in on",
-            "at for with from as is am are was were be been being do does did have has had this that there here then",
-            "just really very too also lot lots some any all now up out used grew growing back when kid child little",
-            "young like",
-        )
-    ).split(" ")
+
+
+def _words(*lines: str) -> frozenset[str]:
+    """The words of ``lines``, each line a few of them separated by spaces."""
+    return frozenset(" ".join(lines).split())
+
+
+_STOP = _words(
+    "i i'm i've i'd i'll me my we we're our us you your he she they it its a an the and or but so to of in on",
+    "at for with from as is am are was were be been being do does did have has had this that there here then",
+    "just really very too also lot lots some any all now up out used grew growing back when kid child little",
+    "young like",
 )
 
 
@@ -103,6 +106,7 @@ FRAMES = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def frames(text: str) -> frozenset[str]:
     """The kinds of changing fact (:data:`FRAMES`) ``text`` speaks of.
 
@@ -114,15 +118,11 @@ def frames(text: str) -> frozenset[str]:
 
 #: The frames' own words (verbs and kinds, not values such as "firefighter", "truck" or a place's name): two turns
 #: that share only these speak of one kind of fact, not of one fact.
-FRAME_WORDS = frozenset(
-    " ".join(
-        (
-            "live lives lived living move moved moving grew growing raised originally city town village country",
-            "farm neighborhood neighbourhood house flat apartment work works worked working job jobs career employed",
-            "company office profession drive drives drove driving eat eats ate eating diet drink drinks drank drinking",
-            "school college university study studied studying degree class classes",
-        )
-    ).split(" ")
+FRAME_WORDS = _words(
+    "live lives lived living move moved moving grew growing raised originally city town village country",
+    "farm neighborhood neighbourhood house flat apartment work works worked working job jobs career employed",
+    "company office profession drive drives drove driving eat eats ate eating diet drink drinks drank drinking",
+    "school college university study studied studying degree class classes",
 )
 
 
@@ -170,16 +170,17 @@ def former_and_present(earlier: str, last: str, changes: bool = False) -> bool:
     >>> former_and_present("I live in Seattle.", "I grew up in Chicago.", changes=True)
     True
     """
-    if changes and not frames(earlier) & frames(last):
-        return False
     if former(earlier) and present(last):
         then, now = earlier, last
     elif former(last) and present(earlier):
         then, now = last, earlier
     else:
         return False
+    if changes and not frames(then) & frames(now):
+        return False
     if _DENIES.search(now):
         return True
-    if changes and (_content(now) & _content(then)) - FRAME_WORDS:
+    said_now, said_then = _content(now), _content(then)
+    if changes and (said_now & said_then) - FRAME_WORDS:
         return False  # one fact in both ("a firefighter" then and now): the classifier's
-    return not _content(now) <= _content(then)
+    return not said_now <= said_then

@@ -397,17 +397,14 @@ class UtteranceDetector(Detector):
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             if self.subjects == "apart" or self.introductions == "settle" or self.times != "off":
-                last = d.turns[-1].text
+                last, changes = d.turns[-1].text, self.times == "changes"
                 for i in turn_scores:  # a pair the slot reading flags is its to judge (a relative's age)
                     if i in conflicts:
                         continue
                     if (
                         (self.subjects == "apart" and i not in read_as and apart(d.turns[i].text, last))
                         or (self.introductions == "settle" and introduces(d.turns[i].text, last))
-                        or (
-                            self.times != "off"
-                            and former_and_present(d.turns[i].text, last, changes=self.times == "changes")
-                        )
+                        or (self.times != "off" and former_and_present(d.turns[i].text, last, changes=changes))
                     ):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))
