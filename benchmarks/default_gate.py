@@ -73,6 +73,10 @@ HAND = (
     "decode_hand_people_o",
     "decode_hand_times_p",
     "decode_hand_times_q",
+    "decode_hand_times_r",
+    "decode_hand_questions_s",
+    "decode_hand_questions_t",
+    "decode_hand_questions_u",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -282,6 +286,10 @@ ROWS = [
     ("decode_hand_people_o/accuracy", "second such set, openers and more people (30) accuracy", "{:.2f}"),
     ("decode_hand_times_p/accuracy", "hand set of a former state beside a present one (30) accuracy", "{:.2f}"),
     ("decode_hand_times_q/accuracy", "second such set, facts that change (30) accuracy", "{:.2f}"),
+    ("decode_hand_times_r/accuracy", "third such set, the same fact in both (30) accuracy", "{:.2f}"),
+    ("decode_hand_questions_s/accuracy", "hand set of turns that also ask the user (30) accuracy", "{:.2f}"),
+    ("decode_hand_questions_t/accuracy", "second such set (30) accuracy", "{:.2f}"),
+    ("decode_hand_questions_u/accuracy", "third such set, the turn handed back (30) accuracy", "{:.2f}"),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),
