@@ -836,11 +836,11 @@ def test_questions_option_skips_earlier_turns_that_only_ask(capsys, tmp_path, ti
     f = tmp_path / "q.json"
     f.write_text(json.dumps(texts))
     pairs = {}
-    for mode in ("read", "skip"):
+    for mode in ("read", "skip", "echoes", "strip"):
         code, out, err = _run(capsys, "check", str(f), "--json", "--model", str(tiny_detector_dir), "--questions", mode)
         assert code == 0, err
         pairs[mode] = set(json.loads(out)["pair_scores"])
-    assert pairs == {"read": {"0", "2"}, "skip": {"2"}}
+    assert pairs == {"read": {"0", "2"}, "skip": {"2"}, "echoes": {"2"}, "strip": {"2"}}  # both also skip
 
 
 def test_speaker_skips_a_trailing_tool_call_and_without_it_the_error_says_how(capsys, tmp_path, tiny_detector_dir):

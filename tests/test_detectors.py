@@ -414,6 +414,67 @@ def test_questions_skip_leaves_out_earlier_turns_that_only_ask_about_the_other_s
         det.questions = "drop"
 
 
+def test_questions_strip_reads_each_paired_turn_without_its_questions_to_the_other_speaker():
+    d = Dialogue.from_texts(
+        [
+            "Where do you live?",
+            "I live in Ohio. Do you like it there? Is my accent odd?",
+            "Ha.",
+            "What do you do?",
+            "Nice.",
+            "I live in Texas. Have you been?",
+        ]
+    )
+    det = _utterance()
+    det.questions = "strip"
+    assert det.config.options == {"questions": "strip"}
+    det._clf.calls.clear()
+    det.predict([d])
+    # "What do you do?" only asks: not paired, as with skip; the question about the speaker stays
+    assert det._clf.calls[0] == [("I live in Ohio. Is my accent odd?", "I live in Texas.")]
+    det.questions = "skip"
+    det._clf.calls.clear()
+    det.predict([d])
+    assert det._clf.calls[0] == [(d.turns[1].text, d.last.text)]
+
+
+def test_questions_echoes_reads_each_paired_turn_without_the_questions_that_hand_the_turn_back():
+    d = Dialogue.from_texts(["Pets?", "I have a cat. Do you?", "No.", "I never had a pet, how about you?"])
+    det = _utterance()
+    det.questions = "echoes"
+    det._clf.calls.clear()
+    det.predict([d])
+    assert det._clf.calls[0] == [("I have a cat.", "I never had a pet.")]
+    asks = Dialogue.from_texts(["Pets?", "I have a cat. What is your favourite animal?", "No.", "I never had a pet."])
+    det._clf.calls.clear()
+    det.predict([asks])  # a question with something new in it is read
+    assert det._clf.calls[0] == [(asks.turns[1].text, "I never had a pet.")]
+
+
+def test_without_echoes_leaves_a_turn_of_nothing_else_and_new_questions():
+    from dialcheck.detectors.utterance import without_echoes
+
+    assert without_echoes("Yes, three sisters. Do you?") == "Yes, three sisters."
+    assert without_echoes("Blue, I paint everything blue. Yours?") == "Blue, I paint everything blue."
+    assert without_echoes("I\u2019m fine, and you?") == "I\u2019m fine."
+    assert without_echoes("My favourite is blue, what\u2019s yours?") == "My favourite is blue."
+    assert without_echoes("You?") == "You?"
+    for kept in ("Cool, so do you like it?", "I do. What about your weekend?", "No questions. None."):
+        assert without_echoes(kept) == kept
+
+
+def test_without_questions_keeps_a_turn_that_only_asks_and_questions_about_the_speaker():
+    from dialcheck.detectors.utterance import without_questions
+
+    assert without_questions("Cool! I bike. How do you get to work?") == "Cool! I bike."
+    assert (
+        without_questions("How do you get to work? What about weekends?")
+        == "How do you get to work? What about weekends?"
+    )
+    assert without_questions("I\u2019m 30, do I look older? Do you?") == "I\u2019m 30, do I look older?"
+    assert without_questions("No questions here. None.") == "No questions here. None."
+
+
 def test_asks_only_needs_every_sentence_a_question_and_no_first_person():
     from dialcheck.detectors.utterance import asks_only
 

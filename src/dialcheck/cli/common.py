@@ -49,7 +49,13 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions, --times: how an
     utterance-based detector reads;
     --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
-    from ..detectors.utterance import INTRODUCTION_READINGS, SLOT_READINGS, SUBJECT_READINGS, TIME_READINGS
+    from ..detectors.utterance import (
+        INTRODUCTION_READINGS,
+        QUESTION_READINGS,
+        SLOT_READINGS,
+        SUBJECT_READINGS,
+        TIME_READINGS,
+    )
 
     add_pair_order_option(p)
     p.add_argument(
@@ -70,11 +76,12 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     )
     p.add_argument(
         "--questions",
-        choices=("read", "skip"),
+        choices=QUESTION_READINGS,
         default=None,
         help="utterance-based detectors: skip does not pair the last turn with earlier turns that only ask and "
         'say nothing about their speaker ("How many kids do you have?"), which assert nothing to contradict; '
-        "default: the model's",
+        'strip also reads every paired turn without such questions when it says something else ("I live in '
+        "Ohio. Do you have pets?\"); default: the model's",
     )
     p.add_argument(
         "--slots",

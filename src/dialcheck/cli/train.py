@@ -35,7 +35,13 @@ CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.fl
 
 def add_parser(sub: Any) -> None:
     from ..detectors.onnx import RUNTIMES
-    from ..detectors.utterance import INTRODUCTION_READINGS, SLOT_READINGS, SUBJECT_READINGS, TIME_READINGS
+    from ..detectors.utterance import (
+        INTRODUCTION_READINGS,
+        QUESTION_READINGS,
+        SLOT_READINGS,
+        SUBJECT_READINGS,
+        TIME_READINGS,
+    )
 
     p = sub.add_parser("train", help=HELP, description=HELP)
     p.add_argument("--out", "-o", required=True, help="folder to write the detector to")
@@ -339,7 +345,7 @@ def add_parser(sub: Any) -> None:
     )
     cas.add_argument(
         "--questions",
-        choices=("read", "skip"),
+        choices=QUESTION_READINGS,
         default=None,
         help="read both stages with this --questions setting; SLOW's thresholds are chosen again, as for --ellipsis",
     )

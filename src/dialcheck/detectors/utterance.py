@@ -26,6 +26,11 @@ With ``questions="skip"`` an earlier turn that only asks (every sentence a quest
 speaker (no "I", "my", "we", ...) is not paired with the last turn: "How many children do you have?" asserts
 nothing that "I don't have any kids" could contradict, yet a pair classifier often scores such pairs high.
 A question that carries its speaker ("how old is my dog, do you think?") is still read (``asks_only``).
+``questions="strip"`` also reads every paired turn without its questions that say nothing about its speaker
+(``without_questions``), and ``questions="echoes"`` without only those that hand the turn back ("Do you?", "And
+you?"; ``without_echoes``): DECODE's contradicting turns seldom ask, so the classifiers read a question as a sign of
+consistency. Both lift same-subject replies that ask as much as contradictions that do, so neither is on by
+default (docs/benchmarks.md, "Turns that also ask the user something").
 
 With ``slots="persona"`` an earlier turn of the speaker that states their name, age or job in the first person
 scores at least ``SLOT_SCORE`` (0.99) when the last turn states another value for it ("I work as a nurse." …
@@ -65,12 +70,14 @@ __all__ = [
     "UtteranceDetector",
     "asks_only",
     "implied_statement",
+    "without_echoes",
+    "without_questions",
 ]
 
 PAIR_ORDERS = ("forward", "both")
 LONG_TURNS = ("chunk", "truncate")
 ELLIPSIS_READINGS = ("off", "resolve")
-QUESTION_READINGS = ("read", "skip")
+QUESTION_READINGS = ("read", "skip", "echoes", "strip")
 SLOT_READINGS = ("off", "persona", "settle")
 SUBJECT_READINGS = ("off", "apart")
 INTRODUCTION_READINGS = ("off", "settle")
@@ -121,6 +128,60 @@ def asks_only(text: str) -> bool:
     text = text.replace("\u2019", "'").strip()
     said = sentences(text)
     return bool(said) and all(s.endswith("?") for s in said) and not _FIRST_PERSON.search(text)
+
+
+def without_questions(text: str) -> str:
+    """``text`` without its questions (sentences ending with "?") that say nothing about the speaker, or ``text``
+    itself when nothing else is left. A question to the other speaker asserts nothing the speaker could
+    contradict, and in a pair it hides what the turn does say ("I live on the west coast. Do you have any
+    hobbies?").
+
+    >>> without_questions("I live on the west coast. Do you have any hobbies?")
+    'I live on the west coast.'
+    >>> without_questions("Nice! Is my dog too old, do you think? What about you?")
+    'Nice! Is my dog too old, do you think?'
+    >>> without_questions("What do you do for a living?")
+    'What do you do for a living?'
+    """
+    said = sentences(text)
+    kept = [s for s in said if not s.endswith("?") or _FIRST_PERSON.search(s.replace("\u2019", "'"))]
+    return " ".join(kept) if kept and len(kept) < len(said) else text
+
+
+_ECHO = (
+    r"(?:(?:and|so|but|well)\W+)?(?:(?:what|how) about (?:you|yourself|yours|you guys)|and you|and yourself"
+    r"|you|yours|yourself|you too|same for you|(?:what|which)(?:'s| is) yours"
+    r"|(?:do|did|are|were|have|had|can|could|would|will|does) you(?: too)?)"
+)
+#: A question that only hands the turn back ("Do you?", "What about you?"), alone or after a comma.
+ECHO_QUESTION = re.compile(rf"^\W*{_ECHO}\W*\?$", re.IGNORECASE)
+_ECHO_TAIL = re.compile(rf",\s*{_ECHO}\s*\?$", re.IGNORECASE)
+
+
+def without_echoes(text: str) -> str:
+    """``text`` without the questions that only hand the turn back ("Do you?", "And you?", ", how about you?"),
+    or ``text`` itself when nothing else is left. They assert and ask nothing new, and a pair classifier
+    trained on DECODE reads any question in a turn as a sign of consistency.
+
+    >>> without_echoes("I have never had a pet. What about you?")
+    'I have never had a pet.'
+    >>> without_echoes("I love hiking, how about you?")
+    'I love hiking.'
+    >>> without_echoes("I love hiking. What about your weekend?")  # asks something new: kept
+    'I love hiking. What about your weekend?'
+    >>> without_echoes("And you?")
+    'And you?'
+    """
+    kept, cut = [], False
+    for sentence in sentences(text):
+        plain = sentence.replace("\u2019", "'")
+        if ECHO_QUESTION.match(plain):
+            cut = True
+            continue
+        tail = _ECHO_TAIL.search(plain)
+        cut = cut or tail is not None
+        kept.append(sentence[: tail.start()] + "." if tail else sentence)
+    return " ".join(kept) if cut and kept else text
 
 
 def implied_statement(dialogue: Dialogue, i: int) -> str | None:
@@ -208,7 +269,10 @@ class UtteranceDetector(Detector):
     questions = ReadingOption(
         "read",
         lambda v: _one_of(v, "questions", QUESTION_READINGS),
-        '``"skip"``: earlier turns that only ask, about nothing of their speaker, are not paired (``asks_only``).',
+        '``"skip"``: earlier turns that only ask, about nothing of their speaker, are not paired (``asks_only``); '
+        '``"echoes"``: that, and the pair classifier reads each turn without the questions that only hand the turn '
+        'back ("What about you?", ``without_echoes``); ``"strip"``: that, and without every question that says '
+        "nothing about its speaker, when the turn says something else (``without_questions``).",
     )
 
     slots = ReadingOption(
@@ -267,14 +331,15 @@ class UtteranceDetector(Detector):
         pieces: dict[str, list[str]] = {}  # each reading of the last turn cut once for all its long pairs
         piece = 0
         indices, n = self._indices(d, only), len(d.turns)
-        if self.questions == "skip":
+        if self.questions != "read":
             indices = [i for i in indices if not asks_only(d.turns[i].text)]
         implied: dict[int, str | None] = {}
         if self.ellipsis == "resolve":
             implied = {i: implied_statement(d, i) for i in [*indices, n - 1]}
-        lasts = [d.turns[-1].text, *filter(None, [implied.get(n - 1)])]
+        said = {"strip": without_questions, "echoes": without_echoes}.get(self.questions, str)
+        lasts = [said(d.turns[-1].text), *filter(None, [implied.get(n - 1)])]
         for i in indices:
-            for first in [d.turns[i].text, *filter(None, [implied.get(i)])]:
+            for first in [said(d.turns[i].text), *filter(None, [implied.get(i)])]:
                 for last in lasts:
                     if self.long_turns == "truncate" or clf.pair_fits(first, last):
                         owners.append(i)

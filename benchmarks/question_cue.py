@@ -1,0 +1,106 @@
+"""Does a question in the checked turn tell DECODE's labels apart, and what does reading turns without it do?
+
+DECODE's contradicting last turns were written by crowdworkers asked to contradict; its consistent ones are
+the dialogues' own turns, which often ask the other speaker something. A detector trained on its pairs can
+learn "a question in the last turn: consistent". Real bots ask in both. This script reports, from the data
+alone, the share of last turns holding a "?" per set and label (train and dev pairs, human-bot, RCT), and,
+given ``dialcheck evaluate --splits human_bot,rct --predictions`` files of several readings, each reading's
+human-bot accuracy, precision, recall and ROC AUC and its RCT accuracy: a reading that only lowers the bar
+moves precision and recall apart and leaves the AUC where it was. (RCT's last turns are crowdworkers' written
+contradictions, which seldom ask, so RCT cannot stand for human-bot's consistent bot turns here.)
+
+    dialcheck evaluate --splits human_bot,rct --predictions runs/hbrct-v8.jsonl --no-progress
+    dialcheck evaluate --splits human_bot,rct --questions strip --predictions runs/hbrct-strip.jsonl --no-progress
+    python benchmarks/question_cue.py --predictions runs/hbrct-v8.jsonl runs/hbrct-strip.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from _output import emit
+
+from dialcheck.datasets.base import data_dir
+from dialcheck.evaluation.metrics import roc_auc
+
+
+def _asks(text: str) -> bool:
+    return "?" in text
+
+
+def _share(rows: list[bool]) -> str:
+    return f"{100 * sum(rows) / len(rows):.1f}% of {len(rows)}" if rows else "-"
+
+
+def cue_rows(decode_dir: Path) -> list[tuple[str, str, str]]:
+    """(set, share of contradicting last turns asking, share of consistent ones asking) per set."""
+    out = []
+    for name in ("train", "dev"):
+        path = decode_dir / "partial_from_formatted" / f"{name}_structured_pairs.jsonl"
+        pairs = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+        by = {lab: [_asks(p["last_utterance"]) for p in pairs if p["label"] == lab] for lab in (0, 1)}
+        out.append((f"{name} pairs", _share(by[1]), _share(by[0])))
+    hb = [json.loads(line) for line in (decode_dir / "human-bot.jsonl").open(encoding="utf-8") if line.strip()]
+    by = {lab: [_asks(d["turns"][-1]["text"]) for d in hb if int(bool(d["is_contradiction"])) == lab] for lab in (0, 1)}
+    out.append(("human-bot dialogues", _share(by[1]), _share(by[0])))
+    rct = [json.loads(line) for line in (decode_dir / "rct.jsonl").open(encoding="utf-8") if line.strip()]
+    out.append(("RCT dialogues (all consistent)", "-", _share([_asks(d["turns"][-1]["text"]) for d in rct])))
+    return out
+
+
+def readings(files: list[Path]) -> list[dict[str, Any]]:
+    """Per predictions file: human-bot accuracy, precision, recall and ROC AUC, and RCT accuracy."""
+    out: list[dict[str, Any]] = []
+    for f in files:
+        rows = [json.loads(line) for line in f.open(encoding="utf-8") if line.strip()]
+        hb = [r for r in rows if r["split"] == "human_bot"]
+        rct = [r for r in rows if r["split"] == "rct"]
+        if not hb or not rct:
+            raise SystemExit(f"{f}: needs human_bot and rct rows (evaluate --splits human_bot,rct --predictions)")
+        tp = sum(r["contradiction"] and r["gold"] for r in hb)
+        flagged, positive = sum(r["contradiction"] for r in hb), sum(r["gold"] for r in hb)
+        out.append(
+            {
+                "file": str(f),
+                "human_bot": 100 * sum(r["contradiction"] == r["gold"] for r in hb) / len(hb),
+                "human_bot_precision": 100 * tp / max(flagged, 1),
+                "human_bot_recall": 100 * tp / max(positive, 1),
+                "human_bot_roc_auc": 100 * roc_auc([r["gold"] for r in hb], [r["score"] for r in hb]),
+                "rct": 100 * sum(not r["contradiction"] for r in rct) / len(rct),
+            }
+        )
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data-dir", default=None, help="default: dialcheck's data directory (../shared/data)")
+    p.add_argument("--predictions", type=Path, nargs="*", default=[], help="evaluate --predictions files")
+    p.add_argument("--markdown", type=Path)
+    p.add_argument("--json", type=Path)
+    args = p.parse_args()
+    cues = cue_rows(data_dir(args.data_dir) / "decode")
+    lines = ["| set | contradicting last turns with a '?' | consistent last turns with a '?' |", "|---|---:|---:|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in cues]
+    results: dict[str, Any] = {"cue": cues}
+    if args.predictions:
+        rows = readings(args.predictions)
+        results["readings"] = rows
+        lines += [
+            "",
+            "| predictions | human-bot accuracy | precision / recall | ROC AUC | RCT accuracy |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['file']} | {r['human_bot']:.2f} | {r['human_bot_precision']:.2f} / {r['human_bot_recall']:.2f} | "
+            f"{r['human_bot_roc_auc']:.2f} | {r['rct']:.2f} |"
+            for r in rows
+        ]
+    emit("\n".join(lines), results, args.markdown, args.json)
+
+
+if __name__ == "__main__":
+    main()
