@@ -26,6 +26,10 @@ from test_detectors import _utterance
         ("my name's bob", {("name", "bob")}),
         ("Call me Jo.", {("name", "jo")}),
         ("Hi, I'm Lucy! How can I help?", {("name", "lucy")}),
+        ("Hey! I'm Sam. What's your name?", {("name", "sam")}),  # the greeting a sentence of its own
+        ("Hello there! I am Ava. I also love dogs.", {("name", "ava")}),  # "also" in another sentence
+        ("Hi! I'm Sam too.", set()),  # one more name, not a new one
+        ("Hello. I'm tired.", set()),
         ("I'm Nova, your AI assistant.", {("name", "nova")}),
         ("This is Tom from billing.", {("name", "tom")}),
         ("Max is my name.", {("name", "max")}),

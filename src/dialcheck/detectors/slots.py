@@ -6,8 +6,8 @@ only one word differs. :func:`slot_conflicts` names the earlier turns whose slot
 for :class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``slots="persona"``. Only explicit
 first-person statements count, each slot read from a fixed set of phrasings:
 
-- **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X", "this is X from …",
-  "I'm X, your … assistant";
+- **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X" (also "Hey! I'm X."),
+  "this is X from …", "I'm X, your … assistant";
 - **age**: "I'm N years old", "I'm a N-year-old …", "I'm N." (a number alone), "I'm N, …", "I'm N and …" and
   "I'm N now" (13 and up), "I just turned N", "my age is N", "I'm in my fifties"; and, read by
   :func:`age_timeline`, an age the speaker was ("when I was 22", "I was 30 when …", "at the age of 25", "At 45
@@ -68,7 +68,7 @@ _NAME_PATTERNS = (  # keywords in any case; a name after "call me", "Hi, I'm", .
     re.compile(rf"\bmy name(?:'s| is) {_NAME}", re.I),
     re.compile(rf"\b{_NAME} is my name\b", re.I),
     re.compile(rf"\b(?i:call me|i'm called|i am called|i go by) {_CAP_NAME}"),
-    re.compile(
+    _GREETING_NAME := re.compile(
         rf"(?:^|[.!?]\s+)(?i:(?:hi|hello|hey|hiya|greetings)(?: there)?[,!.]?\s+(?:i'm|i am|this is)) {_CAP_NAME}"
     ),
     re.compile(
@@ -211,11 +211,19 @@ def persona_slots(text: str) -> frozenset[Slot]:
 
     >>> persona_slots("My name is Ava, what is yours?")
     frozenset({('name', frozenset({'ava'}))})
+    >>> persona_slots("Hey! I'm Sam. What's your name?")
+    frozenset({('name', frozenset({'sam'}))})
     >>> persona_slots("My daughter is 5 years old and my sister's name is Mia.")
     frozenset()
     """
     out: set[Slot] = set()
-    for sentence in _statements(text):
+    statements = _statements(text)
+    # a greeting said as a sentence of its own ("Hey! I'm Sam.") is read across the sentence break
+    for m in _GREETING_NAME.finditer(" ".join(statements)):
+        own = re.split(r"[.!?]", m.string[m.start(1) :], maxsplit=1)[0]  # the sentence that names
+        if (name := m.group(1).lower()) not in _NO_VALUE and not _ADDS.search(own):
+            out.add(("name", frozenset([name])))
+    for sentence in statements:
         adds = bool(_ADDS.search(sentence))
         for pattern in _NAME_PATTERNS if not adds else ():
             for m in pattern.finditer(sentence):
