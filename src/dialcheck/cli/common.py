@@ -80,8 +80,10 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         default=None,
         help="utterance-based detectors: skip does not pair the last turn with earlier turns that only ask and "
         'say nothing about their speaker ("How many kids do you have?"), which assert nothing to contradict; '
-        'strip also reads every paired turn without such questions when it says something else ("I live in '
-        "Ohio. Do you have pets?\"); default: the model's",
+        'echoes also reads every paired turn without the questions that only hand the turn back ("Do you?", '
+        '"What about you?"), strip without every question that says nothing about its speaker ("I live in Ohio. '
+        'Do you have pets?"), when the turn says something else (both opt-in: they flag more same-subject '
+        "replies); default: the model's",
     )
     p.add_argument(
         "--slots",
