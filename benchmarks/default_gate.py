@@ -78,6 +78,7 @@ HAND = (
     "decode_hand_questions_t",
     "decode_hand_questions_u",
     "decode_hand_names_v",
+    "decode_hand_times_w",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -292,6 +293,7 @@ ROWS = [
     ("decode_hand_questions_t/accuracy", "second such set (30) accuracy", "{:.2f}"),
     ("decode_hand_questions_u/accuracy", "third such set, the turn handed back (30) accuracy", "{:.2f}"),
     ("decode_hand_names_v/accuracy", "hand set of a greeting, then a name (20) accuracy", "{:.2f}"),
+    ("decode_hand_times_w/accuracy", "hand set of a qualified job now, another before (20) accuracy", "{:.2f}"),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),

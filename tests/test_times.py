@@ -103,6 +103,8 @@ def test_times_settle_reads_each_clause_that_starts_again_with_the_speaker():
         ("I live in Seattle.", "I used to live in Chicago.", True),  # where one lives
         ("We're in Seattle.", "My partner and I moved here from Chicago.", True),  # a place's name counts
         ("I'm a nurse.", "I used to work as a teacher.", True),  # work
+        ("I'm a senior software engineer.", "I used to be a waiter.", True),  # words that qualify a job
+        ("I'm a software engineer.", "I've never worked with computers, I'm a carpenter.", False),  # no former
         ("I drive a Tesla.", "Back in college I had a bike.", True),  # getting around
         ("I'm vegan.", "I used to eat meat every day.", True),  # food
         ("I do not know how to cook at all.", "I used to cook paella for a restaurant.", False),  # a skill

@@ -94,7 +94,9 @@ FRAMES = {
         r"|neighbou?rhood|house|flat|apartment)\b|\b(?i:in|to|near|from) [A-Z][a-z]+"
     ),
     "work": re.compile(
-        rf"\b(?:work(?:s|ed|ing)?|job|jobs|career|employed|company|office|profession|an? (?:{_JOBS}))\b", re.I
+        rf"\b(?:work(?:s|ed|ing)?|job|jobs|career|employed|company|office|profession"
+        rf"|an? (?:[a-z-]+ ){{0,2}}(?:{_JOBS}))\b",
+        re.I,
     ),
     "transport": re.compile(r"\b(?:drive|drives|drove|driving|car|cars|truck|bike|bicycle|bus|motorcycle)\b", re.I),
     "food": re.compile(
@@ -112,6 +114,8 @@ def frames(text: str) -> frozenset[str]:
 
     >>> sorted(frames("I used to drive a truck to work in Denver."))
     ['place', 'transport', 'work']
+    >>> sorted(frames("I'm a senior software engineer."))  # up to two words may qualify the job
+    ['work']
     """
     return frozenset(k for k, pattern in FRAMES.items() if pattern.search(text.replace("’", "'")))
 
