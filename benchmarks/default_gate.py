@@ -79,6 +79,7 @@ HAND = (
     "decode_hand_questions_u",
     "decode_hand_names_v",
     "decode_hand_times_w",
+    "decode_hand_times_x",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -294,6 +295,11 @@ ROWS = [
     ("decode_hand_questions_u/accuracy", "third such set, the turn handed back (30) accuracy", "{:.2f}"),
     ("decode_hand_names_v/accuracy", "hand set of a greeting, then a name (20) accuracy", "{:.2f}"),
     ("decode_hand_times_w/accuracy", "hand set of a qualified job now, another before (20) accuracy", "{:.2f}"),
+    (
+        "decode_hand_times_x/accuracy",
+        "hand set of drinks, meals, sleep and exercise then and now (20) accuracy",
+        "{:.2f}",
+    ),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),

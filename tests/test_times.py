@@ -104,6 +104,9 @@ def test_times_settle_reads_each_clause_that_starts_again_with_the_speaker():
         ("We're in Seattle.", "My partner and I moved here from Chicago.", True),  # a place's name counts
         ("I'm a nurse.", "I used to work as a teacher.", True),  # work
         ("I'm a senior software engineer.", "I used to be a waiter.", True),  # words that qualify a job
+        ("Only water and juice.", "Back in college I drank way too much beer.", True),  # drinks
+        ("Yes, I wake up at five.", "As a teenager I slept until noon.", True),  # daily routine
+        ("I go to the gym a lot.", "I used to go to the gym, but I haven't been since.", False),  # "since"
         ("I'm a software engineer.", "I've never worked with computers, I'm a carpenter.", False),  # no former
         ("I drive a Tesla.", "Back in college I had a bike.", True),  # getting around
         ("I'm vegan.", "I used to eat meat every day.", True),  # food

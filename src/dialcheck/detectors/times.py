@@ -19,10 +19,11 @@ one, for :class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``t
   in Chicago." is left to the classifier ("used to" says it is over), "I don't smoke." … "I used to smoke." is not.
 
 ``times="changes"`` asks one more thing: both turns speak of one kind of fact that changes over a life (where one
-lives, work, how one gets around, what one eats, drinks or smokes, school; :data:`FRAMES`), so a past that implies
-a lasting state, a skill or a trait ("I used to cook paella for a restaurant." … "I do not know how to cook.")
-stays with the classifier; and the two turns share no word beyond the frame's own, so one fact said as both former
-and present ("I work as a firefighter." … "I used to be a firefighter before I became a teacher.") stays too.
+lives, work, how one gets around, what one eats, drinks or smokes, school, sleep and exercise; :data:`FRAMES`), so a
+past that implies a lasting state, a skill or a trait ("I used to cook paella for a restaurant." … "I do not know
+how to cook.") stays with the classifier; and the two turns share no word beyond the frame's own, so one fact said
+as both former and present ("I work as a firefighter." … "I used to be a firefighter before I became a teacher.")
+stays too.
 
 Questions and fillers are not statements (as in :mod:`dialcheck.detectors.subjects`). English phrasings only;
 anything else reads as before.
@@ -87,7 +88,7 @@ _JOBS = (
     "|photographer|salesman|consultant|analyst|clerk|student"
 )
 #: The kinds of fact that change over a life, for ``times="changes"``: where one lives, work, getting around, what one
-#: eats, drinks or smokes, school. A name of a place ("in Seattle") counts as where.
+#: eats, drinks or smokes, school, sleep and exercise. A name of a place ("in Seattle") counts as where.
 FRAMES = {
     "place": re.compile(
         r"\b(?i:live[sd]?|living|moved?|grew up|growing up|raised|originally|city|town|village|country|farm"
@@ -101,7 +102,13 @@ FRAMES = {
     "transport": re.compile(r"\b(?:drive|drives|drove|driving|car|cars|truck|bike|bicycle|bus|motorcycle)\b", re.I),
     "food": re.compile(
         r"\b(?:eat|eats|ate|eating|diet|vegetarian|vegan|meat|steak|coffee|tea|drinks?|drank|drinking|alcohol|beer"
-        r"|wine|smoke[sd]?|smoking|cigarettes?)\b",
+        r"|wine|smoke[sd]?|smoking|cigarettes?|water|juice|soda|milk|decaf|caffeine|sugar|sweets|candy|junk food"
+        r"|fast food|snacks?|breakfast|lunch|dinner|meals?|fruit|vegetables)\b",
+        re.I,
+    ),
+    "routine": re.compile(
+        r"\b(?:wake|wakes|woke|waking|sleep|sleeps|slept|sleeping|bed|bedtime|exercise[sd]?|exercising|gym"
+        r"|work(?:ing)? out|workouts?|run|runs|ran|running|jog|jogs|jogged|jogging)\b",
         re.I,
     ),
     "school": re.compile(r"\b(?:school|college|university|study|studied|studying|degree|class|classes)\b", re.I),
@@ -127,6 +134,8 @@ FRAME_WORDS = _words(
     "farm neighborhood neighbourhood house flat apartment work works worked working job jobs career employed",
     "company office profession drive drives drove driving eat eats ate eating diet drink drinks drank drinking",
     "school college university study studied studying degree class classes",
+    "meal meals breakfast lunch dinner snack snacks wake wakes woke waking sleep sleeps slept sleeping bed bedtime",
+    "exercise exercises exercised exercising gym workout workouts run runs ran running jog jogs jogged jogging",
 )
 
 
