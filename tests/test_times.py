@@ -131,3 +131,29 @@ def test_times_changes_caps_only_a_changing_fact():
     (v,) = det.predict([d])
     assert v.pair_scores[1] == SETTLED_SCORE  # a place then and a place now
     assert v.pair_scores[3] == pytest.approx(0.9)  # a skill: the classifier's
+
+
+def test_times_changes_reads_a_short_answer_by_the_question_it_answers():
+    det = _utterance()
+    det._clf = _SameScore()
+    det.times = "changes"
+    turns = ["Where do you work?", "At a hospital.", "Nice.", "Thanks.", "Always?", "I used to work in a bank."]
+    (v,) = det.predict([Dialogue.from_texts(turns)])
+    assert v.pair_scores[1] == SETTLED_SCORE  # "At a hospital." answers where one works
+    told = ["I like hospitals.", "At a hospital.", "Nice.", "Thanks.", "Always?", "I used to work in a bank."]
+    (v,) = det.predict([Dialogue.from_texts(told)])
+    assert v.pair_scores[1] == pytest.approx(0.9)  # no question before it: no frame, the classifier's
+    never = ["Do you smoke?", "No, never.", "Good.", "Yes.", "Ever?", "I smoked for ten years when I was young."]
+    (v,) = det.predict([Dialogue.from_texts(never)])
+    assert v.pair_scores[1] == pytest.approx(0.9)  # "never" reaches into the past: the classifier's
+
+
+def test_asked_before_is_the_other_speakers_question_just_before():
+    from dialcheck.detectors.times import asked_before
+
+    texts, speakers = ["Where do you work?", "At a bank.", "Cool!", "And you?", "I cook."], ["A", "B", "A", "A", "B"]
+    assert asked_before(texts, speakers, 1) == "Where do you work?"
+    assert asked_before(texts, speakers, 2) is None  # "At a bank." asks nothing
+    assert asked_before(texts, speakers, 3) is None  # the same speaker's turn
+    assert asked_before(texts, speakers, 4) == "And you?"
+    assert asked_before(texts, speakers, 0) is None

@@ -42,10 +42,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 from .subjects import _statements
 
-__all__ = ["FRAMES", "FRAME_WORDS", "former", "former_and_present", "frames", "present"]
+__all__ = ["FRAMES", "FRAME_WORDS", "asked_before", "former", "former_and_present", "frames", "present"]
 
 _KID = r"(?:a )?(?:kid|child|teenager|teen|boy|girl|student|little|young|younger|small)"
 _SCHOOL = r"(?:high school|college|school|university|uni|the army|my (?:teens|twenties))"
@@ -170,7 +171,29 @@ def present(text: str) -> bool:
     return bool(said) and not any(_FORMER.search(s) or _SPANS.search(s) or _ORIGIN.search(s) for s in said)
 
 
-def former_and_present(earlier: str, last: str, changes: bool = False) -> bool:
+def asked_before(turns: Sequence[str], speakers: Sequence[str], i: int) -> str | None:
+    """The question turn ``i`` answers: the turn just before it, when another speaker said it and it asks something
+    (holds a "?"); else None.
+
+    >>> asked_before(["Where do you work?", "At a hospital."], ["A", "B"], 1)
+    'Where do you work?'
+    >>> asked_before(["I work.", "At a hospital."], ["A", "B"], 1) is None
+    True
+    """
+    if i < 1 or speakers[i - 1] == speakers[i] or "?" not in turns[i - 1]:
+        return None
+    return turns[i - 1]
+
+
+def _frames_of(text: str, asked: str | None) -> frozenset[str]:
+    """The frames of ``text``, or, when it names none, those of the question it answers."""
+    own = frames(text)
+    return own if own or asked is None else frames(asked)
+
+
+def former_and_present(
+    earlier: str, last: str, changes: bool = False, asked: tuple[str | None, str | None] = (None, None)
+) -> bool:
     """Whether one of two turns of a speaker tells only a former state and the other a present one that it does not
     restate (see the module text); with ``changes``, only when both speak of one kind of fact that changes over a
     life (:func:`frames`), so a past that implies a lasting state ("I used to cook for a restaurant." … "I can't
@@ -182,14 +205,22 @@ def former_and_present(earlier: str, last: str, changes: bool = False) -> bool:
     False
     >>> former_and_present("I live in Seattle.", "I grew up in Chicago.", changes=True)
     True
+
+    ``asked`` holds the questions the two turns answer (:func:`asked_before`); with ``changes``, a turn that names no
+    frame of its own takes its question's:
+
+    >>> former_and_present("At a hospital.", "I used to work in a bank.", changes=True)
+    False
+    >>> former_and_present("At a hospital.", "I worked in a bank back then.", True, ("Where do you work?", None))
+    True
     """
     if former(earlier) and present(last):
-        then, now = earlier, last
+        (then, asked_then), (now, asked_now) = (earlier, asked[0]), (last, asked[1])
     elif former(last) and present(earlier):
-        then, now = last, earlier
+        (then, asked_then), (now, asked_now) = (last, asked[1]), (earlier, asked[0])
     else:
         return False
-    if changes and not frames(then) & frames(now):
+    if changes and not _frames_of(then, asked_then) & _frames_of(now, asked_now):
         return False
     if _DENIES.search(now):
         return True

@@ -59,7 +59,7 @@ from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
 from .slots import ages_cut, slot_conflicts, slot_settled
 from .subjects import apart, introduces
-from .times import former_and_present
+from .times import asked_before, former_and_present
 
 __all__ = [
     "ELLIPSIS",
@@ -463,13 +463,23 @@ class UtteranceDetector(Detector):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             if self.subjects == "apart" or self.introductions == "settle" or self.times != "off":
                 last, changes = d.turns[-1].text, self.times == "changes"
+                texts, speakers = [t.text for t in d.turns], [t.speaker for t in d.turns]
+                asked_last = asked_before(texts, speakers, len(texts) - 1) if changes else None
                 for i in turn_scores:  # a pair the slot reading flags is its to judge (a relative's age)
                     if i in conflicts:
                         continue
                     if (
                         (self.subjects == "apart" and i not in read_as and apart(d.turns[i].text, last))
                         or (self.introductions == "settle" and introduces(d.turns[i].text, last))
-                        or (self.times != "off" and former_and_present(d.turns[i].text, last, changes=changes))
+                        or (
+                            self.times != "off"
+                            and former_and_present(
+                                d.turns[i].text,
+                                last,
+                                changes=changes,
+                                asked=(asked_before(texts, speakers, i) if changes else None, asked_last),
+                            )
+                        )
                     ):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))
