@@ -81,6 +81,7 @@ HAND = (
     "decode_hand_times_w",
     "decode_hand_times_x",
     "decode_hand_times_y",
+    "decode_hand_introductions_z",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -302,6 +303,11 @@ ROWS = [
         "{:.2f}",
     ),
     ("decode_hand_times_y/accuracy", "hand set of a short answer now, a former state later (20) accuracy", "{:.2f}"),
+    (
+        "decode_hand_introductions_z/accuracy",
+        "hand set of an introduction with a tag or a quantifier (20) accuracy",
+        "{:.2f}",
+    ),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),

@@ -154,6 +154,10 @@ def test_apart_leaves_the_slot_reading_its_conflicts_and_one_person_named_in_bot
         ("I have a sister who lives in Paris.", None),  # says more than that she exists
         ("I have a sister. She is a nurse.", None),
         ("I have a car.", None),  # not a person or a pet
+        ("I have a husband, yes.", (1, "husband", frozenset())),  # a tag says nothing more
+        ("I do, yes, I have a younger sister.", (1, "sister", frozenset({"younger"}))),  # nor an opening "I do"
+        ("I have a lot of cousins.", (-2, "cousin", frozenset())),  # two or more, unnumbered
+        ("I have several friends in town.", None),  # where they are is more than that they exist
     ],
 )
 def test_introduction(text, expected):
@@ -179,6 +183,10 @@ def test_introduction(text, expected):
         ("I have a sister.", "My sister and I talk every day.", False),  # the speaker in it too
         ("I have a son.", "My daughter is 5.", False),  # another kind of person
         ("I have a sister.", "I'm an only child.", False),  # the speaker's own turn: the classifier's
+        ("I have a lot of cousins.", "My cousins all live in Mexico.", True),
+        ("I have a lot of cousins.", "My cousin Ana is a vet.", True),  # one of them
+        ("I have a lot of friends.", "My only friend moved away.", False),  # "only" counts
+        ("I have some neighbours.", "My three neighbours are loud.", False),  # a number where none was
     ],
 )
 def test_introduces(earlier, last, expected):

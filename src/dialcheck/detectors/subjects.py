@@ -155,9 +155,14 @@ def apart(earlier: str, last: str) -> bool:
 
 _COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 _COUNT = rf"(?:{'|'.join(_COUNT_WORDS)}|\d+)"
+# "a lot of cousins", "several friends": two or more, unnumbered (as "my sisters" is, -2)
+_PLURAL = r"a lot of|lots of|many|several|a few|some"
+# "I have a husband, yes.", "I do, I have a sister.": the tag and the opening say nothing more
+_TAG = re.compile(r",\s*(?:yes|yeah|too|actually|though|as well)\s*([.!]*)$", re.I)
+_I_DO = re.compile(r"^(?:i|we) (?:do|did)\b[,!.]?\s*", re.I)
 # "I have a sister.", "I've got two dogs named Rex and Max.", "We have an older son.", "Yes, two daughters."
 _INTRODUCTION = re.compile(
-    rf"^(?:(?:i|we) (?:have|have got|got)|i've got|we've got|i've|we've)?\s*(?P<count>{_COUNT})\s+"
+    rf"^(?:(?:i|we) (?:have|have got|got)|i've got|we've got|i've|we've)?\s*(?P<count>{_PLURAL}|{_COUNT})\s+"
     rf"(?P<adj>(?:[a-z-]+\s+){{0,2}}?)(?P<who>{_WHO})"
     r"(?:\s*,?\s+(?:named|called)\s+[A-Z][\w'-]*(?:\s+and\s+[A-Z][\w'-]*)?)?\s*[.!]*$",
     re.I,
@@ -181,15 +186,17 @@ def introduction(text: str) -> tuple[int, str, frozenset[str]] | None:
     (2, 'sister', frozenset({'older'}))
     >>> introduction("I have a sister who lives in Paris.") is None
     True
+    >>> introduction("I do, yes, I have a lot of cousins.")  # -2: two or more, unnumbered
+    (-2, 'cousin', frozenset())
     """
     said = _fragments(text)
     if len(said) != 1:
         return None
-    m = _INTRODUCTION.match(said[0])
+    m = _INTRODUCTION.match(_OPENER.sub("", _I_DO.sub("", _TAG.sub(r"\1", said[0]))).strip())
     if not m:
         return None
     word = m.group("count").lower()
-    count = _COUNT_WORDS[word] if word in _COUNT_WORDS else int(word)
+    count = -2 if re.fullmatch(_PLURAL, word) else _COUNT_WORDS[word] if word in _COUNT_WORDS else int(word)
     adj = frozenset(w.lower() for w in m.group("adj").split())
     return count, m.group("who").lower().rstrip("s"), adj
 
@@ -231,7 +238,9 @@ def introduces(earlier: str, last: str) -> bool:
         if kind not in own or denies_someone(other) or _GONE.search(other):
             return False
         counts = _counts_of(other, kind)
-        if any(n != count and not (n == -2 and count >= 2) for n in counts) or (count > 1 and _ONLY.search(other)):
+        if any(n != count and not (n == -2 and count >= 2) for n in counts) or (
+            (count > 1 or count == -2) and _ONLY.search(other)
+        ):
             return False
         said = set(re.findall(r"[a-z]+", other.lower())) & _AGE_WORDS
         return not (said and adj & _AGE_WORDS and said != adj & _AGE_WORDS)
