@@ -82,6 +82,7 @@ HAND = (
     "decode_hand_times_x",
     "decode_hand_times_y",
     "decode_hand_introductions_z",
+    "decode_hand_times_aa",
 )
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
@@ -308,6 +309,7 @@ ROWS = [
         "hand set of an introduction with a tag or a quantifier (20) accuracy",
         "{:.2f}",
     ),
+    ("decode_hand_times_aa/accuracy", "hand set of getting up and staying up then and now (16) accuracy", "{:.2f}"),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),

@@ -106,6 +106,8 @@ def test_times_settle_reads_each_clause_that_starts_again_with_the_speaker():
         ("I'm a senior software engineer.", "I used to be a waiter.", True),  # words that qualify a job
         ("Only water and juice.", "Back in college I drank way too much beer.", True),  # drinks
         ("Yes, I wake up at five.", "As a teenager I slept until noon.", True),  # daily routine
+        ("No, I'm in bed by ten now.", "In college I used to stay up all night gaming.", True),  # staying up
+        ("I'm an early riser.", "I still stay up until three every night.", False),  # "still"
         ("I go to the gym a lot.", "I used to go to the gym, but I haven't been since.", False),  # "since"
         ("I'm a software engineer.", "I've never worked with computers, I'm a carpenter.", False),  # no former
         ("I drive a Tesla.", "Back in college I had a bike.", True),  # getting around

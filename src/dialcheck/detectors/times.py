@@ -109,7 +109,8 @@ FRAMES = {
     ),
     "routine": re.compile(
         r"\b(?:wake|wakes|woke|waking|sleep|sleeps|slept|sleeping|bed|bedtime|exercise[sd]?|exercising|gym"
-        r"|work(?:ing)? out|workouts?|run|runs|ran|running|jog|jogs|jogged|jogging)\b",
+        r"|work(?:ing)? out|workouts?|run|runs|ran|running|jog|jogs|jogged|jogging|(?:get|gets|got|getting) up"
+        r"|(?:stay|stays|stayed|staying) up|up late|early riser|morning person|night owl)\b",
         re.I,
     ),
     "school": re.compile(r"\b(?:school|college|university|study|studied|studying|degree|class|classes)\b", re.I),
