@@ -24,6 +24,8 @@ past that implies a lasting state, a skill or a trait ("I used to cook paella fo
 how to cook.") stays with the classifier; and the two turns share no word beyond the frame's own, so one fact said
 as both former and present ("I work as a firefighter." … "I used to be a firefighter before I became a teacher.")
 stays too.
+A turn that names no kind of fact and answers the other speaker's question takes the question's ("Where do you
+work?" "At a hospital." is about work; :func:`asked_before`).
 
 Questions and fillers are not statements (as in :mod:`dialcheck.detectors.subjects`). English phrasings only;
 anything else reads as before.
