@@ -18,7 +18,10 @@ notice. Each check below once caught a candidate that the headline numbers favou
   session 69, ``decode_hand_subjects_k`` and ``_l``, the speaker against someone else; since session 70,
   ``decode_hand_introductions_m``, someone introduced and then talked about; since session 71,
   ``decode_hand_people_n`` and ``_o``, the speaker's facts beside other people's, and ``decode_hand_times_p`` and
-  ``_q``, a former state beside a present one): at most one dialogue fewer right.
+  ``_q``, a former state beside a present one; since session 72, ``_r``, ``decode_hand_questions_s`` to ``_u``
+  (turns that also ask the user), ``decode_hand_names_v``, ``decode_hand_times_w`` to ``_y``,
+  ``decode_hand_introductions_z`` and ``decode_hand_times_aa``; :data:`HAND` lists them with their report labels):
+  at most one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
 (ROC AUC, false alarms), CI-ToD's 210 held-out service-assistant dialogues (``citod_history_dialogues.py --split
@@ -53,37 +56,38 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent / "examples" / "dialogues.json"
 DEMO_EXPECTED = {"pets": True, "music": False}  # the README's DECODE examples ("route" is a knowledge-base one)
-HAND = (
-    "decode_hand_a",
-    "decode_hand_b",
-    "decode_hand_values",
-    "decode_hand_slots",
-    "decode_hand_slots_b",
-    "decode_hand_slots_c",
-    "decode_hand_slots_d",
-    "decode_hand_ages_e",
-    "decode_hand_ages_g",
-    "decode_hand_ages_h",
-    "decode_hand_ages_i",
-    "decode_hand_spouse_j",
-    "decode_hand_subjects_k",
-    "decode_hand_subjects_l",
-    "decode_hand_introductions_m",
-    "decode_hand_people_n",
-    "decode_hand_people_o",
-    "decode_hand_times_p",
-    "decode_hand_times_q",
-    "decode_hand_times_r",
-    "decode_hand_questions_s",
-    "decode_hand_questions_t",
-    "decode_hand_questions_u",
-    "decode_hand_names_v",
-    "decode_hand_times_w",
-    "decode_hand_times_x",
-    "decode_hand_times_y",
-    "decode_hand_introductions_z",
-    "decode_hand_times_aa",
-)
+#: The hand-written sets the gate reads (benchmarks/data/NAME.jsonl), each with the label of its report row.
+HAND = {
+    "decode_hand_a": "hand set A",
+    "decode_hand_b": "hand set B",
+    "decode_hand_values": "hand set of value swaps (44)",
+    "decode_hand_slots": "hand set of names, ages and jobs (32)",
+    "decode_hand_slots_b": "second hand set of names, ages and jobs (24)",
+    "decode_hand_slots_c": "third hand set of names, ages and jobs, others' slots (20)",
+    "decode_hand_slots_d": "fourth hand set of names, ages and jobs (24)",
+    "decode_hand_ages_e": "hand set of ages on a timeline (30)",
+    "decode_hand_ages_g": "second such set (30)",
+    "decode_hand_ages_h": "third such set (30)",
+    "decode_hand_ages_i": "fourth such set, relatives' ages (30)",
+    "decode_hand_spouse_j": "hand set of a wife in one turn, a husband in another (30)",
+    "decode_hand_subjects_k": "hand set of the speaker against someone else (40)",
+    "decode_hand_subjects_l": "second such set, blind (20)",
+    "decode_hand_introductions_m": "hand set of someone introduced, then elaborated (40)",
+    "decode_hand_people_n": "hand set of the speaker and other people (40)",
+    "decode_hand_people_o": "second such set, openers and more people (30)",
+    "decode_hand_times_p": "hand set of a former state beside a present one (30)",
+    "decode_hand_times_q": "second such set, facts that change (30)",
+    "decode_hand_times_r": "third such set, the same fact in both (30)",
+    "decode_hand_questions_s": "hand set of turns that also ask the user (30)",
+    "decode_hand_questions_t": "second such set (30)",
+    "decode_hand_questions_u": "third such set, the turn handed back (30)",
+    "decode_hand_names_v": "hand set of a greeting, then a name (20)",
+    "decode_hand_times_w": "hand set of a qualified job now, another before (20)",
+    "decode_hand_times_x": "hand set of drinks, meals, sleep and exercise then and now (20)",
+    "decode_hand_times_y": "hand set of a short answer now, a former state later (20)",
+    "decode_hand_introductions_z": "hand set of an introduction with a tag or a quantifier (20)",
+    "decode_hand_times_aa": "hand set of getting up and staying up then and now (16)",
+}
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
 TARGETS = {"human_bot/accuracy": 78.0, "rct/accuracy": 75.0, "dev/accuracy": 87.0, "dev/evidence_f1": 80.0}
@@ -275,41 +279,7 @@ ROWS = [
     ("perturb/paraphrase", "synonym paraphrases flagged", "{:.3f}"),
     ("restatements/flagged", "restatements flagged (30)", "{:.3f}"),
     ("restatements/contradictions_caught", "their contradictions caught (30)", "{:.3f}"),
-    ("decode_hand_a/accuracy", "hand set A accuracy", "{:.2f}"),
-    ("decode_hand_b/accuracy", "hand set B accuracy", "{:.2f}"),
-    ("decode_hand_values/accuracy", "hand set of value swaps (44) accuracy", "{:.2f}"),
-    ("decode_hand_slots/accuracy", "hand set of names, ages and jobs (32) accuracy", "{:.2f}"),
-    ("decode_hand_slots_b/accuracy", "second hand set of names, ages and jobs (24) accuracy", "{:.2f}"),
-    ("decode_hand_slots_c/accuracy", "third hand set of names, ages and jobs, others' slots (20) accuracy", "{:.2f}"),
-    ("decode_hand_subjects_k/accuracy", "hand set of the speaker against someone else (40) accuracy", "{:.2f}"),
-    ("decode_hand_subjects_l/accuracy", "second such set, blind (20) accuracy", "{:.2f}"),
-    (
-        "decode_hand_introductions_m/accuracy",
-        "hand set of someone introduced, then elaborated (40) accuracy",
-        "{:.2f}",
-    ),
-    ("decode_hand_people_n/accuracy", "hand set of the speaker and other people (40) accuracy", "{:.2f}"),
-    ("decode_hand_people_o/accuracy", "second such set, openers and more people (30) accuracy", "{:.2f}"),
-    ("decode_hand_times_p/accuracy", "hand set of a former state beside a present one (30) accuracy", "{:.2f}"),
-    ("decode_hand_times_q/accuracy", "second such set, facts that change (30) accuracy", "{:.2f}"),
-    ("decode_hand_times_r/accuracy", "third such set, the same fact in both (30) accuracy", "{:.2f}"),
-    ("decode_hand_questions_s/accuracy", "hand set of turns that also ask the user (30) accuracy", "{:.2f}"),
-    ("decode_hand_questions_t/accuracy", "second such set (30) accuracy", "{:.2f}"),
-    ("decode_hand_questions_u/accuracy", "third such set, the turn handed back (30) accuracy", "{:.2f}"),
-    ("decode_hand_names_v/accuracy", "hand set of a greeting, then a name (20) accuracy", "{:.2f}"),
-    ("decode_hand_times_w/accuracy", "hand set of a qualified job now, another before (20) accuracy", "{:.2f}"),
-    (
-        "decode_hand_times_x/accuracy",
-        "hand set of drinks, meals, sleep and exercise then and now (20) accuracy",
-        "{:.2f}",
-    ),
-    ("decode_hand_times_y/accuracy", "hand set of a short answer now, a former state later (20) accuracy", "{:.2f}"),
-    (
-        "decode_hand_introductions_z/accuracy",
-        "hand set of an introduction with a tag or a quantifier (20) accuracy",
-        "{:.2f}",
-    ),
-    ("decode_hand_times_aa/accuracy", "hand set of getting up and staying up then and now (16) accuracy", "{:.2f}"),
+    *((f"{f}/accuracy", f"{label} accuracy", "{:.2f}") for f, label in HAND.items()),
     ("decode_neighbours/roc_auc", "neighbour pairs (60) ROC AUC", "{:.2f}"),
     ("decode_neighbours/false_alarms", "neighbour pairs: false alarms (of 49)", "{}"),
     ("citod_history_test/accuracy", "CI-ToD held-out history dialogues (210) accuracy", "{:.2f}"),
