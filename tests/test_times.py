@@ -4,7 +4,7 @@ import pytest
 
 from dialcheck.detectors.times import former, former_and_present, present
 from dialcheck.detectors.utterance import SETTLED_SCORE
-from dialcheck.schema import Dialogue
+from dialcheck.schema import Dialogue, Turn
 from test_detectors import _utterance
 from test_slots import _SameScore
 
@@ -154,8 +154,9 @@ def test_asked_before_is_the_other_speakers_question_just_before():
     from dialcheck.detectors.times import asked_before
 
     texts, speakers = ["Where do you work?", "At a bank.", "Cool!", "And you?", "I cook."], ["A", "B", "A", "A", "B"]
-    assert asked_before(texts, speakers, 1) == "Where do you work?"
-    assert asked_before(texts, speakers, 2) is None  # "At a bank." asks nothing
-    assert asked_before(texts, speakers, 3) is None  # the same speaker's turn
-    assert asked_before(texts, speakers, 4) == "And you?"
-    assert asked_before(texts, speakers, 0) is None
+    d = Dialogue(tuple(Turn(who, text) for who, text in zip(speakers, texts, strict=True)))
+    assert asked_before(d, 1) == "Where do you work?"
+    assert asked_before(d, 2) is None  # "At a bank." asks nothing
+    assert asked_before(d, 3) is None  # the same speaker's turn
+    assert asked_before(d, 4) == "And you?"
+    assert asked_before(d, 0) is None

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
 
+from ..schema import Dialogue
 from .subjects import _statements
 
 __all__ = ["FRAMES", "FRAME_WORDS", "asked_before", "former", "former_and_present", "frames", "present"]
@@ -174,18 +174,19 @@ def present(text: str) -> bool:
     return bool(said) and not any(_FORMER.search(s) or _SPANS.search(s) or _ORIGIN.search(s) for s in said)
 
 
-def asked_before(turns: Sequence[str], speakers: Sequence[str], i: int) -> str | None:
-    """The question turn ``i`` answers: the turn just before it, when another speaker said it and it asks something
-    (holds a "?"); else None.
+def asked_before(dialogue: Dialogue, i: int) -> str | None:
+    """The question turn ``i`` of ``dialogue`` answers: the turn just before it, when another speaker said it and it
+    asks something (holds a "?"); else None.
 
-    >>> asked_before(["Where do you work?", "At a hospital."], ["A", "B"], 1)
+    >>> asked_before(Dialogue.from_texts(["Where do you work?", "At a hospital."]), 1)
     'Where do you work?'
-    >>> asked_before(["I work.", "At a hospital."], ["A", "B"], 1) is None
+    >>> asked_before(Dialogue.from_texts(["I work.", "At a hospital."]), 1) is None
     True
     """
-    if i < 1 or speakers[i - 1] == speakers[i] or "?" not in turns[i - 1]:
+    if i < 1:
         return None
-    return turns[i - 1]
+    before, turn = dialogue.turns[i - 1], dialogue.turns[i]
+    return before.text if before.speaker != turn.speaker and "?" in before.text else None
 
 
 def _frames_of(text: str, asked: str | None) -> frozenset[str]:

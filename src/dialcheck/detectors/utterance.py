@@ -308,7 +308,7 @@ class UtteranceDetector(Detector):
         'Seattle."), neither saying "never", "always" or "still", scores at most ``SETTLED_SCORE`` '
         "(:func:`~dialcheck.detectors.times.former_and_present`), unless the slot reading flags it; "
         '``"changes"``: that, only when both speak of one kind of fact that changes over a life (where one lives, '
-        "work, getting around, food and drink, school).",
+        "work, getting around, food and drink, school, sleep and exercise).",
     )
 
     @classmethod
@@ -463,8 +463,7 @@ class UtteranceDetector(Detector):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             if self.subjects == "apart" or self.introductions == "settle" or self.times != "off":
                 last, changes = d.turns[-1].text, self.times == "changes"
-                texts, speakers = [t.text for t in d.turns], [t.speaker for t in d.turns]
-                asked_last = asked_before(texts, speakers, len(texts) - 1) if changes else None
+                asked_last = asked_before(d, len(d.turns) - 1) if changes else None
                 for i in turn_scores:  # a pair the slot reading flags is its to judge (a relative's age)
                     if i in conflicts:
                         continue
@@ -477,7 +476,7 @@ class UtteranceDetector(Detector):
                                 d.turns[i].text,
                                 last,
                                 changes=changes,
-                                asked=(asked_before(texts, speakers, i) if changes else None, asked_last),
+                                asked=(asked_before(d, i) if changes else None, asked_last),
                             )
                         )
                     ):
