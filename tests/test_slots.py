@@ -13,6 +13,10 @@ from dialcheck.detectors.slots import (
     slot_settled,
     slots_only,
     spouse_conflicts,
+    work_claims,
+    work_conflicts,
+    work_settled,
+    work_status,
 )
 from dialcheck.detectors.utterance import SETTLED_SCORE, SLOT_SCORE
 from dialcheck.schema import Dialogue
@@ -353,3 +357,104 @@ def test_the_reading_is_a_command_line_option_and_a_cascade_reading(capsys):
     with pytest.raises(SystemExit):
         run_cli(capsys, "check", "--help")
     assert "--slots {off,persona,settle}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("I'm good. Just got home from work.", "working"),
+        ("I work at a law firm as a paralegal.", "working"),
+        ("My boss kept me late again.", "working"),
+        ("I'm at work right now, but I'm off in an hour.", "working"),
+        ("I work from home for a poultry company.", "from home"),
+        ("No, I'm retired, but I used to teach gym.", "not working"),
+        ("I've been unemployed for a while.", "not working"),
+        ("I don't work anymore.", "not working"),
+        ("No, I don't have a job.", "not working"),
+        ("I'm a stay at home mom.", "at home"),
+        ("I don't work on Sundays.", None),  # a day off
+        ("I don't work today, it's my day off.", None),
+        ("I'm retired, but I work part-time at the library.", "not working"),  # on the side: not working
+        ("I used to work at a bank.", None),  # the past
+        ("I want to work as a nurse.", None),  # a wish
+        ("I quit my job last year.", None),
+        ("Piano is hard, but I work at it every day.", None),  # practice, not a job
+        ("I'm retired from the navy and I work as a guard.", "working"),  # "retired from": not retired now
+        ("Do you work at the bank?", None),  # a question says nothing
+        ("I'm retired. I work at a store.", None),  # both in one turn: neither
+    ],
+)
+def test_work_status_reads_whether_the_speaker_works_now(text, status):
+    assert work_status(text) == status
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "conflict"),
+    [
+        ("I'm looking for work. I've been unemployed for a while.", "I work in marketing.", True),
+        ("I'm retired, so I have a lot of free time.", "I work at a law firm as a paralegal.", True),
+        ("I'm doing well. I just got home from work.", "I'm a stay at home mom.", True),
+        ("My boss just bought a new car.", "I don't work, I'm on disability.", True),
+        ("I'm a stay-at-home dad.", "I work from home, so I'm with the kids all day.", False),
+        ("I'm retired.", "I volunteer at the food bank.", False),
+        ("I'm retired.", "I work at the hardware store part-time.", False),
+        ("I work at a bakery.", "I don't work on Sundays.", False),
+        ("I'm unemployed.", "I used to work in sales.", False),
+    ],
+)
+def test_working_beside_not_working_conflicts(earlier, last, conflict):
+    assert work_conflicts(earlier, last) is conflict
+    d = Dialogue.from_texts(["Hi", earlier, "Oh?", last])
+    assert (slot_conflicts(d, [1]) == {1: "job"}) is conflict
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last", "settled"),
+    [
+        ("I'm a nurse.", "I don't work on Sundays, so I'll sleep in.", True),  # a day off fits a job
+        ("No, I don't work today, it's my day off.", "I work at a bakery downtown.", True),
+        ("I work as an electrician.", "When I'm not at work, I fish.", True),
+        ("Not right now, I got laid off in March.", "Yes, I have a job interview on Monday.", True),
+        ("No, I work full time at a call center.", "I want to quit and go back to school someday.", True),
+        ("I'm between jobs right now.", "I worked as a graphic designer for ten years.", True),
+        ("I used to work in sales, but I'm unemployed now.", "I'd like to work as a realtor.", True),
+        # not settled: they do not fit, or both turns say more than work
+        ("I'm a nurse.", "I work at a bank as a teller.", False),  # two jobs that share no word
+        ("Yes, I'm a barista.", "I'd love to be a barista someday.", False),  # wanting what one is
+        ("I'm a teacher.", "I've never worked in a school.", False),  # never worked
+        ("I'm retired.", "I'm heading to my shift.", False),  # a conflict is the slot reading's
+        ("I'm a nurse and I love cats.", "I don't work on Sundays and I hate cats.", False),  # both say more
+        ("I'm a nurse with three cats.", "I don't work on Sundays. I hate cats.", False),  # a job, then more
+        ("I love cats.", "I work as a nurse.", False),  # one turn says nothing of work
+        ("I work for a local newspaper.", "I work for a national newspaper.", False),  # more than a restatement
+        ("I work as a nurse.", "I work as a nurse at the city hospital.", True),  # one says no more than the other
+        ("I want to be a chef one day.", "I don't want to be a chef one day.", False),  # a negated claim: unread
+        ("I'm retired. I'm a stay at home mom.", "I'm retired. I'm not a stay at home mom.", False),
+        ("I'm at work. I work in a call center.", "I'm at work. I don't work in a call center.", False),
+        ("I work for a small company.", "I just want to be able to do whatever I want.", False),  # no job wished
+    ],
+)
+def test_work_settled_needs_fitting_claims_and_one_turn_of_nothing_but_work(earlier, last, settled):
+    assert work_settled(earlier, last) is settled
+
+
+def test_work_claims_name_the_job_or_place_and_say_whether_the_turn_says_more():
+    claims, only = work_claims("I'm a chef at an Italian place.")
+    assert claims == {("working", frozenset({"chef", "italian", "place"}))} and only
+    claims, only = work_claims("Long, my boss kept me late again.")
+    assert claims == {("working", frozenset())} and only  # no job named
+    assert not work_claims("I'm a teacher, I love my students.")[1]  # more than a place after the job
+    assert work_claims("I love dogs.") == (frozenset(), False)
+    assert ("unread", frozenset()) in work_claims("I'm at work. I don't work in a call center.")[0]
+
+
+def test_settle_caps_a_pair_that_agrees_about_work_and_lifts_one_that_does_not():
+    d = Dialogue.from_texts(["Hi", "I work as an electrician.", "Fun?", "When I'm not at work, I fish."])
+    det = _utterance()
+    det._clf = _SameScore()
+    assert det.predict([d])[0].pair_scores[1] == pytest.approx(0.9)  # the classifier flags the pair
+    det.slots = "settle"
+    assert det.predict([d])[0].pair_scores[1] == SETTLED_SCORE
+    flip = Dialogue.from_texts(["Hi", "I'm retired, so I have a lot of free time.", "Oh?", "I work at a law firm."])
+    (v,) = det.predict([flip])
+    assert v.contradiction and v.evidence == (1,) and v.pair_scores[1] == SLOT_SCORE

@@ -57,6 +57,10 @@ __all__ = [
     "slot_settled",
     "slots_only",
     "spouse_conflicts",
+    "work_claims",
+    "work_conflicts",
+    "work_settled",
+    "work_status",
 ]
 
 SLOTS = ("name", "age", "job")
@@ -479,6 +483,287 @@ def spouse_conflicts(earlier: str, last: str) -> bool:
     return a is not None and b is not None and a != b
 
 
+# working status: not working now ("I'm retired", "I don't have a job", "I'm a stay-at-home mom") ...
+_NOT_WORKING = re.compile(
+    r"\bi(?:'m| am) (?:currently |now |still |actually |just )?(?:unemployed|jobless|out of work|between jobs"
+    r"|retired\b(?! from))"
+    r"|\bi(?:'ve| have) been (?:unemployed|jobless|out of work)\b"
+    r"|\bi (?:don't|do not) have a job\b(?! (?:interview|offer))"
+    r"|\bi (?:don't|do not) work(?=\s*(?:[.,!;]|$)| anymore\b| at all\b)",
+    re.I,
+)
+_AT_HOME = re.compile(
+    r"\bi(?:'m| am) (?:currently |now |still |just )?an? (?:(?:stay|stay[- ]at[- ]home|full[- ]time) )?"
+    r"(?:stay[- ]at[- ]home (?:mom|mum|dad|mother|father|parent|wife|husband)|homemaker|housewife|househusband)\b"
+    r"|\bi stay (?:at )?home with (?:my|the) (?:kids|children|son|daughter|baby|babies|twins)\b",
+    re.I,
+)
+# ... and working now ("I work at a bank", "I just got home from work", "my boss")
+_WORKING = re.compile(
+    r"\bi (?:currently |now |still |also )?work (?:as|at|for|in|from home|nights|night shifts?)\b"
+    r"(?! (?:it|that|this|my (?:garden|yard|house|home)|the (?:garden|yard))\b)"
+    r"|\bi(?:'m| am) (?:currently |now |still )?working (?:as|at|for|in)\b"
+    r"(?! (?:it|that|the moment|my (?:garden|yard|house|home)|the (?:garden|yard))\b)"
+    r"|\b(?:got|get|getting|came|come|coming) (?:home |back )?from work\b|\bi(?:'m| am) at work\b"
+    r"|\bmy (?:boss|coworkers?|co-workers?|colleagues|shift)\b|\bmy job (?:is|as|at|pays|keeps)\b|\bat my job\b"
+    r"|\bi(?:'m| am) employed\b",
+    re.I,
+)
+# a clause of working that is past, wished for, to come, or on the side does not count
+_NOT_NOW_WORK = re.compile(
+    r"\b(?:used to|when i|before i|after i|until i|was|were|worked|want|wanna|would like|hope|hoping|will|going to"
+    r"|plan|dream|someday|one day|if|quit|lost|left|fired|laid off|part[- ]time|volunteers?|volunteering"
+    r"|freelanc\w*|side|odd jobs?|gigs?)\b|'ll\b",
+    re.I,
+)
+# a clause of its own: after ", and", ", but", ", so", " but", " and" or ";" before I or my
+_CLAUSE_BREAK = re.compile(r"(?:,\s*(?:and|but|so)|\s+but|\s+and|;)\s+(?=i\b|i'm\b|i've\b|my\b)", re.I)
+
+
+@functools.lru_cache(maxsize=8192)
+def work_status(text: str) -> str | None:
+    """Whether the speaker of ``text`` works now: ``"working"`` ("I work at a bank.", "I just got home from work."),
+    ``"from home"`` (working, every time from home), ``"not working"`` ("I'm retired.", "I don't have a job."),
+    ``"at home"`` (a stay-at-home parent or homemaker), or None (neither, or both). Questions say nothing; a clause
+    that is past, wished for, to come or on the side ("I used to work at a bank", "I want to work as a nurse",
+    "I work part-time") does not count as working.
+
+    >>> work_status("I'm good. Just got home from work."), work_status("No, I'm retired, but I used to teach.")
+    ('working', 'not working')
+    >>> work_status("I don't work on Sundays."), work_status("I'm retired, but I work part-time at the library.")
+    (None, 'not working')
+    """
+    outside = from_home = idle = home = False
+    for sentence in _statements(text.replace("\u2019", "'")):
+        for clause in _CLAUSE_BREAK.split(sentence):
+            if _AT_HOME.search(clause):
+                home = True
+            elif _NOT_WORKING.search(clause):
+                idle = True
+            elif (m := _WORKING.search(clause)) and not _NOT_NOW_WORK.search(clause):
+                if m.group(0).lower().endswith("from home"):
+                    from_home = True
+                else:
+                    outside = True
+    if (outside or from_home) and (idle or home):
+        return None
+    if outside or from_home:
+        return "working" if outside else "from home"
+    if idle:
+        return "not working"
+    return "at home" if home else None
+
+
+def work_conflicts(earlier: str, last: str) -> bool:
+    """Whether one turn says the speaker works now and the other that they do not (:func:`work_status`):
+    "I'm retired, so I have a lot of free time." … "I work at a law firm as a paralegal." A stay-at-home parent
+    who also works from home does not count.
+
+    >>> work_conflicts("I just got home from work.", "I'm a stay at home mom.")
+    True
+    >>> work_conflicts("I'm a stay-at-home dad.", "I work from home, so I'm with the kids all day.")
+    False
+    """
+    a, b = work_status(earlier), work_status(last)
+    if a is None or b is None:
+        return False
+    kinds = {a, b}
+    return (
+        bool(kinds & {"working", "from home"})
+        and bool(kinds & {"not working", "at home"})
+        and kinds
+        != {
+            "from home",
+            "at home",
+        }
+    )
+
+
+# jobs read after "I'm a/an" ("I'm a nurse", "I'm a high school teacher") as working now, for work_settled
+_JOB_NOUNS = (
+    "nurse|teacher|doctor|physician|surgeon|dentist|pharmacist|veterinarian|vet|lawyer|attorney|paralegal|accountant"
+    "|engineer|programmer|developer|architect|mechanic|electrician|plumber|carpenter|welder|contractor|firefighter"
+    "|fireman|police officer|cop|detective|soldier|paramedic|pilot|flight attendant|driver|chef|cook|baker|butcher"
+    "|barista|bartender|waiter|waitress|server|cashier|clerk|secretary|receptionist|janitor|custodian|librarian"
+    "|professor|principal|banker|realtor|real estate agent|salesman|saleswoman|sales rep|insurance agent|consultant"
+    "|analyst|manager|ceo|farmer|rancher|fisherman|miner|construction worker|factory worker|social worker|therapist"
+    "|psychologist|psychiatrist|counselor|scientist|researcher|journalist|reporter|editor|translator|tutor|lifeguard"
+    "|mailman|postman|mail carrier|security guard|hairdresser|stylist|barber|housekeeper|nanny|caregiver"
+    "|hygienist|optometrist|chiropractor|trainer|coach|judge|designer|writer|musician|artist|photographer|accountant"
+)
+# the other claims about work a clause can make (working and not working now are AO's _WORKING and _NOT_WORKING)
+_JOB_NOW = re.compile(
+    rf"\bi(?:'m| am) (?:currently |now |still )?an? (?!(?:retired|former|ex|aspiring|future|wannabe|student|trainee"
+    rf"|part[- ]time)\b)(?:[a-z-]+ ){{0,2}}?(?:{_JOB_NOUNS})\b(?!'s| (?:fan|major|student|at heart|in training)\b)",
+    re.I,
+)
+_WORK_FULL_TIME = re.compile(r"\bi (?:currently |now |still )?work full[- ]time (?:as|at|for|in)\b", re.I)
+_OFF_SOMETIMES = re.compile(
+    r"\bi (?:don't|do not) work (?:today|tonight|tomorrow|on \w+|this \w+|weekends|nights|mondays|fridays|saturdays"
+    r"|sundays)\b|\b(?:my|a) day off\b|\bi(?:'m| am) off (?:today|tonight|tomorrow|this \w+|work)\b"
+    r"|\bwhen i(?:'m| am) not (?:at )?work(?:ing)?\b|\b(?:after|before) work\b",
+    re.I,
+)
+_SEEKING = re.compile(
+    r"\bjob interviews?\b|\blooking for (?:a |another )?(?:new )?(?:job|work)\b|\bapplying (?:for|to) jobs\b"
+    r"|\bjob (?:hunting|search)\b",
+    re.I,
+)
+_QUITTING = re.compile(r"\b(?:want|wanna|plan|planning|hope|hoping|would like|'d like|going) to quit\b", re.I)
+_WANTS_WORK = re.compile(
+    r"\b(?:want|wanna|plan|planning|hope|hoping|would like|'d like|love) to (?:work as (?:an? )?|become an? |be an? )"
+    r"(?P<value>[a-z]+(?: [a-z]+){0,2})|\bi want a job\b",
+    re.I,
+)
+_PAST_WORK = re.compile(
+    rf"\bi worked (?:as|at|for|in)\b|\bi used to work\b|\bi was an? (?:[a-z-]+ ){{0,2}}?(?:{_JOB_NOUNS})\b", re.I
+)
+# a job that ended: not working now, as far as the turn says
+_ENDED_WORK = re.compile(
+    r"\bi retired\b(?! from)|\bi (?:got|was) laid off\b|\bi (?:lost|quit|left) my job\b|\bi got fired\b", re.I
+)
+_NEVER_WORKED = re.compile(r"\bi(?:'ve| have) never (?:worked|had a (?:real )?job|been employed)\b", re.I)
+_ON_THE_SIDE = re.compile(r"\b(?:part[- ]time|volunteers?|volunteering|freelanc\w*|side|odd jobs?|gigs?)\b", re.I)
+# what may follow a job after "I'm a/an" in a clause that says nothing but work: a place ("at the clinic")
+_PLACE_REST = re.compile(r"^\s*(?:(?:at|in|for|on)\b.*)?[\s\W]*$", re.I)
+_WORK_FILLER = _FILLER | {"not", "right", "really", "now", "currently", "at", "the", "moment", "still", "but", "so"}
+_WORK_STOP = {
+    "i", "i'm", "am", "a", "an", "the", "at", "in", "for", "on", "of", "to", "as", "my", "me", "work", "working", "job",
+    "full", "time", "now", "currently", "still", "really", "just", "if", "and", "but", "so", "someday", "one", "day",
+    "is", "are",
+}  # fmt: skip
+_AT_HOME_WORDS = re.compile(r"\b(?:stay[- ]at[- ]home|homemaker|housewife|househusband)\b", re.I)
+# a clause that speaks of work: one the claims do not read keeps the pair with the classifier
+_WORK_TALK = re.compile(
+    r"\b(?:work|works|working|worked|job|jobs|career|employed|unemployed|employer|office|boss|coworkers?|co-workers?"
+    rf"|colleagues?|shifts?|retired|retirement|{_JOB_NOUNS})\b",
+    re.I,
+)
+_WORKING_KINDS = ("working", "from home", "off", "quitting")
+_NOT_WORKING_KINDS = ("not working", "at home", "ended")
+_FITS_NEVER = ("not working", "at home", "seeking", "wants work", "never")
+_NAMED = ("working", "from home", "wants work", "side")  # the kinds whose value is the job or place named
+_NEGATED = re.compile(r"\b(?:not|no|never|nor)\b|n't\b", re.I)
+_ANSWER = re.compile(r"^\W*(?:no|nope|nah|not (?:really|right now|now|at the moment|yet|anymore))\b[\s,.!]*", re.I)
+
+
+def _value(text: str) -> frozenset[str]:
+    """The words of a claim's clause beyond stop words ("a nurse at the clinic": nurse, clinic)."""
+    words = re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower())
+    return frozenset(w for w in words if w not in _WORK_STOP and w not in _FILLER)
+
+
+@functools.lru_cache(maxsize=8192)
+def work_claims(text: str) -> tuple[frozenset[tuple[str, frozenset[str]]], bool]:
+    """The claims ``text`` makes about its speaker's work, each a kind and the words that name the job or place
+    (empty for "I just got home from work"), and whether it says nothing else. Kinds: ``working``, ``from home``,
+    ``not working``, ``at home`` (a stay-at-home parent), ``off`` (at some time only: "I don't work on Sundays"),
+    ``seeking``, ``quitting``, ``wants work``, ``past``, ``ended`` ("I retired", "I lost my job"), ``side``
+    (part-time, volunteering), ``never``, and ``unread``: a clause that speaks of work in words none of these read
+    ("I don't work in a call center"), which fits nothing.
+
+    >>> claims, only = work_claims("I'm between jobs right now.")
+    >>> sorted(k for k, _ in claims), only
+    (['not working'], True)
+    >>> sorted(k for k, _ in work_claims("I work as an electrician, and I love fishing.")[0])
+    ['working']
+    """
+    claims: set[tuple[str, frozenset[str]]] = set()
+    only = True
+    for sentence in _statements(text.replace("\u2019", "'")):
+        for clause in _CLAUSE_BREAK.split(sentence):
+            kind, rest = _claim(clause)
+            if kind == "unread":
+                claims.add(("unread", frozenset()))
+                only = False
+                continue
+            if kind is None:
+                if not all(w in _WORK_FILLER for w in re.findall(r"[a-z]+(?:'[a-z]+)?", clause.lower())):
+                    only = False
+                if _WORK_TALK.search(clause):  # "I don't work in a call center": work talk not read
+                    claims.add(("unread", frozenset()))
+                continue
+            claims.add((kind, _value(rest) if kind in _NAMED else frozenset()))
+            if kind == "working" and not _PLACE_REST.match(_after_job(clause)):
+                only = False
+    return frozenset(claims), only and bool(claims)
+
+
+def _after_job(clause: str) -> str:
+    """What follows the job in a clause that states one after "I'm a/an" ("" when none is stated that way)."""
+    m = _JOB_NOW.search(clause)
+    return clause[m.end() :] if m else ""
+
+
+def _claim(clause: str) -> tuple[str | None, str]:
+    """The one claim about work a clause makes, and the words it names the job or place with."""
+    if _NEVER_WORKED.search(clause):
+        return "never", ""
+    if _AT_HOME.search(clause):
+        return "at home", ""
+    if _NOT_WORKING.search(clause):
+        return "not working", ""
+    if _OFF_SOMETIMES.search(clause):
+        return "off", ""
+    if _NEGATED.search(_ANSWER.sub("", clause)):  # "I don't want to be a chef", "I'm not a stay at home mom"
+        return ("unread", "") if _WORK_TALK.search(clause) or _AT_HOME_WORDS.search(clause) else (None, "")
+    if _SEEKING.search(clause):
+        return "seeking", ""
+    if _QUITTING.search(clause):
+        return "quitting", ""
+    if m := _WANTS_WORK.search(clause):
+        return "wants work", m.group("value") or ""
+    if _ENDED_WORK.search(clause):
+        return "ended", ""
+    if _PAST_WORK.search(clause):
+        return "past", ""
+    m = _WORKING.search(clause) or _WORK_FULL_TIME.search(clause) or _JOB_NOW.search(clause)
+    if m is None:
+        return None, ""
+    said = m.group(0).lower()
+    # "I work at a bank", "my job is teaching", "I'm a nurse" name the job or place; "my boss", "from work" do not
+    named = m.re is not _WORKING or said.endswith((" as", " at", " for", " in", "my job is"))
+    if _ON_THE_SIDE.search(clause):
+        return "side", clause[m.start() :] if named else ""
+    if _NOT_NOW_WORK.search(clause):
+        return None, ""
+    if said.endswith("from home"):
+        return "from home", clause[m.start() :]
+    return "working", clause[m.start() :] if named else ""
+
+
+def _fit(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
+    """Whether two claims about work can both hold."""
+    (x, xs), (y, ys) = sorted((a, b))
+    if "unread" in (x, y):
+        return False
+    if {x, y} == {"from home", "at home"}:
+        return True
+    if (x in _WORKING_KINDS and y in _NOT_WORKING_KINDS) or (y in _WORKING_KINDS and x in _NOT_WORKING_KINDS):
+        return False
+    if "never" in (x, y):
+        return all(k in _FITS_NEVER for k in (x, y))
+    if ({x, y} <= {"working", "side"} and "working" in (x, y)) or x == y == "from home":
+        return not (xs and ys) or xs <= ys or ys <= xs  # one names nothing, or one says no more than the other
+    if {x, y} == {"wants work", "working"}:
+        return not (xs & ys)
+    return True
+
+
+def work_settled(earlier: str, last: str) -> bool:
+    """Whether two turns of one speaker agree about their work and one of them says nothing else
+    (:func:`work_claims`): "I work as an electrician." … "When I'm not at work, I fish."; "I'm between jobs right
+    now." … "I worked as a graphic designer for ten years."
+
+    >>> work_settled("I work as an electrician.", "When I'm not at work, I fish.")
+    True
+    >>> work_settled("I'm a nurse.", "I work at a bank as a teller.")
+    False
+    """
+    (a, a_only), (b, b_only) = work_claims(earlier), work_claims(last)
+    return bool(a and b and (a_only or b_only) and all(_fit(x, y) for x in a for y in b))
+
+
 def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:
     """The earlier turns (of ``indices``) that fill a slot with a value the last turn replaces, and the slot:
     the last turn states that slot, and none of its values shares a word with the earlier turn's; or one of the two
@@ -494,6 +779,7 @@ def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]
     last = dialogue.turns[-1].text
     out.update((i, "age") for i in indices if kin_conflicts(dialogue.turns[i].text, last))
     out.update((i, "spouse") for i in indices if i not in out and spouse_conflicts(dialogue.turns[i].text, last))
+    out.update((i, "job") for i in indices if i not in out and work_conflicts(dialogue.turns[i].text, last))
     now = persona_slots(last)
     timeline = age_timeline(last)
     if not now and not any(timeline):

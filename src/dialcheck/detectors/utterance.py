@@ -57,7 +57,7 @@ from ..errors import InputError
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
-from .slots import ages_cut, slot_conflicts, slot_settled
+from .slots import ages_cut, slot_conflicts, slot_settled, work_settled
 from .subjects import apart, introduces
 from .times import asked_before, former_and_present
 
@@ -461,6 +461,9 @@ class UtteranceDetector(Detector):
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
                     for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
+                    for i in turn_scores:
+                        if i not in conflicts and work_settled(d.turns[i].text, d.turns[-1].text):
+                            turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             if self.subjects == "apart" or self.introductions == "settle" or self.times != "off":
                 last, changes = d.turns[-1].text, self.times == "changes"
                 asked_last = asked_before(d, len(d.turns) - 1) if changes else None
