@@ -20,7 +20,8 @@ notice. Each check below once caught a candidate that the headline numbers favou
   ``decode_hand_people_n`` and ``_o``, the speaker's facts beside other people's, and ``decode_hand_times_p`` and
   ``_q``, a former state beside a present one; since session 72, ``_r``, ``decode_hand_questions_s`` to ``_u``
   (turns that also ask the user), ``decode_hand_names_v``, ``decode_hand_times_w`` to ``_y``,
-  ``decode_hand_introductions_z`` and ``decode_hand_times_aa``; :data:`HAND` lists them with their report labels):
+  ``decode_hand_introductions_z`` and ``decode_hand_times_aa``; since session 73, ``decode_hand_status_ab``,
+  ``decode_hand_work_ac`` and ``_ad``, working or not; :data:`HAND` lists them with their report labels):
   at most one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
@@ -87,6 +88,9 @@ HAND = {
     "decode_hand_times_y": "hand set of a short answer now, a former state later (20)",
     "decode_hand_introductions_z": "hand set of an introduction with a tag or a quantifier (20)",
     "decode_hand_times_aa": "hand set of getting up and staying up then and now (16)",
+    "decode_hand_status_ab": "hand set of working or not (24)",
+    "decode_hand_work_ac": "second such set, work chats (24)",
+    "decode_hand_work_ad": "third such set, ended jobs and side jobs (24)",
 }
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
