@@ -34,6 +34,12 @@ from test_detectors import _utterance
         ("Hello there! I am Ava. I also love dogs.", {("name", "ava")}),  # "also" in another sentence
         ("Hi! I'm Sam too.", set()),  # one more name, not a new one
         ("Hello. I'm tired.", set()),
+        ("Hey! I'm Canadian.", set()),  # a nationality after a greeting is no name
+        ("Hi, I'm Jewish and I love bagels.", set()),
+        ("Hi, I'm South African.", set()),
+        ("Hello! I'm Vegan, sorry.", set()),
+        ("Hi, I'm Christian.", {("name", "christian")}),  # a common first name stays one
+        ("My name is Irish.", {("name", "irish")}),  # only the greeting phrasing leaves them out
         ("I'm Nova, your AI assistant.", {("name", "nova")}),
         ("This is Tom from billing.", {("name", "tom")}),
         ("Max is my name.", {("name", "max")}),

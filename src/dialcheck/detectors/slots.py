@@ -6,7 +6,8 @@ only one word differs. :func:`slot_conflicts` names the earlier turns whose slot
 for :class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``slots="persona"``. Only explicit
 first-person statements count, each slot read from a fixed set of phrasings:
 
-- **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X" (also "Hey! I'm X."),
+- **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X" (also "Hey! I'm X."; not a
+  nationality, a creed or a few adjectives: "Hey! I'm Canadian."),
   "this is X from …", "I'm X, your … assistant";
 - **age**: "I'm N years old", "I'm a N-year-old …", "I'm N." (a number alone), "I'm N, …", "I'm N and …" and
   "I'm N now" (13 and up), "I just turned N", "my age is N", "I'm in my fifties"; and, read by
@@ -26,7 +27,10 @@ higher or a future age no lower), and :func:`ages_cut` gives two turns whose age
 for the classifier to read again. A relative's age ("my mom is 62") is set against the speaker's present age
 (:func:`kin_conflicts`: a mother three years older conflicts; ages that fit well are cut out too), and the
 speaker's spouse in one turn against the other (:func:`spouse_conflicts`: "my wife" … "my husband"; an ex, a late
-spouse, a divorce or a death told do not count).
+spouse, a divorce or a death told do not count), and whether the speaker works now (:func:`work_conflicts`: "I'm
+retired." … "I work at a law firm."; a day off, part-time work, the past or a wish do not count). For ``settle``,
+:func:`work_settled` names a pair whose claims about work fit when one turn says nothing but work ("I work as an
+electrician." … "When I'm not at work, I fish."; :func:`work_claims`).
 :func:`slot_conflicts` also takes in counts (:func:`~dialcheck.detectors.counts.count_conflicts`). On DECODE
 the phrasings are rare: with counts they fire on 10 of rebuilt dev's 2,013 contradictions and 5 of human-bot's
 382, and on 2 RCT dialogues labelled consistent that do contradict (``benchmarks/slot_fires.py``;
@@ -172,6 +176,28 @@ _NO_VALUE = {
 }  # fmt: skip
 
 
+# after a greeting, a capitalized word that is no name: "Hey! I'm Canadian.", "Hi, I'm Jewish." ("Christian" is a
+# common first name and stays one; "My name is ..." is read as given)
+_NOT_GREETING_NAMES = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """
+    american canadian mexican british english scottish irish welsh french german italian spanish portuguese dutch
+    belgian swiss austrian swedish norwegian danish finnish icelandic polish czech slovak hungarian romanian
+    bulgarian greek turkish russian ukrainian serbian croatian bosnian slovenian albanian lithuanian latvian
+    estonian chinese japanese korean vietnamese thai filipino filipina indonesian malaysian singaporean indian
+    pakistani bangladeshi nepali nepalese afghan iranian persian iraqi syrian lebanese israeli palestinian
+    jordanian saudi emirati egyptian moroccan algerian tunisian nigerian ghanaian kenyan ethiopian somali
+    zimbabwean ugandan tanzanian cameroonian senegalese brazilian argentinian argentine chilean peruvian colombian
+    venezuelan ecuadorian bolivian uruguayan paraguayan cuban dominican jamaican haitian guatemalan honduran
+    salvadoran nicaraguan panamanian australian kiwi hawaiian texan californian european asian african latino
+    latina hispanic canuck yankee south north puerto costa sri
+    catholic protestant baptist methodist lutheran mormon jewish muslim hindu buddhist sikh atheist agnostic
+    orthodox pagan
+    new tired bored hungry excited ready married single retired vegan vegetarian
+    """,
+    )
+)
 _OTHERS = r"(?:he|she|they)"
 _OWNER = r"(?:my|his|her|their|our|your)(?: [\w-]+){1,2}?"  # "my sister", "his little brother", "my dog"
 _OTHER_PATTERNS = {  # a slot stated about someone else: "my dog's name is Max", "she is 31", "he works as a chef"
@@ -225,13 +251,14 @@ def persona_slots(text: str) -> frozenset[Slot]:
     # a greeting said as a sentence of its own ("Hey! I'm Sam.") is read across the sentence break
     for m in _GREETING_NAME.finditer(" ".join(statements)):
         own = re.split(r"[.!?]", m.string[m.start(1) :], maxsplit=1)[0]  # the sentence that names
-        if (name := m.group(1).lower()) not in _NO_VALUE and not _ADDS.search(own):
+        if (name := m.group(1).lower()) not in _NO_VALUE | _NOT_GREETING_NAMES and not _ADDS.search(own):
             out.add(("name", frozenset([name])))
     for sentence in statements:
         adds = bool(_ADDS.search(sentence))
         for pattern in _NAME_PATTERNS if not adds else ():
             for m in pattern.finditer(sentence):
-                if (name := m.group(1).lower()) not in _NO_VALUE:
+                name = m.group(1).lower()
+                if name not in _NO_VALUE and not (pattern is _GREETING_NAME and name in _NOT_GREETING_NAMES):
                     out.add(("name", frozenset([name])))
         for pattern in _AGE_PATTERNS:
             for m in pattern.finditer(sentence):
@@ -589,9 +616,9 @@ _JOB_NOUNS = (
     "|analyst|manager|ceo|farmer|rancher|fisherman|miner|construction worker|factory worker|social worker|therapist"
     "|psychologist|psychiatrist|counselor|scientist|researcher|journalist|reporter|editor|translator|tutor|lifeguard"
     "|mailman|postman|mail carrier|security guard|hairdresser|stylist|barber|housekeeper|nanny|caregiver"
-    "|hygienist|optometrist|chiropractor|trainer|coach|judge|designer|writer|musician|artist|photographer|accountant"
+    "|hygienist|optometrist|chiropractor|trainer|coach|judge|designer|writer|musician|artist|photographer"
 )
-# the other claims about work a clause can make (working and not working now are AO's _WORKING and _NOT_WORKING)
+# the other claims about work a clause can make (working and not working now are work_status's phrasings)
 _JOB_NOW = re.compile(
     rf"\bi(?:'m| am) (?:currently |now |still )?an? (?!(?:retired|former|ex|aspiring|future|wannabe|student|trainee"
     rf"|part[- ]time)\b)(?:[a-z-]+ ){{0,2}}?(?:{_JOB_NOUNS})\b(?!'s| (?:fan|major|student|at heart|in training)\b)",

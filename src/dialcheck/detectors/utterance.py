@@ -37,13 +37,15 @@ scores at least ``SLOT_SCORE`` (0.99) when the last turn states another value fo
 "I work as a teacher."), which a pair classifier reads as consistent: the frames match and one word differs.
 So does a turn whose age the last turn's past or future age rules out ("I'm 29." … "When I was 35, …") or whose
 count of brothers, children, pets … it rules out ("I have two dogs." … "My three dogs …";
-:mod:`dialcheck.detectors.counts`). English phrasings only, listed in :mod:`dialcheck.detectors.slots`.
+:mod:`dialcheck.detectors.counts`), or that says the speaker works where the last turn says they do not ("I'm
+retired." … "I work at a law firm."). English phrasings only, listed in :mod:`dialcheck.detectors.slots`.
 ``slots="settle"`` does that and also caps at ``SETTLED_SCORE`` (0.01) the pair of an earlier turn that says
 nothing but such slots when the last turn agrees with them: states them again with a shared value ("As I said,
 my name is Ava"), adds one ("I also work as a tutor"), states them only about someone else ("She is 31 years
 old.") or gives an age before or after theirs ("When I was 22, …" after "I'm 29."), with no negation. Pair
 classifiers trained on DECODE flag those (0.7-0.97) because the frame matches and the value differs
-(``slot_settled``).
+(``slot_settled``). It caps too a pair whose claims about work fit when one of the two turns says nothing but work
+("I work as an electrician." … "When I'm not at work, I fish.", 0.94 before; ``work_settled``).
 """
 
 from __future__ import annotations
@@ -280,7 +282,8 @@ class UtteranceDetector(Detector):
         lambda v: _one_of(v, "slots", SLOT_READINGS),
         '``"persona"``: a name, age, job or count the last turn states unlike an earlier turn scores ``SLOT_SCORE``; '
         '``"settle"``: that, and an earlier turn of nothing but slots the last turn agrees with scores at most '
-        "``SETTLED_SCORE``; a pair whose ages agree scores at most its score with the ages cut out (``ages_cut``).",
+        "``SETTLED_SCORE``, as does a pair whose claims about work fit when one turn says nothing but work "
+        "(``work_settled``); a pair whose ages agree scores at most its score with the ages cut out (``ages_cut``).",
     )
 
     subjects = ReadingOption(
