@@ -40,6 +40,14 @@ from test_detectors import _utterance
         ("Hello! I'm Vegan, sorry.", set()),
         ("Hi, I'm Christian.", {("name", "christian")}),  # a common first name stays one
         ("My name is Irish.", {("name", "irish")}),  # only the greeting phrasing leaves them out
+        ("I'm Chloe, nice to meet you.", {("name", "chloe")}),  # a name with a pleasantry
+        ("I'm Ryan. Nice to meet you!", {("name", "ryan")}),  # across the sentence break
+        ("Nice to meet you too! I'm Lily.", {("name", "lily")}),  # "too" belongs to the pleasantry
+        ("Pleased to meet you, I'm Wei.", {("name", "wei")}),
+        ("I'm Canadian, nice to meet you.", set()),  # a nationality
+        ("I'm good, nice to meet you.", set()),  # not capitalized, and no value
+        ("I'm Sam too, nice to meet you.", set()),  # one more name
+        ("This is my friend Sam, nice to meet you.", set()),  # someone else
         ("I'm Nova, your AI assistant.", {("name", "nova")}),
         ("This is Tom from billing.", {("name", "tom")}),
         ("Max is my name.", {("name", "max")}),

@@ -6,8 +6,9 @@ only one word differs. :func:`slot_conflicts` names the earlier turns whose slot
 for :class:`~dialcheck.detectors.utterance.UtteranceDetector`'s reading ``slots="persona"``. Only explicit
 first-person statements count, each slot read from a fixed set of phrasings:
 
-- **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X" (also "Hey! I'm X."; not a
-  nationality, a creed or a few adjectives: "Hey! I'm Canadian."),
+- **name**: "my name is X", "call me X", "X is my name", "I'm called X", "Hi, I'm X" (also "Hey! I'm X."), "I'm X,
+  nice to meet you" (also "Nice to meet you, I'm X."; after a greeting or with a pleasantry, not a nationality, a
+  creed or a few adjectives: "Hey! I'm Canadian."),
   "this is X from …", "I'm X, your … assistant";
 - **age**: "I'm N years old", "I'm a N-year-old …", "I'm N." (a number alone), "I'm N, …", "I'm N and …" and
   "I'm N now" (13 and up), "I just turned N", "my age is N", "I'm in my fifties"; and, read by
@@ -84,7 +85,18 @@ _NAME_PATTERNS = (  # keywords in any case; a name after "call me", "Hi, I'm", .
         r"|chatbot|helper|guide|representative|rep|concierge|advisor|adviser|companion))\b"
     ),
     re.compile(rf"\b(?i:this is) {_CAP_NAME} (?i:from|speaking|here)\b"),
+    # "I'm Chloe, nice to meet you.", "I'm Chloe. Pleased to meet you!", "Nice to meet you too! I'm Chloe."
+    _MEET_NAME := re.compile(
+        rf"\b(?i:i'm|i am) {_CAP_NAME}[,.!]?\s+(?i:(?:it's |it is )?(?:(?:so |very |really )?(?:nice|pleased|good"
+        r"|great|glad) (?:to meet you|meeting you)|a pleasure to meet you))"
+    ),
+    _MEET_FIRST := re.compile(
+        rf"(?i:\b(?:nice|pleased|glad|good|great) to meet you(?:,? too)?)[,!.]*\s+(?i:i'm|i am) {_CAP_NAME}"
+    ),
 )
+# the phrasings a greeting or a pleasantry makes a name of, read across a sentence break ("Hey! I'm Sam."), where a
+# nationality, a creed or a capitalized adjective is no name ("Hey! I'm Canadian.")
+_PLEASANTRY_NAMES = (_GREETING_NAME, _MEET_NAME, _MEET_FIRST)
 # an age in digits or words: "25", "twenty-five", "twenty five", "eighteen" (read by :func:`_age_number`)
 _UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
@@ -248,17 +260,21 @@ def persona_slots(text: str) -> frozenset[Slot]:
     """
     out: set[Slot] = set()
     statements = _statements(text)
-    # a greeting said as a sentence of its own ("Hey! I'm Sam.") is read across the sentence break
-    for m in _GREETING_NAME.finditer(" ".join(statements)):
-        own = re.split(r"[.!?]", m.string[m.start(1) :], maxsplit=1)[0]  # the sentence that names
-        if (name := m.group(1).lower()) not in _NO_VALUE | _NOT_GREETING_NAMES and not _ADDS.search(own):
-            out.add(("name", frozenset([name])))
+    # a greeting or a pleasantry said as a sentence of its own ("Hey! I'm Sam.", "I'm Sam. Nice to meet you.") is
+    # read across the sentence break
+    joined = " ".join(statements)
+    for pattern in _PLEASANTRY_NAMES:
+        for m in pattern.finditer(joined):
+            # the sentence that names
+            own = re.split(r"[.!?]", joined[: m.start(1)])[-1] + re.split(r"[.!?]", joined[m.start(1) :], maxsplit=1)[0]
+            if (name := m.group(1).lower()) not in _NO_VALUE | _NOT_GREETING_NAMES and not _ADDS.search(own):
+                out.add(("name", frozenset([name])))
     for sentence in statements:
         adds = bool(_ADDS.search(sentence))
         for pattern in _NAME_PATTERNS if not adds else ():
             for m in pattern.finditer(sentence):
                 name = m.group(1).lower()
-                if name not in _NO_VALUE and not (pattern is _GREETING_NAME and name in _NOT_GREETING_NAMES):
+                if name not in _NO_VALUE and not (pattern in _PLEASANTRY_NAMES and name in _NOT_GREETING_NAMES):
                     out.add(("name", frozenset([name])))
         for pattern in _AGE_PATTERNS:
             for m in pattern.finditer(sentence):
