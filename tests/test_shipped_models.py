@@ -431,14 +431,23 @@ def test_the_default_lets_a_bot_speak_of_other_people_and_of_whom_it_introduced_
     _default_clears_what_it_flagged("decode-cascade-v6", [other, met], [only, moved])
 
 
-def test_the_default_lets_a_bot_tell_where_it_lived_and_worked_before_which_v7_flags():
+def test_the_default_lets_a_bot_tell_where_it_lived_and_studied_before_which_v7_flags():
     moved = ["Where do you live?", "I live in Seattle.", "Always?", "No.", "Before?", "I used to live in Chicago."]
-    job = ["What do you do?", "I'm a nurse.", "Always?", "No.", "Before?", "I used to work as a teacher."]
+    # (a former job, "I'm a nurse." … "I used to work as a teacher.", is cleared by v7 too since session 73: the slot
+    # reading's work claims, which every model with slots="settle" reads)
+    school = [
+        "Are you a student?",
+        "Yes, I study nursing.",
+        "Always?",
+        "No.",
+        "Before?",
+        "I used to study law at college.",
+    ]
     # a past against "never", and one fact said as both former and present, stay contradictions
     never = ["Drive?", "No, I've never driven a car.", "Really?", "Yes.", "As a teen?", "As a teenager I drove a car."]
     same = ["What do you do?", "I work as a firefighter.", "Like it?", "Yes.", "Always?"]
     same += ["I used to be a firefighter before I became a teacher."]
-    _default_clears_what_it_flagged("decode-cascade-v7", [moved, job], [never, same])
+    _default_clears_what_it_flagged("decode-cascade-v7", [moved, school], [never, same])
 
 
 def test_v6_names_fewer_turns_than_v5_and_gives_the_same_verdicts():

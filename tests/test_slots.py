@@ -446,6 +446,9 @@ def test_working_beside_not_working_conflicts(earlier, last, conflict):
         ("I'm retired. I'm a stay at home mom.", "I'm retired. I'm not a stay at home mom.", False),
         ("I'm at work. I work in a call center.", "I'm at work. I don't work in a call center.", False),
         ("I work for a small company.", "I just want to be able to do whatever I want.", False),  # no job wished
+        ("I want to be a nurse.", "I want to be a lawyer.", False),  # two wishes that differ
+        ("I want to be a nurse.", "I'd like to become a nurse one day.", True),
+        ("I am a librarian. Today we have story time.", "I love working with kids, my shift flies by.", False),
     ],
 )
 def test_work_settled_needs_fitting_claims_and_one_turn_of_nothing_but_work(earlier, last, settled):
@@ -455,8 +458,12 @@ def test_work_settled_needs_fitting_claims_and_one_turn_of_nothing_but_work(earl
 def test_work_claims_name_the_job_or_place_and_say_whether_the_turn_says_more():
     claims, only = work_claims("I'm a chef at an Italian place.")
     assert claims == {("working", frozenset({"chef", "italian", "place"}))} and only
-    claims, only = work_claims("Long, my boss kept me late again.")
+    claims, only = work_claims("Yes, I'm at work.")
     assert claims == {("working", frozenset())} and only  # no job named
+    claims, only = work_claims("Long, my boss kept me late again.")
+    assert claims == {("working", frozenset())} and not only  # no job named, and more said
+    ((kind, words),) = work_claims("I spend all day with kids at the daycare I work at.")[0]
+    assert kind == "working" and "daycare" in words  # the place before the phrasing
     assert not work_claims("I'm a teacher, I love my students.")[1]  # more than a place after the job
     assert work_claims("I love dogs.") == (frozenset(), False)
     assert ("unread", frozenset()) in work_claims("I'm at work. I don't work in a call center.")[0]

@@ -715,7 +715,7 @@ def work_claims(text: str) -> tuple[frozenset[tuple[str, frozenset[str]]], bool]
     only = True
     for sentence in _statements(text.replace("\u2019", "'")):
         for clause in _CLAUSE_BREAK.split(sentence):
-            kind, rest = _claim(clause)
+            kind, rest, extra = _claim(clause)
             if kind == "unread":
                 claims.add(("unread", frozenset()))
                 only = False
@@ -729,6 +729,8 @@ def work_claims(text: str) -> tuple[frozenset[tuple[str, frozenset[str]]], bool]
             claims.add((kind, _value(rest) if kind in _NAMED else frozenset()))
             if kind == "working" and not _PLACE_REST.match(_after_job(clause)):
                 only = False
+            if extra and not all(w in _WORK_FILLER for w in re.findall(r"[a-z]+(?:'[a-z]+)?", extra.lower())):
+                only = False  # "I love working with kids, they give me energy throughout my shift": more than work
     return frozenset(claims), only and bool(claims)
 
 
@@ -738,41 +740,44 @@ def _after_job(clause: str) -> str:
     return clause[m.end() :] if m else ""
 
 
-def _claim(clause: str) -> tuple[str | None, str]:
-    """The one claim about work a clause makes, and the words it names the job or place with."""
+def _claim(clause: str) -> tuple[str | None, str, str]:
+    """The one claim about work a clause makes, the words it names the job or place with, and what the clause says
+    besides a working claim that names nothing ("" otherwise)."""
     if _NEVER_WORKED.search(clause):
-        return "never", ""
+        return "never", "", ""
     if _AT_HOME.search(clause):
-        return "at home", ""
+        return "at home", "", ""
     if _NOT_WORKING.search(clause):
-        return "not working", ""
+        return "not working", "", ""
     if _OFF_SOMETIMES.search(clause):
-        return "off", ""
+        return "off", "", ""
     if _NEGATED.search(_ANSWER.sub("", clause)):  # "I don't want to be a chef", "I'm not a stay at home mom"
-        return ("unread", "") if _WORK_TALK.search(clause) or _AT_HOME_WORDS.search(clause) else (None, "")
+        return ("unread", "", "") if _WORK_TALK.search(clause) or _AT_HOME_WORDS.search(clause) else (None, "", "")
     if _SEEKING.search(clause):
-        return "seeking", ""
+        return "seeking", "", ""
     if _QUITTING.search(clause):
-        return "quitting", ""
+        return "quitting", "", ""
     if m := _WANTS_WORK.search(clause):
-        return "wants work", m.group("value") or ""
+        return "wants work", m.group("value") or "", ""
     if _ENDED_WORK.search(clause):
-        return "ended", ""
+        return "ended", "", ""
     if _PAST_WORK.search(clause):
-        return "past", ""
+        return "past", "", ""
     m = _WORKING.search(clause) or _WORK_FULL_TIME.search(clause) or _JOB_NOW.search(clause)
     if m is None:
-        return None, ""
+        return None, "", ""
     said = m.group(0).lower()
     # "I work at a bank", "my job is teaching", "I'm a nurse" name the job or place; "my boss", "from work" do not
     named = m.re is not _WORKING or said.endswith((" as", " at", " for", " in", "my job is"))
     if _ON_THE_SIDE.search(clause):
-        return "side", clause[m.start() :] if named else ""
+        return "side", clause[m.start() :] if named else "", ""
     if _NOT_NOW_WORK.search(clause):
-        return None, ""
+        return None, "", ""
     if said.endswith("from home"):
-        return "from home", clause[m.start() :]
-    return "working", clause[m.start() :] if named else ""
+        return "from home", clause[m.start() :], ""
+    if named:  # the whole clause: "the daycare I work at" names the daycare
+        return "working", clause, ""
+    return "working", "", clause[: m.start()] + " " + clause[m.end() :]
 
 
 def _fit(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
@@ -790,6 +795,8 @@ def _fit(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
         return not (xs and ys) or xs <= ys or ys <= xs  # one names nothing, or one says no more than the other
     if {x, y} == {"wants work", "working"}:
         return not (xs & ys)
+    if x == y == "wants work":  # "I want to be a nurse." … "I want to be a lawyer."
+        return not (xs and ys) or xs <= ys or ys <= xs
     return True
 
 
