@@ -721,7 +721,7 @@ def work_claims(text: str) -> tuple[frozenset[tuple[str, frozenset[str]]], bool]
                 only = False
                 continue
             if kind is None:
-                if not all(w in _WORK_FILLER for w in re.findall(r"[a-z]+(?:'[a-z]+)?", clause.lower())):
+                if not _fillers_only(clause):
                     only = False
                 if _WORK_TALK.search(clause):  # "I don't work in a call center": work talk not read
                     claims.add(("unread", frozenset()))
@@ -729,9 +729,14 @@ def work_claims(text: str) -> tuple[frozenset[tuple[str, frozenset[str]]], bool]
             claims.add((kind, _value(rest) if kind in _NAMED else frozenset()))
             if kind == "working" and not _PLACE_REST.match(_after_job(clause)):
                 only = False
-            if extra and not all(w in _WORK_FILLER for w in re.findall(r"[a-z]+(?:'[a-z]+)?", extra.lower())):
+            if extra and not _fillers_only(extra):
                 only = False  # "I love working with kids, they give me energy throughout my shift": more than work
     return frozenset(claims), only and bool(claims)
+
+
+def _fillers_only(text: str) -> bool:
+    """Whether ``text`` holds only fillers ("Yes,", "right now")."""
+    return all(w in _WORK_FILLER for w in re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower()))
 
 
 def _after_job(clause: str) -> str:
