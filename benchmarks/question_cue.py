@@ -24,7 +24,7 @@ from typing import Any
 from _output import emit
 
 from dialcheck.datasets.base import data_dir
-from dialcheck.evaluation.metrics import roc_auc
+from dialcheck.evaluation.metrics import accuracy, precision_recall_f1, roc_auc
 
 
 def _asks(text: str) -> bool:
@@ -60,16 +60,16 @@ def readings(files: list[Path]) -> list[dict[str, Any]]:
         rct = [r for r in rows if r["split"] == "rct"]
         if not hb or not rct:
             raise SystemExit(f"{f}: needs human_bot and rct rows (evaluate --splits human_bot,rct --predictions)")
-        tp = sum(r["contradiction"] and r["gold"] for r in hb)
-        flagged, positive = sum(r["contradiction"] for r in hb), sum(r["gold"] for r in hb)
+        gold, pred = [r["gold"] for r in hb], [r["contradiction"] for r in hb]
+        precision, recall, _ = precision_recall_f1(gold, pred)
         out.append(
             {
                 "file": str(f),
-                "human_bot": 100 * sum(r["contradiction"] == r["gold"] for r in hb) / len(hb),
-                "human_bot_precision": 100 * tp / max(flagged, 1),
-                "human_bot_recall": 100 * tp / max(positive, 1),
-                "human_bot_roc_auc": 100 * roc_auc([r["gold"] for r in hb], [r["score"] for r in hb]),
-                "rct": 100 * sum(not r["contradiction"] for r in rct) / len(rct),
+                "human_bot": 100 * accuracy(gold, pred),
+                "human_bot_precision": 100 * precision,
+                "human_bot_recall": 100 * recall,
+                "human_bot_roc_auc": 100 * roc_auc(gold, [r["score"] for r in hb]),
+                "rct": 100 * accuracy([r["gold"] for r in rct], [r["contradiction"] for r in rct]),
             }
         )
     return out

@@ -97,6 +97,7 @@ _NAME_PATTERNS = (  # keywords in any case; a name after "call me", "Hi, I'm", .
 # the phrasings a greeting or a pleasantry makes a name of, read across a sentence break ("Hey! I'm Sam."), where a
 # nationality, a creed or a capitalized adjective is no name ("Hey! I'm Canadian.")
 _PLEASANTRY_NAMES = (_GREETING_NAME, _MEET_NAME, _MEET_FIRST)
+_SENTENCE_NAMES = tuple(p for p in _NAME_PATTERNS if p not in _PLEASANTRY_NAMES)  # read sentence by sentence
 # an age in digits or words: "25", "twenty-five", "twenty five", "eighteen" (read by :func:`_age_number`)
 _UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
@@ -210,6 +211,7 @@ _NOT_GREETING_NAMES = frozenset(
     """,
     )
 )
+_NO_PLEASANTRY_NAME = _NO_VALUE | _NOT_GREETING_NAMES
 _OTHERS = r"(?:he|she|they)"
 _OWNER = r"(?:my|his|her|their|our|your)(?: [\w-]+){1,2}?"  # "my sister", "his little brother", "my dog"
 _OTHER_PATTERNS = {  # a slot stated about someone else: "my dog's name is Max", "she is 31", "he works as a chef"
@@ -267,14 +269,13 @@ def persona_slots(text: str) -> frozenset[Slot]:
         for m in pattern.finditer(joined):
             # the sentence that names
             own = re.split(r"[.!?]", joined[: m.start(1)])[-1] + re.split(r"[.!?]", joined[m.start(1) :], maxsplit=1)[0]
-            if (name := m.group(1).lower()) not in _NO_VALUE | _NOT_GREETING_NAMES and not _ADDS.search(own):
+            if (name := m.group(1).lower()) not in _NO_PLEASANTRY_NAME and not _ADDS.search(own):
                 out.add(("name", frozenset([name])))
     for sentence in statements:
         adds = bool(_ADDS.search(sentence))
-        for pattern in _NAME_PATTERNS if not adds else ():
+        for pattern in _SENTENCE_NAMES if not adds else ():
             for m in pattern.finditer(sentence):
-                name = m.group(1).lower()
-                if name not in _NO_VALUE and not (pattern in _PLEASANTRY_NAMES and name in _NOT_GREETING_NAMES):
+                if (name := m.group(1).lower()) not in _NO_VALUE:
                     out.add(("name", frozenset([name])))
         for pattern in _AGE_PATTERNS:
             for m in pattern.finditer(sentence):
@@ -622,17 +623,21 @@ def work_conflicts(earlier: str, last: str) -> bool:
     )
 
 
-# jobs read after "I'm a/an" ("I'm a nurse", "I'm a high school teacher") as working now, for work_settled
+# jobs named after "a/an" ("a nurse", "a high school teacher"): the times reading's work frame reads these (and
+# "student"); the work claims read them and more ("I'm a nurse" as working now)
+_JOBS = (
+    "nurse|teacher|doctor|engineer|lawyer|designer|developer|accountant|chef|cook|pilot|driver|waiter|waitress|cashier"
+    "|barista|manager|programmer|writer|artist|musician|farmer|mechanic|electrician|plumber|carpenter|firefighter"
+    "|police officer|soldier|scientist|professor|librarian|banker|dentist|vet|pharmacist|architect|journalist"
+    "|photographer|salesman|consultant|analyst|clerk"
+)
 _JOB_NOUNS = (
-    "nurse|teacher|doctor|physician|surgeon|dentist|pharmacist|veterinarian|vet|lawyer|attorney|paralegal|accountant"
-    "|engineer|programmer|developer|architect|mechanic|electrician|plumber|carpenter|welder|contractor|firefighter"
-    "|fireman|police officer|cop|detective|soldier|paramedic|pilot|flight attendant|driver|chef|cook|baker|butcher"
-    "|barista|bartender|waiter|waitress|server|cashier|clerk|secretary|receptionist|janitor|custodian|librarian"
-    "|professor|principal|banker|realtor|real estate agent|salesman|saleswoman|sales rep|insurance agent|consultant"
-    "|analyst|manager|ceo|farmer|rancher|fisherman|miner|construction worker|factory worker|social worker|therapist"
-    "|psychologist|psychiatrist|counselor|scientist|researcher|journalist|reporter|editor|translator|tutor|lifeguard"
-    "|mailman|postman|mail carrier|security guard|hairdresser|stylist|barber|housekeeper|nanny|caregiver"
-    "|hygienist|optometrist|chiropractor|trainer|coach|judge|designer|writer|musician|artist|photographer"
+    _JOBS + "|physician|surgeon|veterinarian|attorney|paralegal|welder|contractor|fireman|cop|detective|paramedic"
+    "|flight attendant|baker|butcher|bartender|server|secretary|receptionist|janitor|custodian|principal|realtor"
+    "|real estate agent|saleswoman|sales rep|insurance agent|ceo|rancher|fisherman|miner|construction worker"
+    "|factory worker|social worker|therapist|psychologist|psychiatrist|counselor|researcher|reporter|editor"
+    "|translator|tutor|lifeguard|mailman|postman|mail carrier|security guard|hairdresser|stylist|barber|housekeeper"
+    "|nanny|caregiver|hygienist|optometrist|chiropractor|trainer|coach|judge"
 )
 # the other claims about work a clause can make (working and not working now are work_status's phrasings)
 _JOB_NOW = re.compile(
@@ -716,15 +721,14 @@ def work_claims(text: str) -> tuple[frozenset[tuple[str, frozenset[str]]], bool]
     for sentence in _statements(text.replace("\u2019", "'")):
         for clause in _CLAUSE_BREAK.split(sentence):
             kind, rest, extra = _claim(clause)
+            if kind is None and _WORK_TALK.search(clause):  # "I don't work in a call center": work talk not read
+                kind = "unread"
+            if kind is None:
+                only = only and _fillers_only(clause)
+                continue
             if kind == "unread":
                 claims.add(("unread", frozenset()))
                 only = False
-                continue
-            if kind is None:
-                if not _fillers_only(clause):
-                    only = False
-                if _WORK_TALK.search(clause):  # "I don't work in a call center": work talk not read
-                    claims.add(("unread", frozenset()))
                 continue
             claims.add((kind, _value(rest) if kind in _NAMED else frozenset()))
             if kind == "working" and not _PLACE_REST.match(_after_job(clause)):
@@ -757,7 +761,7 @@ def _claim(clause: str) -> tuple[str | None, str, str]:
     if _OFF_SOMETIMES.search(clause):
         return "off", "", ""
     if _NEGATED.search(_ANSWER.sub("", clause)):  # "I don't want to be a chef", "I'm not a stay at home mom"
-        return ("unread", "", "") if _WORK_TALK.search(clause) or _AT_HOME_WORDS.search(clause) else (None, "", "")
+        return ("unread" if _AT_HOME_WORDS.search(clause) else None), "", ""
     if _SEEKING.search(clause):
         return "seeking", "", ""
     if _QUITTING.search(clause):

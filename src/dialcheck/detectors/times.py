@@ -46,6 +46,7 @@ import functools
 import re
 
 from ..schema import Dialogue
+from .slots import _JOBS as _SLOT_JOBS
 from .subjects import _statements
 
 __all__ = ["FRAMES", "FRAME_WORDS", "asked_before", "former", "former_and_present", "frames", "present"]
@@ -84,12 +85,7 @@ _STOP = _words(
 )
 
 
-_JOBS = (
-    "nurse|teacher|doctor|engineer|lawyer|designer|developer|accountant|chef|cook|pilot|driver|waiter|waitress|cashier"
-    "|barista|manager|programmer|writer|artist|musician|farmer|mechanic|electrician|plumber|carpenter|firefighter"
-    "|police officer|soldier|scientist|professor|librarian|banker|dentist|vet|pharmacist|architect|journalist"
-    "|photographer|salesman|consultant|analyst|clerk|student"
-)
+_JOBS = _SLOT_JOBS + "|student"
 #: The kinds of fact that change over a life, for ``times="changes"``: where one lives, work, getting around, what one
 #: eats, drinks or smokes, school, sleep and exercise. A name of a place ("in Seattle") counts as where.
 FRAMES = {
