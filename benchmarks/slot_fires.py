@@ -47,6 +47,7 @@ def main() -> None:
         "decode_hand_work_ac",
         "decode_hand_work_ad",
         "decode_hand_work_ah",
+        "decode_hand_office_ai",
     ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]
     print(

@@ -396,6 +396,11 @@ def test_the_reading_is_a_command_line_option_and_a_cascade_reading(capsys):
         ("I'm retired from the navy and I work as a guard.", "working"),  # "retired from": not retired now
         ("Do you work at the bank?", None),  # a question says nothing
         ("I'm retired. I work at a store.", None),  # both in one turn: neither
+        ("Evening! I just got home from a long day at the office.", "working"),
+        ("I had a rough day at work, my feet hurt.", "working"),
+        ("I'm still at the office, ugh.", "working"),
+        ("I used to come home from the office at midnight.", None),  # the past
+        ("It was a long day at work.", None),  # "was": read as the past, left alone
     ],
 )
 def test_work_status_reads_whether_the_speaker_works_now(text, status):
@@ -408,6 +413,7 @@ def test_work_status_reads_whether_the_speaker_works_now(text, status):
         ("I'm looking for work. I've been unemployed for a while.", "I work in marketing.", True),
         ("I'm retired, so I have a lot of free time.", "I work at a law firm as a paralegal.", True),
         ("I'm doing well. I just got home from work.", "I'm a stay at home mom.", True),
+        ("I just got home from a long day at the office.", "No, I'm retired. I'm a stay at home mom.", True),
         ("My boss just bought a new car.", "I don't work, I'm on disability.", True),
         ("I'm a stay-at-home dad.", "I work from home, so I'm with the kids all day.", False),
         ("I'm retired.", "I volunteer at the food bank.", False),

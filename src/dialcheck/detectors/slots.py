@@ -548,7 +548,9 @@ _WORKING = re.compile(
     r"(?! (?:it|that|this|my (?:garden|yard|house|home)|the (?:garden|yard))\b)"
     r"|\bi(?:'m| am) (?:currently |now |still )?working (?:as|at|for|in)\b"
     r"(?! (?:it|that|the moment|my (?:garden|yard|house|home)|the (?:garden|yard))\b)"
-    r"|\b(?:got|get|getting|came|come|coming) (?:home |back )?from work\b|\bi(?:'m| am) at work\b"
+    r"|\b(?:got|get|getting|came|come|coming) (?:home |back )?from (?:an? (?:long |busy |hard )?day at )?"
+    r"(?:work|the office)\b|\b(?:a|another) (?:long |busy |hard |rough |tough )?day at (?:work|the office)\b"
+    r"|\bi(?:'m| am) (?:still )?at (?:work|the office)\b"
     r"|\bmy (?:boss|coworkers?|co-workers?|colleagues|shift)\b|\bmy job (?:is|as|at|pays|keeps)\b|\bat my job\b"
     r"|\bi(?:'m| am) employed\b",
     re.I,
@@ -566,9 +568,10 @@ _CLAUSE_BREAK = re.compile(r"(?:,\s*(?:and|but|so)|\s+but|\s+and|;)\s+(?=i\b|i'm
 
 @functools.lru_cache(maxsize=8192)
 def work_status(text: str) -> str | None:
-    """Whether the speaker of ``text`` works now: ``"working"`` ("I work at a bank.", "I just got home from work."),
-    ``"from home"`` (working, every time from home), ``"not working"`` ("I'm retired.", "I don't have a job."),
-    ``"at home"`` (a stay-at-home parent or homemaker), or None (neither, or both). Questions say nothing; a clause
+    """Whether the speaker of ``text`` works now: ``"working"`` ("I work at a bank.", "I just got home from a long
+    day at the office."), ``"from home"`` (working, every time from home), ``"not working"`` ("I'm retired.", "I
+    don't have a job."), ``"at home"`` (a stay-at-home parent or homemaker), or None (neither, or both). Questions
+    say nothing; a clause
     that is past, wished for, to come or on the side ("I used to work at a bank", "I want to work as a nurse",
     "I work part-time") does not count as working.
 
