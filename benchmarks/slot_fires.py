@@ -49,6 +49,7 @@ def main() -> None:
         "decode_hand_work_ah",
         "decode_hand_office_ai",
         "decode_hand_places_aj",
+        "decode_hand_parents_ak",
     ):
         sets[name] = read_examples(HERE / "data" / f"{name}.jsonl")[0]
     print(

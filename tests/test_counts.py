@@ -24,6 +24,8 @@ INF = math.inf
         ("I'm an only child.", {"sibling": (0, 0), "brother": (0, 0), "sister": (0, 0)}),
         ("My son is 7.", {"son": (1, INF), "child": (1, INF)}),
         ("My dogs love the park.", {"dog": (2, INF), "pet": (2, INF)}),
+        ("I'm a stay at home dad.", {"child": (1, INF), "son": (0, INF), "daughter": (0, INF)}),
+        ("I'm currently a stay-at-home mom.", {"child": (1, INF), "son": (0, INF), "daughter": (0, INF)}),
         # not a count of the speaker's, or not of a whole
         ("Two of my three brothers are older.", {}),
         ("My two older brothers are mean.", {}),
@@ -31,6 +33,9 @@ INF = math.inf
         ("My pet peeve is noise.", {}),
         ("Do you have two dogs?", {}),
         ("Did I tell you about my son?", {}),
+        ("I'm a stay-at-home wife.", {}),  # no child implied
+        ("I was a stay at home mom for years.", {}),  # not now
+        ("I want to be a stay at home mom.", {}),
     ],
 )
 def test_own_counts_reads_the_speakers_counts_as_ranges(text, expected):
@@ -53,6 +58,8 @@ def test_a_whole_bounds_its_parts_and_the_parts_bound_the_whole():
         ("I have a dog.", "Both my dogs are old.", {0: "count:dog"}),
         ("I have two kids.", "All three of my daughters are at university.", {0: "count:daughter"}),
         ("My siblings eat my sweets.", "I am an only child.", {0: "count:sibling"}),  # either order
+        ("I'm a stay at home dad.", "No, I don't have any kids.", {0: "count:child"}),
+        ("I have no kids, so I travel.", "I'm a stay-at-home mom.", {0: "count:child"}),  # either order
         # consistent: the same count, another noun, a part, someone else's, a change, a wish
         ("I have two dogs.", "Both my dogs are old.", {}),
         ("I have two dogs.", "I have three kids.", {}),
@@ -62,6 +69,8 @@ def test_a_whole_bounds_its_parts_and_the_parts_bound_the_whole():
         ("I have no kids.", "I hope my kids will be like you someday.", {}),
         ("I have two cats.", "I had three cats as a kid.", {}),
         ("I love dogs.", "I have two dogs.", {}),
+        ("I'm a stay at home husband.", "I don't have any kids.", {}),
+        ("I'm a stay at home mom.", "I have no kids yet, but I want some someday.", {}),  # a wish: not read
     ],
 )
 def test_count_conflicts_name_the_turn_whose_count_the_last_turn_rules_out(earlier, last, expected):

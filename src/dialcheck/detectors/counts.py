@@ -72,6 +72,11 @@ _LIST = re.compile(rf"(?:,\s*|,?\s+and\s+)(?:{_NUMBER}|(an?|no)) {_PLAIN}{_NOUN}
 _BOTH = re.compile(rf"\bboth (?:of )?my {_PLAIN}{_NOUN}\b", re.I)
 _NONE = re.compile(rf"\b(?:i|we) (?:don't|do not|never) (?:have|had|own) any {_PLAIN}{_NOUN}\b", re.I)
 _ONLY_CHILD = re.compile(r"\b(?:i'm|i am|i was) an only child\b", re.I)
+# a stay-at-home parent has a child (not a stay-at-home wife or husband, not one the speaker was or wants to be)
+_AT_HOME_PARENT = re.compile(
+    r"\b(?:i'm|i am) (?:currently |now |still |just )?an? stay[- ]at[- ]home (?:mom|mum|dad|mother|father|parent)\b",
+    re.I,
+)
 # "my son", "my dogs": at least one, at least two (not "my son's teacher"? that still has a son)
 _MENTION = re.compile(rf"(?<!of )\bmy {_PLAIN}{_NOUN}\b(?! (?:peeve|project|name|theory|hate)s?\b)", re.I)
 # the last turn tells of a change, the past, the future or a wish: its counts may differ without contradiction
@@ -147,6 +152,8 @@ def own_counts(text: str) -> dict[str, Range]:
                 add(noun, 0, 0)
         if _ONLY_CHILD.search(sentence):
             add("sibling", 0, 0)
+        if _AT_HOME_PARENT.search(sentence):
+            add("child", 1, math.inf)
         for m in _MENTION.finditer(sentence):
             if any(a <= m.start() < b for a, b in exact_spans):
                 continue
