@@ -9,6 +9,7 @@ from dialcheck.detectors.slots import (
     kin_conflicts,
     other_slots,
     persona_slots,
+    self_conflict,
     slot_conflicts,
     slot_settled,
     slots_only,
@@ -18,7 +19,7 @@ from dialcheck.detectors.slots import (
     work_settled,
     work_status,
 )
-from dialcheck.detectors.utterance import SETTLED_SCORE, SLOT_SCORE
+from dialcheck.detectors.utterance import SELF, SETTLED_SCORE, SLOT_SCORE
 from dialcheck.schema import Dialogue
 from test_detectors import _utterance
 
@@ -485,3 +486,57 @@ def test_settle_caps_a_pair_that_agrees_about_work_and_lifts_one_that_does_not()
     flip = Dialogue.from_texts(["Hi", "I'm retired, so I have a lot of free time.", "Oh?", "I work at a law firm."])
     (v,) = det.predict([flip])
     assert v.contradiction and v.evidence == (1,) and v.pair_scores[1] == SLOT_SCORE
+
+
+class _NoScore(_SameScore):
+    """Scores every pair 0.05: a classifier that flags nothing."""
+
+    def score(self, pairs, batch_size=64, show_progress_bar=False):
+        return np.full(len(pairs), 0.05, dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("I don't really have a favorite food. My favorite food is mexican food. How about yours?", "favorite"),
+        ("I don't have a favorite. My favorite would have to be Queen.", "favorite"),
+        ("I don't have any pets. My dog is sweet.", "count:dog"),
+        ("I'm an only child. My sister lives in Oslo.", "count:sister"),
+        ("I have a cat. Both my cats love to chase mice.", "count:cat"),
+        # consistent: a favourite of something else, one favourite, a change, someone else's pets
+        ("I don't have a favorite movie, but my favorite actor is Tom Hanks.", None),
+        ("My favorite food is curry. My favorite food to cook is pasta.", None),
+        ("I don't have any pets now, my dog died last year.", None),
+        ("No, I don't have any pets. My neighbor's dog visits me though.", None),
+        ("I have two cats. My cats sleep on my bed.", None),
+    ],
+)
+def test_self_conflict_reads_a_turn_that_contradicts_itself(text, kind):
+    assert self_conflict(text) == kind
+
+
+def test_a_last_turn_that_contradicts_itself_is_flagged_with_no_evidence_turn():
+    last = "I don't have a favorite team. My favorite team is the Leafs."
+    d = Dialogue.from_texts(["Hi", "Hello!", "Favorite team?", last])
+    det = _utterance()
+    det._clf = _NoScore()
+    assert not det.predict([d])[0].contradiction  # slots off: only pairs are read
+    det.slots = "persona"
+    (v,) = det.predict([d])
+    assert v.contradiction and v.score == SLOT_SCORE and v.evidence == () and v.category == SELF
+    det._clf = _SameScore()  # already flagged by a pair: its evidence stands
+    (v,) = det.predict([d])
+    assert v.evidence == (1,) and v.category is None
+    fine = Dialogue.from_texts(["Hi", "Hello!", "Pets?", "I don't have any pets now, my dog died last year."])
+    det._clf = _NoScore()
+    assert not det.predict([fine])[0].contradiction
+
+
+def test_the_check_output_says_a_last_turn_contradicts_itself():
+    from dialcheck.cli.check import render
+    from dialcheck.schema import Verdict
+
+    d = Dialogue.from_texts(["Hi", "Hello!", "Pets?", "I don't have any pets. My dog is sweet."])
+    text = render(0, d, Verdict(True, SLOT_SCORE, (), SELF, {1: 0.05}))
+    assert "CONTRADICTION" in text and "contradicts itself" in text and "contradicts [" not in text
+    assert "contradicts itself" not in render(0, d, Verdict(True, 0.9, (1,), None, {1: 0.9}))

@@ -48,6 +48,8 @@ def render(i: int, d: Dialogue, v: Verdict) -> str:
         lines.append(f'    also read as: "{_quote(read_as[last])}"')
     if v.contradiction and v.category:
         lines.append(f"  category: {v.category}")
+    if v.contradiction and v.category == "intra_sentence" and not v.evidence:
+        lines.append("  contradicts itself")
     for e in v.evidence:
         s = v.pair_scores.get(e)
         score = f" ({s:.2f})" if s is not None else ""

@@ -110,6 +110,36 @@ def own_counts(text: str) -> dict[str, Range]:
     >>> own_counts("Two of my brothers live in Rome.")
     {}
     """
+    out: dict[str, Range] = {}
+    for noun, ranges in _stated(text).items():
+        lo, hi = max(r[0] for r in ranges), min(r[1] for r in ranges)
+        if lo > hi:  # a turn at odds with itself says nothing we can use (:func:`counts_at_odds` names it)
+            return {}
+        out[noun] = (lo, hi)
+    return out
+
+
+def counts_at_odds(text: str) -> str | None:
+    """``"count:<noun>"`` when the counts the speaker of ``text`` states cannot all hold ("I don't have any pets.
+    My dog is sweet."), else None; a turn that tells of a change, the past or a wish ("My dog died, so I don't
+    have any pets now.") says nothing at odds.
+
+    >>> counts_at_odds("I don't have any pets. My dog is sweet."), counts_at_odds("I have no pets since my dog died.")
+    ('count:dog', None)
+    """
+    if _CHANGE.search(text.replace("\u2019", "'")):
+        return None
+    stated = _stated(text)
+    for noun in sorted(stated, key=lambda n: (COUNTED[n] is None, n)):  # a part ("dog") before its whole ("pet")
+        ranges = stated[noun]
+        if max(r[0] for r in ranges) > min(r[1] for r in ranges):
+            return f"count:{noun}"
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _stated(text: str) -> dict[str, list[Range]]:
+    """Every range the speaker of ``text`` states for each counted noun, before they are merged."""
     stated: dict[str, list[Range]] = {}
 
     def add(noun: str, lo: int, hi: float) -> None:
@@ -163,13 +193,7 @@ def own_counts(text: str) -> dict[str, Range]:
     for whole, parts in _PARTS.items():  # "two cats and a dog": at least three pets
         if (total := sum(max(r[0] for r in stated[p]) for p in parts if p in stated)) > 0:
             stated.setdefault(whole, []).append((total, math.inf))
-    out: dict[str, Range] = {}
-    for noun, ranges in stated.items():
-        lo, hi = max(r[0] for r in ranges), min(r[1] for r in ranges)
-        if lo > hi:  # a turn at odds with itself says nothing we can use
-            return {}
-        out[noun] = (lo, hi)
-    return out
+    return stated
 
 
 def count_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:

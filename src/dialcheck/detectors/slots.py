@@ -51,13 +51,14 @@ import re
 from collections.abc import Iterable
 
 from ..schema import Dialogue
-from .counts import count_conflicts
+from .counts import count_conflicts, counts_at_odds
 
 __all__ = [
     "SLOTS",
     "age_timeline",
     "other_slots",
     "persona_slots",
+    "self_conflict",
     "slot_conflicts",
     "slot_settled",
     "slots_only",
@@ -824,6 +825,37 @@ def work_settled(earlier: str, last: str) -> bool:
     """
     (a, a_only), (b, b_only) = work_claims(earlier), work_claims(last)
     return bool(a and b and (a_only or b_only) and all(_fit(x, y) for x in a for y in b))
+
+
+# a turn that says it has no favourite and names one: "I don't really have a favorite food. My favorite food is …"
+_NO_FAVORITE = re.compile(
+    r"\bi (?:don't|do not) (?:really |actually )?have (?:a|one|any) (?:real |particular |single )?favou?rites?"
+    r"(?: (?P<what>[a-z]+))?\b",
+    re.I,
+)
+_MY_FAVORITE = re.compile(
+    r"\bmy (?:absolute |all[- ]time )?favou?rite(?: (?P<what>[a-z]+))?"
+    r" (?:is|are|would be|has to be|would have to be)\b",
+    re.I,
+)
+
+
+def self_conflict(text: str) -> str | None:
+    """How ``text`` contradicts itself, or None: ``"favorite"`` (it has no favourite X and names its favourite X:
+    "I don't really have a favorite food. My favorite food is mexican food."), or a count at odds
+    (:func:`~dialcheck.detectors.counts.counts_at_odds`: "I don't have any pets. My dog is sweet."). A favourite of
+    something else, or a count that changed, is no conflict.
+
+    >>> self_conflict("I don't really have a favorite team. My favorite team is the Leafs.")
+    'favorite'
+    >>> self_conflict("I don't have a favorite movie, but my favorite color is orange.") is None
+    True
+    """
+    text = text.replace("\u2019", "'")
+    said = {(m.group("what") or "").lower() for m in _NO_FAVORITE.finditer(text)}
+    if said & {(m.group("what") or "").lower() for m in _MY_FAVORITE.finditer(text)}:
+        return "favorite"
+    return counts_at_odds(text)
 
 
 def slot_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:

@@ -38,7 +38,10 @@ scores at least ``SLOT_SCORE`` (0.99) when the last turn states another value fo
 So does a turn whose age the last turn's past or future age rules out ("I'm 29." … "When I was 35, …") or whose
 count of brothers, children, pets … it rules out ("I have two dogs." … "My three dogs …";
 :mod:`dialcheck.detectors.counts`), or that says the speaker works where the last turn says they do not ("I'm
-retired." … "I work at a law firm."). English phrasings only, listed in :mod:`dialcheck.detectors.slots`.
+retired." … "I work at a law firm."). A last turn that contradicts itself ("I don't really have a favorite food. My
+favorite food is mexican food."; "I don't have any pets. My dog is sweet."; ``slots.self_conflict``) is then a
+contradiction too: score at least ``SLOT_SCORE``, no evidence turn, category ``SELF`` ("intra_sentence").
+English phrasings only, listed in :mod:`dialcheck.detectors.slots`.
 ``slots="settle"`` does that and also caps at ``SETTLED_SCORE`` (0.01) the pair of an earlier turn that says
 nothing but such slots when the last turn agrees with them: states them again with a shared value ("As I said,
 my name is Ava"), adds one ("I also work as a tutor"), states them only about someone else ("She is 31 years
@@ -59,7 +62,7 @@ from ..errors import InputError
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, register_detector
-from .slots import ages_cut, slot_conflicts, slot_settled, work_settled
+from .slots import ages_cut, self_conflict, slot_conflicts, slot_settled, work_settled
 from .subjects import apart, introduces
 from .times import asked_before, former_and_present
 
@@ -67,6 +70,7 @@ __all__ = [
     "ELLIPSIS",
     "LONG_TURNS",
     "PAIR_ORDERS",
+    "SELF",
     "SETTLED_SCORE",
     "SLOT_SCORE",
     "UtteranceDetector",
@@ -86,6 +90,8 @@ INTRODUCTION_READINGS = ("off", "settle")
 TIME_READINGS = ("off", "settle", "changes")
 #: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
 SLOT_SCORE = 0.99
+#: The category of a last turn that contradicts itself (CDConv's name): no earlier turn is its evidence
+SELF = "intra_sentence"
 #: The most an earlier turn of nothing but slots the last turn agrees with scores (``slots="settle"``).
 SETTLED_SCORE = 0.01
 CHUNK_TOKENS = 32
@@ -398,8 +404,13 @@ class UtteranceDetector(Detector):
         show_progress_bar: bool,
     ) -> list[Verdict]:
         verdicts = []
-        for turn_scores, read_as in self._turn_scores(dialogues, only, batch_size, show_progress_bar):
+        scored = self._turn_scores(dialogues, only, batch_size, show_progress_bar)
+        for d, (turn_scores, read_as) in zip(dialogues, scored, strict=True):
             verdict = decide(turn_scores, self.tau, self.eta_e)
+            # a last turn that contradicts itself: "I don't have a favorite food. My favorite food is …"
+            reads_self = self.slots != "off" and len(d.turns) > 1
+            if reads_self and not verdict.contradiction and self_conflict(d.turns[-1].text):
+                verdict = replace(verdict, contradiction=True, score=max(verdict.score, SLOT_SCORE), category=SELF)
             verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
         return verdicts
 
