@@ -572,9 +572,8 @@ def work_status(text: str) -> str | None:
     """Whether the speaker of ``text`` works now: ``"working"`` ("I work at a bank.", "I just got home from a long
     day at the office."), ``"from home"`` (working, every time from home), ``"not working"`` ("I'm retired.", "I
     don't have a job."), ``"at home"`` (a stay-at-home parent or homemaker), or None (neither, or both). Questions
-    say nothing; a clause
-    that is past, wished for, to come or on the side ("I used to work at a bank", "I want to work as a nurse",
-    "I work part-time") does not count as working.
+    say nothing; a clause that is past, wished for, to come or on the side ("I used to work at a bank", "I want to
+    work as a nurse", "I work part-time") does not count as working.
 
     >>> work_status("I'm good. Just got home from work."), work_status("No, I'm retired, but I used to teach.")
     ('working', 'not working')
