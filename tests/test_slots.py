@@ -500,12 +500,16 @@ class _NoScore(_SameScore):
     [
         ("I don't really have a favorite food. My favorite food is mexican food. How about yours?", "favorite"),
         ("I don't have a favorite. My favorite would have to be Queen.", "favorite"),
+        ("I don't have a favorite band, but Queen is my favorite band.", "favorite"),
+        ("I don't really have a favorite. Pizza is my favorite though.", "favorite"),
         ("I don't have any pets. My dog is sweet.", "count:dog"),
         ("I'm an only child. My sister lives in Oslo.", "count:sister"),
         ("I have a cat. Both my cats love to chase mice.", "count:cat"),
         # consistent: a favourite of something else, one favourite, a change, someone else's pets
         ("I don't have a favorite movie, but my favorite actor is Tom Hanks.", None),
         ("My favorite food is curry. My favorite food to cook is pasta.", None),
+        ("I don't have a favorite author, but Dune is my favorite book.", None),
+        ("I don't have a favorite singer. Adele is my sister's favorite singer.", None),
         ("I don't have any pets now, my dog died last year.", None),
         ("No, I don't have any pets. My neighbor's dog visits me though.", None),
         ("I have two cats. My cats sleep on my bed.", None),

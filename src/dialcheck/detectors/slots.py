@@ -834,9 +834,20 @@ _NO_FAVORITE = re.compile(
 )
 _MY_FAVORITE = re.compile(
     r"\bmy (?:absolute |all[- ]time )?favou?rite(?: (?P<what>[a-z]+))?"
-    r" (?:is|are|would be|has to be|would have to be)\b",
+    r" (?:is|are|would be|has to be|would have to be)\b"
+    r"|\b(?:is|are) my (?:absolute |all[- ]time )?favou?rites?(?: (?P<that>[a-z]+))?\b",
     re.I,
 )
+
+
+# words after "favorite" that name no kind of thing ("Pizza is my favorite though.")
+_NOT_A_KIND = {"though", "too", "also", "as", "ever", "of", "by", "but", "and", "so", "now", "anyway", "lol", "haha"}
+
+
+def _kind(word: str | None) -> str:
+    """The kind of thing a favourite is of ("food"), or "" when the word after "favorite" names none."""
+    word = (word or "").lower()
+    return "" if word in _NOT_A_KIND else word
 
 
 def self_conflict(text: str) -> str | None:
@@ -847,12 +858,14 @@ def self_conflict(text: str) -> str | None:
 
     >>> self_conflict("I don't really have a favorite team. My favorite team is the Leafs.")
     'favorite'
+    >>> self_conflict("I don't have a favorite band, but Queen is my favorite band.")
+    'favorite'
     >>> self_conflict("I don't have a favorite movie, but my favorite color is orange.") is None
     True
     """
     text = text.replace("\u2019", "'")
-    said = {(m.group("what") or "").lower() for m in _NO_FAVORITE.finditer(text)}
-    if said & {(m.group("what") or "").lower() for m in _MY_FAVORITE.finditer(text)}:
+    said = {_kind(m.group("what")) for m in _NO_FAVORITE.finditer(text)}
+    if said & {_kind(m.group("what") or m.group("that")) for m in _MY_FAVORITE.finditer(text)}:
         return "favorite"
     return counts_at_odds(text)
 
