@@ -72,11 +72,10 @@ _LIST = re.compile(rf"(?:,\s*|,?\s+and\s+)(?:{_NUMBER}|(an?|no)) {_PLAIN}{_NOUN}
 _BOTH = re.compile(rf"\bboth (?:of )?my {_PLAIN}{_NOUN}\b", re.I)
 _NONE = re.compile(rf"\b(?:i|we) (?:don't|do not|never) (?:have|had|own) any {_PLAIN}{_NOUN}\b", re.I)
 _ONLY_CHILD = re.compile(r"\b(?:i'm|i am|i was) an only child\b", re.I)
-# a stay-at-home parent has a child (not a stay-at-home wife or husband, not one the speaker was or wants to be)
-_AT_HOME_PARENT = re.compile(
-    r"\b(?:i'm|i am) (?:currently |now |still |just )?an? stay[- ]at[- ]home (?:mom|mum|dad|mother|father|parent)\b",
-    re.I,
-)
+# a stay-at-home parent has a child (not a stay-at-home wife or husband, not one the speaker was or wants to be);
+# the slot reading's working status reads the same phrase (``slots._AT_HOME``)
+AT_HOME_PARENT = r"stay[- ]at[- ]home (?:mom|mum|dad|mother|father|parent)"
+_AT_HOME_PARENT = re.compile(rf"\b(?:i'm|i am) (?:currently |now |still |just )?an? {AT_HOME_PARENT}\b", re.I)
 # "my son", "my dogs": at least one, at least two (not "my son's teacher"? that still has a son)
 _MENTION = re.compile(rf"(?<!of )\bmy {_PLAIN}{_NOUN}\b(?! (?:peeve|project|name|theory|hate)s?\b)", re.I)
 # the last turn tells of a change, the past, the future or a wish: its counts may differ without contradiction
@@ -110,13 +109,9 @@ def own_counts(text: str) -> dict[str, Range]:
     >>> own_counts("Two of my brothers live in Rome.")
     {}
     """
-    out: dict[str, Range] = {}
-    for noun, ranges in _stated(text).items():
-        lo, hi = max(r[0] for r in ranges), min(r[1] for r in ranges)
-        if lo > hi:  # a turn at odds with itself says nothing we can use (:func:`counts_at_odds` names it)
-            return {}
-        out[noun] = (lo, hi)
-    return out
+    merged = _merged(text)
+    # a turn at odds with itself says nothing we can use (:func:`counts_at_odds` names it)
+    return {} if any(lo > hi for lo, hi in merged.values()) else merged
 
 
 def counts_at_odds(text: str) -> str | None:
@@ -129,17 +124,18 @@ def counts_at_odds(text: str) -> str | None:
     """
     if _CHANGE.search(text.replace("\u2019", "'")):
         return None
-    stated = _stated(text)
-    for noun in sorted(stated, key=lambda n: (COUNTED[n] is None, n)):  # a part ("dog") before its whole ("pet")
-        ranges = stated[noun]
-        if max(r[0] for r in ranges) > min(r[1] for r in ranges):
+    merged = _merged(text)
+    for noun in sorted(merged, key=lambda n: (COUNTED[n] is None, n)):  # a part ("dog") before its whole ("pet")
+        lo, hi = merged[noun]
+        if lo > hi:
             return f"count:{noun}"
     return None
 
 
 @functools.lru_cache(maxsize=8192)
-def _stated(text: str) -> dict[str, list[Range]]:
-    """Every range the speaker of ``text`` states for each counted noun, before they are merged."""
+def _merged(text: str) -> dict[str, Range]:
+    """``{noun: (at least, at most)}`` over every range the speaker of ``text`` states for each counted noun; at
+    least above at most where the turn is at odds with itself."""
     stated: dict[str, list[Range]] = {}
 
     def add(noun: str, lo: int, hi: float) -> None:
@@ -193,7 +189,7 @@ def _stated(text: str) -> dict[str, list[Range]]:
     for whole, parts in _PARTS.items():  # "two cats and a dog": at least three pets
         if (total := sum(max(r[0] for r in stated[p]) for p in parts if p in stated)) > 0:
             stated.setdefault(whole, []).append((total, math.inf))
-    return stated
+    return {noun: (max(r[0] for r in ranges), min(r[1] for r in ranges)) for noun, ranges in stated.items()}
 
 
 def count_conflicts(dialogue: Dialogue, indices: Iterable[int]) -> dict[int, str]:

@@ -51,7 +51,7 @@ import re
 from collections.abc import Iterable
 
 from ..schema import Dialogue
-from .counts import count_conflicts, counts_at_odds
+from .counts import AT_HOME_PARENT, count_conflicts, counts_at_odds
 
 __all__ = [
     "SLOTS",
@@ -539,7 +539,7 @@ _NOT_WORKING = re.compile(
 )
 _AT_HOME = re.compile(
     r"\bi(?:'m| am) (?:currently |now |still |just )?an? (?:(?:stay|stay[- ]at[- ]home|full[- ]time) )?"
-    r"(?:stay[- ]at[- ]home (?:mom|mum|dad|mother|father|parent|wife|husband)|homemaker|housewife|househusband)\b"
+    rf"(?:{AT_HOME_PARENT}|stay[- ]at[- ]home (?:wife|husband)|homemaker|housewife|househusband)\b"
     r"|\bi stay (?:at )?home with (?:my|the) (?:kids|children|son|daughter|baby|babies|twins)\b",
     re.I,
 )
@@ -850,6 +850,7 @@ def _kind(word: str | None) -> str:
     return "" if word in _NOT_A_KIND else word
 
 
+@functools.lru_cache(maxsize=8192)  # a cascade's second stage reads the same last turn again
 def self_conflict(text: str) -> str | None:
     """How ``text`` contradicts itself, or None: ``"favorite"`` (it has no favourite X and names its favourite X:
     "I don't really have a favorite food. My favorite food is mexican food."), or a count at odds
