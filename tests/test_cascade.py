@@ -2,6 +2,7 @@
 
 import itertools
 import json
+import os
 
 import numpy as np
 import pytest
@@ -558,3 +559,116 @@ def test_the_floor_benchmark_counts_what_the_cascade_changes_at_each_floor(load_
     assert bench.floor_changes(rows, 0.45, det.tau, det.eta_e) == {
         "pairs": 8, "read": 4, "verdicts": 1, "right": -1, "evidence": 1,
     }  # fmt: skip
+
+
+def test_recalibrate_tau_reads_the_cascades_own_final_scores():
+    from dialcheck.schema import Example
+    from dialcheck.training.trainer import recalibrate_tau
+
+    first, second = _scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5)
+    det = CascadeDetector.build(first, second, low=0.3, high=0.7)  # final scores 0.05, 0.9, 0.1, 0.8, 0.97
+    gold = [False, True, False, True, True]
+    examples = [Example(as_dialogues([d])[0], g) for d, g in zip(DIALOGUES, gold, strict=True)]
+    got = recalibrate_tau(det, examples)
+    # every threshold in (0.1, 0.8] separates them: the candidates are midpoints, 0.45 the only one between;
+    # the slow stage alone (0.9, 0.9, 0.1, 0.8, 0.1) would separate nothing so cleanly
+    assert got["tau"] == 0.45 and det.tau == 0.45 and second.tau == 0.45 and first.tau == 0.5
+    assert got["val_balanced_accuracy"] == 1.0 and got["tau_before"] == 0.5 and got["dialogues"] == 5
+    assert got["val_balanced_accuracy_before"] == 1.0  # 0.5 separates them as well
+
+
+def test_models_save_recalibrate_chooses_tau_on_the_derived_models_verdicts(capsys, tmp_path, tiny_detector_dir):
+    import dialcheck
+    from dialcheck.evaluation.metrics import balanced_accuracy, best_threshold
+
+    logs = _labelled_logs(tmp_path)
+    src = _saved_tiny_cascade(tiny_detector_dir, tmp_path / "c")
+    out = tmp_path / "c-again"
+    code, _, err = run_cli(capsys, "models", str(src), "--save", str(out), "--recalibrate", "--calibrate-on", str(logs))
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    scores = [v.score for v in dialcheck.load(src).predict([r["turns"] for r in LABELLED])]
+    want, _ = best_threshold(scores, [r["contradiction"] for r in LABELLED], balanced_accuracy, one_se=True)
+    t = cfg["training"]["derived_from"]
+    assert cfg["thresholds"]["tau"] == want == t["recalibrated"]["tau"] and t["recalibrated"]["on"] == str(logs)
+    assert t["command"].endswith(f"--recalibrate --calibrate-on {logs}")
+    assert cfg["thresholds"]["recheck_low"] == 0.0 and cfg["thresholds"]["recheck_high"] == 1.0  # the band is kept
+
+
+def test_models_save_recalibrate_refuses_tau_a_lone_file_option_and_one_label(capsys, tmp_path, tiny_detector_dir):
+    logs = _labelled_logs(tmp_path)
+    src = _saved_tiny_cascade(tiny_detector_dir, tmp_path / "c")
+    code, _, err = run_cli(capsys, "models", str(src), "--save", str(tmp_path / "a"), "--recalibrate", "--tau", "0.6")
+    assert code == 2 and "not both" in err
+    code, _, err = run_cli(capsys, "models", str(src), "--save", str(tmp_path / "b"), "--calibrate-on", str(logs))
+    assert code == 2 and "--calibrate-on is read by --recalibrate only" in err
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps(LABELLED[0]) + "\n")
+    out = tmp_path / "d"
+    code, _, err = run_cli(capsys, "models", str(src), "--save", str(out), "--recalibrate", "--calibrate-on", str(one))
+    assert code == 2 and "both labels" in err and str(one) in err and not out.exists()
+
+
+def _int8_cascade(tiny_detector_dir, folder, tau_int8):
+    """The tiny cascade saved as one calibrated on ONNX int8, with a τ per int8 range."""
+    out = _saved_tiny_cascade(tiny_detector_dir, folder)
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    cfg["options"]["runtime"] = "onnx-int8"
+    if tau_int8 is not None:
+        cfg["thresholds"]["tau_int8"] = tau_int8
+    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    return out
+
+
+@pytest.mark.parametrize(("cpu_range", "want"), [("full", 0.3), ("reduced", 0.7)])
+def test_on_int8_a_cascade_takes_the_tau_of_the_range_this_cpu_runs(
+    tiny_detector_dir, tmp_path, monkeypatch, cpu_range, want
+):
+    pytest.importorskip("onnxruntime")
+    from dialcheck.api import preferred_runtime
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIALCHECK_INT8_RANGE", cpu_range)
+    folder = _int8_cascade(tiny_detector_dir, tmp_path / "c", {"full": 0.3, "reduced": 0.7})
+    det = load_detector(folder)
+    assert det.tau == 0.5  # on torch: the saved tau
+    assert preferred_runtime(det).tau == want == det.second.tau
+    mine = load_detector(folder)
+    mine.tau = 0.55  # a tau the caller set is kept
+    assert preferred_runtime(mine).tau == 0.55
+
+
+@pytest.mark.parametrize("bad", [{"7bit": 0.5}, {"full": 1.5}, {}, [0.5]])
+def test_a_bad_tau_per_int8_range_names_the_field(tiny_detector_dir, tmp_path, bad):
+    folder = _int8_cascade(tiny_detector_dir, tmp_path / "c", bad)
+    with pytest.raises(ModelError, match=r"thresholds\.tau_int8"):
+        load_detector(folder)
+
+
+@pytest.mark.parametrize(("vnni", "ranges"), [(True, ["full", "reduced"]), (False, ["reduced"])])
+def test_models_save_recalibrate_on_int8_chooses_a_tau_per_range_the_cpu_computes(
+    capsys, tiny_detector_dir, tmp_path, monkeypatch, vnni, ranges
+):
+    pytest.importorskip("onnxruntime")
+    from dialcheck.detectors import onnx
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DIALCHECK_INT8_RANGE", raising=False)
+    monkeypatch.setattr(onnx, "has_vnni", lambda cpuinfo=None: vnni)
+    # this CPU runs 7-bit weights unless the environment says otherwise (as while a range's tau is chosen)
+    monkeypatch.setattr(onnx, "int8_range", lambda cpuinfo=None: os.environ.get("DIALCHECK_INT8_RANGE") or "reduced")
+    logs = _labelled_logs(tmp_path)
+    src = _int8_cascade(tiny_detector_dir, tmp_path / "c", None)
+    out = tmp_path / "again"
+    code, _, err = run_cli(capsys, "models", str(src), "--save", str(out), "--recalibrate", "--calibrate-on", str(logs))
+    assert code == 0, err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    rec = cfg["training"]["derived_from"]["recalibrated"]
+    assert sorted(cfg["thresholds"]["tau_int8"]) == ranges == sorted(rec["by_int8_range"])
+    assert cfg["thresholds"]["tau"] == cfg["thresholds"]["tau_int8"]["reduced"]  # this CPU's range
+    assert os.environ.get("DIALCHECK_INT8_RANGE") is None  # set per range while choosing, and put back
+    # a tau given by hand holds on every CPU: the ranges' are dropped
+    code, _, err = run_cli(capsys, "models", str(out), "--save", str(tmp_path / "fixed"), "--tau", "0.6")
+    assert code == 0, err
+    fixed = json.loads((tmp_path / "fixed" / "dialcheck.json").read_text())["thresholds"]
+    assert fixed["tau"] == 0.6 and "tau_int8" not in fixed

@@ -102,7 +102,7 @@ def test_english_default_cascade_gives_way_to_the_minilm_detector_where_its_seco
     _fresh(detectors)
     monkeypatch.setattr(onnx, "installed", lambda: True)
     monkeypatch.setattr(backbones, "base_available", lambda name: True)
-    assert detectors.default_model_path("en").name == "decode-cascade-v8"
+    assert detectors.default_model_path("en").name == "decode-cascade-v9"
     _fresh(detectors)
 
 

@@ -51,7 +51,7 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
     from dialcheck.catalog import shipped_model
 
     folder = default_model_path("en")
-    assert folder.name == "decode-cascade-v8", "make setup installs MPNet-base and ONNX Runtime: no fallback"
+    assert folder.name == "decode-cascade-v9", "make setup installs MPNet-base and ONNX Runtime: no fallback"
     cfg = json.loads((folder / "dialcheck.json").read_text())
     assert cfg["detector"] == "cascade.v1" and cfg["options"]["runtime"] == "onnx-int8"
     stages = [cfg["options"]["first"], cfg["options"]["second"]]
@@ -138,6 +138,7 @@ def test_the_opt_in_mpnet_student_flags_an_obvious_contradiction_and_is_a_small_
         ("decode-cascade-v6", True, "--cascade-evidence confirm"),
         ("decode-cascade-v7", True, "--introductions settle"),
         ("decode-cascade-v8", True, "--times changes"),
+        ("decode-cascade-v9", True, "--recalibrate"),
     ],
 )
 def test_the_cascades_name_the_two_shipped_models_read_as_v10_and_run_on_their_onnx_runtime(name, int8, built_by):
@@ -496,3 +497,23 @@ def test_the_default_with_a_recheck_floor_gives_its_verdicts_on_the_demo_and_on_
     floor = det.predict(dialogues)
     assert [v.contradiction for v in floor] == [v.contradiction for v in full]  # human-bot: none change
     assert all(set(a.pair_scores) == set(b.pair_scores) for a, b in zip(full, floor, strict=True))
+
+
+def test_the_default_cascade_is_v8_recalibrated_by_models_save(tmp_path):
+    """decode-cascade-v9 is what its recorded command makes: v8's options and band, τ chosen again on DECODE's
+    held-out validation dialogues from the cascade's own int8 verdicts, per int8 range (8-bit weights where the
+    CPU has VNNI, 7-bit everywhere). Scores differ a little between CPUs, so the τ of each range this CPU computes
+    is checked to the nearest 0.05."""
+    from dialcheck.cli import main
+    from dialcheck.detectors import load_detector
+
+    shipped = load_detector(default_model_path("en").parent / "decode-cascade-v9").config
+    out = tmp_path / "v9"
+    assert main(["models", "decode-cascade-v8", "--save", str(out), "--recalibrate", "--no-progress"]) == 0
+    made = load_detector(out).config
+    assert made.options == shipped.options
+    keep = ("eta_e", "recheck_low", "recheck_high")
+    assert {k: made.thresholds[k] for k in keep} == {k: shipped.thresholds[k] for k in keep}
+    assert set(made.thresholds["tau_int8"]) <= set(shipped.thresholds["tau_int8"]) == {"full", "reduced"}
+    for r, tau in made.thresholds["tau_int8"].items():
+        assert abs(tau - shipped.thresholds["tau_int8"][r]) < 0.05, r

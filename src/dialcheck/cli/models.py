@@ -5,11 +5,14 @@ encoder is installed, and its headline numbers; ``dialcheck models NAME`` prints
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
+import os
 import shlex
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,18 @@ def add_parser(sub: Any) -> None:
     save.add_argument("--save", metavar="OUT", default=None, help="folder to write the derived model to (new or empty)")
     save.add_argument("--tau", type=float, default=None, help="decision threshold (default: NAME's)")
     save.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: NAME's)")
+    save.add_argument(
+        "--recalibrate",
+        action="store_true",
+        help="choose tau again by the training rule (the highest threshold within one standard error of the best "
+        "balanced accuracy) on the verdicts the derived model gives, as it runs by default (its readings, its "
+        "preferred runtime; a cascade's final scores), for DECODE's held-out validation dialogues (the trainer's "
+        "own) or --calibrate-on FILE; eta_e, a cascade's band and the readings are kept",
+    )
+    save.add_argument("--calibrate-on", metavar="FILE", default=None, help="labelled dialogues for --recalibrate")
+    save.add_argument("--data-dir", default=None, help="corpus folder for --recalibrate (default ../shared/data)")
+    save.add_argument("--threads", type=int, default=0, help="CPU threads for --recalibrate (0: torch's default)")
+    save.add_argument("--no-progress", action="store_true", help="no progress bar while --recalibrate reads")
     add_reading_options(save)
     p.set_defaults(func=run)
 
@@ -81,13 +96,68 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibration_dialogues(args: argparse.Namespace) -> tuple[list[Any], str]:
+    """The labelled dialogues ``--recalibrate`` reads, and where they come from."""
+    if args.calibrate_on:
+        from .common import read_labelled
+
+        dialogues, _ = read_labelled(args.calibrate_on)
+        where = args.calibrate_on
+    else:
+        from ..training.data import build_decode_training_data
+
+        dialogues = build_decode_training_data(args.data_dir, augment=()).validation_dialogues
+        where = "DECODE held-out train groups (validation fraction 0.08, seed 0)"
+    if {bool(e.label) for e in dialogues} != {True, False}:
+        raise InputError("--recalibrate needs dialogues of both labels (contradiction and not)", where)
+    return list(dialogues), where
+
+
+def _recalibrate(folder: Path, runtime: str | None, dialogues: list[Any], progress: bool) -> dict[str, Any]:
+    """``--recalibrate``: τ chosen again on the verdicts the model in ``folder`` gives as it runs by default. On
+    ONNX int8 a CPU runs 8-bit or 7-bit weights (:func:`dialcheck.detectors.onnx.int8_range`), whose scores differ,
+    so τ is chosen on each range this CPU computes correctly (8-bit only with VNNI; 7-bit everywhere) into
+    ``tau_int8``, and ``tau`` is the one of the range this CPU runs."""
+    from ..api import preferred_runtime
+    from ..detectors import load_detector
+    from ..training.trainer import recalibrate_tau
+
+    if runtime != "onnx-int8":
+        return recalibrate_tau(preferred_runtime(load_detector(folder)), dialogues, show_progress_bar=progress)
+    from ..detectors.onnx import has_vnni, int8_range
+
+    own = int8_range()
+    records = {}
+    for r in ("full", "reduced") if has_vnni() else ("reduced",):
+        with _int8_range(r):
+            records[r] = recalibrate_tau(
+                preferred_runtime(load_detector(folder)), dialogues, show_progress_bar=progress
+            )
+    mine = records.get(own, records["reduced"])
+    return {**mine, "tau_int8": {r: rec["tau"] for r, rec in records.items()}, "by_int8_range": records}
+
+
+@contextlib.contextmanager
+def _int8_range(value: str) -> Iterator[None]:
+    """``DIALCHECK_INT8_RANGE`` set to ``value`` inside the block, as it was after it."""
+    old = os.environ.get("DIALCHECK_INT8_RANGE")
+    os.environ["DIALCHECK_INT8_RANGE"] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("DIALCHECK_INT8_RANGE", None)
+        else:
+            os.environ["DIALCHECK_INT8_RANGE"] = old
+
+
 def _save(args: argparse.Namespace) -> int:
     """``models NAME --save OUT``: NAME's folder copied to OUT with the options given saved in its config."""
     from ..detectors import default_model_path, load_detector
     from ..detectors.modeling import CONFIG_NAME, shipped_or_path
     from ..detectors.utterance import UtteranceDetector
     from ..training.card import model_reference, write_model_card
-    from .common import CASCADE_OPTIONS, _prob, set_cascade_option
+    from .common import CASCADE_OPTIONS, _prob, set_cascade_option, set_threads
 
     if args.name is None:
         raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
@@ -127,10 +197,18 @@ def _save(args: argparse.Namespace) -> int:
         given += [f"--{arg.replace('_', '-')}", shown]
         if set_cascade_option(det, arg, value):
             changes.append(f"{attr} = {shown}")
-    if not changes:
+    if args.recalibrate and args.tau is not None:
+        raise InputError("--recalibrate chooses tau: give it or --tau, not both")
+    if args.calibrate_on and not args.recalibrate:
+        raise InputError("--calibrate-on is read by --recalibrate only")
+    if args.recalibrate:
+        given += ["--recalibrate", *(["--calibrate-on", args.calibrate_on] if args.calibrate_on else [])]
+    elif not changes:
         raise InputError(f"nothing to change: {args.name} already reads so (give --slots, --ellipsis, --tau, ...)")
     cfg = det.config
     cfg.thresholds["tau"], cfg.thresholds["eta_e"] = det.tau, det.eta_e
+    if args.tau is not None:  # a τ given is the model's on every CPU: no int8 range's τ replaces it
+        cfg.thresholds.pop("tau_int8", None)
     # the numbers measured on NAME are not this model's; the validation numbers of its calibration are kept
     cfg.metrics = {k: v for k, v in cfg.metrics.items() if k.startswith("val_")}
     cfg.training["derived_from"] = {
@@ -139,8 +217,28 @@ def _save(args: argparse.Namespace) -> int:
         "command": shlex.join(["dialcheck", "models", model_reference(src), "--save", str(out), *given]),
         "date": dt.date.today().isoformat(),
     }
+    if args.recalibrate:  # the dialogues first: a bad file fails before anything is written or loaded
+        dialogues, where = _calibration_dialogues(args)
     shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "__pycache__"))
     (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
+    if args.recalibrate:
+        set_threads(args.threads)
+        before = det.tau
+        record = _recalibrate(out, cfg.options.get("runtime"), dialogues, not args.no_progress)
+        record["on"] = where
+        cfg.thresholds["tau"] = record["tau"]
+        if "tau_int8" in record:
+            cfg.thresholds["tau_int8"] = record["tau_int8"]
+        else:
+            cfg.thresholds.pop("tau_int8", None)
+        if record["tau"] != before:
+            changes.append(f"tau {before:g} -> {record['tau']:g}")
+        if "tau_int8" in record:
+            changes.append("tau_int8 = " + ", ".join(f"{r} {t:g}" for r, t in record["tau_int8"].items()))
+        cfg.training["derived_from"]["change"] = ", ".join(f"`{c}`" for c in changes) or "none (tau chosen again)"
+        cfg.training["derived_from"]["recalibrated"] = record
+        cfg.metrics.update(val_balanced_accuracy=record["val_balanced_accuracy"])
+        (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
     write_model_card(out, cfg)
     print(
         f"dialcheck: saved {out}: {args.name} with {', '.join(changes)}; measure it with "

@@ -38,7 +38,7 @@ __all__ = [
 _MODELS = Path(__file__).resolve().parent.parent / "models"
 # api.route raises a ModelError for Chinese input if the "zh" folder is missing (e.g. a stripped install).
 DEFAULT_MODELS = {
-    "en": "decode-cascade-v8",
+    "en": "decode-cascade-v9",
     "tod": "citod-grounded-minilm-v2",
     "zh": "cdconv-flat-gemma-v9",
 }

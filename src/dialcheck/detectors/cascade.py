@@ -226,9 +226,20 @@ class CascadeDetector(Detector):
         return self
 
     def use_onnx(self, int8: bool = False, threads: int | None = None, cache: str | Path | None = None) -> Detector:
+        """Both stages on ONNX Runtime; on int8, a cascade whose thresholds name a τ per int8 range
+        (``thresholds.tau_int8``) takes the one of the range this CPU runs, unless its τ was set since loading."""
         for d in self._pair():
             d.use_onnx(int8, threads, cache)
         self.config.options.update(onnx=True, int8=bool(int8))
+        by_range = self.config.thresholds.get("tau_int8")
+        if int8 and by_range and self.tau == self.__dict__.get("_loaded_tau"):
+            from .onnx import int8_range
+
+            r = int8_range()
+            if r in by_range:
+                self.tau = by_range[r]
+                self.__dict__["_loaded_tau"] = self.tau
+                log.info("cascade: tau %g, chosen on %s-range int8 scores", self.tau, r)
         return self
 
     def fit(self, pairs: Sequence[Any] | None = None, **training: Any) -> Detector:
@@ -247,7 +258,9 @@ class CascadeDetector(Detector):
                 raise ModelError(f"{folder / CONFIG_NAME}: options.readings.{name}: {e}") from None
         t = self.config.thresholds
         self.second.tau, self.second.eta_e = t.get("tau", self.second.tau), t.get("eta_e", self.second.eta_e)
+        self.__dict__["_loaded_tau"] = self.second.tau
         self._check_band()
+        _check_tau_int8(folder / CONFIG_NAME, t.get("tau_int8"))
         where = f"{folder / CONFIG_NAME}: options.evidence"
         if self.evidence not in EVIDENCE:
             raise ModelError(f"{where}: expected one of {EVIDENCE}, got {self.evidence!r}")
@@ -323,6 +336,19 @@ class CascadeDetector(Detector):
         for i, scores in zip(sure, scored, strict=True):
             if scores:  # the second's evidence rule on those turns alone: >= its eta_e, else the highest
                 verdicts[i] = replace(verdicts[i], evidence=decide(scores, 0.0, second.eta_e).evidence)
+
+
+def _check_tau_int8(where: Path, by_range: Any) -> None:
+    """``thresholds.tau_int8``, where present: a τ in [0, 1] for each of some int8 ranges (``full``, ``reduced``)."""
+    from .onnx import INT8_RANGES
+
+    if by_range is None:
+        return
+    ok = isinstance(by_range, dict) and by_range and set(by_range) <= set(INT8_RANGES)
+    if not ok or not all(isinstance(v, int | float) and 0.0 <= v <= 1.0 for v in by_range.values()):
+        raise ModelError(
+            f"{where}: thresholds.tau_int8: expected an object of thresholds in [0, 1] keyed by {INT8_RANGES}"
+        )
 
 
 def not_ruled_out(pair_scores: dict[int, float], floor: float) -> set[int]:

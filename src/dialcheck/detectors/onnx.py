@@ -52,6 +52,7 @@ __all__ = [
     "OnnxRunner",
     "cached_int8_export",
     "export_onnx",
+    "has_vnni",
     "installed",
     "int8_range",
     "onnx_cache_name",
@@ -92,9 +93,19 @@ def int8_range(cpuinfo: str | None = None) -> str:
         return env
     if env not in ("", "auto"):
         raise ModelError(f"DIALCHECK_INT8_RANGE={env!r}: expected auto, full or reduced")
+    return "full" if has_vnni(cpuinfo) else "reduced"
+
+
+def has_vnni(cpuinfo: str | None = None) -> bool:
+    """Whether this x86 CPU (``/proc/cpuinfo``, or ``cpuinfo``) has VNNI, so that 8-bit int8 weights do not
+    saturate on it, whatever ``DIALCHECK_INT8_RANGE`` says; False wherever the flags cannot be read.
+
+    >>> has_vnni("flags : fpu avx2 avx_vnni"), has_vnni("flags : fpu avx2")
+    (True, False)
+    """
     text = _cpuinfo() if cpuinfo is None else cpuinfo
     flags = {f for line in text.splitlines() if line.startswith("flags") for f in line.partition(":")[2].split()}
-    return "full" if flags & _VNNI else "reduced"
+    return bool(flags & _VNNI)
 
 
 def installed() -> bool:

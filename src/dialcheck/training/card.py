@@ -101,6 +101,9 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
             f"retrained, and every other setting is `{derived.get('model')}`'s, whose training follows.",
             "",
         ]
+        again = derived.get("recalibrated")
+        if isinstance(again, dict):
+            lines += [_recalibrated(again), ""]
     init = t.get("init")
     stages = t.get("stages")
     if isinstance(stages, dict):
@@ -272,3 +275,20 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     lines += ["", f"Card written on {platform.node() or 'this machine'} by dialcheck.", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def _recalibrated(r: dict[str, Any]) -> str:
+    """The card's line for ``models --save --recalibrate``: τ chosen again, on what, per int8 range."""
+    ranges = r.get("by_int8_range") if isinstance(r.get("by_int8_range"), dict) else {"": r}
+    parts = [
+        (f"{name}-range int8 scores: " if name else "")
+        + f"tau {x.get('tau_before')} -> {x.get('tau')} (validation balanced accuracy "
+        f"{x.get('val_balanced_accuracy_before')} -> {x.get('val_balanced_accuracy')}; the best, "
+        f"{x.get('best_balanced_accuracy')}, at {x.get('best_tau')})"
+        for name, x in ranges.items()
+    ]
+    return (
+        f"Its tau was chosen again (`--recalibrate`) on the verdicts it gives for {r.get('dialogues')} dialogues of "
+        f"{r.get('on')}, by the training rule (the highest threshold within one standard error of the best balanced "
+        f"accuracy): {'; '.join(parts)}."
+    )
