@@ -563,7 +563,7 @@ def test_the_floor_benchmark_counts_what_the_cascade_changes_at_each_floor(load_
 
 def test_recalibrate_tau_reads_the_cascades_own_final_scores():
     from dialcheck.schema import Example
-    from dialcheck.training.trainer import recalibrate_tau
+    from dialcheck.training.recalibrate import recalibrate_tau
 
     first, second = _scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5)
     det = CascadeDetector.build(first, second, low=0.3, high=0.7)  # final scores 0.05, 0.9, 0.1, 0.8, 0.97
@@ -672,3 +672,27 @@ def test_models_save_recalibrate_on_int8_chooses_a_tau_per_range_the_cpu_compute
     assert code == 0, err
     fixed = json.loads((tmp_path / "fixed" / "dialcheck.json").read_text())["thresholds"]
     assert fixed["tau"] == 0.6 and "tau_int8" not in fixed
+
+
+def test_train_task_cascade_recalibrate_chooses_tau_on_the_cascades_own_verdicts(capsys, tmp_path, tiny_detector_dir):
+    import dialcheck
+    from dialcheck.evaluation.metrics import balanced_accuracy, best_threshold
+
+    a = _variant(tiny_detector_dir, tmp_path / "fast", 1)
+    b = _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    logs = _labelled_logs(tmp_path)
+    plain, again = tmp_path / "plain", tmp_path / "again"
+    args = ["train", "--task", "cascade", "--init", str(a), str(b), "--calibrate-on", str(logs), "--max-disagreement"]
+    assert run_cli(capsys, *args, "0.5", "--out", str(plain))[0] == 0
+    code, _, err = run_cli(capsys, *args, "0.5", "--out", str(again), "--recalibrate")
+    assert code == 0, err
+    scores = [v.score for v in dialcheck.load(plain).predict([r["turns"] for r in LABELLED])]
+    want, _ = best_threshold(scores, [r["contradiction"] for r in LABELLED], balanced_accuracy, one_se=True)
+    cfg = json.loads((again / "dialcheck.json").read_text())
+    plain_cfg = json.loads((plain / "dialcheck.json").read_text())
+    assert cfg["thresholds"]["tau"] == want == cfg["training"]["recalibrated"]["tau"]
+    assert cfg["training"]["recalibrated"]["tau_before"] == plain_cfg["thresholds"]["tau"]
+    assert cfg["thresholds"]["recheck_low"] == plain_cfg["thresholds"]["recheck_low"]  # the same band
+    assert "chosen again (`--recalibrate`)" in (again / "MODEL_CARD.md").read_text()
+    code, _, err = run_cli(capsys, "train", "--out", str(tmp_path / "x"), "--recalibrate", "--epochs", "0")
+    assert code == 2 and "--recalibrate applies to --task cascade" in err

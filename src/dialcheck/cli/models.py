@@ -5,14 +5,11 @@ encoder is installed, and its headline numbers; ``dialcheck models NAME`` prints
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import json
-import os
 import shlex
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,44 +110,6 @@ def _calibration_dialogues(args: argparse.Namespace) -> tuple[list[Any], str]:
     return list(dialogues), where
 
 
-def _recalibrate(folder: Path, runtime: str | None, dialogues: list[Any], progress: bool) -> dict[str, Any]:
-    """``--recalibrate``: τ chosen again on the verdicts the model in ``folder`` gives as it runs by default. On
-    ONNX int8 a CPU runs 8-bit or 7-bit weights (:func:`dialcheck.detectors.onnx.int8_range`), whose scores differ,
-    so τ is chosen on each range this CPU computes correctly (8-bit only with VNNI; 7-bit everywhere) into
-    ``tau_int8``, and ``tau`` is the one of the range this CPU runs."""
-    from ..api import preferred_runtime
-    from ..detectors import load_detector
-    from ..training.trainer import recalibrate_tau
-
-    if runtime != "onnx-int8":
-        return recalibrate_tau(preferred_runtime(load_detector(folder)), dialogues, show_progress_bar=progress)
-    from ..detectors.onnx import has_vnni, int8_range
-
-    own = int8_range()
-    records = {}
-    for r in ("full", "reduced") if has_vnni() else ("reduced",):
-        with _int8_range(r):
-            records[r] = recalibrate_tau(
-                preferred_runtime(load_detector(folder)), dialogues, show_progress_bar=progress
-            )
-    mine = records.get(own, records["reduced"])
-    return {**mine, "tau_int8": {r: rec["tau"] for r, rec in records.items()}, "by_int8_range": records}
-
-
-@contextlib.contextmanager
-def _int8_range(value: str) -> Iterator[None]:
-    """``DIALCHECK_INT8_RANGE`` set to ``value`` inside the block, as it was after it."""
-    old = os.environ.get("DIALCHECK_INT8_RANGE")
-    os.environ["DIALCHECK_INT8_RANGE"] = value
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("DIALCHECK_INT8_RANGE", None)
-        else:
-            os.environ["DIALCHECK_INT8_RANGE"] = old
-
-
 def _save(args: argparse.Namespace) -> int:
     """``models NAME --save OUT``: NAME's folder copied to OUT with the options given saved in its config."""
     from ..detectors import default_model_path, load_detector
@@ -222,19 +181,12 @@ def _save(args: argparse.Namespace) -> int:
     shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "__pycache__"))
     (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
     if args.recalibrate:
+        from ..training.recalibrate import apply_recalibration, recalibrate_saved
+
         set_threads(args.threads)
-        before = det.tau
-        record = _recalibrate(out, cfg.options.get("runtime"), dialogues, not args.no_progress)
+        record = recalibrate_saved(out, dialogues, show_progress_bar=not args.no_progress)
         record["on"] = where
-        cfg.thresholds["tau"] = record["tau"]
-        if "tau_int8" in record:
-            cfg.thresholds["tau_int8"] = record["tau_int8"]
-        else:
-            cfg.thresholds.pop("tau_int8", None)
-        if record["tau"] != before:
-            changes.append(f"tau {before:g} -> {record['tau']:g}")
-        if "tau_int8" in record:
-            changes.append("tau_int8 = " + ", ".join(f"{r} {t:g}" for r, t in record["tau_int8"].items()))
+        changes += apply_recalibration(cfg.thresholds, record)
         cfg.training["derived_from"]["change"] = ", ".join(f"`{c}`" for c in changes) or "none (tau chosen again)"
         cfg.training["derived_from"]["recalibrated"] = record
         cfg.metrics.update(val_balanced_accuracy=record["val_balanced_accuracy"])

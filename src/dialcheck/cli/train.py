@@ -384,6 +384,13 @@ def add_parser(sub: Any) -> None:
         "read the validation dialogues through it and SLOW's tau and eta_e are chosen again on those scores",
     )
     cas.add_argument("--prefer-onnx", action="store_true", help="the same as --runtime onnx")
+    cas.add_argument(
+        "--recalibrate",
+        action="store_true",
+        help="after the band, choose tau again by the same rule on the cascade's own final verdicts for the "
+        "validation dialogues (SLOW decides only those in the band), per int8 range on --runtime onnx-int8; "
+        "what `dialcheck models CASCADE --save OUT --recalibrate` does to a saved cascade",
+    )
     pc = p.add_argument_group("pair check (--task paircheck --init MAIN PAIRS)")
     pc.add_argument(
         "--tau-pairs",
@@ -471,6 +478,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--pair-order applies to --task decode (the utterance-based detector)")
     if args.task != "decode" and args.dialogues:
         raise InputError("--dialogues applies to --task decode (the utterance-based detector)")
+    if args.task != "cascade" and args.recalibrate:
+        raise InputError(
+            "--recalibrate applies to --task cascade (a saved model: dialcheck models NAME --save OUT --recalibrate)"
+        )
     if args.task not in ("decode", "cascade") and args.calibrate_on:
         raise InputError("--calibrate-on applies to --task decode (the utterance-based detector) and cascade")
     if args.task != "cascade" and (args.runtime or args.prefer_onnx):

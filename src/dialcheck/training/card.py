@@ -104,6 +104,8 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
         again = derived.get("recalibrated")
         if isinstance(again, dict):
             lines += [_recalibrated(again), ""]
+    if isinstance(t.get("recalibrated"), dict):  # train --task cascade --recalibrate
+        lines += [_recalibrated(t["recalibrated"]), ""]
     init = t.get("init")
     stages = t.get("stages")
     if isinstance(stages, dict):

@@ -22,6 +22,7 @@ import numpy as np
 from ..detectors import load_detector
 from ..detectors.base import Detector
 from ..detectors.cascade import CascadeDetector, choose_band
+from ..detectors.modeling import CONFIG_NAME
 from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy
 from ..schema import Example
@@ -172,6 +173,15 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
         "date": dt.date.today().isoformat(),
     }
     det.save(out)
+    if getattr(args, "recalibrate", False):  # on the saved folder, as dialcheck.load runs it (its runtime, per range)
+        from .recalibrate import apply_recalibration, recalibrate_saved
+
+        record = recalibrate_saved(out, dialogues, show_progress_bar=not args.no_progress)
+        record["on"] = str(where)
+        apply_recalibration(det.config.thresholds, record)
+        det.config.training["recalibrated"] = record
+        det.config.metrics["val_balanced_accuracy"] = record["val_balanced_accuracy"]
+        (out / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
     write_model_card(out, det.config)
     shown = {k: v for k, v in report.items() if k != "other_bands"}
     print(f"dialcheck: saved {out} ({json.dumps(shown)})", file=sys.stderr)

@@ -519,46 +519,6 @@ def calibrate(detector: Detector, dialogues: Sequence[Example], batch_size: int 
     return {"val_balanced_accuracy": bacc, "val_evidence_f1": best_f1, "tau": tau, "eta_e": best_eta}
 
 
-def recalibrate_tau(
-    detector: Detector, dialogues: Sequence[Example], batch_size: int = 64, show_progress_bar: bool = False
-) -> dict[str, float]:
-    """Choose ``detector.tau`` again by the training rule (:func:`calibrate`'s: the highest threshold within one
-    standard error of the best balanced accuracy) on the verdicts ``detector`` gives for ``dialogues``, as it is
-    set up (its readings, its runtime; for a cascade, the final scores). Only ``tau`` changes.
-
-    Why: a cascade's ``tau`` was chosen on its slow stage's scores of every dialogue, but that stage decides only
-    the dialogues in the band, and readings added later change scores. Returns ``tau`` (and the one it
-    replaced), the balanced accuracy there, the best one and where it was reached.
-    """
-    verdicts = detector.predict(
-        [e.dialogue for e in dialogues], batch_size=batch_size, show_progress_bar=show_progress_bar
-    )
-    scores = np.array([v.score for v in verdicts])
-    labels = np.array([e.label for e in dialogues], dtype=bool)
-    top_tau, top = best_threshold(scores, labels, balanced_accuracy)
-    tau, bacc = best_threshold(scores, labels, balanced_accuracy, one_se=True)
-    before = detector.tau
-    detector.tau = tau
-    log.info(
-        "tau chosen again on %d dialogues: %g -> %g (balanced accuracy %.4f; best %.4f at %g)",
-        len(dialogues),
-        before,
-        tau,
-        bacc,
-        top,
-        top_tau,
-    )
-    return {
-        "tau_before": float(before),
-        "tau": tau,
-        "val_balanced_accuracy": round(float(bacc), 4),
-        "val_balanced_accuracy_before": round(float(balanced_accuracy(labels, scores >= before)), 4),
-        "best_balanced_accuracy": round(float(top), 4),
-        "best_tau": top_tau,
-        "dialogues": len(dialogues),
-    }
-
-
 def calibrate_pairs(detector: Detector, pairs: Sequence[Pair], batch_size: int = 64) -> dict[str, float]:
     """Set ``tau`` from validation pairs scored directly (detectors that see one pair per dialogue)."""
     if not pairs:
