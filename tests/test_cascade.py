@@ -696,3 +696,14 @@ def test_train_task_cascade_recalibrate_chooses_tau_on_the_cascades_own_verdicts
     assert "chosen again (`--recalibrate`)" in (again / "MODEL_CARD.md").read_text()
     code, _, err = run_cli(capsys, "train", "--out", str(tmp_path / "x"), "--recalibrate", "--epochs", "0")
     assert code == 2 and "--recalibrate applies to --task cascade" in err
+
+
+def test_a_tau_taken_from_the_cpus_int8_range_is_not_written_into_the_config(tiny_detector_dir, tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from dialcheck.api import preferred_runtime
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIALCHECK_INT8_RANGE", "reduced")
+    det = preferred_runtime(load_detector(_int8_cascade(tiny_detector_dir, tmp_path / "c", {"reduced": 0.7})))
+    # what evaluate --update-card writes back keeps the saved tau; this CPU still runs at its range's
+    assert det.tau == 0.7 and det.config.thresholds["tau"] == 0.5

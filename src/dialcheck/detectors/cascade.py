@@ -236,8 +236,8 @@ class CascadeDetector(Detector):
             from .onnx import int8_range
 
             r = int8_range()
-            if r in by_range:
-                self.tau = by_range[r]
+            if r in by_range:  # the stage's own, so the config keeps the τ it was saved with
+                self.second.tau = by_range[r]
                 self.__dict__["_loaded_tau"] = self.tau
                 log.info("cascade: tau %g, chosen on %s-range int8 scores", self.tau, r)
         return self

@@ -30,9 +30,10 @@ log = logging.getLogger(__name__)
 def recalibrate_tau(
     detector: Detector, dialogues: Sequence[Example], batch_size: int = 64, show_progress_bar: bool = False
 ) -> dict[str, float]:
-    """Choose ``detector.tau`` again by the training rule (:func:`calibrate`'s: the highest threshold within one
-    standard error of the best balanced accuracy) on the verdicts ``detector`` gives for ``dialogues``, as it is
-    set up (its readings, its runtime; for a cascade, the final scores). Only ``tau`` changes.
+    """Choose ``detector.tau`` again by the training rule (that of :func:`dialcheck.training.trainer.calibrate`:
+    the highest threshold within one standard error of the best balanced accuracy) on the verdicts ``detector``
+    gives for ``dialogues``, as it is set up (its readings, its runtime; for a cascade, the final scores). Only
+    ``tau`` changes.
 
     Why: a cascade's ``tau`` was chosen on its slow stage's scores of every dialogue, but that stage decides only
     the dialogues in the band, and readings added later change scores. Returns ``tau`` (and the one it
