@@ -707,3 +707,19 @@ def test_a_tau_taken_from_the_cpus_int8_range_is_not_written_into_the_config(tin
     det = preferred_runtime(load_detector(_int8_cascade(tiny_detector_dir, tmp_path / "c", {"reduced": 0.7})))
     # what evaluate --update-card writes back keeps the saved tau; this CPU still runs at its range's
     assert det.tau == 0.7 and det.config.thresholds["tau"] == 0.5
+
+
+def test_the_tau_stability_benchmark_resamples_the_training_rule(load_benchmark):
+    from dialcheck.evaluation.metrics import balanced_accuracy, best_threshold
+
+    bench = load_benchmark("tau_stability")
+    s = np.array([0.1, 0.3, 0.35, 0.6, 0.7, 0.9])
+    g = np.array([False, False, True, False, True, True])
+    taus = bench.resampled_taus(s, g, 50, 0)
+    assert 0 < len(taus) <= 50 and np.array_equal(taus, bench.resampled_taus(s, g, 50, 0))  # seeded
+    # each is the rule on its resample: a midpoint of two of its scores, or just past one at an end
+    cands = {round((a + b) / 2, 6) for a in s for b in s} | {round(a + d, 6) for a in s for d in (-1e-6, 1e-6)}
+    assert set(np.round(taus, 6)) <= cands and len(set(taus)) > 1  # resamples differ
+    assert best_threshold(s, g, balanced_accuracy, one_se=True)[0] in cands
+    one_label = bench.resampled_taus(np.array([0.2, 0.4]), np.array([True, True]), 10, 0)
+    assert len(one_label) == 0
