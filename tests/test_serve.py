@@ -45,11 +45,31 @@ def test_rank_and_health_and_page(client):
     assert "<textarea" in client.get("/").text
 
 
-def test_health_says_when_onnx_int8_answers(tiny_detector_dir, tmp_path):
+def test_health_says_when_onnx_int8_answers(tiny_detector_dir, tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
+    monkeypatch.setenv("DIALCHECK_INT8_RANGE", "reduced")
     det = load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
     health = TestClient(create_app(det)).get("/health").json()
-    assert health["runtime"] == "onnx-int8"
+    assert health["runtime"] == "onnx-int8" and health["int8_range"] == "reduced"
+
+
+def test_health_gives_the_tau_a_cascade_answers_at_on_its_cpus_int8_range(tiny_detector_dir, tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    import json
+
+    from dialcheck.api import preferred_runtime
+    from dialcheck.detectors import CascadeDetector
+
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIALCHECK_INT8_RANGE", "reduced")
+    slow = load_detector(tiny_detector_dir)
+    folder = CascadeDetector.build(load_detector(tiny_detector_dir), slow, 0.0, 1.0).save(tmp_path / "c")
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    cfg["options"]["runtime"] = "onnx-int8"
+    cfg["thresholds"]["tau_int8"] = {"full": 0.3, "reduced": 0.7}
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+    health = TestClient(create_app(preferred_runtime(load_detector(folder)))).get("/health").json()
+    assert health["thresholds"]["tau"] == 0.7 and health["thresholds"]["tau_int8"] == {"full": 0.3, "reduced": 0.7}
 
 
 def test_without_a_model_each_dialogue_goes_to_the_default_it_routes_to(tiny_detector_dir, monkeypatch):

@@ -10,8 +10,8 @@
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so).
 - ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}`` (optional ``"speaker"``); candidates
   least contradictory first, scored as one check job, so they merge with the /check requests waiting beside them.
-- ``GET /health``: the model that answers, its thresholds, its runtime (``torch``, ``onnx``, ``-int8``) and
-  how many check requests were answered in how many model batches.
+- ``GET /health``: the model that answers, its thresholds (those in use), its runtime (``torch``, ``onnx``,
+  ``-int8``; on int8 also ``int8_range``) and how many check requests were answered in how many model batches.
 - Every model call (loading a routed model included) goes through a :class:`ComputeThread`: by default one
   thread, so torch's OpenMP workers stay fast and /check requests that wait together are scored as one
   batch; ``dialcheck serve --onnx`` scores on the request threads instead (``workers=0``).
@@ -65,14 +65,22 @@ async function go(){
 
 def _describe(det: Detector) -> dict[str, Any]:
     c = det.config
-    return {
+    thresholds = dict(c.thresholds)
+    if "tau_int8" in thresholds:  # a cascade on int8 answers at its CPU's range's tau, not the saved one
+        thresholds["tau"] = det.tau
+    out = {
         "detector": c.detector,
         "base": c.base,
-        "thresholds": c.thresholds,
+        "thresholds": thresholds,
         "model": str(det.path) if det.path else None,
         # what scores the pairs: torch or ONNX Runtime, float32 or int8 (--onnx / --int8)
         "runtime": ("onnx" if c.options.get("onnx") else "torch") + ("-int8" if c.options.get("int8") else ""),
     }
+    if c.options.get("onnx") and c.options.get("int8"):
+        from ..detectors.onnx import int8_range
+
+        out["int8_range"] = int8_range()  # 8-bit weights ("full", CPUs with VNNI) or 7-bit ("reduced")
+    return out
 
 
 def create_app(
