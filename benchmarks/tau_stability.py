@@ -56,16 +56,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import dialcheck
-    from dialcheck.cli.common import read_labelled, set_threads
+    from dialcheck.cli.common import set_threads
     from dialcheck.detectors.onnx import int8_range
+    from dialcheck.training.recalibrate import calibration_dialogues
 
     set_threads(args.threads)
-    if args.calibrate_on:
-        examples, _ = read_labelled(args.calibrate_on)
-    else:
-        from dialcheck.training.data import build_decode_training_data
-
-        examples = build_decode_training_data(args.data_dir, augment=()).validation_dialogues
+    examples, _ = calibration_dialogues(args.calibrate_on, args.data_dir)
     det = dialcheck.load(None if args.model == "default" else args.model)
     verdicts = det.predict([e.dialogue for e in examples], batch_size=64)
     scores = np.array([v.score for v in verdicts])

@@ -93,23 +93,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _calibration_dialogues(args: argparse.Namespace) -> tuple[list[Any], str]:
-    """The labelled dialogues ``--recalibrate`` reads, and where they come from."""
-    if args.calibrate_on:
-        from .common import read_labelled
-
-        dialogues, _ = read_labelled(args.calibrate_on)
-        where = args.calibrate_on
-    else:
-        from ..training.data import build_decode_training_data
-
-        dialogues = build_decode_training_data(args.data_dir, augment=()).validation_dialogues
-        where = "DECODE held-out train groups (validation fraction 0.08, seed 0)"
-    if {bool(e.label) for e in dialogues} != {True, False}:
-        raise InputError("--recalibrate needs dialogues of both labels (contradiction and not)", where)
-    return list(dialogues), where
-
-
 def _save(args: argparse.Namespace) -> int:
     """``models NAME --save OUT``: NAME's folder copied to OUT with the options given saved in its config."""
     from ..detectors import default_model_path, load_detector
@@ -177,7 +160,11 @@ def _save(args: argparse.Namespace) -> int:
         "date": dt.date.today().isoformat(),
     }
     if args.recalibrate:  # the dialogues first: a bad file fails before anything is written or loaded
-        dialogues, where = _calibration_dialogues(args)
+        from ..training.recalibrate import calibration_dialogues
+
+        dialogues, where = calibration_dialogues(args.calibrate_on, args.data_dir)
+        if not args.calibrate_on:
+            where += " (validation fraction 0.08, seed 0)"
     shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "__pycache__"))
     (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
     if args.recalibrate:

@@ -660,9 +660,10 @@ _SEEKING = re.compile(
     r"|\bjob (?:hunting|search)\b",
     re.I,
 )
-_QUITTING = re.compile(r"\b(?:want|wanna|plan|planning|hope|hoping|would like|'d like|going) to quit\b", re.I)
+_WISH = "want|wanna|plan|planning|hope|hoping|would like|'d like"  # "... to quit", "... to become a nurse"
+_QUITTING = re.compile(rf"\b(?:{_WISH}|going) to quit\b", re.I)
 _WANTS_WORK = re.compile(
-    r"\b(?:want|wanna|plan|planning|hope|hoping|would like|'d like|love) to (?:work as (?:an? )?|become an? |be an? )"
+    rf"\b(?:{_WISH}|love) to (?:work as (?:an? )?|become an? |be an? )"
     r"(?P<value>[a-z]+(?: [a-z]+){0,2})|\bi want a job\b",
     re.I,
 )

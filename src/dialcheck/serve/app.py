@@ -66,7 +66,7 @@ async function go(){
 def _describe(det: Detector) -> dict[str, Any]:
     c = det.config
     thresholds = dict(c.thresholds)
-    if "tau_int8" in thresholds:  # a cascade on int8 answers at its CPU's range's tau, not the saved one
+    if "tau" in thresholds:  # the one it answers at (a cascade on int8: its CPU's range's, not the saved one)
         thresholds["tau"] = det.tau
     out = {
         "detector": c.detector,

@@ -27,6 +27,7 @@ from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy
 from ..schema import Example
 from .card import init_record, model_reference, write_model_card
+from .recalibrate import apply_recalibration, calibration_dialogues, recalibrate_saved
 
 __all__ = ["cascade_report", "run_cascade"]
 
@@ -127,20 +128,9 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
     for f in folders:
         if not (Path(f) / "dialcheck.json").exists():
             raise InputError("--init needs a saved dialcheck detector folder (dialcheck.json is missing)", f)
-    if args.calibrate_on:
-        from ..cli.common import read_labelled
-
-        dialogues, _ = read_labelled(args.calibrate_on)
-        where = args.calibrate_on
-    else:
-        from .data import build_decode_training_data
-
-        data = build_decode_training_data(
-            args.data_dir, augment=(), validation_fraction=args.validation_fraction, seed=args.seed, limit=args.limit
-        )
-        dialogues, where = data.validation_dialogues, "DECODE held-out train groups"
-    if {bool(e.label) for e in dialogues} != {True, False}:
-        raise InputError("the calibration dialogues need both labels (contradiction and not)", str(where))
+    dialogues, where = calibration_dialogues(
+        args.calibrate_on, args.data_dir, args.validation_fraction, args.seed, args.limit
+    )
     set_threads(args.threads)  # the data is read first: a bad file fails before two models load
     first, second = (load_detector(f) for f in folders)
     readings = {k: v for k in CASCADE_READINGS if (v := getattr(args, k, None)) is not None}
@@ -174,8 +164,6 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
     }
     det.save(out)
     if getattr(args, "recalibrate", False):  # on the saved folder, as dialcheck.load runs it (its runtime, per range)
-        from .recalibrate import apply_recalibration, recalibrate_saved
-
         record = recalibrate_saved(out, dialogues, show_progress_bar=not args.no_progress)
         record["on"] = str(where)
         apply_recalibration(det.config.thresholds, record)

@@ -19,12 +19,41 @@ from typing import Any
 import numpy as np
 
 from ..detectors.base import Detector
+from ..detectors.modeling import CONFIG_NAME, DetectorConfig
+from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy, best_threshold
 from ..schema import Example
 
-__all__ = ["apply_recalibration", "recalibrate_saved", "recalibrate_tau"]
+__all__ = ["apply_recalibration", "calibration_dialogues", "recalibrate_saved", "recalibrate_tau"]
 
 log = logging.getLogger(__name__)
+
+
+def calibration_dialogues(
+    calibrate_on: str | None,
+    data_dir: str | Path | None = None,
+    validation_fraction: float = 0.08,
+    seed: int = 0,
+    limit: int | None = None,
+) -> tuple[list[Example], str]:
+    """The labelled dialogues thresholds are chosen on, and where they come from: the file ``calibrate_on``
+    (``--calibrate-on``; bad records reported and skipped), else DECODE's held-out train groups as the trainer
+    splits them. Both labels are needed: an :class:`InputError` naming the source otherwise."""
+    if calibrate_on:
+        from ..cli.common import read_labelled
+
+        dialogues, _ = read_labelled(calibrate_on)
+        where = calibrate_on
+    else:
+        from .data import build_decode_training_data
+
+        data = build_decode_training_data(
+            data_dir, augment=(), validation_fraction=validation_fraction, seed=seed, limit=limit
+        )
+        dialogues, where = list(data.validation_dialogues), "DECODE held-out train groups"
+    if {bool(e.label) for e in dialogues} != {True, False}:
+        raise InputError("the calibration dialogues need both labels (contradiction and not)", str(where))
+    return dialogues, where
 
 
 def recalibrate_tau(
@@ -80,7 +109,7 @@ def recalibrate_saved(folder: Path, dialogues: Sequence[Example], show_progress_
     def once() -> dict[str, Any]:
         return recalibrate_tau(preferred_runtime(load_detector(folder)), dialogues, show_progress_bar=show_progress_bar)
 
-    if load_detector(folder).config.options.get("runtime") != "onnx-int8":
+    if DetectorConfig.from_file(Path(folder) / CONFIG_NAME).options.get("runtime") != "onnx-int8":
         return once()
     own = int8_range()
     records = {}
