@@ -65,7 +65,6 @@ from .base import Detector, register_detector
 from .slots import ages_cut, self_conflict, slot_conflicts, slot_settled, work_settled
 from .subjects import apart, introduces
 from .times import asked_before, former_and_present
-from .values import values_cut
 
 __all__ = [
     "ELLIPSIS",
@@ -290,9 +289,7 @@ class UtteranceDetector(Detector):
         '``"persona"``: a name, age, job or count the last turn states unlike an earlier turn scores ``SLOT_SCORE``; '
         '``"settle"``: that, and an earlier turn of nothing but slots the last turn agrees with scores at most '
         "``SETTLED_SCORE``, as does a pair whose claims about work fit when one turn says nothing but work "
-        "(``work_settled``); a pair whose ages agree scores at most its score with the ages cut out (``ages_cut``), "
-        "and one whose times, days, dates, amounts of money, percentages or durations agree at most its score with "
-        "those cut out (``values_cut``).",
+        "(``work_settled``); a pair whose ages agree scores at most its score with the ages cut out (``ages_cut``).",
     )
 
     subjects = ReadingOption(
@@ -444,12 +441,11 @@ class UtteranceDetector(Detector):
             owners, own_pairs, read_as = self._pairs(d, None if only is None else only[k])
             spans.append((owners, len(pairs), read_as))
             pairs.extend(own_pairs)
-        cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with agreeing ages, values cut
+        cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with the ages cut out
         if self.slots == "settle":
             for k, (d, (owners, _, _)) in enumerate(zip(dialogues, spans, strict=True)):
                 for i in sorted(set(owners)):
                     cut = ages_cut(d.turns[i].text, d.turns[-1].text)
-                    cut = values_cut(*(cut or (d.turns[i].text, d.turns[-1].text))) or cut
                     if cut and self.classifier.pair_fits(*cut):  # a long turn's pieces keep their own scores
                         cut_at[k][i] = len(pairs)
                         pairs.append(cut)
