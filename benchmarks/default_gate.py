@@ -26,7 +26,7 @@ notice. Each check below once caught a candidate that the headline numbers favou
   ``decode_hand_work_ah``, a name or an age beside a job; since session 74, ``decode_hand_office_ai``, a day at the
   office beside not working, ``decode_hand_places_aj``, one place of work, then another, and
   ``decode_hand_parents_ak``, a stay-at-home parent beside no kids, and ``decode_hand_self_al`` and ``_am``, a last
-  turn that contradicts itself;
+  turn that contradicts itself; since session 76, ``decode_hand_values_an``, a value said twice;
   :data:`HAND` lists them with their report labels): at most one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
@@ -105,6 +105,7 @@ HAND = {
     "decode_hand_parents_ak": "hand set of a stay-at-home parent and kids (20)",
     "decode_hand_self_al": "hand set of a last turn that contradicts itself (20)",
     "decode_hand_self_am": "second such set, a favourite named after the thing (20)",
+    "decode_hand_values_an": "hand set of a time, day, price or duration said twice (30)",
 }
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
