@@ -47,7 +47,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions, --times: how an
-    utterance-based detector reads;
+    utterance-based detector reads; --history: how a four-category one reads a long conversation;
     --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
     from ..detectors.utterance import (
         INTRODUCTION_READINGS,
@@ -124,6 +124,16 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         'not restate ("I live in Seattle."), unless either says "never", "always" or "still"; changes does so only '
         "when both speak of where one lives, work, getting around, food and drink or school; English phrasings, "
         "see dialcheck.detectors.times; default: the model's",
+    )
+    p.add_argument(
+        "--history",
+        choices=("frames", "window"),
+        default=None,
+        help="four-category (Chinese) flat and pair detectors, for a conversation of more than four turns: window "
+        "(default) joins every earlier turn into one segment cut from the left to the model's window; frames "
+        "reads the last four turns as one session and each earlier turn of the replying speaker, with the turn "
+        "before it, against the last two as another, so a history contradiction of an early turn is seen and that "
+        'turn named (2-3x the cost; docs/benchmarks.md, "Long conversations"); default: the model\'s',
     )
     p.add_argument(
         "--cascade-evidence",
@@ -234,6 +244,9 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         value = getattr(args, reading, None)
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
+    history = getattr(args, "history", None)
+    if history is not None and hasattr(det, "history") and not isinstance(det, UtteranceDetector):
+        det.history = history
     # a cascade's options reach the cascades among the models routing chose; a model named with --model must be one
     if getattr(args, "model", None) is not None or hasattr(det, "band"):
         for arg in CASCADE_OPTIONS:

@@ -17,6 +17,13 @@ session is exactly u1, b1, u2, b2). Three detectors, all on the pair-classificat
 stage that fired (else the highest stage score). Evidence: for ``history`` the earlier turns of the last
 speaker, for ``role_confusion`` the user turn u2, for ``intra_sentence`` none (the reply contradicts itself).
 
+A conversation longer than CDConv's four turns is read by the flat and pair detectors with every earlier turn as
+one first segment, cut from the left to the model's window (``history="window"``, the default), so early turns of a
+long chat fall out of it. ``history="frames"`` (opt-in since session 76) reads the last four turns as one frame and
+each earlier turn of the last speaker with the turn before it as another, (u_j, b_j, u2, b2) (:func:`frames`). The
+last frame decides as a four-turn session would; an earlier frame adds a history contradiction when its P(history)
+reaches τ, and names its b_j as evidence.
+
 >>> d = Dialogue.from_texts(["Do you have pets?", "Two dogs.", "Cute! Do you?", "I never had pets."])
 >>> stage_input("role_confusion", d, " | ")
 ('Two dogs. | Cute! Do you?', 'I never had pets.')
@@ -44,12 +51,15 @@ from .modeling import CONFIG_NAME, DEFAULT_LABELS, DetectorConfig, load_model, s
 __all__ = [
     "CATEGORIES",
     "CATEGORY_LABELS",
+    "HISTORY_READINGS",
+    "MAX_FRAMES",
     "STAGES",
     "CategoryDetector",
     "FlatCategoryDetector",
     "HierarchicalDetector",
     "PairCategoryDetector",
     "category_evidence",
+    "frames",
     "reads_speaker_tags",
     "stage_input",
 ]
@@ -62,6 +72,11 @@ CATEGORIES = CATEGORY_LABELS[1:]
 STAGES = CATEGORIES  # cascade order of the hierarchical detector
 _TRUNCATION = {"intra_sentence": "right", "role_confusion": "left", "history": "left"}
 FALLBACK_SEP = " | "
+#: How the flat and pair detectors read a conversation of more than four turns (see the module's docstring).
+HISTORY_READINGS = ("window", "frames")
+#: The most earlier turns of the last speaker read as frames of their own (the most recent ones).
+MAX_FRAMES = 16
+SESSION = 4  # a CDConv session: u1, b1, u2, b2
 
 
 def separator(tokenizer: Any) -> str:
@@ -108,6 +123,22 @@ def stage_input(stage: str, d: Dialogue, sep: str = FALLBACK_SEP, tags: bool = F
             return "", last
         return (_tagged(d.turns[-3], d) if tags else d.turns[-3].text), last
     raise ValueError(f"unknown stage {stage!r}")
+
+
+def frames(d: Dialogue, limit: int = MAX_FRAMES) -> list[tuple[int, Dialogue]]:
+    """The earlier turns of the last speaker before the last four turns, each as (its index, the frame (the turn
+    before it, it, u2, b2)), the ``limit`` most recent; none for a conversation of four turns or fewer.
+
+    >>> d = Dialogue.from_texts(["Pets?", "A cat.", "Job?", "Nurse.", "Fun?", "Hiking.", "Pets?", "None, ever."])
+    >>> [(j, [t.text for t in f.turns]) for j, f in frames(d)]
+    [(1, ['Pets?', 'A cat.', 'Pets?', 'None, ever.']), (3, ['Job?', 'Nurse.', 'Pets?', 'None, ever.'])]
+    """
+    n = len(d.turns)
+    if n <= SESSION:
+        return []
+    speaker = d.turns[-1].speaker
+    earlier = [j for j in range(n - SESSION) if d.turns[j].speaker == speaker][-limit:] if limit > 0 else []
+    return [(j, Dialogue((*d.turns[max(0, j - 1) : j + 1], *d.turns[-2:]), meta=d.meta)) for j in earlier]
 
 
 def reads_speaker_tags(config: DetectorConfig) -> bool:
@@ -161,6 +192,17 @@ class CategoryDetector(Detector):
         order = [head.labels.index(lab) for lab in self.classifier.labels]
         return (1.0 - head.mix) * np.asarray(probs) + head.mix * lex[:, order]
 
+    @property
+    def history(self) -> str:
+        """How a conversation of more than four turns is read: ``"window"`` (default) or ``"frames"``."""
+        return str(self.config.options.get("history", HISTORY_READINGS[0]))
+
+    @history.setter
+    def history(self, value: str) -> None:
+        if value not in HISTORY_READINGS:
+            raise ModelError(f"history: expected one of {', '.join(HISTORY_READINGS)}, got {value!r}")
+        self.config.options = {**self.config.options, "history": value}
+
     def inputs(self, dialogues: Sequence[Dialogue]) -> list[tuple[str, str]]:
         sep = separator(self.classifier.tokenizer)
         tags = reads_speaker_tags(self.config)
@@ -174,8 +216,41 @@ class CategoryDetector(Detector):
         missing = [c for c in CATEGORY_LABELS if c not in clf.labels]
         if missing:
             raise ModelError(f"{type(self).__name__} needs the labels {list(CATEGORY_LABELS)}; {missing} are missing")
-        probs = clf.proba(self.inputs(dialogues), batch_size=batch_size, show_progress_bar=show_progress_bar)
-        return self.decide(dialogues, self.mixed_proba(dialogues, probs))
+        if self.history == "window":
+            probs = clf.proba(self.inputs(dialogues), batch_size=batch_size, show_progress_bar=show_progress_bar)
+            return self.decide(dialogues, self.mixed_proba(dialogues, probs))
+        heads = [d if len(d.turns) <= SESSION else Dialogue(d.turns[-SESSION:], meta=d.meta) for d in dialogues]
+        extra = [(k, j, f) for k, d in enumerate(dialogues) for j, f in frames(d)]
+        read = heads + [f for _, _, f in extra]
+        probs = clf.proba(self.inputs(read), batch_size=batch_size, show_progress_bar=show_progress_bar)
+        mixed = self.mixed_proba(read, probs)
+        verdicts = self.decide(heads, mixed[: len(heads)])
+        hist = clf.labels.index("history")
+        earlier: list[dict[int, float]] = [{} for _ in dialogues]  # b_j -> P(history) of its frame
+        for (k, j, _), row in zip(extra, mixed[len(heads) :], strict=True):
+            earlier[k][j] = float(row[hist])
+        return [
+            self._with_frames(d, v, e) if len(d.turns) > SESSION else v
+            for d, v, e in zip(dialogues, verdicts, earlier, strict=True)
+        ]
+
+    def _with_frames(self, d: Dialogue, head: Verdict, earlier: dict[int, float]) -> Verdict:
+        """The verdict of the last four turns of ``d`` (``head``) with the earlier frames' P(history) added."""
+        offset = len(d.turns) - SESSION
+        b1 = [offset + i for i in category_evidence(Dialogue(d.turns[-SESSION:]), "history")]
+        scores = dict(head.label_scores or {})
+        pair_scores = {**earlier, **{i: scores.get("history", 0.0) for i in b1}}
+        fired = sorted(j for j, p in earlier.items() if p >= self.tau)
+        if earlier:
+            scores["history"] = max(scores.get("history", 0.0), *earlier.values())
+        if head.contradiction:
+            evidence = tuple(offset + i for i in head.evidence)
+            if head.category == "history":
+                evidence = tuple(sorted({*evidence, *fired}))
+            return Verdict(True, head.score, evidence, head.category, pair_scores, None, scores)
+        if fired:
+            return Verdict(True, max(earlier[j] for j in fired), tuple(fired), "history", pair_scores, None, scores)
+        return Verdict(False, max(head.score, *earlier.values(), 0.0), (), None, pair_scores, None, scores)
 
     def decide(self, dialogues: Sequence[Dialogue], probs: np.ndarray) -> list[Verdict]:
         """Verdicts from class probabilities (columns in the classifier's label order)."""
