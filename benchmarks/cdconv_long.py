@@ -29,7 +29,8 @@ from dialcheck.schema import Dialogue, Example
 
 def lengthen(examples: Sequence[Example], k: int, seed: int = 0) -> list[Example]:
     """Each example with ``k`` filler pairs, the first two turns of other examples drawn with ``seed``, inserted
-    after its second turn; labels, categories and ids kept. Example: a session and one filler.
+    after its second turn; labels, categories and ids kept, evidence turns renumbered. Example: a session and one
+    filler.
 
     >>> from dialcheck.schema import Turn
     >>> def ex(i):
@@ -50,7 +51,8 @@ def lengthen(examples: Sequence[Example], k: int, seed: int = 0) -> list[Example
             j += j >= i  # any other example
             fill.extend(examples[j].dialogue.turns[:2])
         d = Dialogue((*turns[:2], *fill, *turns[2:]), meta=e.dialogue.meta)
-        out.append(Example(d, e.label, e.evidence, e.category, id=e.id))
+        evidence = None if e.evidence is None else tuple(i + 2 * k if i >= 2 else i for i in e.evidence)
+        out.append(Example(d, e.label, evidence, e.category, id=e.id))
     return out
 
 

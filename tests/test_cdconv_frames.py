@@ -154,6 +154,8 @@ def test_the_long_conversation_benchmark_inserts_other_sessions_and_keeps_labels
         assert all(not t.endswith(f"-{b.id}") for t in texts[2:6])  # fillers from other sessions only
         assert (e.label, e.category, e.id) == (b.label, b.category, b.id)
     assert bench.lengthen(base, 0) == base
+    named = Example(base[0].dialogue, True, (1, 2), "history", id="n")  # evidence after the fillers moves with them
+    assert bench.lengthen([named, base[1]], 2)[0].evidence == (1, 6)
     # measured on a scripted detector: a history contradiction that names b1 (turn 1), the others quiet
     det = FlatCategoryDetector(tau=0.5)
     det.history = "frames"
