@@ -164,3 +164,23 @@ def test_the_long_conversation_benchmark_inserts_other_sessions_and_keeps_labels
     assert [v.category for v in verdicts] == ["history", None, None]
     assert metrics["history/flagged"] == 100.0 and metrics["history/names_b1"] == 100.0
     assert metrics["2class/accuracy"] == pytest.approx(200 / 3, abs=0.01)
+
+
+def test_the_window_reading_says_when_a_long_chat_did_not_fit(caplog):
+    class Fits(ByFrame):
+        def pair_fits(self, first, second):
+            return len(first) + len(second) < 40  # characters: a four-turn chat fits, an eight-turn one does not
+
+    det = FlatCategoryDetector(tau=0.5)
+    det._clf = Fits({})
+    with caplog.at_level("WARNING", logger="dialcheck.detectors.categories"):
+        det.predict([chat(4), chat(4)])
+        assert not caplog.records  # a session that fits: nothing to say
+        det.predict([chat(), chat(4)])
+    assert len(caplog.records) == 1 and "1 of 2 conversations" in caplog.records[0].getMessage()
+    assert "--history frames" in caplog.records[0].getMessage()
+    caplog.clear()
+    det.history = "frames"
+    with caplog.at_level("WARNING", logger="dialcheck.detectors.categories"):
+        det.predict([chat()])  # every earlier turn is read in a frame of its own
+    assert not caplog.records

@@ -217,7 +217,9 @@ class CategoryDetector(Detector):
         if missing:
             raise ModelError(f"{type(self).__name__} needs the labels {list(CATEGORY_LABELS)}; {missing} are missing")
         if self.history == "window":
-            probs = clf.proba(self.inputs(dialogues), batch_size=batch_size, show_progress_bar=show_progress_bar)
+            inputs = self.inputs(dialogues)
+            self._warn_cut(dialogues, inputs)
+            probs = clf.proba(inputs, batch_size=batch_size, show_progress_bar=show_progress_bar)
             return self.decide(dialogues, self.mixed_proba(dialogues, probs))
         heads = [d if len(d.turns) <= SESSION else Dialogue(d.turns[-SESSION:], meta=d.meta) for d in dialogues]
         extra = [(k, j, f) for k, d in enumerate(dialogues) for j, f in frames(d)]
@@ -233,6 +235,23 @@ class CategoryDetector(Detector):
             self._with_frames(d, v, e) if len(d.turns) > SESSION else v
             for d, v, e in zip(dialogues, verdicts, earlier, strict=True)
         ]
+
+    def _warn_cut(self, dialogues: Sequence[Dialogue], inputs: Sequence[tuple[str, str]]) -> None:
+        """Log how many conversations longer than a session the window reading did not read whole."""
+        fits = getattr(self.classifier, "pair_fits", None)
+        if fits is None:
+            return
+        long = [pair for d, pair in zip(dialogues, inputs, strict=True) if len(d.turns) > SESSION]
+        cut = sum(not fits(*pair) for pair in long)
+        if cut:
+            log.warning(
+                "%d of %d conversations are longer than the model's %d-token window: their earliest turns were not "
+                "read, and a history contradiction names every earlier turn of the replier; history='frames' "
+                "(--history frames) reads each earlier turn in a session of its own",
+                cut,
+                len(dialogues),
+                self.config.max_length,
+            )
 
     def _with_frames(self, d: Dialogue, head: Verdict, earlier: dict[int, float]) -> Verdict:
         """The verdict of the last four turns of ``d`` (``head``) with the earlier frames' P(history) added."""
