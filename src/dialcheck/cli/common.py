@@ -49,6 +49,7 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions, --times: how an
     utterance-based detector reads; --history: how a four-category one reads a long conversation;
     --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
+    from ..detectors.categories import HISTORY_READINGS
     from ..detectors.utterance import (
         INTRODUCTION_READINGS,
         QUESTION_READINGS,
@@ -127,7 +128,7 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     )
     p.add_argument(
         "--history",
-        choices=("frames", "window"),
+        choices=HISTORY_READINGS,
         default=None,
         help="four-category (Chinese) flat and pair detectors, for a conversation of more than four turns: window "
         "(default) joins every earlier turn into one segment cut from the left to the model's window; frames "
@@ -244,8 +245,8 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         value = getattr(args, reading, None)
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
-    history = getattr(args, "history", None)
-    if history is not None and hasattr(det, "history") and not isinstance(det, UtteranceDetector):
+    history = getattr(args, "history", None)  # four-category detectors only
+    if history is not None and hasattr(det, "history"):
         det.history = history
     # a cascade's options reach the cascades among the models routing chose; a model named with --model must be one
     if getattr(args, "model", None) is not None or hasattr(det, "band"):

@@ -168,15 +168,13 @@ def _save(args: argparse.Namespace) -> int:
     shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "__pycache__"))
     (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
     if args.recalibrate:
-        from ..training.recalibrate import apply_recalibration, recalibrate_saved
+        from ..training.recalibrate import recalibrate_config
 
         set_threads(args.threads)
-        record = recalibrate_saved(out, dialogues, show_progress_bar=not args.no_progress)
-        record["on"] = where
-        changes += apply_recalibration(cfg.thresholds, record)
+        record, changed = recalibrate_config(out, cfg, dialogues, where, show_progress_bar=not args.no_progress)
+        changes += changed
         cfg.training["derived_from"]["change"] = ", ".join(f"`{c}`" for c in changes) or "none (tau chosen again)"
         cfg.training["derived_from"]["recalibrated"] = record
-        cfg.metrics.update(val_balanced_accuracy=record["val_balanced_accuracy"])
         (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
     write_model_card(out, cfg)
     print(

@@ -232,8 +232,8 @@ class CategoryDetector(Detector):
         for (k, j, _), row in zip(extra, mixed[len(heads) :], strict=True):
             earlier[k][j] = float(row[hist])
         return [
-            self._with_frames(d, v, e) if len(d.turns) > SESSION else v
-            for d, v, e in zip(dialogues, verdicts, earlier, strict=True)
+            self._with_frames(len(d.turns) - SESSION, h, v, e) if len(d.turns) > SESSION else v
+            for d, h, v, e in zip(dialogues, heads, verdicts, earlier, strict=True)
         ]
 
     def _warn_cut(self, dialogues: Sequence[Dialogue], inputs: Sequence[tuple[str, str]]) -> None:
@@ -253,10 +253,10 @@ class CategoryDetector(Detector):
                 self.config.max_length,
             )
 
-    def _with_frames(self, d: Dialogue, head: Verdict, earlier: dict[int, float]) -> Verdict:
-        """The verdict of the last four turns of ``d`` (``head``) with the earlier frames' P(history) added."""
-        offset = len(d.turns) - SESSION
-        b1 = [offset + i for i in category_evidence(Dialogue(d.turns[-SESSION:]), "history")]
+    def _with_frames(self, offset: int, last: Dialogue, head: Verdict, earlier: dict[int, float]) -> Verdict:
+        """The verdict ``head`` of a conversation's last four turns (``last``, from its turn ``offset`` on) with the
+        earlier frames' P(history) added."""
+        b1 = [offset + i for i in category_evidence(last, "history")]
         scores = dict(head.label_scores or {})
         pair_scores = {**earlier, **{i: scores.get("history", 0.0) for i in b1}}
         fired = sorted(j for j, p in earlier.items() if p >= self.tau)

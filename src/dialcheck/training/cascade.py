@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy
 from ..schema import Example
 from .card import init_record, model_reference, write_model_card
-from .recalibrate import apply_recalibration, calibration_dialogues, recalibrate_saved
+from .recalibrate import calibration_dialogues, recalibrate_config
 
 __all__ = ["cascade_report", "run_cascade"]
 
@@ -164,11 +164,8 @@ def run_cascade(args: argparse.Namespace, out: Path, command: str, machine: str)
     }
     det.save(out)
     if getattr(args, "recalibrate", False):  # on the saved folder, as dialcheck.load runs it (its runtime, per range)
-        record = recalibrate_saved(out, dialogues, show_progress_bar=not args.no_progress)
-        record["on"] = str(where)
-        apply_recalibration(det.config.thresholds, record)
+        record, _ = recalibrate_config(out, det.config, dialogues, str(where), show_progress_bar=not args.no_progress)
         det.config.training["recalibrated"] = record
-        det.config.metrics["val_balanced_accuracy"] = record["val_balanced_accuracy"]
         (out / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
     write_model_card(out, det.config)
     shown = {k: v for k, v in report.items() if k != "other_bands"}

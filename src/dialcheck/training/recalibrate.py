@@ -24,7 +24,13 @@ from ..errors import InputError
 from ..evaluation.metrics import balanced_accuracy, best_threshold
 from ..schema import Example
 
-__all__ = ["apply_recalibration", "calibration_dialogues", "recalibrate_saved", "recalibrate_tau"]
+__all__ = [
+    "apply_recalibration",
+    "calibration_dialogues",
+    "recalibrate_config",
+    "recalibrate_saved",
+    "recalibrate_tau",
+]
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +139,19 @@ def apply_recalibration(thresholds: dict[str, Any], record: dict[str, Any]) -> l
     else:
         thresholds.pop("tau_int8", None)
     return changes
+
+
+def recalibrate_config(
+    folder: Path, config: DetectorConfig, dialogues: Sequence[Example], where: str, show_progress_bar: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """:func:`recalibrate_saved` on ``folder`` (saved from ``config``), its choice written into ``config``'s
+    thresholds (:func:`apply_recalibration`) and metrics; returns the record (``on`` = ``where``) and what changed.
+    The caller says where the record goes in ``config.training`` and writes the config."""
+    record = recalibrate_saved(folder, dialogues, show_progress_bar=show_progress_bar)
+    record["on"] = where
+    changes = apply_recalibration(config.thresholds, record)
+    config.metrics["val_balanced_accuracy"] = record["val_balanced_accuracy"]
+    return record, changes
 
 
 @contextlib.contextmanager
