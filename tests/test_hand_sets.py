@@ -1,0 +1,43 @@
+"""The hand-written English check sets in benchmarks/data: each one reads cleanly as labelled dialogues, and the
+default gate reads every one of them (a set added to the folder but not to the gate would never guard anything)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from dialcheck.io import read_examples
+
+DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
+SETS = sorted(DATA.glob("decode_hand_*.jsonl"))
+
+
+def _gate_hand() -> dict[str, str]:
+    spec = importlib.util.spec_from_file_location("default_gate", DATA.parent / "default_gate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module.HAND
+
+
+def test_the_sets_are_there():
+    assert len(SETS) >= 40
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda p: p.stem)
+def test_each_set_reads_cleanly(path):
+    examples, errors = read_examples(path)
+    assert not errors, [str(e) for e in errors[:3]]
+    assert examples, path
+    ids = [e.id for e in examples]
+    assert len(ids) == len(set(ids)), f"{path.name}: duplicate ids"
+    for e in examples:
+        last = len(e.dialogue.turns) - 1
+        assert all(0 <= i < last for i in e.evidence or ()), f"{path.name} {e.id}: evidence {e.evidence}"
+    # every set holds both kinds, so that it measures false alarms and catches alike
+    assert {bool(e.label) for e in examples} == {True, False}, path.name
+
+
+def test_the_gate_reads_every_set():
+    assert set(_gate_hand()) == {p.stem for p in SETS}
