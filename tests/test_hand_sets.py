@@ -1,4 +1,5 @@
-"""The hand-written English check sets in benchmarks/data: each one reads cleanly as labelled dialogues, and the
+"""The hand-written check sets in benchmarks/data: each one reads cleanly as labelled dialogues (the Chinese ones with
+their categories), and the
 default gate reads every one of them (a set added to the folder but not to the gate would never guard anything)."""
 
 from __future__ import annotations
@@ -41,3 +42,14 @@ def test_each_set_reads_cleanly(path):
 
 def test_the_gate_reads_every_set():
     assert set(_gate_hand()) == {p.stem for p in SETS}
+
+
+ZH_SETS = sorted(DATA.glob("cdconv_hand*.jsonl"))
+
+
+@pytest.mark.parametrize("path", ZH_SETS, ids=lambda p: p.stem)
+def test_each_chinese_set_reads_cleanly_with_its_categories(path):
+    examples, errors = read_examples(path, require_category=True)
+    assert not errors, [str(e) for e in errors[:3]]
+    assert len({e.id for e in examples}) == len(examples), f"{path.name}: duplicate ids"
+    assert {bool(e.label) for e in examples} == {True, False}, path.name
