@@ -1,6 +1,6 @@
 """The hand-written check sets in benchmarks/data: each one reads cleanly as labelled dialogues (the Chinese ones with
-their categories), and the
-default gate reads every one of them (a set added to the folder but not to the gate would never guard anything)."""
+their categories), and the default gate reads every English one (a set added to the folder but not to the gate
+would never guard anything)."""
 
 from __future__ import annotations
 
