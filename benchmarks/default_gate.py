@@ -14,8 +14,7 @@ notice. Each check below once caught a candidate that the headline numbers favou
   no more than 10 points more than the baseline.
 - The README demo (``examples/dialogues.json``): "pets" flagged, "music" passes.
 - The hand-labelled sets (``benchmarks/data/decode_hand_a.jsonl``, ``_b``, ``_values``, ``_slots``,
-  ``_slots_b`` to ``_slots_d``, ``decode_hand_ages_e``, ``_g`` to ``_i``, ``decode_hand_spouse_j`` (and, since session
-  77, ``decode_hand_counts_f``, counts, written in session 59 but left out of the gate until then) and, since
+  ``_slots_b`` to ``_slots_d``, ``decode_hand_ages_e``, ``_g`` to ``_i``, ``decode_hand_spouse_j`` and, since
   session 69, ``decode_hand_subjects_k`` and ``_l``, the speaker against someone else; since session 70,
   ``decode_hand_introductions_m``, someone introduced and then talked about; since session 71,
   ``decode_hand_people_n`` and ``_o``, the speaker's facts beside other people's, and ``decode_hand_times_p`` and
@@ -28,7 +27,8 @@ notice. Each check below once caught a candidate that the headline numbers favou
   office beside not working, ``decode_hand_places_aj``, one place of work, then another, and
   ``decode_hand_parents_ak``, a stay-at-home parent beside no kids, and ``decode_hand_self_al`` and ``_am``, a last
   turn that contradicts itself; since session 76, ``decode_hand_values_an``, a value said twice; since session 77,
-  ``decode_hand_assistants_ap``, chats with LLM-style assistants and task bots in ten domains;
+  ``decode_hand_assistants_ap``, chats with LLM-style assistants and task bots in ten domains, and
+  ``decode_hand_counts_f``, counts, written in session 59 but missing from this list until then;
   :data:`HAND` lists them with their report labels): at most one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
