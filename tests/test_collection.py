@@ -22,6 +22,7 @@ from dialcheck.collection import (
     export_tasks,
     fleiss_kappa,
     kappa_from_labels,
+    leave_one_generator_out,
     logo_splits,
     read_labels,
     read_records,
@@ -341,6 +342,46 @@ def test_logo_split_excludes_training_rows_sharing_a_test_context():
     for s in splits.values():
         assert not {r.context_id for r in s.train} & {r.context_id for r in s.test}
         assert all(r.generator != s.generator for r in s.train)
+
+
+class _ScriptedDetector:
+    """A fitted detector stand-in: scores a pair 0.9 when its reply says "reply 1" or "reply 3", else 0.1."""
+
+    tau = 0.5
+
+    def __init__(self, train):
+        self.train = train
+        self.classifier = self
+
+    def score(self, pairs, batch_size=64):
+        return [0.9 if second in ("reply 1", "reply 3") else 0.1 for _, second in pairs]
+
+
+def test_logo_accuracy_is_counted_per_held_out_generator():
+    replies = [
+        _reply("1", "c1", "g1", True),  # scored 0.9: right
+        _reply("6", "c4", "g1", True),  # scored 0.1: wrong
+        _reply("3", "c2", "g2", False),  # scored 0.9: wrong
+        _reply("4", "c3", "g2", False),  # scored 0.1: right
+        _reply("5", "c5", "g2", False),  # scored 0.1: right
+    ]
+    fitted = []
+
+    def make(train):
+        fitted.append(len(train))
+        return _ScriptedDetector(train)
+
+    results = {r.generator: r for r in leave_one_generator_out(replies, make)}
+    # by hand: g1 held out, 1 of 2 right; g2 held out, 2 of 3 right; each trains on the other generator's pairs
+    assert results["g1"].accuracy == 0.5 and results["g1"].test_pairs == 2 and results["g1"].train_pairs == 3
+    assert results["g2"].accuracy == 2 / 3 and results["g2"].positives == 0 and results["g2"].train_pairs == 2
+    assert fitted == [3, 2]
+    assert results["g1"].to_dict()["accuracy"] == 0.5 and results["g2"].to_dict()["accuracy"] == 0.6667
+
+
+def test_logo_skips_a_generator_with_nothing_to_train_on():
+    only = [_reply("1", "c1", "g1", True), _reply("2", "c2", "g1", False)]
+    assert leave_one_generator_out(only, _ScriptedDetector) == []
 
 
 def test_reply_pairs_follow_appendix_j():
