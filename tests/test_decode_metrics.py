@@ -178,3 +178,29 @@ def test_cascade_sweep_decides_by_the_slow_detector_inside_the_band(tmp_path, da
     everything = cas.cascade_rows(f, s, 0.6, 0.6, 0.7, 0.7, [(0.0, 1.0)])[0]
     assert everything["dev/accuracy"] == 50.0  # the slow one alone flags dev:2 (0.95)
     assert "| [0.3, 0.9] | 100.00 |" in cas.to_markdown([wide])
+
+
+def test_metrics_refuse_sequences_of_different_lengths():
+    from dialcheck.evaluation import metrics as m
+
+    with pytest.raises(ValueError, match="2 gold labels but 1 predictions"):
+        m.accuracy([1, 0], [1])
+    with pytest.raises(ValueError, match="2 gold evidence sets but 1 predictions"):
+        m.evidence_f1([[1], [2]], [[1]])
+    with pytest.raises(ValueError, match="2 gold evidence sets but 1 predictions"):
+        m.pair_evidence_counts([[1], [2]], [[1]])
+    with pytest.raises(ValueError, match="1 candidate sets"):
+        m.pair_evidence_counts([[1], [2]], [[1], [2]], candidates=[[1]])
+    with pytest.raises(ValueError, match="same length"):
+        m.strict_accuracy([1, 0], [1, 0], [[1], []], [[1]])
+
+
+def test_metrics_of_nothing_are_zero_and_empty_evidence_sets_agree():
+    from dialcheck.evaluation import metrics as m
+
+    assert m.accuracy([], []) == 0.0
+    assert m.evidence_f1([], []) == 0.0
+    assert m.strict_accuracy([], [], [], []) == 0.0
+    assert m.best_threshold([], [], m.accuracy) == (0.5, 0.0)
+    # no gold evidence and none predicted (a consistent dialogue left alone) is a perfect match, by hand: 1, 1, 1
+    assert m.evidence_prf([], []) == (1.0, 1.0, 1.0)
