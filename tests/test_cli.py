@@ -193,6 +193,19 @@ def test_score_resume_neither_duplicates_nor_loses_records(capsys, tmp_path, tin
     assert "already done" in err
 
 
+def test_score_resume_refuses_a_file_it_did_not_write_and_leaves_it_alone(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path, n_good=3, bad_lines=())
+    other = tmp_path / "notes.jsonl"
+    text = json.dumps({"line": 1, "contradiction": False}) + "\n" + json.dumps({"note": "mine"}) + "\n"
+    other.write_text(text)
+    code, _, err = _run(
+        capsys, "score", str(log), str(other), "--model", str(tiny_detector_dir), "--no-progress", "--resume"
+    )
+    assert code == 2
+    assert "notes.jsonl, line 2: cannot resume: not a dialcheck score output line" in err
+    assert other.read_text() == text  # nothing truncated
+
+
 def test_score_every_turn_checks_each_prefix(capsys, tmp_path, tiny_detector_dir):
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps({"turns": ["a", "b", "c", "d"]}) + "\n")
