@@ -116,6 +116,23 @@ def test_check_unknown_model_exits_2(capsys, dialogs, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ("{bad", "dialcheck.json: cannot read the detector config"),
+        ('{"format_version": 99, "detector": "decode.utterance.v1"}', "format_version 99 is newer than this dialcheck"),
+        ('{"format_version": 1}', "'detector' (the registered detector type) is missing"),
+    ],
+)
+def test_check_a_broken_model_folder_exits_2_naming_its_config(capsys, dialogs, tmp_path, config, message):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "dialcheck.json").write_text(config)
+    code, out, err = _run(capsys, "check", str(dialogs), "--model", str(folder))
+    assert code == 2 and message in err and str(folder) in err
+    assert out == "" and "Traceback" not in err
+
+
 def test_threads_option_sets_torch_threads_and_rejects_negatives(capsys, dialogs, tiny_detector_dir):
     import torch
 
