@@ -51,7 +51,7 @@ def lengthen(examples: Sequence[Example], k: int, seed: int = 0) -> list[Example
             j += j >= i  # any other example
             fill.extend(examples[j].dialogue.turns[:2])
         d = Dialogue((*turns[:2], *fill, *turns[2:]), meta=e.dialogue.meta)
-        evidence = None if e.evidence is None else tuple(i + 2 * k if i >= 2 else i for i in e.evidence)
+        evidence = None if e.evidence is None else tuple(t + 2 * k if t >= 2 else t for t in e.evidence)
         out.append(Example(d, e.label, evidence, e.category, id=e.id))
     return out
 
@@ -65,11 +65,10 @@ def measure(det: Any, examples: Sequence[Example], batch_size: int = 64) -> tupl
     out = dict(cdconv_metrics(gold, [verdict_label(v) for v in verdicts]))
     history = [v for e, v in zip(examples, verdicts, strict=True) if e.category == "history"]
     if history:
-        out["history/flagged"] = round(100 * sum(v.contradiction for v in history) / len(history), 2)
+        flagged = [v for v in history if v.contradiction]
+        out["history/flagged"] = round(100 * len(flagged) / len(history), 2)
         out["history/names_b1"] = round(100 * sum(1 in v.evidence for v in history) / len(history), 2)
-        out["history/evidence_turns"] = round(
-            sum(len(v.evidence) for v in history if v.contradiction) / max(1, sum(v.contradiction for v in history)), 2
-        )
+        out["history/evidence_turns"] = round(sum(len(v.evidence) for v in flagged) / max(1, len(flagged)), 2)
     out["dialogues_per_s"] = round(len(examples) / max(seconds, 1e-9), 2)
     return out, verdicts
 

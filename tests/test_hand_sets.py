@@ -4,7 +4,6 @@ would never guard anything)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -13,13 +12,6 @@ from dialcheck.io import read_examples
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
 SETS = sorted(DATA.glob("decode_hand_*.jsonl"))
-
-
-def _gate_hand() -> dict[str, str]:
-    spec = importlib.util.spec_from_file_location("default_gate", DATA.parent / "default_gate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module.HAND
 
 
 def test_the_sets_are_there():
@@ -40,8 +32,8 @@ def test_each_set_reads_cleanly(path):
     assert {bool(e.label) for e in examples} == {True, False}, path.name
 
 
-def test_the_gate_reads_every_set():
-    assert set(_gate_hand()) == {p.stem for p in SETS}
+def test_the_gate_reads_every_set(load_benchmark):
+    assert set(load_benchmark("default_gate").HAND) == {p.stem for p in SETS}
 
 
 ZH_SETS = sorted(DATA.glob("cdconv_hand*.jsonl"))

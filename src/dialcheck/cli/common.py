@@ -241,13 +241,11 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         det.eta_e = _prob(args.eta_e, "--eta-e")
     from ..detectors.utterance import UtteranceDetector
 
-    for reading in UtteranceDetector.reading_options():  # those given on the command line, where the model has them
+    # those given on the command line, where the model has them (history: four-category detectors only)
+    for reading in (*UtteranceDetector.reading_options(), "history"):
         value = getattr(args, reading, None)
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
-    history = getattr(args, "history", None)  # four-category detectors only
-    if history is not None and hasattr(det, "history"):
-        det.history = history
     # a cascade's options reach the cascades among the models routing chose; a model named with --model must be one
     if getattr(args, "model", None) is not None or hasattr(det, "band"):
         for arg in CASCADE_OPTIONS:
