@@ -45,3 +45,23 @@ def test_each_chinese_set_reads_cleanly_with_its_categories(path):
     assert not errors, [str(e) for e in errors[:3]]
     assert len({e.id for e in examples}) == len(examples), f"{path.name}: duplicate ids"
     assert {bool(e.label) for e in examples} == {True, False}, path.name
+
+
+def test_the_written_training_dialogues_give_pairs_on_both_labels():
+    """benchmarks/data/written_dialogues_bi.jsonl (session 78, `train --dialogues`): 600 dialogues written by six
+    helpers, half contradictions, each naming an earlier turn of the last speaker as evidence."""
+    from dialcheck.training.data import labelled_dialogue_pairs
+
+    path = DATA / "written_dialogues_bi.jsonl"
+    examples, errors = read_examples(path)
+    assert not errors and len(examples) == 600
+    assert sum(bool(e.label) for e in examples) == 300
+    for e in examples:
+        last = len(e.dialogue.turns) - 1
+        # the evidence is the last speaker's own earlier turn, so the utterance-based detector pairs it
+        assert all(i < last and (last - i) % 2 == 0 for i in e.evidence or ()), e.id
+        assert bool(e.label) == bool(e.evidence), e.id
+    pairs, no_evidence = labelled_dialogue_pairs(examples, source="dialogues")
+    assert no_evidence == 0
+    assert {p.label for p in pairs} == {0, 1}
+    assert sum(p.label for p in pairs) == sum(len(e.evidence) for e in examples if e.label)
