@@ -64,6 +64,31 @@ def test_default_english_detector_is_a_cascade_of_two_small_shipped_models_and_d
     assert "human_bot/accuracy" in card and "default_gate.py" in card
 
 
+def test_the_assistant_cascade_is_opt_in_and_quieter_on_a_consistent_assistant_restatement():
+    """decode-cascade-assistants-v1 (session 78): the default's cascade with both stages trained further on written
+    chats; it loads by name, keeps the default's readings, catches the plain contradiction and passes a hours
+    restatement with "only" that the default flags (hand set B's, 0.97 there)."""
+    _needs_cascade("decode-cascade-assistants-v1")
+    import dialcheck
+
+    det = dialcheck.load("decode-cascade-assistants-v1")
+    assert det.path.name != default_model_path("en").name
+    assert det.config.options["readings"] == dialcheck.load().config.options["readings"]
+    pets = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    v = dialcheck.check(pets, model="decode-cascade-assistants-v1")
+    assert v.contradiction and v.evidence == (1,)
+    hours = [
+        "Hi, what time do you open tomorrow?",
+        "We open at 9 am and close at 6 pm on weekdays.",
+        "Great. Is parking free?",
+        "Yes, the car park behind the shop is free for customers.",
+        "Can I come at 8:30 to pick up an order?",
+        "I'm afraid we only open at 9, but you can pick it up any time after that.",
+    ]
+    assert dialcheck.check(hours).contradiction
+    assert not dialcheck.check(hours, model="decode-cascade-assistants-v1").contradiction
+
+
 @pytest.mark.parametrize(
     "name",
     [
