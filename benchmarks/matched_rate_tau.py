@@ -2,12 +2,12 @@
 
 The training rule (``--recalibrate``: the highest τ within one standard error of the best balanced accuracy) picks
 τ from a flat curve, so a model that ranks better can land on a much lower τ and flag more everywhere. This script
-holds the false-alarm rate instead: for each int8 range this CPU computes correctly (or once, for a model not on
-ONNX int8), it scores DECODE's held-out validation dialogues (those ``--recalibrate`` reads, or ``--calibrate-on``)
-with both models as they run by default, and prints the smallest τ for ``--model`` whose share of consistent
-dialogues flagged is not above ``--like``'s at ``--like``'s own τ, with the recall both reach there. ``--save OUT``
-writes ``--model`` with those thresholds (``thresholds.tau`` and ``tau_int8``), as ``dialcheck models --save``
-does. Used by Rule BJ (session 78, docs/benchmarks.md, "Written dialogues for both stages"):
+holds the false-alarm rate instead: for each int8 range this CPU computes correctly (a model not on ONNX int8
+scores the same in both), it scores DECODE's held-out validation dialogues (those ``--recalibrate`` reads, or
+``--calibrate-on``) with both models as they run by default, and prints the smallest τ for ``--model`` whose
+share of consistent dialogues flagged is not above ``--like``'s at ``--like``'s own τ, with the recall both reach
+there. ``--save OUT`` writes ``--model`` with those thresholds (``thresholds.tau`` and ``tau_int8``), as
+``dialcheck models --save`` does. Used by Rule BJ (session 78, docs/benchmarks.md, "Written dialogues for both stages"):
 
     python benchmarks/matched_rate_tau.py --model runs/s78/BI --like default --save runs/s78/BJ --threads 2
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -43,15 +42,21 @@ def matched_tau(scores: np.ndarray, labels: np.ndarray, rate: float) -> float:
     return float(np.nextafter(neg[allowed], np.inf))
 
 
+def _folder(model: str) -> Path:
+    """The folder of ``model``: ``default``, a shipped model's name, or a path."""
+    from dialcheck.detectors import default_model_path
+    from dialcheck.detectors.modeling import shipped_or_path
+
+    return default_model_path("en") if model == "default" else shipped_or_path(model, default_model_path("en").parent)
+
+
 def _read(model: str, dialogues: list) -> tuple[float, np.ndarray]:
     """``model``'s τ and scores of ``dialogues`` as it runs by default, loaded afresh (not from :func:`dialcheck.load`'s
     cache), so that each int8 range gets its own export and its own τ."""
     from dialcheck.api import preferred_runtime
-    from dialcheck.detectors import default_model_path, load_detector
-    from dialcheck.detectors.modeling import shipped_or_path
+    from dialcheck.detectors import load_detector
 
-    path = default_model_path("en") if model == "default" else shipped_or_path(model, default_model_path("en").parent)
-    det = preferred_runtime(load_detector(path))
+    det = preferred_runtime(load_detector(_folder(model)))
     return float(det.tau), np.array([v.score for v in det.predict([e.dialogue for e in dialogues])])
 
 
@@ -68,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from dialcheck.cli.common import set_threads
     from dialcheck.detectors.modeling import CONFIG_NAME, DetectorConfig
-    from dialcheck.detectors.onnx import has_vnni
+    from dialcheck.detectors.onnx import has_vnni, int8_range
     from dialcheck.training.recalibrate import _int8_range, calibration_dialogues
 
     set_threads(args.threads)
@@ -93,15 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         }
         record["by_int8_range"][r] = rec
         print(f"{r}: {json.dumps(rec)}", file=sys.stderr)
-    own = os.environ.get("DIALCHECK_INT8_RANGE") or ("full" if has_vnni() else "reduced")
-    record["tau"] = record["by_int8_range"].get(own, record["by_int8_range"]["reduced"])["tau"]
+    record["tau"] = record["by_int8_range"].get(int8_range(), record["by_int8_range"]["reduced"])["tau"]
     if args.json:
         Path(args.json).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     if args.save:
         out = Path(args.save)
         if out.exists():
             raise SystemExit(f"{out} exists: choose a new folder")
-        shutil.copytree(args.model, out)
+        shutil.copytree(_folder(args.model), out)
         cfg_path = out / CONFIG_NAME
         cfg = DetectorConfig.from_file(cfg_path)
         cfg.thresholds["tau"] = record["tau"]
