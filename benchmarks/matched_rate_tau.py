@@ -42,21 +42,13 @@ def matched_tau(scores: np.ndarray, labels: np.ndarray, rate: float) -> float:
     return float(np.nextafter(neg[allowed], np.inf))
 
 
-def _folder(model: str) -> Path:
-    """The folder of ``model``: ``default``, a shipped model's name, or a path."""
-    from dialcheck.detectors import default_model_path
-    from dialcheck.detectors.modeling import shipped_or_path
-
-    return default_model_path("en") if model == "default" else shipped_or_path(model, default_model_path("en").parent)
-
-
 def _read(model: str, dialogues: list) -> tuple[float, np.ndarray]:
     """``model``'s τ and scores of ``dialogues`` as it runs by default, loaded afresh (not from :func:`dialcheck.load`'s
     cache), so that each int8 range gets its own export and its own τ."""
     from dialcheck.api import preferred_runtime
-    from dialcheck.detectors import load_detector
+    from dialcheck.detectors import load_detector, model_folder
 
-    det = preferred_runtime(load_detector(_folder(model)))
+    det = preferred_runtime(load_detector(model_folder(model)))
     return float(det.tau), np.array([v.score for v in det.predict([e.dialogue for e in dialogues])])
 
 
@@ -72,15 +64,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from dialcheck.cli.common import set_threads
+    from dialcheck.detectors import model_folder
     from dialcheck.detectors.modeling import CONFIG_NAME, DetectorConfig
-    from dialcheck.detectors.onnx import has_vnni, int8_range
+    from dialcheck.detectors.onnx import int8_range, int8_ranges
     from dialcheck.training.recalibrate import _int8_range, calibration_dialogues
 
     set_threads(args.threads)
 
     dialogues, where = calibration_dialogues(args.calibrate_on, args.data_dir)
     labels = np.array([bool(e.label) for e in dialogues])
-    ranges = ("full", "reduced") if has_vnni() else ("reduced",)
+    ranges = int8_ranges()
     record: dict[str, Any] = {"on": where, "dialogues": len(dialogues), "like": args.like, "by_int8_range": {}}
     for r in ranges:
         with _int8_range(r):
@@ -105,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.save)
         if out.exists():
             raise SystemExit(f"{out} exists: choose a new folder")
-        shutil.copytree(_folder(args.model), out)
+        shutil.copytree(model_folder(args.model), out)
         cfg_path = out / CONFIG_NAME
         cfg = DetectorConfig.from_file(cfg_path)
         cfg.thresholds["tau"] = record["tau"]

@@ -20,8 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .detectors import Detector, default_model_path, load_detector
-from .detectors.modeling import shipped_or_path
+from .detectors import Detector, default_model_path, load_detector, model_folder
 from .errors import ModelError
 from .io import as_dialogues, parse_dialogue, upto_speaker
 from .language import check_chinese_conversation, dialogue_language
@@ -65,7 +64,7 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
         if not path.exists():
             raise ModelError(f"the shipped default model is missing at {path}; reinstall dialcheck")
         return preferred_runtime(_cached(str(path)))
-    return preferred_runtime(_cached(str(shipped_or_path(model, default_model_path(language).parent).resolve())))
+    return preferred_runtime(_cached(str(model_folder(model, language).resolve())))
 
 
 def preferred_runtime(det: Detector) -> Detector:

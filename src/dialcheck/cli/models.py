@@ -95,19 +95,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _save(args: argparse.Namespace) -> int:
     """``models NAME --save OUT``: NAME's folder copied to OUT with the options given saved in its config."""
-    from ..detectors import default_model_path, load_detector
-    from ..detectors.modeling import CONFIG_NAME, shipped_or_path
+    from ..detectors import load_detector, model_folder
+    from ..detectors.modeling import CONFIG_NAME
     from ..detectors.utterance import UtteranceDetector
     from ..training.card import model_reference, write_model_card
     from .common import CASCADE_OPTIONS, _prob, set_cascade_option, set_threads
 
     if args.name is None:
         raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
-    src = (
-        default_model_path("en")
-        if args.name == "default"
-        else shipped_or_path(args.name, default_model_path("en").parent)
-    )
+    src = model_folder(args.name)
     if not (src / CONFIG_NAME).is_file():
         raise InputError(f"{args.name}: not a shipped model or a detector folder (no {CONFIG_NAME})")
     out = Path(args.save)

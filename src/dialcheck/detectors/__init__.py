@@ -9,7 +9,7 @@ from .cascade import CascadeDetector
 from .categories import FlatCategoryDetector, HierarchicalDetector, PairCategoryDetector
 from .core import PairClassifier
 from .grounded import GroundedDetector
-from .modeling import DetectorConfig
+from .modeling import DetectorConfig, shipped_or_path
 from .paircheck import PairCheckedDetector
 from .unstructured import UnstructuredDetector
 from .utterance import UtteranceDetector
@@ -32,6 +32,7 @@ __all__ = [
     "UtteranceDetector",
     "default_model_path",
     "load_detector",
+    "model_folder",
     "register_detector",
 ]
 
@@ -66,6 +67,18 @@ def default_model_path(language: str = "en") -> Path:
         return path
     _warn_fallback(path.name, fallback, missing)
     return _MODELS / fallback
+
+
+def model_folder(model: str | Path | None = None, language: str = "en") -> Path:
+    """The folder of ``model`` as :func:`dialcheck.load` reads it: the shipped default for ``language``
+    (:func:`default_model_path`) for None or ``"default"``, else a shipped model's name or a path.
+
+    >>> model_folder("decode-cascade-v9").name, model_folder("default", "tod").name
+    ('decode-cascade-v9', 'citod-grounded-minilm-v2')
+    """
+    if model is None or str(model) == "default":
+        return default_model_path(language)
+    return shipped_or_path(model, _MODELS)
 
 
 @functools.lru_cache(maxsize=8)

@@ -55,6 +55,7 @@ __all__ = [
     "has_vnni",
     "installed",
     "int8_range",
+    "int8_ranges",
     "onnx_cache_name",
     "onnx_runner",
     "source_key",
@@ -94,6 +95,16 @@ def int8_range(cpuinfo: str | None = None) -> str:
     if env not in ("", "auto"):
         raise ModelError(f"DIALCHECK_INT8_RANGE={env!r}: expected auto, full or reduced")
     return "full" if has_vnni(cpuinfo) else "reduced"
+
+
+def int8_ranges(cpuinfo: str | None = None) -> tuple[str, ...]:
+    """The int8 weight ranges this CPU (``/proc/cpuinfo``, or ``cpuinfo``) computes correctly: both with VNNI,
+    7-bit weights only without it (8-bit ones would saturate).
+
+    >>> int8_ranges("flags : avx2 avx512_vnni"), int8_ranges("flags : avx2")
+    (('full', 'reduced'), ('reduced',))
+    """
+    return INT8_RANGES if has_vnni(cpuinfo) else ("reduced",)
 
 
 def has_vnni(cpuinfo: str | None = None) -> bool:

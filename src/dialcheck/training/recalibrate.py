@@ -110,7 +110,7 @@ def recalibrate_saved(folder: Path, dialogues: Sequence[Example], show_progress_
     (with the other fields) is the one of the range this CPU runs."""
     from ..api import preferred_runtime
     from ..detectors import load_detector
-    from ..detectors.onnx import has_vnni, int8_range
+    from ..detectors.onnx import int8_range, int8_ranges
 
     def once() -> dict[str, Any]:
         return recalibrate_tau(preferred_runtime(load_detector(folder)), dialogues, show_progress_bar=show_progress_bar)
@@ -119,7 +119,7 @@ def recalibrate_saved(folder: Path, dialogues: Sequence[Example], show_progress_
         return once()
     own = int8_range()
     records = {}
-    for r in ("full", "reduced") if has_vnni() else ("reduced",):
+    for r in int8_ranges():
         with _int8_range(r):
             records[r] = once()
     mine = records.get(own, records["reduced"])
