@@ -15,10 +15,13 @@ contradiction names (an extra turn, or another turn than the gold one). This scr
 - ``both``: right verdicts and right turns, the ceiling of the pairs the detector scores.
 
 It also says where the gold turn sits among the turns paired with the last one (the most recent, the one before,
-...), the annotators' recency habit behind DECODE's single gold turn.
+...), the annotators' recency habit behind DECODE's single gold turn, and how many flagged contradictions name
+a top-scored turn that is not gold. ``--audit`` reads a blind reading of such dialogues
+(``benchmarks/data/decode_dev_evidence_audit.jsonl``: for each, the gold and the model's turn judged "yes",
+"partly" or "no") and scores again with each model turn judged "yes" counted as evidence too.
 
     dialcheck evaluate --splits dev --predictions runs/dev-pred.jsonl
-    python benchmarks/evidence_ceiling.py runs/dev-pred.jsonl [--split dev] [--json OUT]
+    python benchmarks/evidence_ceiling.py runs/dev-pred.jsonl [--split dev] [--audit FILE] [--json OUT]
 """
 
 from __future__ import annotations
@@ -123,10 +126,47 @@ def gold_recency(records: Sequence[dict[str, Any]]) -> dict[int, list[int]]:
     return dict(sorted(table.items()))
 
 
+def wrong_top(records: Sequence[dict[str, Any]]) -> int:
+    """Flagged gold contradictions whose highest-scored turn is not a gold turn.
+
+    >>> wrong_top([{"gold": True, "gold_evidence": [2], "contradiction": True, "pair_scores": {"0": 0.9, "2": 0.5}}])
+    1
+    """
+    rs = [_record(r) for r in records]
+    return sum(
+        1
+        for r in rs
+        if r["gold"] and r["contradiction"] and r["gold_evidence"] and _top(r)[0] not in r["gold_evidence"]
+    )
+
+
+def credited(records: Sequence[dict[str, Any]], audit: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with each audited model turn judged "yes" added to the gold evidence (the gold turn kept).
+
+    >>> rec = {"id": "dev:1", "gold": True, "gold_evidence": [2], "contradiction": True, "pair_scores": {"0": 0.9}}
+    >>> credited([rec], [{"id": "dev:1", "model_turn": 0, "model_turn_judged": "yes"}])[0]["gold_evidence"]
+    [0, 2]
+    """
+    extra = {a["id"]: int(a["model_turn"]) for a in audit if a["model_turn_judged"] == "yes"}
+    return [
+        {**r, "gold_evidence": sorted({*r["gold_evidence"], extra[r["id"]]})} if r.get("id") in extra else r
+        for r in records
+    ]
+
+
+def _print_table(table: dict[str, dict[str, float]]) -> None:
+    print("| policy | tp | fp consistent | fp extra | fn unflagged | fn flagged | pair evidence F1 |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, c in table.items():
+        counts = " | ".join(f"{int(c[k]):,}" for k in ("tp", "fp_consistent", "fp_extra", "fn_unflagged", "fn_flagged"))
+        print(f"| {name} | {counts} | {c['f1']:.2f} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("predictions", type=Path, help="JSONL written by dialcheck evaluate --predictions")
     ap.add_argument("--split", default="dev", help="the split to read (default dev)")
+    ap.add_argument("--audit", type=Path, default=None, help="JSONL of blindly judged turns (see above)")
     ap.add_argument("--json", type=Path, default=None, help="write the table as JSON here")
     args = ap.parse_args(argv)
     by_split: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
@@ -140,19 +180,30 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{args.predictions}: no predictions for split {args.split!r} (have: {sorted(by_split)})")
     table = ceilings(records)
     print(f"{args.predictions} ({args.split}, {len(records)} dialogues)\n")
-    print("| policy | tp | fp consistent | fp extra | fn unflagged | fn flagged | pair evidence F1 |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, c in table.items():
-        counts = " | ".join(f"{int(c[k]):,}" for k in ("tp", "fp_consistent", "fp_extra", "fn_unflagged", "fn_flagged"))
-        print(f"| {name} | {counts} | {c['f1']:.2f} |")
+    _print_table(table)
+    print(f"\nflagged contradictions whose top-scored turn is not gold: {wrong_top(records)}")
     recency = gold_recency(records)
     print("\n| turns paired | gold turns at each place, oldest first | the most recent |")
     print("|---:|---|---:|")
     for n, row in recency.items():
         share = 100 * row[-1] / max(1, sum(row))
         print(f"| {n} | {', '.join(str(x) for x in row)} | {share:.1f}% |")
+    payload: dict[str, Any] = {"split": args.split, "policies": table, "wrong_top": wrong_top(records)}
+    payload["gold_recency"] = {str(k): v for k, v in recency.items()}
+    if args.audit:
+        with args.audit.open(encoding="utf-8") as f:
+            audit = [json.loads(line) for line in f if line.strip()]
+        judged = {
+            side: dict(collections.Counter(a[f"{side}_turn_judged"] for a in audit)) for side in ("gold", "model")
+        }
+        print(
+            f"\n{args.audit}: {len(audit)} dialogues read; gold turn judged {judged['gold']}, "
+            f"model turn {judged['model']}"
+        )
+        print("with each model turn judged 'yes' counted as evidence too:\n")
+        payload["audit"] = {"judged": judged, "policies": ceilings(credited(records, audit))}
+        _print_table(payload["audit"]["policies"])
     if args.json:
-        payload = {"split": args.split, "policies": table, "gold_recency": {str(k): v for k, v in recency.items()}}
         args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +74,34 @@ def test_the_command_prints_the_table_and_writes_json(script, tmp_path, capsys):
     assert saved["policies"]["both"]["f1"] == 100.0
     with pytest.raises(SystemExit, match="no predictions for split 'rct'"):
         script.main([str(path), "--split", "rct"])
+
+
+def test_wrong_top_counts_flagged_contradictions_whose_highest_turn_is_not_gold(script):
+    # the first record's top turn 0 is not its gold 4; the second's top 3 is gold; the rest are not gold or unlabelled
+    assert script.wrong_top(RECORDS) == 1
+
+
+def test_an_audited_turn_judged_yes_counts_as_evidence_too(script, tmp_path, capsys):
+    records = [dict(r, id=f"dev:{k}") for k, r in enumerate(RECORDS)]
+    audit = [
+        {"id": "dev:0", "gold_turn": 4, "model_turn": 0, "gold_turn_judged": "yes", "model_turn_judged": "yes"},
+        {"id": "dev:1", "gold_turn": 1, "model_turn": 3, "gold_turn_judged": "yes", "model_turn_judged": "no"},
+    ]
+    # record 0 now has gold {0, 4}: its named turn 0 is a true positive, turn 4 still missed
+    out = script.ceilings(script.credited(records, audit))["as predicted"]
+    assert (out["tp"], out["fp_extra"], out["fn_flagged"]) == (2, 0, 2)
+    pred, audit_file = tmp_path / "pred.jsonl", tmp_path / "audit.jsonl"
+    pred.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    audit_file.write_text("".join(json.dumps(a) + "\n" for a in audit), encoding="utf-8")
+    assert script.main([str(pred), "--audit", str(audit_file), "--json", str(tmp_path / "out.json")]) == 0
+    assert "model turn {'yes': 1, 'no': 1}" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "out.json").read_text())
+    assert saved["audit"]["policies"]["as predicted"]["tp"] == 2 and saved["wrong_top"] == 1
+
+
+def test_the_shipped_audit_file_reads_dev_dialogues_judged_on_both_turns():
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "decode_dev_evidence_audit.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == 80 and len({r["id"] for r in rows}) == 80
+    assert all(r["id"].startswith("dev:") and r["gold_turn"] != r["model_turn"] for r in rows)
+    assert {r["model_turn_judged"] for r in rows} <= {"yes", "partly", "no"}
