@@ -91,7 +91,7 @@ def ceilings(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
     >>> round(out["right verdicts"]["f1"], 2), round(out["right turns"]["f1"], 2)
     (80.0, 50.0)
     """
-    from dialcheck.evaluation import pair_evidence_counts
+    from dialcheck.evaluation import pair_evidence_counts, pair_evidence_f1
 
     rs = [_record(r) for r in records]
     rs = [r for r in rs if not r["gold"] or r["gold_evidence"] is not None]
@@ -99,10 +99,8 @@ def ceilings(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
     paired = [list(r["pair_scores"]) or None for r in rs]
     out: dict[str, dict[str, float]] = {}
     for name, policy in POLICIES.items():
-        c: dict[str, float] = dict(pair_evidence_counts(gold, [policy(r) for r in rs], paired))
-        errors = c["fp_consistent"] + c["fp_extra"] + c["fn_unflagged"] + c["fn_flagged"]
-        c["f1"] = 100 * c["tp"] / (c["tp"] + errors / 2) if c["tp"] else 0.0
-        out[name] = c
+        named = [policy(r) for r in rs]
+        out[name] = {**pair_evidence_counts(gold, named, paired), "f1": 100 * pair_evidence_f1(gold, named, paired)}
     return out
 
 
@@ -133,10 +131,11 @@ def wrong_top(records: Sequence[dict[str, Any]]) -> int:
     1
     """
     rs = [_record(r) for r in records]
+    # a flagged dialogue without pair scores has no top turn: not counted
     return sum(
         1
         for r in rs
-        if r["gold"] and r["contradiction"] and r["gold_evidence"] and _top(r)[0] not in r["gold_evidence"]
+        if r["gold"] and r["contradiction"] and r["gold_evidence"] and not set(_top(r)) <= set(r["gold_evidence"])
     )
 
 
@@ -170,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the table as JSON here")
     args = ap.parse_args(argv)
     by_split: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
-    with args.predictions.open(encoding="utf-8") as f:
+    with args.predictions.open(encoding="utf-8") as f:  # every line kept (decode_tau_sweep's reader keys by id)
         for line in f:
             if line.strip():
                 record = json.loads(line)
@@ -181,14 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     table = ceilings(records)
     print(f"{args.predictions} ({args.split}, {len(records)} dialogues)\n")
     _print_table(table)
-    print(f"\nflagged contradictions whose top-scored turn is not gold: {wrong_top(records)}")
+    n_wrong_top = wrong_top(records)
+    print(f"\nflagged contradictions whose top-scored turn is not gold: {n_wrong_top}")
     recency = gold_recency(records)
     print("\n| turns paired | gold turns at each place, oldest first | the most recent |")
     print("|---:|---|---:|")
     for n, row in recency.items():
         share = 100 * row[-1] / max(1, sum(row))
         print(f"| {n} | {', '.join(str(x) for x in row)} | {share:.1f}% |")
-    payload: dict[str, Any] = {"split": args.split, "policies": table, "wrong_top": wrong_top(records)}
+    payload: dict[str, Any] = {"split": args.split, "policies": table, "wrong_top": n_wrong_top}
     payload["gold_recency"] = {str(k): v for k, v in recency.items()}
     if args.audit:
         with args.audit.open(encoding="utf-8") as f:
