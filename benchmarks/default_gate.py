@@ -210,13 +210,13 @@ def measure(
 
 
 def _pair_flags(det: Any, pairs: list[tuple[str, str]]) -> list[bool]:
-    """Is each (earlier, later) pair flagged? A cascade reads it as one speaker's two turns around a filler
-    turn (each of its stages decides with its own τ, so no one classifier and threshold stand for it)."""
-    from dialcheck.detectors import CascadeDetector
+    """Is each (earlier, later) pair flagged? A cascade or a router reads it as one speaker's two turns around a
+    filler turn (each of its detectors decides with its own τ, so no one classifier and threshold stand for it)."""
+    from dialcheck.detectors import CascadeDetector, RouterDetector
 
     if not pairs:
         return []
-    if isinstance(det, CascadeDetector):
+    if isinstance(det, CascadeDetector | RouterDetector):
         return [v.contradiction for v in det.predict([[a, "I see.", b] for a, b in pairs])]
     return [float(s) >= det.tau for s in det.classifier.score(pairs)]
 

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 HEADLINE = {
     "decode.utterance.v1": ("dev/accuracy", "human_bot/accuracy", "rct/accuracy", "dev/evidence_f1"),
     "cascade.v1": ("dev/accuracy", "human_bot/accuracy", "rct/accuracy", "dev/evidence_f1"),
+    "router.v1": ("dev/accuracy", "human_bot/accuracy", "rct/accuracy", "dev/evidence_f1"),
     "citod.grounded.v1": ("val_QI_f1", "val_HI_f1", "val_KBI_f1"),
     "cdconv.flat.v1": ("test/2class/accuracy", "test/4class/macro_f1"),
     "cdconv.paircheck.v1": ("test/2class/accuracy", "test/4class/macro_f1"),
@@ -48,7 +49,7 @@ class ShippedModel:
     roles: tuple[str, ...] = ()
     metrics: dict[str, float] = field(default_factory=dict)
     trained: str = ""
-    stages: tuple[str, ...] = ()  # a cascade: the shipped models it runs (their sizes are in size_bytes)
+    stages: tuple[str, ...] = ()  # a cascade or a router: the shipped models it runs (their sizes are in size_bytes)
 
     @property
     def base_installed(self) -> bool:
@@ -110,11 +111,14 @@ def _roles() -> dict[str, list[str]]:
 def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
     from .detectors.cascade import stage_folders
     from .detectors.modeling import CONFIG_NAME
+    from .detectors.router import router_folders
 
     config_file = folder / CONFIG_NAME
     try:
         cfg = json.loads(config_file.read_text(encoding="utf-8"))
-        stages = stage_folders(folder, cfg.get("options") or {})
+        options = cfg.get("options") or {}
+        folders_of = router_folders if cfg.get("detector") == "router.v1" else stage_folders
+        stages = folders_of(folder, options)
         outside = [s for s in stages if not s.is_relative_to(folder)]  # a stage saved inside is counted with it
         return ShippedModel(
             name=folder.name,

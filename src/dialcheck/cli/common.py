@@ -159,10 +159,11 @@ CASCADE_OPTIONS = {"cascade_evidence": "evidence", "recheck_floor": "recheck_flo
 
 def set_cascade_option(det: Any, arg: str, value: Any) -> bool:
     """The command line's ``arg`` (a key of ``CASCADE_OPTIONS``, e.g. ``recheck_floor`` for ``--recheck-floor``)
-    set to ``value`` on ``det``, which must be a cascade; True when it changed the model's."""
-    if not hasattr(det, "band"):
-        raise InputError(f"--{arg.replace('_', '-')} applies to a cascade; {det.config.detector} is not one")
+    set to ``value`` on ``det``, which must be a cascade (or a router of cascades); True when it changed the
+    model's."""
     attr = CASCADE_OPTIONS[arg]
+    if not hasattr(det, attr):
+        raise InputError(f"--{arg.replace('_', '-')} applies to a cascade; {det.config.detector} is not one")
     changed = value != getattr(det, attr)
     setattr(det, attr, value)
     return changed
@@ -247,7 +248,7 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         if value is not None and hasattr(det, reading):
             setattr(det, reading, value)
     # a cascade's options reach the cascades among the models routing chose; a model named with --model must be one
-    if getattr(args, "model", None) is not None or hasattr(det, "band"):
+    if getattr(args, "model", None) is not None or hasattr(det, "recheck_floor"):
         for arg in CASCADE_OPTIONS:
             if getattr(args, arg, None) is not None:
                 set_cascade_option(det, arg, getattr(args, arg))

@@ -11,6 +11,7 @@ from .core import PairClassifier
 from .grounded import GroundedDetector
 from .modeling import DetectorConfig, shipped_or_path
 from .paircheck import PairCheckedDetector
+from .router import RouterDetector
 from .unstructured import UnstructuredDetector
 from .utterance import UtteranceDetector
 
@@ -28,6 +29,7 @@ __all__ = [
     "PairCheckedDetector",
     "PairClassifier",
     "RankedCandidate",
+    "RouterDetector",
     "UnstructuredDetector",
     "UtteranceDetector",
     "default_model_path",
@@ -85,7 +87,7 @@ def model_folder(model: str | Path | None = None, language: str = "en") -> Path:
 def _missing(folder: Path) -> str | None:
     """What a shipped folder needs that is not installed, with how to install it; None when nothing is (a
     folder that cannot be read needs nothing: loading it then gives the real error). A cascade needs its
-    stages' bases too."""
+    stages' bases too, a router what each of its two detectors needs."""
     from ..backbones import KNOWN_BASES, base_available
     from .cascade import stage_folders
     from .onnx import RUNTIMES, installed
@@ -93,6 +95,10 @@ def _missing(folder: Path) -> str | None:
     config = _config_of(folder)
     if config is None:
         return None
+    if config.detector == "router.v1":
+        from .router import router_folders
+
+        return next((m for m in map(_missing, router_folders(folder, config.options)) if m), None)
     stages = [_config_of(f) for f in stage_folders(folder, config.options)]
     for base in [config.base, *(c.base for c in stages if c is not None)]:
         if base and not base_available(base):
