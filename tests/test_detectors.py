@@ -295,6 +295,26 @@ def test_long_turns_are_read_piece_by_piece_not_truncated(tiny_detector_dir, cap
         det.long_turns = "split"
 
 
+def test_pieces_reads_a_long_turn_in_pieces_even_when_the_pair_fits_the_window(tiny_detector_dir):
+    short, long_reply = "I have two cats.", "My weekend was lovely. We hiked by the lake. I have never had a pet."
+    d = Dialogue.from_texts([short, "How was your weekend?", long_reply])
+    det = load_detector(tiny_detector_dir)
+    det.chunk_tokens = 8
+    assert det.classifier.pair_fits(short, long_reply)  # "chunk" reads this pair whole
+    seen = _recording(det)
+    det.predict([d])
+    assert seen == [(short, long_reply)]
+    det.long_turns = "pieces"
+    seen.clear()
+    (v,) = det.predict([d])
+    assert len(seen) > 1 and all(a == short and det.classifier._token_len(b) <= 8 for a, b in seen)
+    assert " ".join(b for _, b in seen) == long_reply  # every sentence read once, in order
+    assert v.pair_scores[0] == pytest.approx(max(real_scores(det, seen)))  # the turn's best piece
+    seen.clear()
+    det.predict([Dialogue.from_texts([short, "And now?", "I have a dog."])])
+    assert seen == [(short, "I have a dog.")]  # two short turns: one pair, as before
+
+
 def test_smaller_pieces_make_more_pairs_and_none_is_longer_than_asked(tiny_detector_dir):
     d = Dialogue.from_texts([LONG_EARLIER, "Nice!", LONG_LAST])
     det = load_detector(tiny_detector_dir)

@@ -61,11 +61,12 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     add_pair_order_option(p)
     p.add_argument(
         "--long-turns",
-        choices=("chunk", "truncate"),
+        choices=("chunk", "truncate", "pieces"),
         default=None,
         help="utterance-based detectors, for a pair of turns too long for the model's window: chunk (default) "
         "scores every piece of whole sentences of the one against every piece of the other and keeps the "
-        "highest; truncate cuts the earlier turn to fit (the cost of DECODE's short turns either way)",
+        "highest; pieces does so whenever either turn is longer than one piece (32 tokens), even if the pair fits; "
+        "truncate cuts the earlier turn to fit (the cost of DECODE's short turns either way)",
     )
     p.add_argument(
         "--ellipsis",

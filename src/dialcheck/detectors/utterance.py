@@ -13,7 +13,10 @@ so that each piece reads like the utterances the model learnt from; at most half
 of the earlier turn is paired with every piece of the last turn, and the turn's pair score is the highest
 of them. ``long_turns="truncate"`` keeps the old reading (the earlier turn cut to what the last turn
 leaves of the window). Measured on DECODE with every turn padded to a paragraph in
-``benchmarks/long_turns.py``.
+``benchmarks/long_turns.py``. ``long_turns="pieces"`` reads a pair in pieces whenever either turn has more than
+``chunk_tokens`` tokens, even when the pair fits the window; on long assistant replies it catches more
+contradictions and flags more consistent replies, and it costs DECODE (docs/benchmarks.md, "Long replies"), so it
+is opt-in.
 
 A turn that only agrees with the other speaker ("Me too!", "Neither have I.", "Same here") states what the
 other speaker just said, and no pair of the turn's own words shows it. With ``ellipsis="resolve"`` such a turn
@@ -81,7 +84,7 @@ __all__ = [
 ]
 
 PAIR_ORDERS = ("forward", "both")
-LONG_TURNS = ("chunk", "truncate")
+LONG_TURNS = ("chunk", "truncate", "pieces")
 ELLIPSIS_READINGS = ("off", "resolve")
 QUESTION_READINGS = ("read", "skip", "echoes", "strip")
 SLOT_READINGS = ("off", "persona", "settle")
@@ -260,7 +263,8 @@ class UtteranceDetector(Detector):
     long_turns = ReadingOption(
         "chunk",
         lambda v: _one_of(v, "long_turns", LONG_TURNS),
-        '``"chunk"`` (pairs too long for the window scored piece by piece) or ``"truncate"``.',
+        '``"chunk"`` (pairs too long for the window scored piece by piece), ``"pieces"`` (every pair with a turn '
+        'longer than ``chunk_tokens`` scored piece by piece) or ``"truncate"``.',
     )
     chunk_tokens = ReadingOption(
         CHUNK_TOKENS,
@@ -350,13 +354,17 @@ class UtteranceDetector(Detector):
         for i in indices:
             for first in [said(d.turns[i].text), *filter(None, [implied.get(i)])]:
                 for last in lasts:
-                    if self.long_turns == "truncate" or clf.pair_fits(first, last):
+                    if not piece and self.long_turns == "pieces":
+                        piece = self._piece_tokens(clf)
+                    whole = self.long_turns == "truncate" or clf.pair_fits(first, last)
+                    if whole and self.long_turns == "pieces":  # read whole only when both turns are one piece
+                        whole = max(clf._token_len(first), clf._token_len(last)) <= piece
+                    if whole:
                         owners.append(i)
                         pairs.append((first, last))
                         continue
                     if not piece:  # the first long pair
-                        half = (clf.max_length - clf.tokenizer.num_special_tokens_to_add(pair=True)) // 2
-                        piece = min(half, self.chunk_tokens)
+                        piece = self._piece_tokens(clf)
                     if last not in pieces:
                         pieces[last] = clf.chunks(last, piece)
                     for a in clf.chunks(first, piece):
@@ -366,6 +374,11 @@ class UtteranceDetector(Detector):
         paired = set(owners)
         read_as = {i: t for i, t in implied.items() if t is not None and paired and (i == n - 1 or i in paired)}
         return owners, pairs, read_as
+
+    def _piece_tokens(self, clf: Any) -> int:
+        """Most tokens in one piece of a long turn: ``chunk_tokens``, at most half the window."""
+        half = (clf.max_length - clf.tokenizer.num_special_tokens_to_add(pair=True)) // 2
+        return min(half, self.chunk_tokens)
 
     def _indices(self, d: Dialogue, only: Collection[int] | None = None) -> list[int]:
         """The earlier turns the last turn of ``d`` is paired with (of ``only``, if given)."""
