@@ -565,3 +565,31 @@ def test_the_default_cascade_is_v8_recalibrated_by_models_save(tmp_path):
     assert set(made.thresholds["tau_int8"]) <= set(shipped.thresholds["tau_int8"]) == {"full", "reduced"}
     for r, tau in made.thresholds["tau_int8"].items():
         assert abs(tau - shipped.thresholds["tau_int8"][r]) < 0.05, r
+
+
+def test_the_shipped_router_sends_only_long_replies_to_the_assistants_cascade():
+    pytest.importorskip("onnxruntime")
+    import dialcheck
+    from dialcheck.catalog import shipped_model
+
+    m = shipped_model("decode-router-v1")
+    if not m.base_installed:
+        pytest.skip(f"needs MPNet-base: {m.install}")
+    assert m.stages == ("decode-cascade-v9", "decode-cascade-assistants-v1")
+    assert sum(f.stat().st_size for f in m.path.iterdir()) < 20_000  # a config and a card
+    det = dialcheck.load(m.name)
+    short = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
+    (v,) = det.predict([short])
+    assert "_long" not in det.__dict__  # a short reply never loads the second cascade
+    assert v == dialcheck.load("decode-cascade-v9").predict([short])[0]
+    long_reply = (
+        "Thanks for asking! Honestly, pets have never really been part of my life. I grew up in a small apartment "
+        "where animals were not allowed, and these days I travel so much for work that it would not be fair to an "
+        "animal. I do love visiting my sister's farm, though."
+    )
+    assert len(long_reply.split()) >= det.long_words
+    (lv,) = det.predict([[*short[:3], long_reply]])
+    assert det.long.path.name == "decode-cascade-assistants-v1"
+    assert lv == det.long.predict([[*short[:3], long_reply]])[0]
+    card = (m.path / "MODEL_CARD.md").read_text()
+    assert "long_words" in card and "decode_hand_long_cb" in card

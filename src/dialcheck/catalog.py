@@ -120,6 +120,9 @@ def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
         folders_of = router_folders if cfg.get("detector") == "router.v1" else stage_folders
         stages = folders_of(folder, options)
         outside = [s for s in stages if not s.is_relative_to(folder)]  # a stage saved inside is counted with it
+        if cfg.get("detector") == "router.v1":  # a router names cascades: the weights are in their stages
+            inner = [t for s in outside for t in _stages_of(s) if not t.is_relative_to(s)]
+            outside = list(dict.fromkeys([*outside, *inner]))
         return ShippedModel(
             name=folder.name,
             path=folder,
@@ -134,6 +137,18 @@ def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
         )
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ModelError(f"{config_file}: unreadable model configuration ({e})") from e
+
+
+def _stages_of(folder: Path) -> list[Path]:
+    """The stage folders a saved cascade names (none for another detector or an unreadable folder)."""
+    from .detectors.cascade import stage_folders
+    from .detectors.modeling import CONFIG_NAME
+
+    try:
+        cfg = json.loads((folder / CONFIG_NAME).read_text(encoding="utf-8"))
+        return stage_folders(folder, cfg.get("options") or {}) if cfg.get("detector") == "cascade.v1" else []
+    except (OSError, ValueError, TypeError):
+        return []
 
 
 def _size(folder: Path) -> int:
