@@ -577,6 +577,7 @@ def test_the_shipped_router_sends_only_long_replies_to_the_assistants_cascade():
         pytest.skip(f"needs MPNet-base: {m.install}")
     assert m.stages == ("decode-cascade-v9", "decode-cascade-assistants-v1")
     assert sum(f.stat().st_size for f in m.path.iterdir()) < 20_000  # a config and a card
+    assert m.size_bytes > shipped_model("decode-cascade-v9").size_bytes  # the listing counts both cascades' weights
     det = dialcheck.load(m.name)
     short = ["Do you have pets?", "Yes, I have two dogs.", "What are their names?", "I have never had a pet."]
     (v,) = det.predict([short])
