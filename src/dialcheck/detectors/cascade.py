@@ -408,16 +408,19 @@ def choose_band(
 def load_named(folder: Path, options: dict[str, Any], keys: Sequence[str]) -> tuple[Detector, ...]:
     """The detectors a folder that combines others names in ``options`` (each a sub-folder of ``folder`` or a
     shipped model's name), in the order of ``keys``; a missing or wrong name is an error naming the config."""
-    out = []
-    for key in keys:
-        ref = options.get(key)
-        if not isinstance(ref, str) or not ref:
-            raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
-        path = _stage_folder(folder, ref)
-        if not (path / CONFIG_NAME).exists():
-            raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
-        out.append(load_detector(path))
-    return tuple(out)
+    return tuple(load_detector(named_folder(folder, options, key)) for key in keys)
+
+
+def named_folder(folder: Path, options: dict[str, Any], key: str) -> Path:
+    """The folder of the detector ``options[key]`` names (a sub-folder of ``folder`` or a shipped model's name);
+    a missing or wrong name is an error naming the config."""
+    ref = options.get(key)
+    if not isinstance(ref, str) or not ref:
+        raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
+    path = _stage_folder(folder, ref)
+    if not (path / CONFIG_NAME).exists():
+        raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
+    return path
 
 
 def save_named(

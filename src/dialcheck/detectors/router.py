@@ -32,7 +32,7 @@ from ..errors import ModelError
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
 from .base import Detector, int8_exports_only, load_detector, register_detector
-from .cascade import READINGS, _stage_folder
+from .cascade import READINGS, _stage_folder, named_folder
 from .core import PairClassifier
 from .modeling import CONFIG_NAME
 
@@ -170,15 +170,7 @@ class RouterDetector(Detector):
         words = options.get("long_words")
         if not isinstance(words, int) or isinstance(words, bool) or words < 1:
             raise ModelError(f"{where}: options.long_words: expected a whole number of at least 1, got {words!r}")
-        paths = []
-        for key in KEYS:
-            ref = options.get(key)
-            if not isinstance(ref, str) or not ref:
-                raise ModelError(f"{where}: options.{key}: expected a folder or shipped model name")
-            path = _stage_folder(folder, ref)
-            if not (path / CONFIG_NAME).exists():
-                raise ModelError(f"{where}: options.{key}: no detector at {ref!r}")
-            paths.append(path)
+        paths = [named_folder(folder, options, key) for key in KEYS]
         self.__dict__["_short"] = load_detector(paths[0])
         self.__dict__["_long_folder"] = paths[1]
 
