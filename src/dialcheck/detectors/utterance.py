@@ -15,8 +15,8 @@ of them. ``long_turns="truncate"`` keeps the old reading (the earlier turn cut t
 leaves of the window). Measured on DECODE with every turn padded to a paragraph in
 ``benchmarks/long_turns.py``. ``long_turns="pieces"`` reads a pair in pieces whenever either turn has more than
 ``chunk_tokens`` tokens, even when the pair fits the window; on long assistant replies it catches more
-contradictions and flags more consistent replies, and it costs DECODE (docs/benchmarks.md, "Long replies"), so it
-is opt-in.
+contradictions and flags more consistent replies, and it costs DECODE (docs/benchmarks.md, "Long replies to a second
+detector"), so it is opt-in.
 
 A turn that only agrees with the other speaker ("Me too!", "Neither have I.", "Same here") states what the
 other speaker just said, and no pair of the turn's own words shows it. With ``ellipsis="resolve"`` such a turn
@@ -354,11 +354,11 @@ class UtteranceDetector(Detector):
         for i in indices:
             for first in [said(d.turns[i].text), *filter(None, [implied.get(i)])]:
                 for last in lasts:
-                    if not piece and self.long_turns == "pieces":
-                        piece = self._piece_tokens(clf)
-                    whole = self.long_turns == "truncate" or clf.pair_fits(first, last)
-                    if whole and self.long_turns == "pieces":  # read whole only when both turns are one piece
+                    if self.long_turns == "pieces":  # whole only when both turns are one piece (the pair then fits)
+                        piece = piece or self._piece_tokens(clf)
                         whole = max(clf._token_len(first), clf._token_len(last)) <= piece
+                    else:
+                        whole = self.long_turns == "truncate" or clf.pair_fits(first, last)
                     if whole:
                         owners.append(i)
                         pairs.append((first, last))
