@@ -117,10 +117,10 @@ def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
     try:
         cfg = json.loads(config_file.read_text(encoding="utf-8"))
         options = cfg.get("options") or {}
-        folders_of = router_folders if cfg.get("detector") == "router.v1" else stage_folders
-        stages = folders_of(folder, options)
+        router = cfg.get("detector") == "router.v1"
+        stages = (router_folders if router else stage_folders)(folder, options)
         outside = [s for s in stages if not s.is_relative_to(folder)]  # a stage saved inside is counted with it
-        if cfg.get("detector") == "router.v1":  # a router names cascades: the weights are in their stages
+        if router:  # a router names cascades: the weights are in their stages
             inner = [t for s in outside for t in _stages_of(s) if not t.is_relative_to(s)]
             outside = list(dict.fromkeys([*outside, *inner]))
         return ShippedModel(

@@ -53,6 +53,18 @@ def router_folders(folder: Path, options: dict[str, Any]) -> list[Path]:
     return [_stage_folder(folder, ref) for ref in (options.get(k) for k in KEYS) if isinstance(ref, str) and ref]
 
 
+def _threshold(name: str) -> property:
+    """A threshold read from the short detector (the config's before loading) and set on both detectors."""
+
+    def get(self: RouterDetector) -> float:
+        return getattr(self.short, name) if "_short" in self.__dict__ else float(self.config.thresholds.get(name, 0.5))
+
+    def put(self: RouterDetector, value: float) -> None:
+        self._apply(lambda d: setattr(d, name, value))
+
+    return property(get, put)
+
+
 @register_detector("router.v1")
 class RouterDetector(Detector):
     """``short`` checks dialogues whose last turn has fewer than ``long_words`` words, ``long`` the others."""
@@ -119,21 +131,8 @@ class RouterDetector(Detector):
             raise AttributeError(f"{self.config.detector}: its detectors have no option {name!r}")
         self._apply(lambda d: setattr(d, name, value) if hasattr(d, name) else None)
 
-    @property
-    def tau(self) -> float:
-        return self.short.tau if "_short" in self.__dict__ else float(self.config.thresholds.get("tau", 0.5))
-
-    @tau.setter
-    def tau(self, value: float) -> None:
-        self._apply(lambda d: setattr(d, "tau", value))
-
-    @property
-    def eta_e(self) -> float:
-        return self.short.eta_e if "_short" in self.__dict__ else float(self.config.thresholds.get("eta_e", 0.5))
-
-    @eta_e.setter
-    def eta_e(self, value: float) -> None:
-        self._apply(lambda d: setattr(d, "eta_e", value))
+    tau = _threshold("tau")
+    eta_e = _threshold("eta_e")
 
     @property
     def classifier(self) -> PairClassifier:
