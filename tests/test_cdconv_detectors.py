@@ -13,7 +13,7 @@ from dialcheck.detectors import (
     PairCategoryDetector,
     load_detector,
 )
-from dialcheck.detectors.categories import CATEGORY_LABELS, stage_input
+from dialcheck.detectors.categories import CATEGORY_LABELS, category_evidence, stage_input
 from dialcheck.errors import ModelError
 from dialcheck.schema import Dialogue, Example, Turn
 from dialcheck.training.trainer import TrainConfig
@@ -469,3 +469,10 @@ def test_train_cli_continues_each_hierarchical_stage_from_its_own_saved_stage(ti
     ]
     assert main(flat) == 2
     assert "its three stages continue with --detector hierarchical" in capsys.readouterr().err
+
+
+def test_category_evidence_points_at_the_turns_each_category_names_and_never_at_an_empty_one():
+    d = Dialogue.from_texts(["你好", "我养了一只狗。", "你呢？", "", "你的狗呢？", "我从来没养过狗。"])
+    assert category_evidence(d, "history") == (1,)  # turn 3 is the bot's too, but empty
+    assert category_evidence(d, "role_confusion") == (4,)
+    assert category_evidence(d, "intra_sentence") == () and category_evidence(d, None) == ()

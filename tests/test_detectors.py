@@ -43,6 +43,28 @@ def test_utterance_detector_pairs_the_last_turn_with_same_speaker_turns_only():
     assert set(v.pair_scores) == {0, 2}
 
 
+def test_an_earlier_turn_with_no_text_is_never_paired_nor_named():
+    # a chat log's tool call (content null) and an empty message say nothing the reply could contradict
+    from dialcheck.io import parse_dialogue
+
+    chat = [
+        {"role": "user", "content": "Is my table booked?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]},
+        {"role": "tool", "content": "ok"},
+        {"role": "assistant", "content": "   "},
+        {"role": "user", "content": "You told me it was booked."},
+        {"role": "assistant", "content": "I never said that."},
+    ]
+    d = parse_dialogue({"messages": chat})
+    det = _utterance(tau=0.05, eta_e=0.05)
+    det._clf.score = lambda pairs, batch_size=64, show_progress_bar=False: np.full(len(pairs), 0.9, np.float32)
+    (v,) = det.predict([d])
+    assert v.evidence == () and v.pair_scores == {} and not v.contradiction
+    with_text = Dialogue.from_texts(["I booked it.", "Thanks!", "", "Sure?", "I never said that."])
+    (v,) = det.predict([with_text])
+    assert v.contradiction and v.evidence == (0,) and set(v.pair_scores) == {0}
+
+
 def test_all_speakers_option_pairs_every_earlier_turn():
     det = _utterance(speakers="all")
     det.predict([DOGS])

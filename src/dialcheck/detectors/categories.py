@@ -148,9 +148,9 @@ def reads_speaker_tags(config: DetectorConfig) -> bool:
 
 def category_evidence(d: Dialogue, category: str | None) -> tuple[int, ...]:
     """Earlier turns a category points at: history -> the last speaker's earlier turns; role confusion ->
-    the turn before the reply; intra-sentence or none -> nothing."""
+    the turn before the reply; intra-sentence or none -> nothing. A turn with no text is never evidence."""
     if category == "history":
-        return tuple(d.same_speaker_indices())
+        return tuple(i for i in d.same_speaker_indices() if d.turns[i].text.strip())
     if category == "role_confusion" and len(d.turns) >= 2:
         return (len(d.turns) - 2,)
     return ()

@@ -381,12 +381,13 @@ class UtteranceDetector(Detector):
         return min(half, self.chunk_tokens)
 
     def _indices(self, d: Dialogue, only: Collection[int] | None = None) -> list[int]:
-        """The earlier turns the last turn of ``d`` is paired with (of ``only``, if given)."""
+        """The earlier turns the last turn of ``d`` is paired with (of ``only``, if given). A turn with no text (a
+        chat log's tool call, an empty message) says nothing to contradict: it is never paired, so never evidence."""
         if self.config.options.get("speakers", "same") == "all":
             indices = list(range(len(d.turns) - 1))
         else:
             indices = d.same_speaker_indices()
-        return indices if only is None else [i for i in indices if i in only]
+        return [i for i in indices if d.turns[i].text.strip() and (only is None or i in only)]
 
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
