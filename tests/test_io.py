@@ -77,6 +77,10 @@ def test_stdin_stream():
         ({"messages": [{"role": "user", "content": 5}]}, "messages[0].content: expected a string, a list of parts"),
         ({"messages": [{"role": "user", "content": [{"type": "text"}]}]}, "messages[0].content[0].text: expected"),
         ({"messages": [{"role": 1, "content": "hi"}]}, "messages[0].role: expected a string, got int"),
+        ({"turns": [{"speaker": "A", "text": "I have a dog."}, {"text": "No dog."}]}, "turns[1].speaker: missing"),
+        ({"messages": [{"role": "user", "content": "hi"}, {"content": "yo"}]}, "messages[1].role: missing"),
+        ({"turns": [{"speaker": "A", "text": "hi"}, "yo"]}, "turns[1]: a bare string among turns that name"),
+        ({"turns": [{"speaker": " ", "text": "hi"}]}, "turns[0].speaker: empty"),
         (
             {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]},
             "messages[1].content: the last turn is empty",
@@ -281,3 +285,10 @@ def test_example_record_reads_back_as_the_same_example(tmp_path):
     assert not errors and [e.id for e in back] == ["a", "b", "c", "labelled.jsonl:4", "kb"]  # an id-less one: FILE:LINE
     assert back[:3] + back[4:] == examples[:3] + examples[4:] and back[3].dialogue == examples[3].dialogue
     assert [parse_example(r).id for r in recs] == ["a", "b", "c", "", "kb"]
+
+
+def test_turns_that_name_no_speaker_alternate_and_a_number_names_one():
+    d = parse_dialogue({"turns": [{"text": "a"}, {"text": "b"}, "c"]})
+    assert [t.speaker for t in d.turns] == ["A", "B", "A"]
+    d = parse_dialogue({"turns": [{"agent_id": 0, "text": "a"}, {"speaker": 1, "text": "b"}]})
+    assert [t.speaker for t in d.turns] == ["0", "1"]

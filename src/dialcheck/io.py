@@ -242,8 +242,12 @@ def _content_text(content: Any, field: str) -> str:
     return " ".join(s.strip() for s in texts if s.strip())
 
 
-def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns") -> Turn:
+def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", alternate: bool = True) -> Turn:
     if isinstance(t, str):
+        if not alternate:
+            raise InputError(
+                f'{key}[{i}]: a bare string among turns that name their speaker: give {{"speaker": ..., "text": ...}}'
+            )
         return Turn(default_speaker, _check_text(t, f"{key}[{i}]"))
     if not isinstance(t, dict):
         raise InputError(
@@ -259,19 +263,31 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns") -> Tur
     else:
         raise InputError(f"{key}[{i}].text: missing")
     _check_text(text, f"{key}[{i}].{'text' if 'text' in t else 'content'}")
-    if "speaker" in t:
-        speaker = t["speaker"]
-        if not isinstance(speaker, (str, int)) or isinstance(speaker, bool):
-            raise InputError(f"{key}[{i}].speaker: expected a string, got {_type(speaker)}")
-    elif "agent_id" in t:  # DECODE
-        speaker = t["agent_id"]
-    elif "role" in t:  # chat-completion style logs
-        speaker = t["role"]
-        if not isinstance(speaker, str):
-            raise InputError(f"{key}[{i}].role: expected a string, got {_type(speaker)}")
-    else:
-        speaker = default_speaker
+    field = next((f for f in _SPEAKER_KEYS if f in t), None)
+    if field is None:
+        if not alternate:
+            name = "role" if key == "messages" else "speaker"
+            raise InputError(
+                f"{key}[{i}].{name}: missing (other turns name their speaker; only a dialogue whose turns name none "
+                "alternates A/B)"
+            )
+        return Turn(default_speaker, text)
+    speaker = t[field]
+    kinds = str if field == "role" else (str, int)  # chat logs' roles are names; DECODE's agent_id is a number
+    if not isinstance(speaker, kinds) or isinstance(speaker, bool):
+        raise InputError(f"{key}[{i}].{field}: expected a string, got {_type(speaker)}")
+    if not str(speaker).strip():
+        raise InputError(f"{key}[{i}].{field}: empty (name who said the turn)")
     return Turn(str(speaker), text)
+
+
+_SPEAKER_KEYS = ("speaker", "agent_id", "role")  # ours, DECODE's, chat-completion logs'
+
+
+def _names_speakers(turns_raw: list[Any]) -> bool:
+    """Whether any turn of a dialogue names its speaker (then every turn must: strings and unnamed objects
+    alternate A/B only in a dialogue whose turns name none)."""
+    return any(isinstance(t, dict) and any(f in t for f in _SPEAKER_KEYS) for t in turns_raw)
 
 
 def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
@@ -305,7 +321,8 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         raise InputError(f"expected a dialogue object or a list of strings, got {_type(obj)}")
     if not turns_raw:
         raise InputError(f"{tkey}: the dialogue is empty (at least one turn is needed)")
-    turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey) for i, t in enumerate(turns_raw))
+    alternate = not _names_speakers(turns_raw)
+    turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey, alternate) for i, t in enumerate(turns_raw))
     if not allow_empty_last and not turns[-1].text.strip():
         field = "content" if tkey == "messages" else "text"
         hint = ""
