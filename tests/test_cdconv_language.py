@@ -23,8 +23,19 @@ def test_cjk_share_and_dialogue_language():
     assert dialogue_language(Dialogue.from_texts(ZH)) == "zh" and is_chinese(Dialogue.from_texts(ZH))
     assert dialogue_language(Dialogue.from_texts(["hi", "hello"])) == "other"
     assert dialogue_language(Dialogue.from_texts([*ZH[:3], "？？？"])) == "zh"  # no letters: no vote
-    assert dialogue_language(Dialogue.from_texts(["你好", "hello there"])) == "mixed"
-    assert not is_chinese(Dialogue.from_texts(["你好", "hello there"]))
+    assert dialogue_language(Dialogue.from_texts(["你好", "hello there, how are you"])) == "mixed"
+    assert not is_chinese(Dialogue.from_texts(["你好", "hello there, how are you"]))
+    # a short Latin turn ("OK", "haha ok") does not make a Chinese chat mixed, and alone it is not Chinese
+    assert dialogue_language(Dialogue.from_texts([ZH[0], "OK", ZH[2], "haha ok"])) == "zh"
+    assert dialogue_language(Dialogue.from_texts(["OK", "haha ok"])) == "other"
+
+
+def test_japanese_is_named_not_taken_for_chinese_or_english():
+    ja = ["名前は？", "田中です。", "好きな食べ物は？", "寿司が好きです。"]
+    with pytest.raises(InputError, match=r"turns \[0, 1, 2, 3\] are Japanese"):
+        api.route(Dialogue.from_texts(ja))
+    with pytest.raises(InputError, match=r"turns \[2\] are Japanese"):
+        api.route(Dialogue.from_texts([ZH[0], ZH[1], "ありがとう", ZH[3]]))
 
 
 def test_bad_chinese_input_has_clear_messages():

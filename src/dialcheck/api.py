@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from .detectors import Detector, default_model_path, load_detector, model_folder
 from .errors import ModelError
 from .io import as_dialogues, parse_dialogue, upto_speaker
-from .language import check_chinese_conversation, dialogue_language
+from .language import check_chinese_conversation, check_not_japanese, dialogue_language
 from .schema import Dialogue, Verdict
 
 __all__ = ["accelerate", "check", "load", "predict", "preferred_runtime", "route"]
@@ -134,6 +134,7 @@ def route(dialogue: Dialogue, language: str = "en") -> str:
         return "tod"
     kind = dialogue_language(dialogue)
     if kind == "other":
+        check_not_japanese(dialogue)
         return language
     check_chinese_conversation(dialogue)  # mixed languages, empty turns, missing u1
     if not default_model_path("zh").exists():

@@ -8,6 +8,11 @@ the share reaches :data:`ZH_SHARE`, and not Chinese when it stays under :data:`O
 (1.0, 0.0, 0.25)
 >>> dialogue_language(Dialogue.from_texts(["你好", "你好！有什么事？"]))
 'zh'
+>>> dialogue_language(Dialogue.from_texts(["你喜欢什么音乐？", "OK", "我喜欢Taylor Swift的歌。"]))
+'zh'
+
+A turn of at most :data:`SHORT_WORDS` words without CJK ("OK", "haha") does not vote in a dialogue with Chinese
+turns. A turn with kana is Japanese, never Chinese.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ __all__ = [
     "SENTENCE_END",
     "ZH_SHARE",
     "check_chinese_conversation",
+    "check_not_japanese",
     "cjk_share",
     "dialogue_language",
     "is_chinese",
@@ -50,13 +56,29 @@ def cjk_share(text: str) -> float:
     return cjk / (cjk + other) if cjk + other else 0.0
 
 
+SHORT_WORDS = 2  # a turn of at most this many words without CJK ("OK", "haha", "lol ok") does not make a
+# Chinese conversation mixed: Chinese users type them too
+
+
+def _has_kana(text: str) -> bool:
+    return any(0x3040 <= ord(ch) <= 0x30FF for ch in text)
+
+
 def _turn_languages(texts: Sequence[str]) -> list[str]:
+    """Each turn's vote: ``"zh"``, ``"other"`` or ``"unknown"`` (no vote); a short turn with no CJK votes
+    ``"other"`` only when no turn is Chinese."""
     out = []
     for t in texts:
         s = cjk_share(t)
         has_letters = any(ch.isalpha() for ch in t)
-        out.append("zh" if s >= ZH_SHARE else ("other" if has_letters and s < OTHER_SHARE else "unknown"))
-    return out
+        if s >= ZH_SHARE and not _has_kana(t):
+            out.append("zh")
+        elif has_letters and (s < OTHER_SHARE or _has_kana(t)):
+            out.append("short" if s == 0 and not _has_kana(t) and len(t.split()) <= SHORT_WORDS else "other")
+        else:
+            out.append("unknown")
+    neutral = "unknown" if "zh" in out else "other"
+    return [neutral if x == "short" else x for x in out]
 
 
 def dialogue_language(d: Dialogue) -> str:
@@ -80,6 +102,24 @@ def is_chinese(d: Dialogue) -> bool:
     return dialogue_language(d) == "zh"
 
 
+def check_not_japanese(d: Dialogue) -> None:
+    """Raise :class:`InputError` naming the turns with kana: Japanese, which no shipped detector reads (its kanji
+    would otherwise pass for Chinese, its kana for another script).
+
+    >>> check_not_japanese(Dialogue.from_texts(["名前は？", "田中です。"]))
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: turns [0, 1] are Japanese (they have kana): no shipped detector reads Japanese; \
+pass --model to choose one
+    """
+    kana = [i for i, t in enumerate(d.turns) if _has_kana(t.text)]
+    if kana:
+        raise InputError(
+            f"turns {kana} are Japanese (they have kana): no shipped detector reads Japanese; pass --model to "
+            "choose one"
+        )
+
+
 def check_chinese_conversation(d: Dialogue) -> None:
     """Raise :class:`InputError` when ``d`` cannot be checked as a Chinese conversation (u1, b1, u2, b2, ...):
     mixed languages, an empty turn, or fewer than four turns.
@@ -94,6 +134,7 @@ got 3 turns; is u1 missing?
     if "zh" in langs and "other" in langs:
         zh = [i for i, x in enumerate(langs) if x == "zh"]
         other = [i for i, x in enumerate(langs) if x == "other"]
+        check_not_japanese(d)
         raise InputError(
             f"the dialogue mixes Chinese turns {zh} with non-Chinese turns {other}: no default detector covers "
             "mixed languages; pass --model to choose one"
