@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 pytest.importorskip("fastapi")
@@ -301,3 +303,94 @@ def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeyp
     assert r.status_code == 200 and all(c["contradiction"] for c in r.json()["ranked"])
     r = client.post("/rank", json={"context": ["Hi.", "I have a cat.", "How old?"], "candidates": ["Two."]})
     assert not r.json()["ranked"][0]["contradiction"]
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_a_json_body_sent_with_another_content_type_is_read_as_json(client, content_type):
+    headers = {"Content-Type": content_type} if content_type else {}
+    r = client.post("/check", content=b'{"turns": ["I have a cat.", "Nice."]}', headers=headers)
+    assert r.status_code == 200 and len(r.json()["verdicts"]) == 1
+    r = client.post("/rank", content=b'{"context": ["I have a cat."], "candidates": ["x"]}', headers=headers)
+    assert r.status_code == 200 and r.json()["ranked"][0]["text"] == "x"
+
+
+@pytest.mark.parametrize(("body", "name"), [(b"42", "int"), (b"null", "null"), (b'"hi"', "str")])
+def test_a_body_that_is_not_a_dialogue_is_a_422_with_a_json_message(client, body, name):
+    r = client.post("/check", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422
+    assert r.json() == {"detail": f"expected a dialogue object or a list of strings, got {name}"}
+    r = client.post("/check", content=b'{"dialogues": [["a", "b"], ' + body + b"]}")
+    assert r.status_code == 422 and r.json()["detail"].startswith("dialogues[1]: expected a dialogue object")
+    r = client.post("/rank", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"].startswith('expected {"context"')
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "detail"),
+    [
+        (b'{"turns": [', "application/json", "invalid JSON in the request body: Expecting value at line 1, column 12"),
+        (
+            b'{"turns":\n ["a" "b"]}',
+            None,
+            "invalid JSON in the request body: Expecting ',' delimiter at line 2, column 7",
+        ),
+        (
+            b"turns=a&turns=b",
+            "application/x-www-form-urlencoded",
+            "invalid JSON in the request body: Expecting value at line 1, column 1 "
+            "(it was sent as application/x-www-form-urlencoded; the API reads JSON)",
+        ),
+        (
+            b'["caf\xe9", "b"]',
+            "application/json",
+            "the request body is not UTF-8 JSON: byte 0xe9 at line 1, column 6 (send JSON encoded as UTF-8)",
+        ),
+        (b"[" * 100_000 + b"]" * 100_000, "application/json", "invalid JSON in the request body: nested too deeply"),
+        (b"", "application/json", 'the request body is empty: expected JSON, a dialogue or {"dialogues": [...]}'),
+    ],
+)
+def test_a_body_that_is_not_utf8_json_is_a_400_with_one_message(client, body, content_type, detail):
+    headers = {"Content-Type": content_type} if content_type else {}
+    for route in ("/check", "/rank"):
+        r = client.post(route, content=body, headers=headers)
+        assert (r.status_code, r.json()) == (400, {"detail": detail})
+
+
+def test_a_body_over_the_byte_limit_is_a_413_and_is_not_scored(tiny_detector_dir):
+    det = _Counting()
+    client = TestClient(create_app(det, max_bytes=100))
+    ok = client.post("/check", json=["I have a cat.", "no"])
+    assert ok.status_code == 200
+    body = json.dumps(["I have a cat.", "x" * 100]).encode()
+    r = client.post("/check", content=body)  # with its Content-Length
+    assert r.status_code == 413
+    assert r.json()["detail"] == (
+        f"request body: at most 100 bytes, got {len(body)} (split the request, or serve with a larger --max-chars)"
+    )
+    r = client.post("/rank", content=iter([body[:60], body[60:]]))  # sent in chunks, without a Content-Length
+    assert r.status_code == 413 and "got more than 100" in r.json()["detail"]
+    assert len(det.calls) == 1  # only the request within the limit reached the model
+    # by default 8 bytes per --max-chars character, plus 1 MiB for speakers, ids, knowledge tables and JSON syntax
+    limited = TestClient(create_app(load_detector(tiny_detector_dir), max_chars=20))
+    pad = b" " * (8 * 20 + 2**20)
+    assert limited.post("/check", content=b'["a", "b"]' + pad).status_code == 413
+    assert limited.post("/check", content=b'["a", "b"]' + pad[:-10]).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("port", "message"), [("99999", "must be 0-65535, got 99999"), ("x", "expected a port number")]
+)
+def test_a_bad_port_is_refused_before_a_model_loads(tiny_detector_dir, monkeypatch, capsys, port, message):
+    import uvicorn
+
+    import dialcheck.cli.serve as serve_cli
+    from dialcheck.cli import build_parser, main
+
+    loads = []
+    monkeypatch.setattr(serve_cli, "load_for", lambda args: loads.append(args))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--model", str(tiny_detector_dir), "--port", port])
+    assert exit_.value.code == 2 and loads == []
+    assert f"argument --port: {message}" in capsys.readouterr().err
+    assert [build_parser().parse_args(["serve", "--port", p]).port for p in ("0", "65535")] == [0, 65535]

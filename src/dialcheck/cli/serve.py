@@ -16,10 +16,21 @@ ONNX_WORKERS = 0  # with --onnx: score on the server's request threads (docs/ben
 log = logging.getLogger(__name__)
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, checked before the model loads (bind() would refuse it only after)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0-65535, got {n}")
+    return n
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("serve", help=HELP, description=HELP)
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=port_number, default=8000, help="TCP port, 0-65535; 0: any free one (default 8000)")
     add_model_options(p)
     p.add_argument(
         "--workers",

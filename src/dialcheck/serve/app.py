@@ -16,11 +16,16 @@
   thread, so torch's OpenMP workers stay fast and /check requests that wait together are scored as one
   batch; ``dialcheck serve --onnx`` scores on the request threads instead (``workers=0``).
 - ``GET /``: a small page to paste a dialogue and see the verdict.
+- A request body is read as UTF-8 JSON whatever its Content-Type; a body that is not (or is empty) is a 400, one
+  over ``max_bytes`` (by default 8 bytes per ``max_chars`` character plus 1 MiB) a 413 before it is read. Every
+  error answers ``{"detail": "message"}``.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: FastAPI reads the annotations of the functions defined in
+# create_app (the body's `request: Request`) as objects, and Request is imported there, not at module level.
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -37,6 +42,11 @@ __all__ = ["create_app"]
 # thread for about 19 s on 2 cores (benchmarks/serve_largest_request.py); a far larger request would hold it,
 # and every request waiting behind it, for minutes.
 MAX_CHARS = 500_000
+# The bytes a request body may hold: 8 per character of text allowed (UTF-8 takes 1-4 bytes a character, a JSON
+# "\u4f60" escape 6, and Python's json.dumps escapes every non-ASCII character) plus BODY_SLACK for the JSON
+# syntax, speakers, ids and knowledge tables. A body over it is refused before it is read.
+BYTES_PER_CHAR = 8
+BODY_SLACK = 1 << 20
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>dialcheck</title>
@@ -61,6 +71,42 @@ async function go(){
   o.lastChild.textContent=ev?('contradicts:\\n'+ev):'no evidence turns';
 }
 </script></body></html>"""
+
+
+def parse_body(data: bytes, content_type: str | None = None) -> Any:
+    """A request body parsed as UTF-8 JSON (a leading byte-order mark dropped), whatever its Content-Type; an
+    :class:`InputError` saying why a body is not JSON (400 in the API).
+
+    >>> parse_body(b'{"turns": ["a", "b"]}', "text/plain")
+    {'turns': ['a', 'b']}
+    >>> parse_body(b'{"turns": [')
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: invalid JSON in the request body: Expecting value at line 1, column 12
+    """
+    sent_as = ""
+    if content_type and "json" not in content_type.lower():
+        sent_as = f" (it was sent as {content_type.split(';')[0].strip()}; the API reads JSON)"
+    if not data.strip():
+        raise InputError('the request body is empty: expected JSON, a dialogue or {"dialogues": [...]}')
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise InputError(
+            f"the request body is not UTF-8 JSON: byte 0x{data[e.start]:02x} at line {line}, column {column} "
+            "(send JSON encoded as UTF-8)"
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        joint = " " if e.msg.endswith(" at") else " at "
+        raise InputError(
+            f"invalid JSON in the request body: {e.msg}{joint}line {e.lineno}, column {e.colno}{sent_as}"
+        ) from None
+    except RecursionError:  # [[[[...]]]] nested deeper than the parser's recursion limit
+        raise InputError("invalid JSON in the request body: nested too deeply") from None
 
 
 def _describe(det: Detector) -> dict[str, Any]:
@@ -89,22 +135,26 @@ def create_app(
     max_chars: int = MAX_CHARS,
     configure: Callable[[Detector], None] | None = None,
     compute: ComputeThread | None = None,
+    max_bytes: int | None = None,
 ) -> Any:
     """A FastAPI app answering with ``detector``; with None, with the shipped default each dialogue routes to
     (:func:`dialcheck.route`). ``configure`` is applied to each routed detector (threshold overrides).
     ``compute`` runs the model calls (default: a new :class:`ComputeThread`, closed at shutdown); pass the
     one that loaded ``detector`` so that loading and scoring share a thread. A request may hold at most
     ``max_dialogues`` dialogues (or /rank candidates) and ``max_chars`` characters of text for the model to
-    read (a /rank context counts once per candidate, as it is scored once per candidate); more is a 413."""
+    read (a /rank context counts once per candidate, as it is scored once per candidate); more is a 413, as is
+    a body over ``max_bytes`` (default: ``BYTES_PER_CHAR`` per ``max_chars`` character plus ``BODY_SLACK``),
+    answered from its Content-Length before the body is read."""
     from .. import api
 
     try:
-        from fastapi import Body, FastAPI, HTTPException
+        from fastapi import Depends, FastAPI, HTTPException, Request
         from fastapi.responses import HTMLResponse
     except ImportError:
         raise MissingDependencyError("fastapi", "serve", "the HTTP service") from None
 
     compute = compute if compute is not None else ComputeThread(max_batch_dialogues=max_dialogues)
+    limit = max_bytes if max_bytes is not None else BYTES_PER_CHAR * max_chars + BODY_SLACK
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
@@ -112,6 +162,33 @@ def create_app(
         compute.close()
 
     app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1", lifespan=lifespan)
+
+    def too_large(n: int | str) -> HTTPException:
+        return HTTPException(
+            413,
+            f"request body: at most {limit} bytes, got {n} (split the request, or serve with a larger --max-chars)",
+        )
+
+    async def json_body(request: Request) -> Any:
+        """The request's JSON body (see :func:`parse_body`); a 413 once it is over ``limit`` bytes."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise too_large(int(declared))  # refused unread
+        chunks: list[bytes] = []
+        n = 0
+        async for chunk in request.stream():  # a body sent in chunks, without a Content-Length, is counted
+            n += len(chunk)
+            if n > limit:
+                raise too_large(f"more than {limit}")
+            chunks.append(chunk)
+        try:
+            return parse_body(b"".join(chunks), request.headers.get("content-type"))
+        except InputError as e:
+            raise HTTPException(400, e.message) from None
+
+    # /check and /rank read their body themselves (as JSON whatever its Content-Type, every error a 400 with one
+    # message); this tells /docs that they take a JSON body
+    json_request = {"requestBody": {"required": True, "content": {"application/json": {"schema": {}}}}}
 
     def no_threshold_options(body: Any) -> None:
         """A request cannot set thresholds; say so rather than answer at the server's own (a silent trap)."""
@@ -137,7 +214,8 @@ def create_app(
 
     def parse_many(body: Any, speakers: list[str] | None = None) -> list[Any]:
         """The request's dialogues; with ``"speaker"``, each cut after its last turn with text by that speaker."""
-        items = body.get("dialogues") if isinstance(body, dict) and "dialogues" in body else [body]
+        named = isinstance(body, dict) and "dialogues" in body  # {"dialogues": [...]}: errors name the index
+        items = body["dialogues"] if named else [body]
         if not isinstance(items, list) or not items:
             raise HTTPException(422, "dialogues: expected a non-empty list")
         if len(items) > max_dialogues:
@@ -148,7 +226,7 @@ def create_app(
                 d = parse_dialogue(obj, allow_empty_last=speakers is not None)
                 out.append(d if speakers is None else upto_speaker(d, speakers))
             except InputError as e:
-                prefix = f"dialogues[{i}]: " if len(items) > 1 or "dialogues" in body else ""
+                prefix = f"dialogues[{i}]: " if len(items) > 1 or named else ""
                 raise HTTPException(422, prefix + e.message) from None
         return out
 
@@ -202,8 +280,8 @@ def create_app(
     def health() -> dict[str, Any]:
         return compute.run(describe)
 
-    @app.post("/check")
-    def check(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
+    @app.post("/check", openapi_extra=json_request)
+    def check(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
         no_threshold_options(body)
         speakers = speakers_of(body)
         dialogues = parse_many(body, speakers)
@@ -218,8 +296,8 @@ def create_app(
             out.append(rec)
         return {"verdicts": out}
 
-    @app.post("/rank")
-    def rank(body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
+    @app.post("/rank", openapi_extra=json_request)
+    def rank(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
         if not isinstance(body, dict) or "context" not in body or "candidates" not in body:
             raise HTTPException(422, 'expected {"context": dialogue, "candidates": [strings]}')
         no_threshold_options(body)
