@@ -101,7 +101,13 @@ def test_invalid_json_file_names_file_and_line(tmp_path):
 def test_json_list_error_names_the_item(tmp_path):
     p = _write(tmp_path, "items.json", json.dumps([["a", "b"], {"turns": []}]))
     rs = list(read_dialogues(p))
-    assert "item 1: turns: the dialogue is empty" in str(rs[1].error)
+    assert "dialogue 2: turns: the dialogue is empty" in str(rs[1].error)
+    # pretty-printed, the bad dialogue's field error names the line the dialogue starts on
+    p = _write(tmp_path, "pretty.json", json.dumps([["a", "b"], {"turns": ["x", 5]}], indent=2))
+    (bad,) = [r for r in read_dialogues(p) if r.error]
+    assert "pretty.json, line 6: dialogue 2: turns[1]: expected an object" in str(bad.error)
+    examples, _ = read_examples(_write(tmp_path, "one.jsonl", '{"turns": ["a", "b"], "contradiction": false}\n'))
+    assert examples[0].id == "one.jsonl:1"  # not "one.jsonl:0"
 
 
 def test_one_record_file_error_names_its_line(tmp_path):
@@ -250,7 +256,7 @@ def test_a_lone_surrogate_is_refused_with_its_field():
         ('["Hi", 5]', "turns[1]: expected an object with 'speaker' and 'text'"),
         ('["Hi", null]', "got null"),
         ('[{"speaker": "A", "text": "hi"}, {"speaker": "B", "txt": "x"}]', "turns[1].text: missing"),
-        ('[["a", "b"], "Hi"]', "item 1: expected a dialogue object or a list of strings, got str"),
+        ('[["a", "b"], "Hi"]', "dialogue 2: expected a dialogue object or a list of strings, got str"),
     ],
 )
 def test_a_bare_list_with_one_bad_turn_names_that_turn(tmp_path, text, message):

@@ -154,7 +154,7 @@ def test_rerank_command_names_the_line_of_a_one_record_file_and_refuses_non_utf8
     assert f"{p}, line 1: candidates: missing" in capsys.readouterr().err  # not "line 0"
     p.write_text(json.dumps([{"turns": CTX, "candidates": ["ok"]}, {"turns": CTX, "candidates": [3]}]))
     assert main(["rerank", str(p), "--model", str(tiny_detector_dir)]) == 2
-    assert f"{p}: item 1: candidates[0]: expected a string" in capsys.readouterr().err
+    assert f"{p}: dialogue 2: candidates[0]: expected a string" in capsys.readouterr().err
     p.write_bytes(b'{"turns": ["caf\xe9"], "candidates": ["x"]}\n')
     assert main(["rerank", str(p), "--model", str(tiny_detector_dir)]) == 2
     err = capsys.readouterr().err

@@ -614,13 +614,43 @@ def _read_dialogues(
     # a file of one non-empty line (a one-record .jsonl, a compact .json) is on line N whatever the item
     nonempty_at = [n for n, ln in enumerate(lines, start=1) if ln.strip()]
     line_no = nonempty_at[0] if len(nonempty_at) == 1 else None
+    item_lines: list[int] | None = None
     for i, obj in enumerate(items):
         raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
         try:
             yield _parse(obj, parser, raw_id, i, line_no)
         except InputError as e:
-            where = e if single else InputError(f"item {i}: {e.message}")
-            yield ParsedRecord(i, None, where.at(name, line_no), raw_id, at_line=line_no)
+            at = line_no
+            if not single and at is None:  # a pretty-printed list: the line its bad dialogue starts on
+                item_lines = _item_lines(text) if item_lines is None else item_lines
+                at = item_lines[i] if i < len(item_lines) else None
+            where = e if single else InputError(f"dialogue {i + 1}: {e.message}")
+            yield ParsedRecord(i, None, where.at(name, at), raw_id, at_line=at)
+
+
+def _item_lines(text: str) -> list[int]:
+    """The 1-based line each item of a top-level JSON list starts on (``[]`` when the text is not one).
+
+    >>> _item_lines('[\\n  {"turns": ["a"]},\\n  ["b",\\n   "c"], "d"\\n]')
+    [2, 3, 4]
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("[")
+    if start < 0 or text[:start].strip("\ufeff \t\r\n"):
+        return []
+    out: list[int] = []
+    pos = start + 1
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            return out
+        try:
+            _, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            return out
+        out.append(text.count("\n", 0, pos) + 1)
+        pos = end
 
 
 def _parses(line: str) -> bool:
@@ -637,7 +667,8 @@ def read_examples(
     """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped
     (with ``require_category``, contradictions without a CDConv category are among them).
 
-    A record without an id gets ``FILE:LINE`` (JSONL) or ``FILE:ITEM`` (a JSON list) as its id.
+    A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
+    dialogue of a multi-line JSON list) as its id.
 
     >>> import io
     >>> good = '{"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": true}'
@@ -652,7 +683,8 @@ def read_examples(
     for rec in read_dialogues(source, name, labelled=True, require_category=require_category):
         if rec.example is not None:
             ex = rec.example
-            examples.append(ex if ex.id else replace(ex, id=f"{prefix}:{rec.line}"))
+            where = rec.at_line if rec.at_line is not None else f"dialogue {rec.line + 1}"
+            examples.append(ex if ex.id else replace(ex, id=f"{prefix}:{where}"))
         elif rec.error is not None:
             errors.append(rec.error)
     return examples, errors

@@ -79,7 +79,7 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
     items = whole if isinstance(whole, list) else [whole]
     nonempty = [n for n, line in enumerate(lines, start=1) if line.strip()]
     at = nonempty[0] if len(nonempty) == 1 and len(items) == 1 else None  # else the item names the record
-    return [(i, obj, at) for i, obj in enumerate(items)]
+    return [(i, obj, at) for i, obj in enumerate(items, start=1)]  # a JSON list's records counted from 1
 
 
 def _parse(
@@ -90,7 +90,7 @@ def _parse(
 
     parsed = []
     for n, obj, line in records:
-        item = f"item {n}: " if line is None and len(records) > 1 else ""
+        item = f"dialogue {n}: " if line is None and len(records) > 1 else ""
 
         def err(msg: str, item: str = item, line: int | None = line) -> InputError:
             return InputError(item + msg, name, line)
@@ -132,7 +132,7 @@ def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: in
     try:
         return route(d)
     except DialcheckError as e:
-        item = f"item {n}: " if line is None and many else ""  # a record of a JSON list: its position
+        item = f"dialogue {n}: " if line is None and many else ""  # a record of a JSON list: its position
         raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None
 
 
