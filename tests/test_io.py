@@ -298,3 +298,23 @@ def test_turns_that_name_no_speaker_alternate_and_a_number_names_one():
     assert [t.speaker for t in d.turns] == ["A", "B", "A"]
     d = parse_dialogue({"turns": [{"agent_id": 0, "text": "a"}, {"speaker": 1, "text": "b"}]})
     assert [t.speaker for t in d.turns] == ["0", "1"]
+
+
+def test_english_only_reading_skips_chinese_and_mixed_dialogues_naming_their_lines(tmp_path):
+    from dialcheck.evaluation.decode import DecodeEvaluator
+
+    rows = [
+        {"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True},
+        {"turns": ["你有宠物吗？", "有啊，我养了一只狗。", "叫什么？", "我从来没有养过狗。"], "contradiction": True},
+        {"turns": ["I like tea.", "我也喜欢茶。", "Which one do you like best?"], "contradiction": False},
+    ]
+    p = _write(tmp_path, "mine.jsonl", "\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
+    examples, errors = read_examples(p, english=True)
+    assert [e.id for e in examples] == ["mine.jsonl:1"]
+    assert "mine.jsonl, line 2: a Chinese conversation: the English default does not read it; evaluate" in str(
+        errors[0]
+    )
+    assert "line 3: a dialogue mixing Chinese and non-Chinese turns" in str(errors[1])
+    assert len(read_examples(p)[0]) == 3  # a model named with --model reads them all
+    ev = DecodeEvaluator(files=[p], english=True)
+    assert len(ev.files["mine"]) == 1 and len(ev.skipped["mine"]) == 2

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from .errors import InputError
+from .language import dialogue_language
 from .schema import Dialogue, Example, KnowledgeBase, Turn
 
 __all__ = [
@@ -662,10 +663,11 @@ def _parses(line: str) -> bool:
 
 
 def read_examples(
-    source: str | Path | TextIO, name: str | None = None, require_category: bool = False
+    source: str | Path | TextIO, name: str | None = None, require_category: bool = False, english: bool = False
 ) -> tuple[list[Example], list[InputError]]:
     """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped
-    (with ``require_category``, contradictions without a CDConv category are among them).
+    (with ``require_category``, contradictions without a CDConv category are among them; with ``english``,
+    Chinese and mixed-language dialogues, which the English default cannot read).
 
     A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
     dialogue of a multi-line JSON list) as its id.
@@ -681,7 +683,13 @@ def read_examples(
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
     prefix = Path(str(label)).name
     for rec in read_dialogues(source, name, labelled=True, require_category=require_category):
-        if rec.example is not None:
+        if rec.example is not None and english and (kind := dialogue_language(rec.example.dialogue)) != "other":
+            why = "a Chinese conversation" if kind == "zh" else "a dialogue mixing Chinese and non-Chinese turns"
+            hint = "; evaluate Chinese ones with --benchmark cdconv --data FILE" if kind == "zh" else ""
+            line = rec.at_line if rec.at_line is not None else None
+            where = "" if line is not None else f"dialogue {rec.line + 1}: "
+            errors.append(InputError(f"{where}{why}: the English default does not read it{hint}", str(label), line))
+        elif rec.example is not None:
             ex = rec.example
             where = rec.at_line if rec.at_line is not None else f"dialogue {rec.line + 1}"
             examples.append(ex if ex.id else replace(ex, id=f"{prefix}:{where}"))

@@ -133,7 +133,9 @@ def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
 
     _no_citod_options(args)
     try:
-        evaluator = DecodeEvaluator(_splits(args), args.data_dir, args.limit, args.batch_size, files=args.data)
+        evaluator = DecodeEvaluator(
+            _splits(args), args.data_dir, args.limit, args.batch_size, files=args.data, english=args.model is None
+        )
     except ValueError as e:
         raise InputError(str(e)) from None
     _report_skipped(evaluator)

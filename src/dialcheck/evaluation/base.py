@@ -45,12 +45,15 @@ class SplitEvaluator:
         limit: int | None = None,
         batch_size: int | None = None,
         files: Sequence[str | Path] = (),
+        english: bool = False,
     ) -> None:
         """``splits`` and ``batch_size`` default to the class's ``default_splits`` / ``default_batch_size``.
 
         ``files``: JSON/JSONL files of labelled dialogues (:func:`dialcheck.io.parse_example`), each reported
         as a split named after the file (evaluators with ``file_category`` set only); their bad records are
-        skipped and kept in ``skipped``. With files and no ``splits``, only the files are evaluated."""
+        skipped and kept in ``skipped``. With files and no ``splits``, only the files are evaluated. ``english``:
+        the files' Chinese and mixed-language dialogues are skipped too (for the English default, which cannot read
+        them)."""
         if files and self.file_category is None:
             raise ValueError(f"{type(self).__name__} does not evaluate files of your own")
         if files and splits is None:
@@ -67,9 +70,9 @@ class SplitEvaluator:
         self.predictions: dict[str, list[tuple[Example, Verdict]]] = {}
         self.files: dict[str, list[Example]] = {}
         self.skipped: dict[str, list[InputError]] = {}
-        self._read_files(files, bool(self.file_category))
+        self._read_files(files, bool(self.file_category), english)
 
-    def _read_files(self, files: Sequence[str | Path], require_category: bool) -> None:
+    def _read_files(self, files: Sequence[str | Path], require_category: bool, english: bool = False) -> None:
         """Each file named after itself (never after a known split); a file with no good record is an error."""
         for f in files:
             path = Path(f)
@@ -77,7 +80,7 @@ class SplitEvaluator:
             name = plain.stem or "data"
             while name in self.files or name in self.known_splits:
                 name += "_"
-            examples, errors = read_examples(path, require_category=require_category)
+            examples, errors = read_examples(path, require_category=require_category, english=english)
             if not examples:
                 # the error is this file's: name the file once, in the message's prefix
                 first = f" (first: {InputError(errors[0].message, None, errors[0].line)})" if errors else ""
