@@ -257,7 +257,7 @@ def test_score_speaker_checks_only_that_speakers_turns(capsys, tmp_path, tiny_de
     assert code == 0 and [(r["id"], r["turn"]) for r in rows] == [("a", 3), ("c", 3)]  # not the user's last turn
     assert "end with the user's turn" not in err
     code, _, err = _run(capsys, *base[:2], str(tmp_path / "plain.jsonl"), *base[2:-2])  # no --speaker
-    assert code == 0 and "note: 1 of them end with the user's turn" in err  # a; b has no assistant; c ends with it
+    assert code == 0 and "note: 1 of them ends with the user's turn" in err  # a; b has no assistant; c ends with it
 
 
 def test_check_speaker_checks_that_speakers_last_turn(capsys, tmp_path, tiny_detector_dir):
@@ -355,7 +355,7 @@ def test_gzipped_logs_are_read_by_check_score_evaluate_and_rerank(capsys, tmp_pa
     code, out, err = _run(capsys, "check", str(logs), "--json", *model)
     assert code == 2 and f"{logs}, line 3: invalid JSON" in err  # check is all-or-nothing, lines counted
     code, _, err = _run(capsys, "score", str(logs), str(tmp_path / "v.jsonl"), *model)  # with the progress bar
-    assert code == 0 and "scored 3 dialogues, skipped 1 bad lines" in err
+    assert code == 0 and "scored 3 dialogues, skipped 1 bad line" in err
     code, out, err = _run(capsys, "evaluate", *model, "--data", str(logs), "--tau", "0", "--no-progress")
     assert code == 0 and "| mylogs: accuracy | 66.67 |" in out
     ranked = tmp_path / "rank.jsonl.gz"
@@ -939,7 +939,7 @@ def test_score_counts_a_line_scored_in_part_once(capsys, tmp_path, tiny_default)
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert code == 0 and [(r["line"], r["turn"]) for r in rows] == [(1, 1), (1, 2)]
     assert f"{log}, line 1: turn 3: the dialogue mixes" in err
-    assert "scored 1 dialogues, 1 of them in part (2 turns skipped), skipped 1 bad lines" in err
+    assert "scored 1 dialogue, 1 of them in part (2 turns skipped), skipped 1 bad line" in err
 
 
 def test_score_resume_reports_each_bad_line_once_in_the_errors_file(capsys, monkeypatch, tmp_path, tiny_detector_dir):
@@ -979,6 +979,154 @@ def test_score_refuses_to_write_over_its_input(capsys, tmp_path, tiny_detector_d
         code, _, err = _run(capsys, "score", str(log), target, *extra, "--model", str(tiny_detector_dir))
         assert code == 2 and "is the input file" in err and str(log) in err
     assert log.read_text() == before
+
+
+def test_score_refuses_errors_file_equal_to_its_output(capsys, tmp_path, tiny_detector_dir):
+    log, out = _log(tmp_path), tmp_path / "x.out"
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    code, _, err = _run(capsys, "score", str(log), str(out), "--errors", str(tmp_path / "." / "x.out"), *model)
+    assert code == 2 and "--errors is the output file" in err and str(out.name) in err
+    assert not out.exists()  # refused before anything was written
+    out.write_text("")
+    (tmp_path / "link.out").symlink_to(out)  # the same file under another name
+    code, _, err = _run(
+        capsys, "score", str(log), str(out), "--overwrite", "--errors", str(tmp_path / "link.out"), *model
+    )
+    assert code == 2 and "--errors is the output file" in err and out.read_text() == ""
+
+
+def _lines(tmp_path, name, ids, blank_at=()):
+    """A JSONL input of one good dialogue per id (None: no id field), blank lines at ``blank_at`` (1-based)."""
+    rows = [{"turns": ["I like tea.", "Me too.", f"I drink tea {i}."]} for i in range(len(ids))]
+    lines = [json.dumps({"id": i, **r} if i is not None else r) for i, r in zip(ids, rows, strict=True)]
+    for n in blank_at:
+        lines.insert(n - 1, "")
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_score_resume_refuses_an_output_written_for_another_input(capsys, tmp_path, tiny_detector_dir):
+    big = _log(tmp_path, n_good=9, bad_lines=())  # ids d1 .. d9
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    full = tmp_path / "full.jsonl"
+    assert _run(capsys, "score", str(big), str(full), *model)[0] == 0
+    text = full.read_text()
+    out = tmp_path / "mism.out"
+    small = _lines(tmp_path, "small.jsonl", [f"d{i}" for i in range(1, 4)])
+    cases = [  # (input, message)
+        (
+            small,
+            "mism.out, line 9: holds the verdict of input line 9, but {IN} has 3 lines: it was not written for this",
+        ),
+        (
+            _lines(tmp_path, "other.jsonl", [f"e{i}" for i in range(1, 10)]),
+            'mism.out, line 1: holds the verdict of input line 1 (id "d1"), but line 1 of {IN} has id "e1"',
+        ),
+        (
+            _lines(tmp_path, "gaps.jsonl", [None] * 9, blank_at=(4,)),
+            "mism.out, line 4: holds the verdict of input line 4, but line 4 of {IN} is blank",
+        ),
+    ]
+    for src, message in cases:
+        out.write_text(text)
+        code, _, err = _run(capsys, "score", str(src), str(out), *model, "--resume")
+        assert code == 2 and message.format(IN=src) in err, err
+        assert out.read_text() == text  # left as it was: nothing cut, nothing appended
+    # records out of input order (two runs' outputs concatenated): not one run's output either
+    rows = text.splitlines()
+    out.write_text("\n".join([*rows, rows[0]]) + "\n")
+    code, _, err = _run(capsys, "score", str(big), str(out), *model, "--resume")
+    assert code == 2 and "mism.out, line 10: holds the verdict of input line 1 after that of input line 9" in err
+    # the input it was written for, without ids: resumed as before
+    same = _lines(tmp_path, "noids.jsonl", [None] * 9)
+    out.write_text("\n".join(rows[:4]) + "\n")
+    code, _, err = _run(capsys, "score", str(same), str(out), *model, "--resume")
+    assert code == 0 and "(3 already done)" in err
+    assert [json.loads(x)["line"] for x in out.read_text().splitlines()] == list(range(1, 10))
+    fresh = tmp_path / "fresh.out"  # nothing to resume: scored from the start
+    assert _run(capsys, "score", str(small), str(fresh), *model, "--resume")[0] == 0
+    assert len(fresh.read_text().splitlines()) == 3
+
+
+def test_score_resume_from_standard_input_checks_the_input_before_writing(
+    capsys, monkeypatch, tmp_path, tiny_detector_dir
+):
+    import io
+
+    big = _log(tmp_path, n_good=9, bad_lines=())
+    model = ["--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "2"]
+    full = tmp_path / "full.jsonl"
+    assert _run(capsys, "score", str(big), str(full), *model)[0] == 0
+    text = full.read_text()
+    out = tmp_path / "part.out"
+
+    def stdin(data: bytes) -> None:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+    small = _lines(tmp_path, "small.jsonl", [f"d{i}" for i in range(1, 4)])
+    other = _lines(tmp_path, "other.jsonl", [f"e{i}" for i in range(1, 10)])
+    for src, message in [
+        (small, "part.out, line 9: holds the verdict of input line 9, but <stdin> has no dialogue after line 3"),
+        (other, 'part.out, line 1: holds the verdict of input line 1 (id "d1"), but line 1 of <stdin> has id "e1"'),
+    ]:
+        out.write_text(text)
+        stdin(src.read_bytes())
+        code, _, err = _run(capsys, "score", "-", str(out), *model, "--resume")
+        assert code == 2 and message in err, err
+        assert out.read_text() == text
+    out.write_text("".join(text.splitlines(keepends=True)[:5]))
+    stdin(big.read_bytes())
+    code, _, err = _run(capsys, "score", "-", str(out), *model, "--resume")
+    assert code == 0 and "(4 already done)" in err and out.read_text() == text
+
+
+def test_score_refuses_a_json_document_with_one_error(capsys, tmp_path, tiny_detector_dir):
+    from pathlib import Path
+
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    readme_example = Path(__file__).resolve().parents[1] / "examples" / "dialogues.json"  # pretty-printed
+    one_line = tmp_path / "list.json"
+    one_line.write_text(json.dumps([{"turns": ["Hi.", "Hello!"]}, {"turns": ["I like tea.", "Me too."]}]) + "\n")
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(CONTRA, indent=2))
+    for src, convert in [
+        (readme_example, "jq -c '.[]'"),
+        (one_line, "jq -c '.[]'"),
+        (one, "jq -c ."),
+    ]:
+        out = tmp_path / "p.out"
+        code, _, err = _run(capsys, "score", str(src), str(out), *model)
+        assert code == 2 and not out.exists(), err
+        assert err.count("\n") == 1 and f"{src} is a JSON document, not JSON Lines" in err
+        assert "dialcheck check reads JSON documents" in err and convert in err
+    # JSON Lines whose first line is broken are still JSON Lines: that line is skipped, the others scored
+    log = tmp_path / "torn.jsonl"
+    log.write_text('{"turns": ["a",\n' + json.dumps(["I like tea.", "Me too."]) + "\n")
+    code, _, err = _run(capsys, "score", str(log), str(tmp_path / "t.out"), *model)
+    assert code == 0 and "scored 1 dialogue, skipped 1 bad line" in err
+
+
+def test_score_exits_2_when_it_scored_nothing_and_warns_on_an_empty_input(capsys, tmp_path, tiny_detector_dir):
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"turns": "oops"}\n{not json\n')
+    out, errors = tmp_path / "v.jsonl", tmp_path / "e.jsonl"
+    code, _, err = _run(capsys, "score", str(bad), str(out), *model, "--errors", str(errors))
+    assert code == 2 and out.read_text() == "" and "scored 0 dialogues, skipped 2 bad lines" in err
+    assert f"{bad}: nothing was scored: every line is bad" in err
+    assert [json.loads(x)["line"] for x in errors.read_text().splitlines()] == [1, 2]  # the report is kept
+    for text in ("", "\n  \n"):
+        empty = tmp_path / "empty.jsonl"
+        empty.write_text(text)
+        code, _, err = _run(capsys, "score", str(empty), str(out), *model, "--overwrite")
+        assert code == 0 and f"warning: {empty} has no dialogues" in err and out.read_text() == ""
+
+
+def test_score_summary_says_one_dialogue_and_one_bad_line(capsys, tmp_path, tiny_detector_dir):
+    log = _log(tmp_path, n_good=1, bad_lines=(2,))
+    code, _, err = _run(capsys, "score", str(log), str(tmp_path / "v.jsonl"), "--model", str(tiny_detector_dir))
+    assert code == 0 and "scored 1 dialogue, skipped 1 bad line ->" in err
 
 
 def test_an_output_path_that_cannot_be_written_exits_2_naming_it(capsys, tmp_path, tiny_detector_dir):

@@ -11,13 +11,24 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shlex
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import ParsedRecord, ends_with_user, input_lines, open_input, read_dialogues, require_file, spoken_by
+from ..io import (
+    _ID_KEYS,
+    ParsedRecord,
+    ends_with_user,
+    input_lines,
+    open_input,
+    read_dialogues,
+    require_file,
+    spoken_by,
+)
 from ..language import dialogue_language
 from ..schema import Dialogue
 from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error
@@ -44,23 +55,60 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def prepare_resume(path: Path) -> set[int]:
-    """Input lines already finished in ``path``; cuts off a torn last line and the last input line's
-    records (which may be incomplete), so they are scored again."""
+@dataclass
+class ResumePoint:
+    """What ``--resume`` keeps of an output file, read but not yet cut: ``done`` are the finished input lines;
+    ``held`` maps each input line OUT holds (the last, to be scored again, included) to the OUT line of its
+    first record and that record's id."""
+
+    path: Path
+    keep_upto: int
+    done: set[int]
+    held: dict[int, tuple[int, Any]] = field(default_factory=dict)
+
+    def cut(self) -> None:
+        """Cut off a torn last line and the last input line's records (they may be incomplete)."""
+        if not self.path.exists():
+            return
+        with self.path.open("r+b") as f:
+            f.truncate(self.keep_upto)
+
+    def mismatch(self, in_line: int, problem: str, out_id: Any = None) -> InputError:
+        """The error of an OUT record that does not fit the input line it names."""
+        about = f" (id {json.dumps(out_id, ensure_ascii=False)})" if out_id is not None else ""
+        return InputError(
+            f"holds the verdict of input line {in_line}{about}, but {problem}: it was not written for this input "
+            "(name the input it was written for, or pass --overwrite to score this one anew)",
+            str(self.path),
+            self.held[in_line][0],
+        )
+
+
+def read_resume(path: Path) -> ResumePoint:
+    """What ``--resume`` keeps of ``path`` (nothing if it does not exist); reads it and changes nothing."""
     if not path.exists():
-        return set()
+        return ResumePoint(path, 0, set())
     raw = path.read_bytes()
     keep_upto = 0
     offsets: list[tuple[int, int]] = []  # (start offset, input line)
+    held: dict[int, tuple[int, Any]] = {}
     pos = 0
     for chunk in raw.splitlines(keepends=True):
         end = pos + len(chunk)
         if not chunk.endswith(b"\n"):
             break  # torn tail
+        out_line = len(offsets) + 1
         try:
-            line_no = int(json.loads(chunk)["line"])
+            rec = json.loads(chunk)
+            line_no = int(rec["line"])
         except (ValueError, KeyError, TypeError):
-            raise InputError("cannot resume: not a dialcheck score output line", str(path), len(offsets) + 1) from None
+            raise InputError("cannot resume: not a dialcheck score output line", str(path), out_line) from None
+        if offsets and line_no < offsets[-1][1]:  # score writes in input order: two outputs put together?
+            msg = f"holds the verdict of input line {line_no} after that of input line {offsets[-1][1]}"
+            raise InputError(
+                f"{msg}: not one dialcheck score run's output, whose lines follow the input", str(path), out_line
+            )
+        held.setdefault(line_no, (out_line, rec.get("id")))
         offsets.append((pos, line_no))
         keep_upto = end
         pos = end
@@ -69,9 +117,89 @@ def prepare_resume(path: Path) -> set[int]:
         first_of_last = next(start for start, ln in offsets if ln == last_line)
         keep_upto = first_of_last
         offsets = [(s, ln) for s, ln in offsets if ln != last_line]
-    with path.open("r+b") as f:
-        f.truncate(keep_upto)
-    return {ln for _, ln in offsets}
+    return ResumePoint(path, keep_upto, {ln for _, ln in offsets}, held)
+
+
+def _plural(n: int, word: str) -> str:
+    """``n word``, with the plural ``word`` unless ``n`` is 1: "1 dialogue", "2 bad lines"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _same_id(out_id: Any, in_id: Any) -> bool:
+    """Whether an OUT record's id may be that of the input record (OUT holds it as a string)."""
+    if out_id is None or in_id is None:
+        return True
+    return str(out_id) in {str(in_id), json.dumps(in_id, ensure_ascii=False)} or out_id == in_id
+
+
+def check_resume_input(point: ResumePoint, path: str) -> None:
+    """Raise an :class:`InputError` naming OUT's line unless every input line OUT holds is a JSON record of
+    ``path`` (with the same id, where both have one): one pass over the input up to OUT's last line, before OUT
+    is touched. A damaged ``.gz`` ends the check where it breaks (the scoring loop reports the damage)."""
+    if not point.held:
+        return
+    n, last = 0, max(point.held)
+    problem: tuple[int, str, Any] | None = None
+    lines = input_lines(open_input(path), path)
+    with contextlib.closing(lines):
+        try:
+            for n, raw in enumerate(lines, start=1):
+                if n in point.held:
+                    problem = _line_problem(raw, n, path, point.held[n][1])
+                    if problem is not None or n == last:  # the lines after OUT's last one are not its concern
+                        break
+        except InputError:  # the input broke off: what was read before it is checked
+            return
+    if problem is not None:
+        raise point.mismatch(*problem)
+    if last > n:
+        raise point.mismatch(last, f"{path} has {_plural(n, 'line')}")
+
+
+def _line_problem(raw: bytes, n: int, path: str, out_id: Any) -> tuple[int, str, Any] | None:
+    """Why input line ``n`` cannot be the one an OUT record with ``out_id`` holds (None: it may be)."""
+    if not raw.strip():
+        return n, f"line {n} of {path} is blank", None
+    try:
+        obj = json.loads(raw)
+    except (ValueError, RecursionError):  # not UTF-8 or not JSON: score never gives such a line a verdict
+        return n, f"line {n} of {path} is not a JSON record", None
+    in_id = next((obj[k] for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
+    if _same_id(out_id, in_id):
+        return None
+    return n, f"line {n} of {path} has id {json.dumps(str(in_id), ensure_ascii=False)}", out_id
+
+
+class _StdinResume:
+    """The check of :func:`check_resume_input` on standard input, which can be read only once: made on the
+    records as they stream in (line numbers and ids; a line without a record is blank), so OUT is cut and
+    written only once the input has met every line it holds."""
+
+    def __init__(self, point: ResumePoint, source: str) -> None:
+        self.point, self.source = point, source
+        self.lines = list(point.held)  # in input order: read_resume refuses records out of order
+        self.next = 0  # index in ``lines`` of the next held line to meet
+        self.seen = 0  # the last input line with a record
+
+    def see(self, r: ParsedRecord) -> bool:
+        """Check one record; True once every line OUT holds has been met."""
+        while self.next < len(self.lines) and self.lines[self.next] <= r.line:
+            n = self.lines[self.next]
+            out_id = self.point.held[n][1]
+            if n < r.line:
+                raise self.point.mismatch(n, f"line {n} of {self.source} is blank")
+            if r.raw_id is not None and not _same_id(out_id, r.raw_id):
+                shown = json.dumps(r.raw_id, ensure_ascii=False)
+                raise self.point.mismatch(n, f"line {n} of {self.source} has id {shown}", out_id)
+            self.next += 1
+        self.seen = r.line
+        return self.next == len(self.lines)
+
+    def finish(self) -> None:
+        """At the end of the input: raise unless every line OUT holds was met."""
+        if self.next < len(self.lines):
+            problem = f"{self.source} has no dialogue after line {self.seen}"
+            raise self.point.mismatch(self.lines[-1], problem)
 
 
 def _reported_errors(path: Path) -> set[str]:
@@ -88,10 +216,76 @@ def _reported_errors(path: Path) -> set[str]:
 
 
 def _same_file(a: str, b: str) -> bool:
-    try:
-        return a != "-" and b != "-" and Path(a).samefile(b)
-    except OSError:  # one of them does not exist (yet)
+    """Whether paths ``a`` and ``b`` name one file: an existing one under any name (symbolic or hard links
+    included), or one still to be written under two spellings of its path."""
+    if a == "-" or b == "-":
         return False
+    try:
+        return Path(a).samefile(b)
+    except OSError:  # one of them does not exist (yet)
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _looks_like_dialogues(value: Any) -> bool:
+    """Whether a JSON value is a list of dialogues (objects with turns or messages, or lists): never one
+    dialogue of a JSON Lines log."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, list) or (isinstance(v, dict) and ("turns" in v or "messages" in v)) for v in value)
+    )
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def refuse_json_document(path: str) -> None:
+    """Raise one :class:`InputError` when ``path`` holds a JSON document instead of JSON Lines: a file whose
+    first line is no JSON value on its own but which parses whole (pretty-printed JSON), or a file of one line
+    holding a list of dialogues. Read line by line it would give a bad line per line, or one bad dialogue."""
+    lines = input_lines(open_input(path), path)
+    with contextlib.closing(lines):
+        try:
+            nonblank = (ln for ln in lines if ln.strip())
+            first = next(nonblank, b"").removeprefix(b"\xef\xbb\xbf")  # a byte-order mark is fine
+            if not first.strip():
+                return
+            try:
+                value = json.loads(first)
+            except (ValueError, RecursionError):
+                if not first.lstrip().startswith((b"[", b"{")):
+                    return
+                second = next(nonblank, None)
+                if second is not None and _parses(second):  # JSON Lines whose first line is broken
+                    return
+                try:  # read whole only when its first two lines are no JSON values on their own
+                    value = json.loads(first + (second or b"") + b"".join(lines))
+                except (ValueError, RecursionError):
+                    return
+            else:
+                if not _looks_like_dialogues(value) or next(nonblank, None) is not None:
+                    return
+        except InputError:  # a damaged .gz: the scoring loop reports it after the lines before it
+            return
+    many = _looks_like_dialogues(value)
+    jq = "jq -c '.[]'" if many else "jq -c ."
+    py = "[print(json.dumps(d)) for d in json.load(sys.stdin)]" if many else "print(json.dumps(json.load(sys.stdin)))"
+    p = Path(path)
+    gz = p.name.lower().endswith(".gz")
+    base = p.name[: -3 if gz else None].removesuffix(".jsonl").removesuffix(".json")
+    target = p.with_name(base + ".jsonl" if base + ".jsonl" != p.name else base + ".lines.jsonl")
+    src, dst = shlex.quote(path), shlex.quote(str(target))
+    jq_cmd, py_cmd = (f"gzip -dc {src} | {jq}", f"gzip -dc {src} | python") if gz else (f"{jq} {src}", "python")
+    py_in = "" if gz else f" < {src}"
+    raise InputError(
+        f"{path} is a JSON document, not JSON Lines: score reads one dialogue per line (dialcheck check reads "
+        f"JSON documents); convert it with: {jq_cmd} > {dst}, or: {py_cmd} -c 'import json, sys; {py}'{py_in} > {dst}"
+    )
 
 
 def _units(
@@ -127,6 +321,8 @@ def run(args: argparse.Namespace) -> int:
     for path, what in ((args.output, "OUTPUT"), (args.errors, "--errors")):
         if path and _same_file(args.input, path):
             raise InputError(f"{what} is the input file: writing it would destroy the input", str(path))
+    if args.errors and _same_file(args.output, args.errors):
+        raise InputError("--errors is the output file: its error records would be lost among the verdicts", args.errors)
     to_stdout = args.output == "-"
     if to_stdout and args.resume:
         raise InputError("--resume needs an output file: standard output (-) cannot be continued")
@@ -134,7 +330,18 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("output exists: pass --resume to continue it or --overwrite to replace it", str(out_path))
     if args.chunk_size < 1:
         raise InputError(f"--chunk-size must be at least 1, got {args.chunk_size}")
-    done = prepare_resume(out_path) if args.resume else set()
+    source = "<stdin>" if args.input == "-" else args.input
+    if args.input != "-":
+        refuse_json_document(args.input)  # resume goes by line number: a JSON document is refused, not guessed at
+    point = read_resume(out_path) if args.resume else ResumePoint(out_path, 0, set())
+    pending = None  # the resume check still to be made on standard input, which is read only once
+    if point.held and args.input != "-":
+        check_resume_input(point, args.input)  # before OUT is cut: a wrong input leaves it as it was
+    elif point.held:
+        pending = _StdinResume(point, source)
+    if args.resume and pending is None:
+        point.cut()
+    done = point.done
     if args.model is not None:
         load_for(args)  # a missing or broken --model fails before any output is written
     records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True, allow_empty_last=bool(args.speaker))
@@ -146,7 +353,6 @@ def run(args: argparse.Namespace) -> int:
     reported = _reported_errors(Path(args.errors)) if args.errors and args.resume else set()
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
     n_ok = n_bad = n_none = n_user = n_part = n_part_turns = 0
-    source = "<stdin>" if args.input == "-" else args.input
 
     def report(error: InputError, turn: int | None = None) -> None:
         if turn is not None:  # one checked turn of the line (--every-turn, --speaker) could not be scored
@@ -202,15 +408,21 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             for r in records:
+                if pending is not None and pending.see(r):  # stdin has matched OUT so far: it may be written
+                    point.cut()
+                    pending = None
                 if r.line in done:
                     continue
                 chunk.append(r)
-                if len(chunk) >= args.chunk_size:
+                if len(chunk) >= args.chunk_size and pending is None:
                     flush()
         except InputError:  # the input itself broke off (a damaged .gz): keep every line read before it
-            if chunk:
+            if chunk and pending is None:
                 flush()
             raise
+        if pending is not None:
+            pending.finish()
+            point.cut()
         if chunk:
             flush()
     if bar is not None:
@@ -219,16 +431,21 @@ def run(args: argparse.Namespace) -> int:
         errors_f.close()
     resumed = f" ({len(done)} already done)" if done else ""
     none = f", {n_none} with no turn by {' or '.join(args.speaker)} to check" if args.speaker else ""
-    part = f", {n_part} of them in part ({n_part_turns} turns skipped)" if n_part else ""
+    part = f", {n_part} of them in part ({_plural(n_part_turns, 'turn')} skipped)" if n_part else ""
     target = "<stdout>" if to_stdout else out_path
     print(
-        f"dialcheck: scored {n_ok} dialogues{resumed}{none}{part}, skipped {n_bad} bad lines -> {target}",
+        f"dialcheck: scored {_plural(n_ok, 'dialogue')}{resumed}{none}{part}, skipped {_plural(n_bad, 'bad line')} "
+        f"-> {target}",
         file=sys.stderr,
     )
     if n_user:
         print(
-            f"dialcheck: note: {n_user} of them end with the user's turn, which is what was checked; "
-            "--speaker assistant checks the assistant's last reply instead",
+            f"dialcheck: note: {n_user} of them {'ends' if n_user == 1 else 'end'} with the user's turn, which is "
+            "what was checked; --speaker assistant checks the assistant's last reply instead",
             file=sys.stderr,
         )
+    if not (n_ok or done):
+        if n_bad:  # the report is written; a run that scored nothing has failed
+            raise InputError("nothing was scored: every line is bad", source)
+        print(f"dialcheck: warning: {source} has no dialogues", file=sys.stderr)  # an empty batch is no error
     return 0
