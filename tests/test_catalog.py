@@ -54,6 +54,35 @@ def test_a_name_prints_its_card_and_an_unknown_name_lists_the_real_ones(capsys):
     assert DEFAULT_MODELS["en"] in err
 
 
+def test_default_prints_the_card_of_the_english_default_and_says_which_model_it_is(capsys):
+    from dialcheck.detectors import default_model_path
+
+    name = default_model_path("en").name  # DEFAULT_MODELS["en"] where its base is installed
+    code, out, _ = _run(capsys, "models", "default")
+    assert code == 0
+    assert out.startswith(f"default is {name}, the shipped English default detector (what `dialcheck check` uses")
+    assert f"\n# {name}\n" in out
+    code, out, _ = _run(capsys, "models", "default", "--json")
+    assert code == 0 and json.loads(out)["name"] == name and "default detector (English)" in json.loads(out)["roles"]
+
+
+def test_a_detector_folder_prints_its_card_or_else_a_summary_of_its_config(capsys, tiny_detector_dir, tmp_path):
+    code, out, err = _run(capsys, "models", str(tiny_detector_dir))  # saved without a card
+    assert code == 0, err
+    assert out.startswith(f"tiny-utterance: no model card (MODEL_CARD.md) in {tiny_detector_dir}")
+    assert "  detector: decode.utterance.v1\n" in out and "  thresholds: tau 0.5, eta_e 0.5" in out
+    derived = tmp_path / "mymodel"
+    assert _run(capsys, "models", str(tiny_detector_dir), "--save", str(derived), "--tau", "0.7")[0] == 0
+    code, out, _ = _run(capsys, "models", str(derived))  # `models NAME --save DIR` wrote a card
+    assert code == 0 and out.startswith("# mymodel") and "tau 0.5 -> 0.7" in out
+    code, out, _ = _run(capsys, "models", str(derived), "--json")
+    assert code == 0 and json.loads(out)["detector"] == "decode.utterance.v1"
+    code, _, err = _run(capsys, "models", str(tmp_path))  # a folder, but no detector's
+    assert code == 2 and f"{tmp_path}: not a detector folder (no dialcheck.json)" in err
+    code, _, err = _run(capsys, "models", str(tmp_path / "nope"))
+    assert code == 2 and f"{tmp_path / 'nope'}: no such folder" in err and "dialcheck models" in err
+
+
 def test_an_unreadable_configuration_names_its_file(monkeypatch, tmp_path):
     good = tmp_path / "good"
     shutil.copytree(catalog.models_dir() / "circa-yesno-minilm-v2", good)

@@ -155,10 +155,41 @@ def test_probe_triggers_cli(tmp_path, capsys):
     assert "bad.jsonl, line 1: u1: missing" in capsys.readouterr().err
     bad.write_text('{"u1": 5}\n', encoding="utf-8")
     assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2
-    assert "bad.jsonl, line 1: u1: expected str, got int" in capsys.readouterr().err
+    assert "bad.jsonl, line 1: u1: expected a string, got int" in capsys.readouterr().err
     bad.write_bytes(b'{"u1": "caf\xe9"}\n')
     assert main(["probe", "triggers", "--input", str(bad), "--out", str(out)]) == 2
     assert "bad.jsonl, line 1: not UTF-8 text: byte 0xe9" in capsys.readouterr().err
+
+
+def test_probe_triggers_cli_names_every_bad_context_with_json_type_names(tmp_path, capsys):
+    src, out = tmp_path / "ctx.jsonl", tmp_path / "t.jsonl"
+    lines = [
+        json.dumps({"u1": DOG.u1, "b1": None}, ensure_ascii=False),  # line 1
+        json.dumps({"u1": RAIN.u1}, ensure_ascii=False),  # line 2: good
+        json.dumps({"u1": 5}),  # line 3
+        "{oops",  # line 4
+        "",
+        json.dumps({"u1": DOG.u1, "id": {"a": 1}}, ensure_ascii=False),  # line 6
+        "[1]",  # line 7
+    ]
+    src.write_bytes("\n".join(lines).encode() + b'\n{"u1": "caf\xe9"}\n')  # line 8: not UTF-8
+    args = ["probe", "triggers", "--input", str(src), "--out", str(out), "--methods", "short_utterance"]
+    assert main(args) == 2
+    named = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+    assert named == [
+        f"dialcheck: error: {src}, line 1: b1: expected a string, got null",
+        f"dialcheck: error: {src}, line 3: u1: expected a string, got int",
+        f"dialcheck: error: {src}, line 4: invalid JSON (Expecting property name enclosed in double quotes at "
+        "column 2)",
+        f"dialcheck: error: {src}, line 6: id: expected a string or a whole number, got object",
+        f"dialcheck: error: {src}, line 7: expected a JSON object, got list",
+        f"dialcheck: error: {src}, line 8: not UTF-8 text: byte 0xe9 at column 12 (save the file as UTF-8)",
+        f"dialcheck: error: {src}: 6 of 7 contexts are bad (each named above); nothing was built",
+    ]
+    assert not out.exists()
+    src.write_text(json.dumps({"u1": RAIN.u1, "id": 3}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(args) == 0
+    assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == ["3"]
 
 
 def test_probe_triggers_cli_refuses_contexts_in_the_other_language(tmp_path, capsys):

@@ -182,7 +182,7 @@ def test_score_skips_bad_lines_and_reports_them(capsys, tmp_path, tiny_detector_
     assert code == 0
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["line"] for r in rows] == [1, 2, 4, 5, 6, 7, 8]
-    assert f"{log}, line 3: turns: expected a list, got str" in err
+    assert f"{log}, line 3: turns: expected a list, got string" in err
     assert json.loads(errors.read_text())["line"] == 3
 
 
@@ -383,6 +383,45 @@ def test_a_damaged_gzip_is_an_input_error_after_its_good_lines(capsys, tmp_path,
     notgz.write_text(good)
     code, _, err = _run(capsys, "check", str(notgz), "--model", str(tiny_detector_dir))
     assert code == 2 and f"{notgz}, line 1: cannot decompress the file after line 0" in err
+
+
+def test_evaluate_data_skips_a_line_that_is_not_utf8_and_evaluates_the_others(capsys, tmp_path, tiny_detector_dir):
+    logs = tmp_path / "latin1.jsonl"
+    lines = [x.encode() for x in LABELLED_LINES[:2]]
+    logs.write_bytes(lines[0] + b'\n{"turns": ["caf\xe9", "x"], "contradiction": false}\n' + lines[1] + b"\n")
+    js = tmp_path / "r.json"
+    code, _, err = _run(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs), "--json", str(js),
+        "--no-progress", "--threads", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"{logs}, line 2: not UTF-8 text: byte 0xe9" in err and "Traceback" not in err
+    res = json.loads(js.read_text())
+    assert res["latin1/n"] == 2 and res["latin1/skipped"] == 1
+
+
+def test_a_bad_id_is_a_bad_record_for_check_and_score(capsys, tmp_path, tiny_detector_dir):
+    log = tmp_path / "ids.jsonl"
+    rows = [{"id": "d1", "turns": ["a", "b"]}, {"id": 2.5, "turns": ["a", "b"]}, {"id": 3, "turns": ["a", "b"]}]
+    log.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    model = ["--model", str(tiny_detector_dir), "--threads", "1"]
+    code, out, err = _run(capsys, "check", str(log), *model)
+    assert code == 2 and out == ""
+    assert f"{log}, line 2: id: expected a string or a whole number, got float" in err
+    out_path = tmp_path / "v.jsonl"
+    code, _, err = _run(capsys, "score", str(log), str(out_path), *model, "--no-progress")
+    assert code == 0 and f"{log}, line 2: id: expected a string or a whole number, got float" in err
+    assert [json.loads(x)["id"] for x in out_path.read_text().splitlines()] == ["d1", "3"]
+
+
+def test_check_with_a_model_name_nothing_answers_to_says_so(capsys, dialogs, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys, "check", str(dialogs), "--model", "nope-model", "--threads", "1")
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert f"model folder {tmp_path / 'nope-model'} does not exist" in err
+    assert "no shipped model is named 'nope-model'" in err and "dialcheck models" in err
+    code, _, err = _run(capsys, "check", str(dialogs), "--model", str(tmp_path / "x" / "nope"), "--threads", "1")
+    assert code == 2 and "does not exist" in err and "dialcheck models" in err
 
 
 def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):

@@ -174,3 +174,22 @@ def test_probe_echo_refuses_one_destination_for_both_outputs(capsys, tmp_path):
         captured = capsys.readouterr()
         assert code == 2 and "different destinations" in captured.err and captured.out == ""
     assert not (tmp_path / "both.jsonl").exists()
+
+
+def test_probe_echo_names_every_bad_pair_with_json_type_names(capsys, tmp_path):
+    src, out = tmp_path / "nli.jsonl", tmp_path / "echo.jsonl"
+    rows = [
+        {"premise": "The cat is black.", "hypothesis": "The cat is white.", "label": "c", "id": {"a": 1}},
+        {"premise": None, "hypothesis": "b", "label": "e"},
+        {"premise": "a", "hypothesis": "b", "label": 1},
+    ]
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert main(["probe", "echo", "--input", str(src), "--out", str(out)]) == 2
+    named = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+    assert named == [
+        f"dialcheck: error: {src}, line 1: id: expected a string or a whole number, got object",
+        f"dialcheck: error: {src}, line 2: premise: expected a string, got null",
+        f"dialcheck: error: {src}, line 3: label: expected a string, got int",
+        f"dialcheck: error: {src}: 3 of 3 NLI pairs are bad (each named above); nothing was built",
+    ]
+    assert not out.exists()

@@ -65,7 +65,7 @@ def test_stdin_stream():
     ("obj", "message"),
     [
         ({"turns": []}, "turns: the dialogue is empty"),
-        ({"turns": "hello"}, "turns: expected a list, got str"),
+        ({"turns": "hello"}, "turns: expected a list, got string"),
         ({"text": "hello"}, "turns: missing"),
         ({"turns": [{"speaker": "A"}]}, "turns[0].text: missing"),
         ({"turns": ["hi", "  "]}, "turns[1].text: the last turn is empty"),
@@ -148,10 +148,10 @@ LABELLED = {"id": "x", "turns": ["I have a dog.", "Nice!", "I have no pets."], "
     "change, message",
     [
         ({"contradiction": None}, "contradiction: expected true or false, got null"),
-        ({"contradiction": "yes"}, "contradiction: expected true or false, got str"),
+        ({"contradiction": "yes"}, "contradiction: expected true or false, got string"),
         ({"evidence": [2]}, "evidence: 2 is not an earlier turn (this dialogue's earlier turns are 0..1)"),
         ({"evidence": [-1]}, "evidence: -1 is not an earlier turn"),
-        ({"evidence": "0"}, "evidence: expected a list of turn indices, got str"),
+        ({"evidence": "0"}, "evidence: expected a list of turn indices, got string"),
         ({"evidence": [True]}, "evidence: expected a list of turn indices"),
         ({"contradiction": False}, "evidence: a dialogue labelled as no contradiction names no evidence turns"),
     ],
@@ -243,6 +243,64 @@ def test_bytes_that_are_not_utf8_are_a_located_error_and_a_byte_order_mark_is_fi
     assert r.ok and r.dialogue.last.text == "Hello"
 
 
+def test_read_examples_skips_a_jsonl_line_that_is_not_utf8_and_keeps_the_others(tmp_path, monkeypatch):
+    good = json.dumps({"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True}).encode()
+    bad = tmp_path / "latin1.jsonl"
+    bad.write_bytes(good + b'\n{"turns": ["caf\xe9", "x"], "contradiction": false}\n' + good + b"\n")
+    examples, errors = read_examples(bad)  # `evaluate --data`: one more bad record, not the end of the file
+    assert [e.id for e in examples] == ["latin1.jsonl:1", "latin1.jsonl:3"]
+    assert [str(e) for e in errors] == [
+        f"{bad}, line 2: not UTF-8 text: byte 0xe9 at column 16 (save the file as UTF-8)"
+    ]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(bad.read_bytes()), encoding="utf-8"))
+    examples, errors = read_examples("-")
+    assert len(examples) == 2 and "<stdin>, line 2: not UTF-8" in str(errors[0])
+    with pytest.raises(InputError, match=r"latin1.jsonl, line 2: not UTF-8 text"):
+        list(read_dialogues(bad))  # `check` still refuses the whole input
+    doc = tmp_path / "latin1.json"  # a JSON document, not JSONL: fails as a whole, with its line and column
+    doc.write_bytes(b'[\n  {"turns": ["caf\xe9", "x"], "contradiction": false}\n]\n')
+    with pytest.raises(InputError, match=r"latin1.json, line 2: not UTF-8 text: byte 0xe9 at column 18"):
+        read_examples(doc)
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ('{"id": 2.5, "turns": ["a", "b"]}', "id: expected a string or a whole number, got float"),
+        ('{"id": [1, 2], "turns": ["a", "b"]}', "id: expected a string or a whole number, got list"),
+        ('{"id": {"x": 1}, "turns": ["a", "b"]}', "id: expected a string or a whole number, got object"),
+        ('{"id": NaN, "turns": ["a", "b"]}', "id: expected a string or a whole number, got float"),
+        ('{"id": true, "turns": ["a", "b"]}', "id: expected a string or a whole number, got boolean"),
+        ('{"dialogue_id": 1.5, "turns": ["a", "b"]}', "dialogue_id: expected a string or a whole number, got float"),
+        (
+            '{"conversation_id": false, "turns": ["a"]}',
+            "conversation_id: expected a string or a whole number, got boolean",
+        ),
+        ('{"record_id": {}, "turns": ["a", "b"]}', "record_id: expected a string or a whole number, got object"),
+    ],
+)
+def test_an_id_that_is_not_a_string_or_a_whole_number_is_a_field_error(tmp_path, record, message):
+    p = _write(tmp_path, "ids.jsonl", '["x", "y"]\n' + record + "\n")
+    good, bad = read_dialogues(p)  # one bad record among the others, named by file, line and field
+    assert good.ok and not bad.ok and str(bad.error) == f"{p}, line 2: {message}" and bad.raw_id is None
+    with pytest.raises(InputError, match=re.escape(message)):
+        parse_dialogue(json.loads(record))
+
+
+def test_string_and_whole_number_ids_are_kept_and_a_null_one_is_no_id(tmp_path):
+    assert parse_dialogue({"id": "d1", "turns": ["a"]}).meta["id"] == "d1"
+    assert parse_dialogue({"id": 7, "turns": ["a"]}).meta["id"] == "7"
+    assert parse_dialogue({"id": 7.0, "turns": ["a"]}).meta["id"] == "7"  # a whole number, as a table writes it
+    assert parse_dialogue({"id": None, "dialogue_id": 3, "turns": ["a"]}).meta["id"] == "3"
+    assert "id" not in parse_dialogue({"id": None, "turns": ["a"]}).meta
+    p = _write(tmp_path, "ids.jsonl", '{"id": null, "turns": ["a", "b"]}\n{"record_id": 12, "turns": ["a", "b"]}\n')
+    assert [r.raw_id for r in read_dialogues(p)] == [None, "12"]  # not "None"
+    examples, errors = read_examples(
+        _write(tmp_path, "lab.jsonl", '{"id": true, "turns": ["a", "b"], "contradiction": false}\n["x"]\n')
+    )
+    assert not examples and "lab.jsonl, line 1: id: expected a string or a whole number, got boolean" in str(errors[0])
+
+
 def test_a_lone_surrogate_is_refused_with_its_field():
     with pytest.raises(InputError, match=r"turns\[1\]: not valid Unicode text \(a lone surrogate \\udce9\)"):
         parse_dialogue(json.loads('["a", "caf\\udce9"]'))
@@ -256,7 +314,7 @@ def test_a_lone_surrogate_is_refused_with_its_field():
         ('["Hi", 5]', "turns[1]: expected an object with 'speaker' and 'text'"),
         ('["Hi", null]', "got null"),
         ('[{"speaker": "A", "text": "hi"}, {"speaker": "B", "txt": "x"}]', "turns[1].text: missing"),
-        ('[["a", "b"], "Hi"]', "dialogue 2: expected a dialogue object or a list of strings, got str"),
+        ('[["a", "b"], "Hi"]', "dialogue 2: expected a dialogue object or a list of strings, got string"),
     ],
 )
 def test_a_bare_list_with_one_bad_turn_names_that_turn(tmp_path, text, message):

@@ -161,6 +161,34 @@ def test_rerank_command_names_the_line_of_a_one_record_file_and_refuses_non_utf8
     assert f"{p}, line 1: not UTF-8 text: byte 0xe9" in err and "Traceback" not in err
 
 
+def test_rerank_command_names_every_bad_record_before_exiting_2(capsys, tmp_path, monkeypatch):
+    from dialcheck import api
+
+    monkeypatch.setattr(api, "load", lambda *a, **kw: pytest.fail("no model is loaded for bad input"))
+    p = tmp_path / "rrbad.jsonl"
+    rows = [
+        json.dumps({"turns": CTX, "candidates": "Rex"}),  # line 1
+        json.dumps({"turns": CTX, "candidates": ["Rex and Fido."]}),  # line 2: good
+        "{oops",  # line 3
+        json.dumps({"turns": CTX, "candidates": []}),  # line 4
+        json.dumps({"turns": ["你好。", "Hi, I have a cat.", "它几岁了？"], "candidates": ["我没有猫。"]}),  # line 5
+    ]
+    p.write_text("\n".join(rows) + "\n")
+    assert main(["rerank", str(p), "--threads", "1"]) == 2
+    named = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+    assert [ln.split(": ", 3)[2] for ln in named[:-1]] == [f"{p}, line {n}" for n in (1, 3, 4)]
+    assert "candidates: expected a list, got string" in named[0]
+    assert named[-1] == f"dialcheck: error: {p}: 3 of 5 records are bad (each named above); nothing was re-ranked"
+    p.write_text("\n".join(rows[1:2] + rows[4:] + rows[4:]) + "\n")  # the mixed-language ones: each named too
+    assert main(["rerank", str(p), "--threads", "1"]) == 2
+    named = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+    assert [f"line {n}: the dialogue mixes Chinese turns" in ln for n, ln in zip((2, 3), named, strict=False)] == [
+        True,
+        True,
+    ]
+    assert "2 of 3 records are bad" in named[-1]
+
+
 def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp_path, tiny_detector_dir):
     from helpers_generation import build_tiny_lm
 

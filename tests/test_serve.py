@@ -314,7 +314,7 @@ def test_a_json_body_sent_with_another_content_type_is_read_as_json(client, cont
     assert r.status_code == 200 and r.json()["ranked"][0]["text"] == "x"
 
 
-@pytest.mark.parametrize(("body", "name"), [(b"42", "int"), (b"null", "null"), (b'"hi"', "str")])
+@pytest.mark.parametrize(("body", "name"), [(b"42", "int"), (b"null", "null"), (b'"hi"', "string")])
 def test_a_body_that_is_not_a_dialogue_is_a_422_with_a_json_message(client, body, name):
     r = client.post("/check", content=body, headers={"Content-Type": "application/json"})
     assert r.status_code == 422

@@ -64,7 +64,28 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
         if not path.exists():
             raise ModelError(f"the shipped default model is missing at {path}; reinstall dialcheck")
         return preferred_runtime(_cached(str(path)))
-    return preferred_runtime(_cached(str(model_folder(model, language).resolve())))
+    folder = model_folder(model, language).resolve()
+    if not folder.exists():
+        raise ModelError(_no_model(model, folder))
+    return preferred_runtime(_cached(str(folder)))
+
+
+def _no_model(model: str | Path, folder: Path) -> str:
+    """Why ``model`` cannot be loaded when ``folder``, its resolved path, does not exist: it is neither a
+    folder nor a shipped model's name.
+
+    >>> print(_no_model("x", Path("/w/x")))
+    model folder /w/x does not exist, and no shipped model is named 'x' (list the shipped models: dialcheck models)
+    """
+    if len(Path(model).parts) > 1:  # a path: a shipped model loads by its name alone
+        return (
+            f"model folder {folder} does not exist (a shipped model loads by its name alone; list the shipped "
+            "models: dialcheck models)"
+        )
+    return (
+        f"model folder {folder} does not exist, and no shipped model is named {str(model)!r} (list the shipped "
+        "models: dialcheck models)"
+    )
 
 
 def preferred_runtime(det: Detector) -> Detector:

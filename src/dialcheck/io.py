@@ -45,6 +45,7 @@ from .schema import Dialogue, Example, KnowledgeBase, Turn
 __all__ = [
     "ParsedRecord",
     "as_dialogues",
+    "check_id",
     "decode_utf8",
     "ends_with_user",
     "example_record",
@@ -56,6 +57,7 @@ __all__ = [
     "read_dialogues",
     "read_examples",
     "read_input",
+    "record_id",
     "require_file",
     "spoken_by",
     "upto_speaker",
@@ -66,8 +68,56 @@ _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
 CATEGORIES = ("intra_sentence", "role_confusion", "history")  # CDConv's, as in dialcheck.datasets.cdconv
 
 
+_JSON_TYPES = {bool: "boolean", str: "string", dict: "object", list: "list", int: "int", float: "float"}
+
+
 def _type(v: Any) -> str:
-    return "null" if v is None else type(v).__name__
+    """The JSON name of ``v``'s type, for error messages (``null``, ``string``, ``object``, ``int``, ...).
+
+    >>> _type(None), _type("a"), _type({}), _type([]), _type(True), _type(2), _type(2.5)
+    ('null', 'string', 'object', 'list', 'boolean', 'int', 'float')
+    """
+    return "null" if v is None else _JSON_TYPES.get(type(v), type(v).__name__)
+
+
+def check_id(value: Any, field: str = "id") -> str:
+    """A record's id as a string: a JSON string or whole number (``7`` and ``7.0``, as a table of ids with a
+    gap writes them, are ``"7"``); anything else is an :class:`InputError` naming ``field`` (an id is never
+    silently turned into another).
+
+    >>> check_id(7), check_id(7.0), check_id("d1")
+    ('7', '7', 'd1')
+    >>> check_id(2.5)
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: id: expected a string or a whole number, got float
+    """
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InputError(f"{field}: expected a string or a whole number, got {_type(value)}")
+    return str(value)
+
+
+def record_id(obj: Any) -> str | None:
+    """The id of a dialogue record: its first field of ``_ID_KEYS`` that is present and not null (see
+    :func:`check_id`), or None.
+
+    >>> record_id({"dialogue_id": 12, "turns": []}), record_id({"id": None}), record_id(["Hi"])
+    ('12', None, None)
+    """
+    if not isinstance(obj, dict):
+        return None
+    key = next((k for k in _ID_KEYS if obj.get(k) is not None), None)
+    return None if key is None else check_id(obj[key], key)
+
+
+def _raw_id(obj: Any) -> str | None:
+    """:func:`record_id`, or None when the id itself is bad (for naming a record in error reports)."""
+    try:
+        return record_id(obj)
+    except InputError:
+        return None
 
 
 def decode_utf8(data: bytes, source: str | None = None, line: int | None = None) -> str:
@@ -292,7 +342,9 @@ def _names_speakers(turns_raw: list[Any]) -> bool:
 
 
 def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
-    """One dialogue from its JSON value; raises :class:`InputError` naming the bad field.
+    """One dialogue from its JSON value; raises :class:`InputError` naming the bad field. Its id, the first
+    of ``id``, ``dialogue_id``, ``conversation_id`` and ``record_id`` that is not null, must be a string or a
+    whole number (:func:`check_id`).
 
     The last turn must have text (it is the one checked) unless ``allow_empty_last``: a caller that checks
     another turn (``--speaker``) accepts a log ending with, e.g., an assistant's tool call (``content: null``).
@@ -312,10 +364,9 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         turns_raw = obj[tkey]
         if not isinstance(turns_raw, list):
             raise InputError(f"{tkey}: expected a list, got {_type(turns_raw)}")
-        for key in _ID_KEYS:
-            if key in obj and isinstance(obj[key], (str, int)):
-                meta["id"] = str(obj[key])
-                break
+        rid = record_id(obj)
+        if rid is not None:
+            meta["id"] = rid
         if obj.get("knowledge") is not None:
             knowledge = parse_knowledge(obj["knowledge"])
     else:
@@ -543,7 +594,7 @@ def _iter_jsonl(lines: Iterable[str | bytes], name: str, parser: _Parser) -> Ite
         except json.JSONDecodeError as e:
             yield ParsedRecord(n, None, InputError(json_error(e), name, n), at_line=n)
             continue
-        raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
+        raw_id = _raw_id(obj)
         try:
             yield _parse(obj, parser, raw_id, n, n)
         except InputError as e:
@@ -557,6 +608,7 @@ def read_dialogues(
     labelled: bool = False,
     require_category: bool = False,
     allow_empty_last: bool = False,
+    utf8_per_line: bool = False,
 ) -> Iterator[ParsedRecord]:
     """Parse every dialogue in a JSON/JSONL file, ``-`` (stdin) or an open text stream.
 
@@ -566,35 +618,50 @@ def read_dialogues(
     ``labelled=True`` also requires each record's label (:func:`parse_example`) and sets ``example``;
     ``require_category`` also requires each contradiction's CDConv category. ``allow_empty_last`` accepts a
     dialogue whose last turn has no text (see :func:`parse_dialogue`).
+
+    Bytes that are not UTF-8 stop the whole input with their line and column, unless ``utf8_per_line``
+    (``read_examples``): then a JSONL input is decoded line by line and such a line is one more bad record
+    (a JSON document still fails as a whole). A streamed JSONL input (``jsonl=True``) is always read so.
     """
     parser: _Parser = (
         partial(parse_example, require_category=require_category)
         if labelled
         else partial(parse_dialogue, allow_empty_last=allow_empty_last)
     )
-    return _read_dialogues(source, name, jsonl, parser)
+    return _read_dialogues(source, name, jsonl, parser, utf8_per_line)
 
 
 def _read_dialogues(
-    source: str | Path | TextIO, name: str | None, jsonl: bool | None, parser: _Parser
+    source: str | Path | TextIO, name: str | None, jsonl: bool | None, parser: _Parser, utf8_per_line: bool = False
 ) -> Iterator[ParsedRecord]:
     if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
         name = name or str(source)  # streamed: logs can be large; each line decoded on its own
         yield from _iter_jsonl(input_lines(open_input(source, name), name), name, parser)
         return
+    data: bytes | None = None  # a file's or stdin's bytes, decoded below
     if isinstance(source, (str, Path)) and str(source) == "-":
         name = name or "<stdin>"
         buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
         if jsonl and buffer is not None:  # streamed like a file: one bad byte is one bad line, not the input
             yield from _iter_jsonl(buffer, name, parser)
             return
-        stream: TextIO = io.StringIO(decode_utf8(buffer.read(), name)) if buffer is not None else sys.stdin
+        data = buffer.read() if buffer is not None else None
+        stream: TextIO = sys.stdin
     elif isinstance(source, (str, Path)):
         name = name or str(source)
-        stream = io.StringIO(decode_utf8(read_input(source, name), name))
+        data = read_input(source, name)
     else:
         stream = source
         name = name or getattr(source, "name", "<stream>")
+    if data is not None:
+        try:
+            stream = io.StringIO(decode_utf8(data, name))
+        except InputError:
+            raw_lines = _jsonl_lines(data) if utf8_per_line else None
+            if raw_lines is None:
+                raise
+            yield from _iter_jsonl(raw_lines, name, parser)
+            return
     text = stream.read()
     lines = text.split("\n")  # not splitlines(): JSON strings may hold U+2028 and other line breaks
     if not text.strip():
@@ -605,8 +672,7 @@ def _read_dialogues(
     try:
         whole = json.loads(text.rstrip())  # trailing newline: a cut string reads "Unterminated"
     except json.JSONDecodeError as e:
-        nonempty = [ln for ln in lines if ln.strip()]
-        if len(nonempty) > 1 and (e.msg == "Extra data" or _parses(nonempty[0])):
+        if _is_jsonl(e, lines):
             yield from _iter_jsonl(lines, name, parser)
             return
         raise InputError(json_error(e), name, e.lineno) from None
@@ -617,7 +683,7 @@ def _read_dialogues(
     line_no = nonempty_at[0] if len(nonempty_at) == 1 else None
     item_lines: list[int] | None = None
     for i, obj in enumerate(items):
-        raw_id = next((str(obj[k]) for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
+        raw_id = _raw_id(obj)
         try:
             yield _parse(obj, parser, raw_id, i, line_no)
         except InputError as e:
@@ -654,6 +720,30 @@ def _item_lines(text: str) -> list[int]:
         pos = end
 
 
+def _is_jsonl(e: json.JSONDecodeError, lines: list[str]) -> bool:
+    """Whether a text that is not one JSON document (``e``) is JSON Lines: it has several non-empty lines and
+    its first is a JSON value of its own."""
+    nonempty = [ln for ln in lines if ln.strip()]
+    return len(nonempty) > 1 and (e.msg == "Extra data" or _parses(nonempty[0]))
+
+
+def _jsonl_lines(data: bytes) -> list[bytes] | None:
+    """The lines of ``data`` (not all UTF-8) when it is JSON Lines once its bad bytes are replaced, to be
+    decoded one by one; None for a JSON document (or anything else), which fails as a whole.
+
+    >>> _jsonl_lines(b'["a", "b"]\\n["caf\\xe9", "b"]\\n')
+    [b'["a", "b"]', b'["caf\\xe9", "b"]', b'']
+    >>> _jsonl_lines(b'[\\n  ["caf\\xe9", "b"]\\n]') is None
+    True
+    """
+    text = data.decode("utf-8-sig", errors="replace")
+    try:
+        json.loads(text.rstrip())
+    except json.JSONDecodeError as e:
+        return data.split(b"\n") if _is_jsonl(e, text.split("\n")) else None
+    return None
+
+
 def _parses(line: str) -> bool:
     try:
         json.loads(line)
@@ -667,7 +757,8 @@ def read_examples(
 ) -> tuple[list[Example], list[InputError]]:
     """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped
     (with ``require_category``, contradictions without a CDConv category are among them; with ``english``,
-    Chinese and mixed-language dialogues, which the English default cannot read).
+    Chinese and mixed-language dialogues, which the English default cannot read). A JSONL line that is not
+    UTF-8 is one such record; a JSON document that is not UTF-8 fails as a whole (:func:`decode_utf8`).
 
     A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
     dialogue of a multi-line JSON list) as its id.
@@ -682,7 +773,7 @@ def read_examples(
     errors: list[InputError] = []
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
     prefix = Path(str(label)).name
-    for rec in read_dialogues(source, name, labelled=True, require_category=require_category):
+    for rec in read_dialogues(source, name, labelled=True, require_category=require_category, utf8_per_line=True):
         if rec.example is not None and english and (kind := dialogue_language(rec.example.dialogue)) != "other":
             why = "a Chinese conversation" if kind == "zh" else "a dialogue mixing Chinese and non-Chinese turns"
             hint = "; evaluate Chinese ones with --benchmark cdconv --data FILE" if kind == "zh" else ""

@@ -303,7 +303,7 @@ def read_vocabulary(path: str) -> dict[str, list[str]]:
     """
     import json
 
-    from ..io import json_error
+    from ..io import _type, json_error
 
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -312,14 +312,14 @@ def read_vocabulary(path: str) -> dict[str, list[str]]:
     except json.JSONDecodeError as e:
         raise InputError(json_error(e), path, e.lineno) from None
     if not isinstance(data, dict):
-        raise InputError(f"expected a JSON object of type -> list of values, got {type(data).__name__}", path)
+        raise InputError(f"expected a JSON object of type -> list of values, got {_type(data)}", path)
     out: dict[str, list[str]] = {}
     for key, values in data.items():
         if not isinstance(values, list):
-            raise InputError(f"{key}: expected a list of values, got {type(values).__name__}", path)
+            raise InputError(f"{key}: expected a list of values, got {_type(values)}", path)
         for i, v in enumerate(values):
             if isinstance(v, bool) or not isinstance(v, str | int | float):
-                raise InputError(f"{key}[{i}]: expected a string or number, got {type(v).__name__}", path)
+                raise InputError(f"{key}[{i}]: expected a string or number, got {_type(v)}", path)
         out[str(key)] = [str(v) for v in values]
     return out
 

@@ -1,5 +1,6 @@
 """``dialcheck models``: the models shipped with dialcheck, what each is the default for, whether its base
-encoder is installed, and its headline numbers; ``dialcheck models NAME`` prints that model's card, and
+encoder is installed, and its headline numbers; ``dialcheck models NAME`` prints that model's card (NAME: a
+shipped model, ``default`` for the English default, or a detector folder), and
 ``dialcheck models NAME --save OUT --slots settle`` saves NAME read with other options as a model of its own."""
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ HELP = "list the shipped models (defaults first, base installed?, headline metri
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("models", help=HELP, description=HELP)
-    p.add_argument("name", nargs="?", default=None, help="a shipped model: print its model card")
+    p.add_argument(
+        "name",
+        nargs="?",
+        default=None,
+        help="a shipped model, default (the English default) or a detector folder: print its model card",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per model, every recorded metric")
     save = p.add_argument_group(
         "deriving a model",
@@ -53,20 +59,12 @@ def _number(v: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..catalog import shipped_model, shipped_models
+    from ..catalog import shipped_models
 
     if args.save is not None:
         return _save(args)
     if args.name is not None:
-        m = shipped_model(args.name)
-        if args.json:
-            print(json.dumps(m.to_dict(), ensure_ascii=False))
-            return 0
-        card = m.path / "MODEL_CARD.md"
-        print(card.read_text(encoding="utf-8") if card.exists() else f"{m.name}: no model card in {m.path}")
-        if not m.base_installed:
-            print(f"\nbase {m.base} is not installed: {m.install}")
-        return 0
+        return _show(args.name, args.json)
     models = shipped_models()
     if args.json:
         for m in models:
@@ -91,6 +89,76 @@ def run(args: argparse.Namespace) -> int:
         "with dialcheck nbest --classifier NAME; a model's card: dialcheck models NAME"
     )
     return 0
+
+
+def _model(name: str) -> tuple[Any, str]:
+    """The model ``models NAME`` shows (a :class:`~dialcheck.catalog.ShippedModel`) and a note on what it is
+    ("" for a shipped model named as such): ``default`` is the English default, an existing folder is read as
+    a detector folder (one written by ``--save``, say)."""
+    from ..catalog import _read, _roles, shipped_model
+    from ..detectors import DEFAULT_MODELS, default_model_path
+    from ..detectors.modeling import CONFIG_NAME
+
+    if name == "default":
+        m = shipped_model(default_model_path("en").name)  # the fallback where the default's base is missing
+        note = f"default is {m.name}, the shipped English default detector (what `dialcheck check` uses for English)"
+        if m.name != DEFAULT_MODELS["en"]:
+            note += f", standing in for {DEFAULT_MODELS['en']}, which needs what is not installed here"
+        return m, note
+    folder = Path(name)
+    if folder.is_dir():
+        if not (folder / CONFIG_NAME).is_file():
+            raise InputError(f"not a detector folder (no {CONFIG_NAME}) nor a shipped model's name", name)
+        return _read(folder, _roles()), ""
+    if len(folder.parts) > 1 or folder.exists():  # a path: shipped models are named without one
+        raise InputError("no such folder (a shipped model is named alone; list them: dialcheck models)", name)
+    return shipped_model(name), ""
+
+
+def _show(name: str, as_json: bool) -> int:
+    """``models NAME``: the model card of a shipped model, ``default`` or a detector folder; a folder without a
+    card gets a summary of its config instead."""
+    m, note = _model(name)
+    if as_json:
+        print(json.dumps(m.to_dict(), ensure_ascii=False))
+        return 0
+    if note:
+        print(f"{note}\n")
+    card = m.path / "MODEL_CARD.md"
+    print(card.read_text(encoding="utf-8") if card.is_file() else _summary(m))
+    if not m.base_installed:
+        print(f"\nbase {m.base} is not installed" + (f": {m.install}" if m.install else ""))
+    return 0
+
+
+def _summary(m: Any) -> str:
+    """What a model folder without a model card says of itself in its config: type, base, labels, thresholds,
+    options, stages, provenance and recorded metrics."""
+    from ..detectors.modeling import CONFIG_NAME, DetectorConfig
+
+    cfg = DetectorConfig.from_file(m.path / CONFIG_NAME)
+    lines = [
+        f"{m.name}: no model card (MODEL_CARD.md) in {m.path}; its {CONFIG_NAME} says:",
+        f"  detector: {cfg.detector}",
+        f"  base: {cfg.base}",
+        f"  labels: {', '.join(map(str, cfg.labels))}",
+        "  thresholds: "
+        + ", ".join(f"{k} {v:g}" if isinstance(v, float | int) else f"{k} {v}" for k, v in cfg.thresholds.items()),
+    ]
+    options = cfg.saved_options()
+    if options:
+        shown = (f"{k} = {v if isinstance(v, str | int | float) else json.dumps(v)}" for k, v in options.items())
+        lines.append(f"  options: {', '.join(shown)}")
+    if m.stages:
+        lines.append(f"  stages: {', '.join(m.stages)}")
+    if m.trained:
+        lines.append(f"  trained: {m.trained}")
+    derived = cfg.training.get("derived_from")
+    if isinstance(derived, dict):
+        lines.append(f"  derived from {derived.get('model', '?')}: {derived.get('change', '?')}")
+    if m.metrics:
+        lines.append("  metrics: " + ", ".join(f"{k} {_number(v)}" for k, v in sorted(m.metrics.items())))
+    return "\n".join(lines)
 
 
 def _save(args: argparse.Namespace) -> int:

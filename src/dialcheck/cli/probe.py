@@ -26,13 +26,15 @@ for synonym, antonym and paraphrase: ``pip install "dialcheck[spacy,wordnet]"`` 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from ..errors import InputError
-from ..io import require_file, write_jsonl
+from ..io import _type, check_id, decode_utf8, input_lines, json_error, open_input, require_file, write_jsonl
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -41,6 +43,8 @@ SOURCES = {
     "anli": "nli.anli.3way.v1",
     "decode": "decode.contradiction_pairs.v1",
 }
+
+T = TypeVar("T")
 
 KINDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
 
@@ -66,24 +70,69 @@ def add_parser(sub: Any) -> None:
         k.set_defaults(func=fn)
 
 
+def _string(obj: dict[str, Any], key: str, default: str | None = None) -> str:
+    """``obj[key]``, which must be a string (``default`` when it is absent and a default is given)."""
+    if key not in obj:
+        if default is None:
+            raise InputError(f"{key}: missing")
+        return default
+    value = obj[key]
+    if not isinstance(value, str):
+        raise InputError(f"{key}: expected a string, got {_type(value)}")
+    return value
+
+
+def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str = "records") -> list[T]:
+    """``parse(object, line)`` of every JSON object of the JSONL file ``path``. Like ``check``, every bad line
+    (not UTF-8, not JSON, not an object, a bad field) is named, all but the last on stderr, before the file
+    is refused with exit 2."""
+    p = require_file(path)
+    out: list[T] = []
+    errors: list[InputError] = []
+    total = 0
+    try:
+        for n, raw in enumerate(input_lines(open_input(p, path), path), start=1):
+            if not raw.strip():
+                continue
+            total += 1
+            try:
+                line = decode_utf8(raw, path, n)
+                try:
+                    obj = json.loads(line.rstrip("\r\n"))
+                except json.JSONDecodeError as e:
+                    raise InputError(json_error(e)) from None
+                if not isinstance(obj, dict):
+                    raise InputError(f"expected a JSON object, got {_type(obj)}")
+                out.append(parse(obj, n))
+            except InputError as e:
+                errors.append(e.at(path, n))
+    except InputError as e:  # a damaged .gz: after the errors of the lines read before it
+        errors.append(e)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        for e in errors:
+            print(f"dialcheck: error: {e}", file=sys.stderr)
+        raise InputError(f"{len(errors)} of {total} {what} are bad (each named above); nothing was built", path)
+    return out
+
+
 def read_nli_file(path: str) -> list[Any]:
     """User NLI pairs (JSONL: premise, hypothesis, label) as :class:`NLIPair` records."""
-    from ..datasets.base import read_jsonl, require
     from ..datasets.nli3 import NLI_LABELS, NLIPair
 
     short = {"e": "entailment", "n": "neutral", "c": "contradiction"}
-    p = require_file(path)
-    out = []
-    for n, obj in read_jsonl(p):
-        premise = require(obj, "premise", str, p, n)
-        hypothesis = require(obj, "hypothesis", str, p, n)
-        label = short.get(require(obj, "label", str, p, n), obj["label"])
+    p = Path(path)
+
+    def parse(obj: dict[str, Any], n: int) -> Any:
+        premise, hypothesis = _string(obj, "premise"), _string(obj, "hypothesis")
+        label = short.get(_string(obj, "label"), obj["label"])
         if label not in NLI_LABELS:
-            raise InputError(f"label: expected one of {', '.join(NLI_LABELS)}, got {obj['label']!r}", path, n)
-        out.append(
-            NLIPair(premise, hypothesis, label, str(obj.get("source", p.stem)), str(obj.get("id", f"{p.name}:{n}")))
-        )
-    return out
+            raise InputError(f"label: expected one of {', '.join(NLI_LABELS)}, got {obj['label']!r}")
+        pid = check_id(obj["id"]) if obj.get("id") is not None else f"{p.name}:{n}"
+        return NLIPair(premise, hypothesis, label, str(obj.get("source", p.stem)), pid)
+
+    return read_records(path, parse, "NLI pairs")
 
 
 def build_echo_items(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -156,32 +205,30 @@ def run_echo(args: argparse.Namespace) -> int:
 
 def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
     """User contexts (JSONL: ``u1`` required, ``b1`` and ``id`` optional) as :class:`TriggerInput` records;
-    with ``language`` (``zh`` or ``en``), a ``u1`` plainly in the other language is refused."""
-    from ..datasets.base import read_jsonl, require
+    with ``language`` (``zh`` or ``en``), a ``u1`` plainly in the other language is refused. Every bad line
+    is named before the file is refused (:func:`read_records`)."""
     from ..language import OTHER_SHARE, ZH_SHARE, cjk_share
     from ..probes.triggers import TriggerInput
 
-    p = require_file(path)
-    out = []
-    for n, obj in read_jsonl(p):
-        u1 = require(obj, "u1", str, p, n)
+    name = Path(path).name
+
+    def parse(obj: dict[str, Any], n: int) -> Any:
+        u1 = _string(obj, "u1")
         if not u1.strip():
-            raise InputError("u1: empty utterance", path, n)
-        b1 = obj.get("b1", "")
-        if not isinstance(b1, str):
-            raise InputError(f"b1: expected a string, got {type(b1).__name__}", path, n)
+            raise InputError("u1: empty utterance")
+        b1 = _string(obj, "b1", default="")
         share = cjk_share(u1)  # else the triggers come out in the other language, silently
         if language == "zh" and share < OTHER_SHARE and any(ch.isalpha() for ch in u1):
             raise InputError(
                 "u1: not Chinese, but --language zh (the default) builds Chinese triggers; for English contexts "
-                "pass --language en",
-                path,
-                n,
+                "pass --language en"
             )
         if language == "en" and share >= ZH_SHARE:
-            raise InputError("u1: Chinese, but --language en builds English triggers; drop --language en", path, n)
-        out.append(TriggerInput(u1, b1, str(obj.get("id", f"{p.name}:{n}"))))
-    return out
+            raise InputError("u1: Chinese, but --language en builds English triggers; drop --language en")
+        tid = check_id(obj["id"]) if obj.get("id") is not None else f"{name}:{n}"
+        return TriggerInput(u1, b1, tid)
+
+    return read_records(path, parse, "contexts")
 
 
 def add_trigger_arguments(p: argparse.ArgumentParser) -> None:

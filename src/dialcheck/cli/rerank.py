@@ -73,8 +73,8 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
                 continue
             try:
                 out.append((n, json.loads(line), n))
-            except json.JSONDecodeError as e:
-                raise InputError(json_error(e), name, n) from None
+            except json.JSONDecodeError as e:  # reported with the other bad records by _parse
+                out.append((n, InputError(json_error(e), name, n), n))
         return out
     items = whole if isinstance(whole, list) else [whole]
     nonempty = [n for n, line in enumerate(lines, start=1) if line.strip()]
@@ -86,35 +86,54 @@ def _parse(
     records: list[tuple[int, Any, int | None]], name: str, generating: bool
 ) -> list[tuple[int, Any, Any, str | None]]:
     from ..generation.rerank import _split
-    from ..io import _check_text
+    from ..io import _check_text, _type
 
     parsed = []
+    errors: list[InputError] = []  # every bad record is named, like `check`
     for n, obj, line in records:
         item = f"dialogue {n}: " if line is None and len(records) > 1 else ""
 
         def err(msg: str, item: str = item, line: int | None = line) -> InputError:
             return InputError(item + msg, name, line)
 
-        if not isinstance(obj, dict):
-            raise err("expected an object with 'turns' and 'candidates'")
+        if isinstance(obj, InputError):  # a JSONL line that is not JSON
+            errors.append(obj)
+            continue
         try:
-            d = parse_dialogue({k: v for k, v in obj.items() if k != "candidates"})
-        except InputError as e:
-            raise err(e.message) from None
-        cands = obj.get("candidates")
-        if cands is None and not generating:
-            raise err("candidates: missing (give candidate replies, or --generate SPEC to make them)")
-        if cands is not None and not isinstance(cands, list):
-            raise err(f"candidates: expected a list, got {type(cands).__name__}")
-        if cands is not None and not cands:
-            raise err("candidates: the list is empty: there is nothing to re-rank")
-        for i, c in enumerate(cands or []):
+            if not isinstance(obj, dict):
+                raise err("expected an object with 'turns' and 'candidates'")
             try:
-                _check_text(_split(c, i)[0], f"candidates[{i}]")
+                d = parse_dialogue({k: v for k, v in obj.items() if k != "candidates"})
             except InputError as e:
                 raise err(e.message) from None
+            cands = obj.get("candidates")
+            if cands is None and not generating:
+                raise err("candidates: missing (give candidate replies, or --generate SPEC to make them)")
+            if cands is not None and not isinstance(cands, list):
+                raise err(f"candidates: expected a list, got {_type(cands)}")
+            if cands is not None and not cands:
+                raise err("candidates: the list is empty: there is nothing to re-rank")
+            for i, c in enumerate(cands or []):
+                try:
+                    _check_text(_split(c, i)[0], f"candidates[{i}]")
+                except InputError as e:
+                    raise err(e.message) from None
+        except InputError as e:
+            errors.append(e)
+            continue
         parsed.append((n, d, cands, d.meta.get("id")))
+    _raise_all(errors, len(records), name)
     return parsed
+
+
+def _raise_all(errors: list[InputError], total: int, name: str) -> None:
+    """Stop on bad records (if any), naming every one: all but the last on stderr, like ``check``."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        for e in errors:
+            print(f"dialcheck: error: {e}", file=sys.stderr)
+        raise InputError(f"{len(errors)} of {total} records are bad (each named above); nothing was re-ranked", name)
 
 
 def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: int, line: int | None, many: bool) -> str:
@@ -169,9 +188,16 @@ def run(args: argparse.Namespace) -> int:
             n, d, _, rid = parsed[i]
             parsed[i] = (n, d, [{"text": c.text, "score": c.score} for c in cands], rid)
     groups: dict[str, list[int]] = {}  # the records each detector re-ranks, in input order
+    unroutable: list[InputError] = []
     for i, (n, d, cands, _) in enumerate(parsed):
         where = (name, n, at[i], len(parsed) > 1)
-        groups.setdefault("model" if args.model is not None else _route(d, cands, args.speaker, *where), []).append(i)
+        try:
+            key = "model" if args.model is not None else _route(d, cands, args.speaker, *where)
+        except InputError as e:
+            unroutable.append(e)
+            continue
+        groups.setdefault(key, []).append(i)
+    _raise_all(unroutable, len(parsed), name)
     results: list[Any] = [None] * len(parsed)
     for language, members in groups.items():  # like `check`: knowledge -> task-oriented, Chinese -> CDConv
         det = load_for(args) if language == "model" else load_for(args, language=language)

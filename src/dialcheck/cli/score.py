@@ -20,8 +20,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import (
-    _ID_KEYS,
     ParsedRecord,
+    _raw_id,
     ends_with_user,
     input_lines,
     open_input,
@@ -164,7 +164,7 @@ def _line_problem(raw: bytes, n: int, path: str, out_id: Any) -> tuple[int, str,
         obj = json.loads(raw)
     except (ValueError, RecursionError):  # not UTF-8 or not JSON: score never gives such a line a verdict
         return n, f"line {n} of {path} is not a JSON record", None
-    in_id = next((obj[k] for k in _ID_KEYS if isinstance(obj, dict) and k in obj), None)
+    in_id = _raw_id(obj)  # read as check and score read it (7.0 is "7")
     if _same_id(out_id, in_id):
         return None
     return n, f"line {n} of {path} has id {json.dumps(str(in_id), ensure_ascii=False)}", out_id
