@@ -112,6 +112,24 @@ def test_restatement_negatives_restate_an_utterance_of_a_contradiction():
     assert restatement_negatives(pairs, seed=0) == negs  # seeded
 
 
+def test_paragraph_pairs_set_a_share_of_the_second_turns_among_other_groups_utterances():
+    from dialcheck.training.data import PARAGRAPH_WORDS, paragraph_pairs
+
+    pairs = [
+        Pair(f"I have {i} cats.", f"I have never owned a cat, {i}.", i % 2, group=f"g{i}") for i in range(200)
+    ] + [Pair("a", "b", -1, "aug.neighbour", "u")]  # unlabelled: never copied
+    out = paragraph_pairs(pairs, seed=0)
+    assert 40 <= len(out) <= 80  # about 30% of the 200 labelled pairs
+    by_first = {p.first: p for p in pairs}
+    for q in out:
+        p = by_first[q.first]
+        assert q.source == "aug.paragraph" and q.label == p.label and q.group == p.group
+        assert p.second in q.second and len(q.second.split()) >= PARAGRAPH_WORDS[0]
+        others = q.second.replace(p.second, "")
+        assert f", {p.group[1:]}." not in others  # no filler from the pair's own group
+    assert paragraph_pairs(pairs, seed=0) == out and paragraph_pairs(pairs, seed=1) != out
+
+
 def test_reverse_half_reads_about_half_the_pairs_backwards_and_keeps_everything_else():
     pairs = _toy_pairs(400, 3)
     out = reverse_half(pairs, seed=0)

@@ -48,6 +48,7 @@ __all__ = [
     "history_pairs",
     "labelled_dialogue_pairs",
     "neighbour_pairs",
+    "paragraph_pairs",
     "perturbation_pairs",
     "pseudo_dialogues",
     "random_premise_negatives",
@@ -75,6 +76,7 @@ AUGMENTATIONS = (
     "nli_samples",
     "swap",
     "reverse",
+    "paragraph",
 )
 
 
@@ -95,6 +97,44 @@ def split_groups(pairs: Sequence[Pair], fraction: float, seed: int = 0) -> tuple
     for p in pairs:
         (val if _bucket(p.group or p.second, seed) < fraction else train).append(p)
     return train, val
+
+
+PARAGRAPH_SHARE = 0.3  # of the train pairs that get a paragraph copy
+PARAGRAPH_WORDS = (40, 75)  # the copy's second turn: about as long as an assistant's paragraph, and the pair
+# still fits the 128-token window with a DECODE first turn (read whole, as the detector reads it)
+
+
+def paragraph_pairs(pairs: Sequence[Pair], seed: int = 0, share: float = PARAGRAPH_SHARE) -> list[Pair]:
+    """Copies of a ``share`` of the labelled pairs whose second turn is a paragraph: the original utterance at
+    a random place among utterances of other groups, up to 40-75 words; the label stays. A contradiction inside
+    a long reply is then one the model has seen, and length alone says nothing.
+
+    >>> ps = [Pair("I have a dog.", "I never had a dog.", 1, group="g1")] + [
+    ...     Pair(f"I like tea number {i}.", f"My sister works at a bank in town number {i}.", 0, group=f"h{i}")
+    ...     for i in range(20)]
+    >>> out = paragraph_pairs(ps, seed=0, share=1.0)
+    >>> c = [p for p in out if p.group == "g1"][0]
+    >>> c.label, c.source, "I never had a dog." in c.second, len(c.second.split()) >= 40
+    (1, 'aug.paragraph', True, True)
+    """
+    rng = random.Random(seed)
+    pool = [(p.second, p.group) for p in pairs if p.label in (0, 1)]
+    out = []
+    for p in pairs:
+        if p.label not in (0, 1) or rng.random() >= share:
+            continue
+        target = rng.randint(*PARAGRAPH_WORDS)
+        parts, words = [p.second], len(p.second.split())
+        for _ in range(50):
+            if words >= target:
+                break
+            text, group = rng.choice(pool)
+            if group == p.group or text in parts:
+                continue
+            parts.insert(rng.randint(0, len(parts)), text)
+            words += len(text.split())
+        out.append(Pair(p.first, " ".join(parts), p.label, "aug.paragraph", p.group))
+    return out
 
 
 def random_premise_negatives(pairs: Sequence[Pair], per_positive: int = 1, seed: int = 0) -> list[Pair]:
@@ -644,6 +684,8 @@ def build_decode_training_data(
                 train_out += [q, replace(q, first=q.second, second=q.first)]
         if "neighbour" in augment:
             train_out += neighbour_pairs(train)
+        if "paragraph" in augment:
+            train_out += paragraph_pairs(train, seed)
         if "swap" in augment:
             train_out += [Pair(p.second, p.first, 1, "aug.swap", p.group) for p in train if p.label == 1]
     if "anli" in augment:
