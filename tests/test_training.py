@@ -115,9 +115,9 @@ def test_restatement_negatives_restate_an_utterance_of_a_contradiction():
 def test_paragraph_pairs_set_a_share_of_the_second_turns_among_other_groups_utterances():
     from dialcheck.training.data import PARAGRAPH_WORDS, paragraph_pairs
 
-    pairs = [
-        Pair(f"I have {i} cats.", f"I have never owned a cat, {i}.", i % 2, group=f"g{i}") for i in range(200)
-    ] + [Pair("a", "b", -1, "aug.neighbour", "u")]  # unlabelled: never copied
+    pairs = [Pair(f"I have {i} cats.", f"I have never owned a cat, {i}.", i % 2, group=f"g{i}") for i in range(200)] + [
+        Pair("a", "b", -1, "aug.neighbour", "u")
+    ]  # unlabelled: never copied
     out = paragraph_pairs(pairs, seed=0)
     assert 40 <= len(out) <= 80  # about 30% of the 200 labelled pairs
     by_first = {p.first: p for p in pairs}
