@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -170,6 +171,17 @@ def set_cascade_option(det: Any, arg: str, value: Any) -> bool:
     return changed
 
 
+def raise_every(errors: list[InputError], total: int, what: str, source: str, nothing: str) -> None:
+    """Stop on bad records, if any, naming every one, like ``check``: one error raised as it is; several printed
+    on stderr, then one saying how many of the ``total`` ``what`` were bad and that ``nothing`` was done."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        for e in errors:
+            print(f"dialcheck: error: {e}", file=sys.stderr)
+        raise InputError(f"{len(errors)} of {total} {what} are bad (each named above); nothing was {nothing}", source)
+
+
 def unit_float(text: str) -> float:
     """An argparse type: a number in [0, 1] (checked when the command line is read, whatever the model)."""
     try:
@@ -327,8 +339,6 @@ def read_vocabulary(path: str) -> dict[str, list[str]]:
 def read_labelled(path: str) -> tuple[list[Any], int]:
     """The labelled dialogues (``Example`` records) of ``path`` and how many bad records were reported on
     stderr and skipped."""
-    import sys
-
     from ..io import read_examples
 
     examples, errors = read_examples(path)

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError
 from ..io import _type, check_id, decode_utf8, input_lines, json_error, open_input, require_file, write_jsonl
+from .common import raise_every
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -108,12 +109,7 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
                 errors.append(e.at(path, n))
     except InputError as e:  # a damaged .gz: after the errors of the lines read before it
         errors.append(e)
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        for e in errors:
-            print(f"dialcheck: error: {e}", file=sys.stderr)
-        raise InputError(f"{len(errors)} of {total} {what} are bad (each named above); nothing was built", path)
+    raise_every(errors, total, what, path, "built")
     return out
 
 

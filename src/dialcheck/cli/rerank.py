@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import json_error, parse_dialogue, read_input
-from .common import add_model_options, load_for
+from .common import add_model_options, load_for, raise_every
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
 
@@ -122,18 +122,8 @@ def _parse(
             errors.append(e)
             continue
         parsed.append((n, d, cands, d.meta.get("id")))
-    _raise_all(errors, len(records), name)
+    raise_every(errors, len(records), "records", name, "re-ranked")
     return parsed
-
-
-def _raise_all(errors: list[InputError], total: int, name: str) -> None:
-    """Stop on bad records (if any), naming every one: all but the last on stderr, like ``check``."""
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        for e in errors:
-            print(f"dialcheck: error: {e}", file=sys.stderr)
-        raise InputError(f"{len(errors)} of {total} records are bad (each named above); nothing was re-ranked", name)
 
 
 def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: int, line: int | None, many: bool) -> str:
@@ -197,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
             unroutable.append(e)
             continue
         groups.setdefault(key, []).append(i)
-    _raise_all(unroutable, len(parsed), name)
+    raise_every(unroutable, len(parsed), "records", name, "re-ranked")
     results: list[Any] = [None] * len(parsed)
     for language, members in groups.items():  # like `check`: knowledge -> task-oriented, Chinese -> CDConv
         det = load_for(args) if language == "model" else load_for(args, language=language)
