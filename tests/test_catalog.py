@@ -96,6 +96,39 @@ def test_an_unreadable_configuration_names_its_file(monkeypatch, tmp_path):
     assert [m.name for m in catalog.shipped_models()] == ["good"]
 
 
+def test_read_model_reads_any_detector_folder_as_the_listing_reads_a_shipped_one(tiny_detector_dir, tmp_path):
+    shipped = catalog.shipped_model("circa-yesno-minilm-v2")
+    assert catalog.read_model(shipped.path) == shipped and "read_model" in catalog.__all__
+    default = catalog.shipped_model(DEFAULT_MODELS["en"])
+    assert (
+        catalog.read_model(str(default.path)).roles == default.roles and "default detector (English)" in default.roles
+    )
+    m = catalog.read_model(tiny_detector_dir)  # a folder of one's own: no role
+    assert (m.name, m.detector, m.roles, m.path) == (
+        tiny_detector_dir.name,
+        "decode.utterance.v1",
+        (),
+        tiny_detector_dir,
+    )
+    with pytest.raises(ModelError, match=r"nope/dialcheck.json: unreadable model configuration"):
+        catalog.read_model(tmp_path / "nope")
+
+
+def test_models_uses_only_the_public_catalog():
+    import ast
+    import inspect
+
+    from dialcheck.cli import models
+
+    imported = [
+        a.name
+        for node in ast.walk(ast.parse(inspect.getsource(models)))
+        if isinstance(node, ast.ImportFrom) and node.module == "catalog"
+        for a in node.names
+    ]
+    assert imported and all(name in catalog.__all__ for name in imported), imported
+
+
 def test_base_available_finds_local_folders_and_installed_packages(tmp_path):
     assert not backbones.base_available(str(tmp_path))
     (tmp_path / "config.json").write_text("{}")

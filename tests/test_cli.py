@@ -424,6 +424,24 @@ def test_check_with_a_model_name_nothing_answers_to_says_so(capsys, dialogs, tmp
     assert code == 2 and "does not exist" in err and "dialcheck models" in err
 
 
+def test_evaluate_data_where_every_record_is_bad_names_each_one_then_refuses(capsys, tmp_path, tiny_detector_dir):
+    bad = tmp_path / "bad.jsonl"
+    records = [
+        {"turns": ["a", "b"]},  # line 1
+        {"turns": ["a", "b"], "contradiction": "yes"},  # line 2
+        {"turns": [{"speaker": "A", "text": 3}], "contradiction": False},  # line 4 (line 3 is blank)
+    ]
+    bad.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1]) + "\n\n" + json.dumps(records[2]) + "\n")
+    code, out, err = _run(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(bad), "--threads", "1")
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.count("dialcheck: error:") == 1 and err.splitlines()[-4:] == [
+        f"dialcheck: error: {bad}: no labelled dialogue to evaluate on: all 3 records are bad:",
+        "  line 1: contradiction: missing (true or false)",
+        "  line 2: contradiction: expected true or false, got string",
+        "  line 4: turns[0].text: expected a string, got int",
+    ]
+
+
 def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"turns": ["a", "b"]}) + "\n")

@@ -149,6 +149,35 @@ def test_context_records_round_trip(tmp_path: Path):
         read_records(tmp_path / "bad.jsonl", CollectedReply)
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"referent": "0"}, "referent: expected int, got string"),
+        ({"referent": True}, "referent: expected int, got boolean"),  # not turn 1
+        ({"generator": None}, "generator: expected string, got null"),
+        ({"generator": {"name": "g"}}, "generator: expected string, got object"),
+        ({"id": True}, "id: expected a string or a whole number, got boolean"),  # not "True"
+        ({"id": 2.5}, "id: expected a string or a whole number, got float"),
+        ({"context_id": ["a"]}, "context_id: expected a string or a whole number, got list"),
+    ],
+)
+def test_a_record_field_of_the_wrong_type_is_named_with_json_types(tmp_path: Path, change, message):
+    r = CollectedReply("a:1:1/g", "a:1:1", "g", (Turn("A", "x."), Turn("B", "y?"), Turn("A", "z.")), 0, True, 2)
+    (tmp_path / "bad.jsonl").write_text(json.dumps(r.to_dict()) + "\n" + json.dumps({**r.to_dict(), **change}) + "\n")
+    with pytest.raises(InputError) as e:
+        read_records(tmp_path / "bad.jsonl", CollectedReply)
+    assert str(e.value) == f"{tmp_path / 'bad.jsonl'}, line 2: {message}"
+
+
+def test_record_ids_are_strings_or_whole_numbers(tmp_path: Path):
+    c = CollectionContext("a:1:1", (Turn("A", "x."), Turn("B", "y?")), 1, "y?")
+    assert CollectionContext.from_dict({**c.to_dict(), "id": 7.0}).id == "7"
+    with pytest.raises(InputError, match=r"^distance: expected int, got float$"):
+        CollectionContext.from_dict({**c.to_dict(), "distance": 1.5})
+    with pytest.raises(InputError, match=r"^id: expected a string or a whole number, got null$"):
+        CollectionContext.from_dict({**c.to_dict(), "id": None})
+
+
 # -- annotation ---------------------------------------------------------------------------------------
 
 
@@ -307,6 +336,40 @@ def test_released_reader_reports_file_line_and_field(tmp_path: Path, line: str, 
     f.write_text(_released_line() + "\n" + line + "\n")
     with pytest.raises(InputError, match=rf"bad.jsonl, line 2: {field}"):
         read_released(f)
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        ({"id": 2.5}, "id: expected a string or a whole number, got float"),
+        ({"id": True}, "id: expected a string or a whole number, got boolean"),
+        ({"id": {"n": 1}}, "id: expected a string or a whole number, got object"),
+        ({"context_id": [1, 2]}, "context_id: expected a string or a whole number, got list"),
+    ],
+)
+def test_a_released_id_that_is_not_a_string_or_a_whole_number_is_a_field_error(tmp_path: Path, ids, message):
+    f = tmp_path / "bad.jsonl"
+    f.write_text(_released_line() + "\n" + _released_line(**ids) + "\n")
+    with pytest.raises(InputError) as e:
+        read_released(f)
+    assert str(e.value) == f"{f}, line 2: {message}"
+    unreleased = _released_line(utterances=["I live in Ohio.", "Do you like it there?", "[[TBA]]"], **ids)
+    f.write_text(unreleased + "\n")  # checked on an unreleased reply too, not skipped with it
+    with pytest.raises(InputError, match="line 1: "):
+        read_released(f)
+
+
+def test_released_ids_are_kept_as_strings_and_a_null_one_is_no_id(tmp_path: Path):
+    f = tmp_path / "rel.jsonl"
+    f.write_text(
+        "\n".join(
+            [_released_line(id=7, context_id=3.0), _released_line(id="r2", context_id=None), _released_line(id=None)]
+        )
+        + "\n"
+    )
+    a, b, c = read_released(f).replies
+    assert (a.id, a.context_id) == ("7", "3") and b.id == "r2" and c.id == "rel.jsonl#3"
+    assert b.context_id == c.context_id and b.context_id.startswith("ctx-")  # null: the shared-context key
 
 
 # -- leave-one-generator-out --------------------------------------------------------------------------

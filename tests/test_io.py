@@ -301,6 +301,16 @@ def test_string_and_whole_number_ids_are_kept_and_a_null_one_is_no_id(tmp_path):
     assert not examples and "lab.jsonl, line 1: id: expected a string or a whole number, got boolean" in str(errors[0])
 
 
+def test_json_type_is_public_names_json_types_and_keeps_its_old_private_name():
+    from dialcheck import io as dio
+
+    values = [None, "a", {}, [], True, 2, 2.5]
+    assert [dio.json_type(v) for v in values] == ["null", "string", "object", "list", "boolean", "int", "float"]
+    assert dio._type is dio.json_type and {"json_type", "json_type_name"} <= set(dio.__all__)
+    assert dio.json_type_name(str) == "string" and dio.json_type_name((int, str)) == "int or string"
+    assert dio.json_type_name((dict, list, bool, float, type(None))) == "object or list or boolean or float or null"
+
+
 def test_a_lone_surrogate_is_refused_with_its_field():
     with pytest.raises(InputError, match=r"turns\[1\]: not valid Unicode text \(a lone surrogate \\udce9\)"):
         parse_dialogue(json.loads('["a", "caf\\udce9"]'))

@@ -95,6 +95,21 @@ def test_bad_input_gives_clear_messages():
         rerank([], ["a"], detector=det)
 
 
+@pytest.mark.parametrize(
+    ("candidate", "message"),
+    [
+        ({"text": "Rex.", "score": "high"}, "candidates[0].score: expected a number, got string"),
+        ({"text": "Rex.", "score": True}, "candidates[0].score: expected a number, got boolean"),  # not 1.0
+        ({"text": "Rex.", "score": {"p": 0.5}}, "candidates[0].score: expected a number, got object"),
+        (("Rex.", False), "candidates[0][1]: expected a number (the score), got boolean"),
+    ],
+)
+def test_a_bad_candidate_score_is_named_with_its_json_type(candidate, message):
+    with pytest.raises(InputError) as e:
+        rerank(CTX, [candidate], detector=KeywordDetector())
+    assert str(e.value) == message
+
+
 def test_rerank_many_scores_every_context_in_one_detector_call():
     det = KeywordDetector()
     results = rerank_many([CTX, ["Do you like cats?", "No."]], [["Rex.", "I never had a dog."], ["My cat."]], det)
@@ -136,7 +151,10 @@ def test_rerank_command_json_and_text(capsys, tmp_path, tiny_detector_dir):
         ({"turns": CTX, "candidates": "Rex"}, "expected a list"),
         ({"turns": [], "candidates": ["a"]}, "the dialogue is empty"),
         ({"turns": CTX, "candidates": ["ok", 5]}, "candidates[1]: expected a string"),  # located, before scoring
-        ({"turns": CTX, "candidates": [["Rex", "high"]]}, "candidates[0][1]: expected a number (the score), got str"),
+        (
+            {"turns": CTX, "candidates": [["Rex", "high"]]},
+            "candidates[0][1]: expected a number (the score), got string",
+        ),
     ],
 )
 def test_rerank_command_bad_records_exit_2(capsys, tmp_path, tiny_detector_dir, record, message):

@@ -47,6 +47,12 @@ def test_rank_and_health_and_page(client):
     assert "<textarea" in client.get("/").text
 
 
+@pytest.mark.parametrize(("speaker", "got"), [({"name": "A"}, "object"), (True, "boolean")])
+def test_a_rank_speaker_of_another_type_is_named_with_its_json_type(client, speaker, got):
+    r = client.post("/rank", json={"context": ["I have a cat.", "Nice."], "candidates": ["x"], "speaker": speaker})
+    assert r.status_code == 422 and r.json()["detail"] == f"speaker: expected a string, got {got}"
+
+
 def test_health_says_when_onnx_int8_answers(tiny_detector_dir, tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
     monkeypatch.setenv("DIALCHECK_INT8_RANGE", "reduced")

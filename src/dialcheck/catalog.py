@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import ModelError
 
-__all__ = ["ShippedModel", "models_dir", "shipped_model", "shipped_models"]
+__all__ = ["ShippedModel", "models_dir", "read_model", "shipped_model", "shipped_models"]
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +137,22 @@ def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
         )
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ModelError(f"{config_file}: unreadable model configuration ({e})") from e
+
+
+def read_model(folder: str | Path) -> ShippedModel:
+    """The :class:`ShippedModel` of any detector folder (one written by ``dialcheck models NAME --save DIR``,
+    say), read from its ``dialcheck.json`` as the shipped ones are, with the roles of the shipped model of the
+    same name; an unreadable configuration is a :class:`~dialcheck.errors.ModelError`.
+
+    >>> m = read_model(models_dir() / "circa-yesno-minilm-v2")
+    >>> m.name, m.detector, m.base
+    ('circa-yesno-minilm-v2', 'circa.yesno.v1', 'all-MiniLM-L6-v2')
+    >>> read_model("no-such-folder")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.ModelError: no-such-folder/dialcheck.json: unreadable model configuration (...No such file...)
+    """
+    return _read(Path(folder), _roles())
 
 
 def _stages_of(folder: Path) -> list[Path]:

@@ -50,6 +50,8 @@ __all__ = [
     "ends_with_user",
     "example_record",
     "input_lines",
+    "json_type",
+    "json_type_name",
     "open_input",
     "parse_dialogue",
     "parse_example",
@@ -71,13 +73,29 @@ CATEGORIES = ("intra_sentence", "role_confusion", "history")  # CDConv's, as in 
 _JSON_TYPES = {bool: "boolean", str: "string", dict: "object", list: "list", int: "int", float: "float"}
 
 
-def _type(v: Any) -> str:
-    """The JSON name of ``v``'s type, for error messages (``null``, ``string``, ``object``, ``int``, ...).
+def json_type(v: Any) -> str:
+    """The JSON name of ``v``'s type, for error messages about a value read from user input (``null``,
+    ``string``, ``object``, ``list``, ``boolean``, ``int``, ``float``), never Python's (``NoneType``, ``str``,
+    ``dict``).
 
-    >>> _type(None), _type("a"), _type({}), _type([]), _type(True), _type(2), _type(2.5)
+    >>> json_type(None), json_type("a"), json_type({}), json_type([]), json_type(True), json_type(2), json_type(2.5)
     ('null', 'string', 'object', 'list', 'boolean', 'int', 'float')
     """
     return "null" if v is None else _JSON_TYPES.get(type(v), type(v).__name__)
+
+
+_type = json_type  # the name it had before it was public
+
+
+def json_type_name(typ: type | tuple[type, ...]) -> str:
+    """The JSON name of a Python type, or of each of a tuple of them joined by "or", for the *expected* half
+    of an error message (:func:`json_type` names what was got).
+
+    >>> json_type_name(str), json_type_name((int, str)), json_type_name(dict), json_type_name(type(None))
+    ('string', 'int or string', 'object', 'null')
+    """
+    names = {**_JSON_TYPES, type(None): "null"}
+    return " or ".join(names.get(t, t.__name__) for t in (typ if isinstance(typ, tuple) else (typ,)))
 
 
 def check_id(value: Any, field: str = "id") -> str:
@@ -95,7 +113,7 @@ def check_id(value: Any, field: str = "id") -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise InputError(f"{field}: expected a string or a whole number, got {_type(value)}")
+        raise InputError(f"{field}: expected a string or a whole number, got {json_type(value)}")
     return str(value)
 
 
@@ -251,11 +269,11 @@ def parse_knowledge(value: Any, field: str = "knowledge") -> KnowledgeBase:
     '5'
     """
     if not isinstance(value, list):
-        raise InputError(f"{field}: expected a list of records, got {_type(value)}")
+        raise InputError(f"{field}: expected a list of records, got {json_type(value)}")
     rows = []
     for i, row in enumerate(value):
         if not isinstance(row, dict):
-            raise InputError(f"{field}[{i}]: expected an object of column -> value, got {_type(row)}")
+            raise InputError(f"{field}[{i}]: expected an object of column -> value, got {json_type(row)}")
         clean: dict[str, str] = {}
         for k, v in row.items():
             if isinstance(v, bool):
@@ -265,7 +283,7 @@ def parse_knowledge(value: Any, field: str = "knowledge") -> KnowledgeBase:
             if v is None:
                 v = ""
             if not isinstance(v, str):
-                raise InputError(f"{field}[{i}].{k}: expected a flat value (string or number), got {_type(v)}")
+                raise InputError(f"{field}[{i}].{k}: expected a flat value (string or number), got {json_type(v)}")
             clean[str(k)] = v
         rows.append(clean)
     return KnowledgeBase(tuple(rows))
@@ -278,7 +296,7 @@ def _content_text(content: Any, field: str) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        raise InputError(f"{field}: expected a string, a list of parts or null, got {_type(content)}")
+        raise InputError(f"{field}: expected a string, a list of parts or null, got {json_type(content)}")
     texts = []
     for j, part in enumerate(content):
         if isinstance(part, str):
@@ -286,10 +304,12 @@ def _content_text(content: Any, field: str) -> str:
         elif isinstance(part, dict):
             if part.get("type", "text") == "text":
                 if not isinstance(part.get("text"), str):
-                    raise InputError(f"{field}[{j}].text: expected a string, got {_type(part.get('text'))}")
+                    raise InputError(f"{field}[{j}].text: expected a string, got {json_type(part.get('text'))}")
                 texts.append(part["text"])
         else:
-            raise InputError(f"{field}[{j}]: expected an object with 'type' and 'text' or a string, got {_type(part)}")
+            raise InputError(
+                f"{field}[{j}]: expected an object with 'type' and 'text' or a string, got {json_type(part)}"
+            )
     return " ".join(s.strip() for s in texts if s.strip())
 
 
@@ -303,12 +323,12 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
     if not isinstance(t, dict):
         raise InputError(
             f"{key}[{i}]: expected an object with 'speaker' and 'text' (or 'role' and 'content') or a string, "
-            f"got {_type(t)}"
+            f"got {json_type(t)}"
         )
     if "text" in t:
         text = t["text"]
         if not isinstance(text, str):
-            raise InputError(f"{key}[{i}].text: expected a string, got {_type(text)}")
+            raise InputError(f"{key}[{i}].text: expected a string, got {json_type(text)}")
     elif "content" in t:  # chat-completion messages
         text = _content_text(t["content"], f"{key}[{i}].content")
     else:
@@ -326,7 +346,7 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
     speaker = t[field]
     kinds = str if field == "role" else (str, int)  # chat logs' roles are names; DECODE's agent_id is a number
     if not isinstance(speaker, kinds) or isinstance(speaker, bool):
-        raise InputError(f"{key}[{i}].{field}: expected a string, got {_type(speaker)}")
+        raise InputError(f"{key}[{i}].{field}: expected a string, got {json_type(speaker)}")
     if not str(speaker).strip():
         raise InputError(f"{key}[{i}].{field}: empty (name who said the turn)")
     return Turn(str(speaker), text)
@@ -363,14 +383,14 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
             raise InputError('turns: missing (a dialogue is {"turns": [...]}, {"messages": [...]} or a list)')
         turns_raw = obj[tkey]
         if not isinstance(turns_raw, list):
-            raise InputError(f"{tkey}: expected a list, got {_type(turns_raw)}")
+            raise InputError(f"{tkey}: expected a list, got {json_type(turns_raw)}")
         rid = record_id(obj)
         if rid is not None:
             meta["id"] = rid
         if obj.get("knowledge") is not None:
             knowledge = parse_knowledge(obj["knowledge"])
     else:
-        raise InputError(f"expected a dialogue object or a list of strings, got {_type(obj)}")
+        raise InputError(f"expected a dialogue object or a list of strings, got {json_type(obj)}")
     if not turns_raw:
         raise InputError(f"{tkey}: the dialogue is empty (at least one turn is needed)")
     alternate = not _names_speakers(turns_raw)
@@ -398,7 +418,7 @@ def as_dialogues(items: Iterable[Any]) -> list[Dialogue]:
     dialcheck.errors.InputError: dialogues[0]: expected a dialogue, got a string (one dialogue: [["Hi", ...]])
     """
     if isinstance(items, (str, Dialogue, dict)):
-        raise InputError(f"dialogues: expected a list of dialogues, got one {_type(items)}; pass [dialogue]")
+        raise InputError(f"dialogues: expected a list of dialogues, got one {json_type(items)}; pass [dialogue]")
     out = []
     for i, obj in enumerate(items):
         if isinstance(obj, Dialogue):
@@ -474,20 +494,20 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
     'history'
     """
     if not isinstance(obj, dict):
-        raise InputError(f'expected a dialogue object with a "contradiction" field, got {_type(obj)}')
+        raise InputError(f'expected a dialogue object with a "contradiction" field, got {json_type(obj)}')
     dialogue = parse_dialogue(obj)
     if "contradiction" not in obj:
         raise InputError("contradiction: missing (true or false)")
     label = obj["contradiction"]
     if not isinstance(label, bool):
-        raise InputError(f"contradiction: expected true or false, got {_type(label)}")
+        raise InputError(f"contradiction: expected true or false, got {json_type(label)}")
     raw = obj.get("evidence")
     evidence: tuple[int, ...] | None
     if raw is None:
         evidence = None if label else ()
     else:
         if not isinstance(raw, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in raw):
-            raise InputError(f"evidence: expected a list of turn indices, got {_type(raw)}")
+            raise InputError(f"evidence: expected a list of turn indices, got {json_type(raw)}")
         last = len(dialogue.turns) - 2
         for i in raw:
             if not 0 <= i <= last:
@@ -500,7 +520,7 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
         category = category if category in CATEGORIES and label else None
     elif category is not None:
         if not isinstance(category, str) or category not in CATEGORIES:
-            shown = repr(category) if isinstance(category, str) else _type(category)
+            shown = repr(category) if isinstance(category, str) else json_type(category)
             raise InputError(f"category: expected one of {', '.join(CATEGORIES)} or null, got {shown}")
         if not label:
             raise InputError(f"category: a dialogue labelled as no contradiction has no category, got {category!r}")

@@ -315,7 +315,7 @@ def read_vocabulary(path: str) -> dict[str, list[str]]:
     """
     import json
 
-    from ..io import _type, json_error
+    from ..io import json_error, json_type
 
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -324,14 +324,14 @@ def read_vocabulary(path: str) -> dict[str, list[str]]:
     except json.JSONDecodeError as e:
         raise InputError(json_error(e), path, e.lineno) from None
     if not isinstance(data, dict):
-        raise InputError(f"expected a JSON object of type -> list of values, got {_type(data)}", path)
+        raise InputError(f"expected a JSON object of type -> list of values, got {json_type(data)}", path)
     out: dict[str, list[str]] = {}
     for key, values in data.items():
         if not isinstance(values, list):
-            raise InputError(f"{key}: expected a list of values, got {_type(values)}", path)
+            raise InputError(f"{key}: expected a list of values, got {json_type(values)}", path)
         for i, v in enumerate(values):
             if isinstance(v, bool) or not isinstance(v, str | int | float):
-                raise InputError(f"{key}[{i}]: expected a string or number, got {_type(v)}", path)
+                raise InputError(f"{key}[{i}]: expected a string or number, got {json_type(v)}", path)
         out[str(key)] = [str(v) for v in values]
     return out
 

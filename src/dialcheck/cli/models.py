@@ -95,7 +95,7 @@ def _model(name: str) -> tuple[Any, str]:
     """The model ``models NAME`` shows (a :class:`~dialcheck.catalog.ShippedModel`) and a note on what it is
     ("" for a shipped model named as such): ``default`` is the English default, an existing folder is read as
     a detector folder (one written by ``--save``, say)."""
-    from ..catalog import _read, _roles, shipped_model
+    from ..catalog import read_model, shipped_model
     from ..detectors import DEFAULT_MODELS, default_model_path
     from ..detectors.modeling import CONFIG_NAME
 
@@ -109,7 +109,7 @@ def _model(name: str) -> tuple[Any, str]:
     if folder.is_dir():
         if not (folder / CONFIG_NAME).is_file():
             raise InputError(f"not a detector folder (no {CONFIG_NAME}) nor a shipped model's name", name)
-        return _read(folder, _roles()), ""
+        return read_model(folder), ""
     if len(folder.parts) > 1 or folder.exists():  # a path: shipped models are named without one
         raise InputError("no such folder (a shipped model is named alone; list them: dialcheck models)", name)
     return shipped_model(name), ""

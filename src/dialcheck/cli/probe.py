@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
-from ..io import _type, check_id, decode_utf8, input_lines, json_error, open_input, require_file, write_jsonl
+from ..io import check_id, decode_utf8, input_lines, json_error, json_type, open_input, require_file, write_jsonl
 from .common import raise_every
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
@@ -79,7 +79,7 @@ def _string(obj: dict[str, Any], key: str, default: str | None = None) -> str:
         return default
     value = obj[key]
     if not isinstance(value, str):
-        raise InputError(f"{key}: expected a string, got {_type(value)}")
+        raise InputError(f"{key}: expected a string, got {json_type(value)}")
     return value
 
 
@@ -103,7 +103,7 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
                 except json.JSONDecodeError as e:
                     raise InputError(json_error(e)) from None
                 if not isinstance(obj, dict):
-                    raise InputError(f"expected a JSON object, got {_type(obj)}")
+                    raise InputError(f"expected a JSON object, got {json_type(obj)}")
                 out.append(parse(obj, n))
             except InputError as e:
                 errors.append(e.at(path, n))

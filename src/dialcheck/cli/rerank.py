@@ -86,7 +86,7 @@ def _parse(
     records: list[tuple[int, Any, int | None]], name: str, generating: bool
 ) -> list[tuple[int, Any, Any, str | None]]:
     from ..generation.rerank import _split
-    from ..io import _check_text, _type
+    from ..io import _check_text, json_type
 
     parsed = []
     errors: list[InputError] = []  # every bad record is named, like `check`
@@ -110,7 +110,7 @@ def _parse(
             if cands is None and not generating:
                 raise err("candidates: missing (give candidate replies, or --generate SPEC to make them)")
             if cands is not None and not isinstance(cands, list):
-                raise err(f"candidates: expected a list, got {_type(cands)}")
+                raise err(f"candidates: expected a list, got {json_type(cands)}")
             if cands is not None and not cands:
                 raise err("candidates: the list is empty: there is nothing to re-rank")
             for i, c in enumerate(cands or []):

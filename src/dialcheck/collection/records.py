@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError
+from ..io import check_id, json_type, json_type_name
 from ..schema import Dialogue, Turn
 
 __all__ = ["CollectedReply", "CollectionContext"]
@@ -36,12 +37,21 @@ def _turns(obj: Mapping[str, Any], key: str = "turns") -> tuple[Turn, ...]:
 
 
 def _field(obj: Mapping[str, Any], key: str, typ: type | tuple[type, ...]) -> Any:
+    """``obj[key]`` checked for type (``true`` is not an int); the error names JSON types."""
     if key not in obj:
         raise InputError(f"{key}: missing")
     v = obj[key]
-    if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
-        raise InputError(f"{key}: expected {getattr(typ, '__name__', typ)}, got {type(v).__name__}")
+    kinds = typ if isinstance(typ, tuple) else (typ,)
+    if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
+        raise InputError(f"{key}: expected {json_type_name(typ)}, got {json_type(v)}")
     return v
+
+
+def _id(obj: Mapping[str, Any], key: str) -> str:
+    """The id field ``key``: a string or a whole number (:func:`dialcheck.io.check_id`), else a field error."""
+    if key not in obj:
+        raise InputError(f"{key}: missing")
+    return check_id(obj[key], key)
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,7 @@ class CollectionContext:
         if fq is not None and not isinstance(fq, (int, float)):
             raise InputError("fqness: expected a number or null")
         return cls(
-            id=str(_field(obj, "id", (str, int))),
+            id=_id(obj, "id"),
             turns=_turns(obj),
             distance=_field(obj, "distance", int),
             question=_field(obj, "question", str),
@@ -167,8 +177,8 @@ class CollectedReply:
         if votes is not None and (not isinstance(votes, int) or isinstance(votes, bool)):
             raise InputError("votes: expected an integer or null")
         return cls(
-            id=str(_field(obj, "id", (str, int))),
-            context_id=str(_field(obj, "context_id", (str, int))),
+            id=_id(obj, "id"),
+            context_id=_id(obj, "context_id"),
             generator=_field(obj, "generator", str),
             turns=turns,
             referent=referent,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..io import check_id
 from ..schema import Turn
 from .annotation import aggregate_votes
 from .jsonl import iter_objects
@@ -45,6 +46,13 @@ def _int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _own_id(obj: dict[str, object], key: str) -> str | None:
+    """The line's own ``key`` (a string or a whole number, :func:`dialcheck.io.check_id`), None when absent or
+    null; any other value is a field error, never turned into a string of its Python form."""
+    value = obj.get(key)
+    return None if value is None else check_id(value, key)
+
+
 def parse_released(obj: dict[str, object], index: int, source: str = "") -> CollectedReply | None:
     """One released object as a reply (None for a ``[[TBA]]`` reply); raises :class:`InputError` naming the field."""
     utts = obj.get("utterances")
@@ -70,15 +78,16 @@ def parse_released(obj: dict[str, object], index: int, source: str = "") -> Coll
     count = obj.get("contradictory_label_count")
     if not _int(count) or not 0 <= count <= 3:  # type: ignore[operator]
         raise InputError(f"contradictory_label_count: expected an integer 0-3, got {count!r}")
+    rid, context_id = _own_id(obj, "id"), _own_id(obj, "context_id")
     if utts[rep].strip() == TBA:
         return None
     votes = int(count)  # type: ignore[call-overload]
     turns = tuple(Turn(s, u) for s, u in zip(spk[: rep + 1], utts[: rep + 1], strict=True))
-    context_key = "ctx-" + hashlib.sha1("\n".join(utts[:rep]).encode("utf-8")).hexdigest()[:12]
-    rid = str(obj.get("id", f"{source}#{index}" if source else str(index)))
+    if context_id is None:
+        context_id = "ctx-" + hashlib.sha1("\n".join(utts[:rep]).encode("utf-8")).hexdigest()[:12]
     return CollectedReply(
-        id=rid,
-        context_id=str(obj.get("context_id", context_key)),
+        id=(f"{source}#{index}" if source else str(index)) if rid is None else rid,
+        context_id=context_id,
         generator=name,
         turns=turns,
         referent=ref,

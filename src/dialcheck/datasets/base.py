@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_type, json_type_name
 
 __all__ = ["DatasetInfo", "data_dir", "dataset_names", "get_dataset_info", "load_dataset", "read_jsonl"]
 
@@ -63,14 +64,19 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def require(obj: dict[str, Any], key: str, typ: type | tuple[type, ...], path: Path, line: int) -> Any:
-    """``obj[key]`` checked for type, with a located error."""
+    """``obj[key]`` checked for type, with a located error naming JSON types (``true`` is not an int).
+
+    >>> require({"label": 3}, "label", str, Path("nli.jsonl"), 2)
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: nli.jsonl, line 2: label: expected string, got int
+    """
     if key not in obj:
         raise InputError(f"{key}: missing", str(path), line)
     v = obj[key]
-    if not isinstance(v, typ):
-        want = " or ".join(t.__name__ for t in (typ if isinstance(typ, tuple) else (typ,)))
-        got = "null" if v is None else type(v).__name__
-        raise InputError(f"{key}: expected {want}, got {got}", str(path), line)
+    kinds = typ if isinstance(typ, tuple) else (typ,)
+    if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
+        raise InputError(f"{key}: expected {json_type_name(typ)}, got {json_type(v)}", str(path), line)
     return v
 
 

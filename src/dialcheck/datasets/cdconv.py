@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_type
 from ..schema import Dialogue, Example, Turn
 from .base import read_jsonl, register_dataset
 
@@ -91,7 +92,7 @@ def make_example(obj: dict[str, Any], path: str = "<record>", line: int | None =
             raise InputError(f"{k}: missing", path, line)
         v = obj[k]
         if not isinstance(v, str):
-            raise InputError(f"{k}: expected a string, got {type(v).__name__}", path, line)
+            raise InputError(f"{k}: expected a string, got {json_type(v)}", path, line)
         if not v.strip():
             raise InputError(f"{k}: empty utterance", path, line)
         texts.append(v)
@@ -107,7 +108,7 @@ def make_example(obj: dict[str, Any], path: str = "<record>", line: int | None =
         raise InputError(f"persona: expected 0-3 or absent, got {persona!r}", path, line)
     method = obj.get("method")
     if method is not None and not isinstance(method, str):
-        raise InputError(f"method: expected a string, got {type(method).__name__}", path, line)
+        raise InputError(f"method: expected a string, got {json_type(method)}", path, line)
     meta: dict[str, Any] = {"id": rid, "cdconv_label": label}
     if method is not None:
         meta["method"] = method

@@ -6,7 +6,7 @@ import json
 import logging
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 from ..errors import InputError
 from ..io import read_examples
@@ -82,9 +82,7 @@ class SplitEvaluator:
                 name += "_"
             examples, errors = read_examples(path, require_category=require_category, english=english)
             if not examples:
-                # the error is this file's: name the file once, in the message's prefix
-                first = f" (first: {InputError(errors[0].message, None, errors[0].line)})" if errors else ""
-                raise InputError(f"no labelled dialogue to evaluate on{first}", str(path))
+                _refuse(path, errors)
             self.files[name] = examples
             self.skipped[name] = errors
             for e in errors:
@@ -108,3 +106,14 @@ class SplitEvaluator:
                     rec: dict[str, Any] = {"split": split, "id": e.id, **self.gold(e)}
                     rec.update(v.to_dict())
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+
+def _refuse(path: Path, errors: list[InputError]) -> NoReturn:
+    """Stop on a file with no good record. One bad record is named in the error (the file named once, in its
+    prefix); several are each named on a line of their own in the one error, so one run shows everything to fix
+    (a library raises; the command line prints it)."""
+    if len(errors) <= 1:
+        first = f" (first: {InputError(errors[0].message, None, errors[0].line)})" if errors else ""
+        raise InputError(f"no labelled dialogue to evaluate on{first}", str(path))
+    each = "".join(f"\n  {InputError(e.message, None, e.line)}" for e in errors)
+    raise InputError(f"no labelled dialogue to evaluate on: all {len(errors)} records are bad:{each}", str(path))

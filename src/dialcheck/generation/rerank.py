@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_type
 from ..schema import Dialogue, Turn, Verdict
 from .nbest import Candidate, as_dialogue, reply_speaker
 
@@ -102,13 +103,13 @@ def _split(candidate: Any, i: int) -> tuple[str, float | None]:
         if not isinstance(candidate.get("text"), str):
             raise InputError(f"candidates[{i}].text: expected a string")
         score = candidate.get("score")
-        if score is not None and not isinstance(score, (int, float)):
-            raise InputError(f"candidates[{i}].score: expected a number, got {type(score).__name__}")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            raise InputError(f"candidates[{i}].score: expected a number, got {json_type(score)}")
         return candidate["text"], None if score is None else float(score)
     if isinstance(candidate, (tuple, list)) and len(candidate) == 2 and isinstance(candidate[0], str):
         score = candidate[1]
         if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
-            raise InputError(f"candidates[{i}][1]: expected a number (the score), got {type(score).__name__}")
+            raise InputError(f"candidates[{i}][1]: expected a number (the score), got {json_type(score)}")
         return candidate[0], None if score is None else float(score)
     raise InputError(f"candidates[{i}]: expected a string, a Candidate, {{'text', 'score'}} or (text, score)")
 

@@ -32,7 +32,7 @@ from typing import Any
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import parse_dialogue, upto_speaker
+from ..io import json_type, parse_dialogue, upto_speaker
 from ..schema import Dialogue
 from .compute import ComputeThread
 
@@ -313,7 +313,7 @@ def create_app(
 
         speaker = body.get("speaker")
         if speaker is not None and not isinstance(speaker, str):
-            raise HTTPException(422, f"speaker: expected a string, got {type(speaker).__name__}")
+            raise HTTPException(422, f"speaker: expected a string, got {json_type(speaker)}")
         dialogues = candidate_dialogues(ctx, cands, speaker)
         within_budget(dialogues)
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
