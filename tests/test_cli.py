@@ -442,6 +442,80 @@ def test_evaluate_data_where_every_record_is_bad_names_each_one_then_refuses(cap
     ]
 
 
+def test_evaluate_update_card_refuses_limit_before_any_model_runs(capsys, tmp_path, tiny_detector_dir):
+    before = (tiny_detector_dir / "dialcheck.json").read_text()
+    missing = tmp_path / "no-data-here"  # reading the corpus would fail with another message
+    code, _, err = _run(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--limit", "2", "--update-card",
+        "--data-dir", str(missing), "--no-progress",
+    )  # fmt: skip
+    assert code == 2 and "leave out --limit" in err
+    assert (tiny_detector_dir / "dialcheck.json").read_text() == before
+
+
+@pytest.mark.parametrize("option", ["--predictions", "--json", "--markdown"])
+def test_evaluate_refuses_an_output_that_is_its_data_file(capsys, tmp_path, tiny_detector_dir, option):
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    before = logs.read_text()
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(logs)
+    for target in (logs, link):
+        code, out, err = _run(
+            capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs), option, str(target),
+            "--no-progress",
+        )  # fmt: skip
+        assert code == 2 and f"{option} is the --data input" in err and out == ""
+        assert logs.read_text() == before
+
+
+@pytest.mark.parametrize("option", ["--predictions", "--json", "--markdown"])
+def test_evaluate_checks_every_output_path_before_any_work(capsys, tmp_path, tiny_detector_dir, option):
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for target, message in ((folder, "is a folder"), (tmp_path / "nope" / "r.out", "does not exist")):
+        code, out, err = _run(
+            capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs), option, str(target),
+            "--no-progress",
+        )  # fmt: skip
+        assert code == 2 and f"{option}: " in err and message in err and "Traceback" not in err
+        assert out == ""  # refused before the evaluation ran: no table
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--lr", "-1"),
+        ("--lr", "0"),
+        ("--lr", "nan"),
+        ("--epochs", "nan"),
+        ("--epochs", "inf"),
+        ("--epochs", "-1"),
+        ("--limit", "0"),
+        ("--limit", "-5"),
+        ("--validation-fraction", "1.5"),
+        ("--validation-fraction", "0"),
+        ("--validation-fraction", "1"),
+        ("--distill-alpha", "5"),
+    ],
+)
+def test_train_refuses_bad_numbers_when_the_command_line_is_read(capsys, tmp_path, option, value):
+    missing = tmp_path / "no-data-here"  # reading data would fail with another message
+    with pytest.raises(SystemExit) as e:
+        _run(capsys, "train", "--out", str(tmp_path / "o"), "--data-dir", str(missing), option, value)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"argument {option}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_evaluate_limit_must_be_at_least_one_as_in_train(capsys, tiny_detector_dir, value):
+    with pytest.raises(SystemExit) as e:
+        _run(capsys, "evaluate", "--model", str(tiny_detector_dir), "--limit", value)
+    assert e.value.code == 2 and "argument --limit: must be at least 1" in capsys.readouterr().err
+
+
 def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"turns": ["a", "b"]}) + "\n")
@@ -803,7 +877,6 @@ def test_a_student_trains_from_a_saved_scores_file_as_from_its_teacher(
         (["--save-teacher-scores", "s.npz"], "--save-teacher-scores writes a teacher's scores: give --teacher"),
         (["--teacher", "no/such/folder"], "neither a saved detector folder nor a teacher-scores file"),
         (["--teacher", __file__], "not a teacher-scores file (an .npz of keys and scores from --save-teacher-scores)"),
-        (["--teacher", "t", "--distill-alpha", "1.5"], "--distill-alpha must lie in [0, 1], got 1.5"),
         (["--augment", "random_premise,neighbour"], "--augment neighbour adds unlabelled pairs: give --teacher"),
     ],
 )
@@ -1215,3 +1288,63 @@ def test_score_every_turn_checks_a_chinese_log_from_b2_on(capsys, monkeypatch, t
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert code == 0 and [(r["line"], r["turn"]) for r in rows] == [(1, 3), (1, 4), (1, 5), (2, 1), (2, 2)]
     assert "skipped 0 bad lines" in err and "is u1 missing" not in err
+
+
+def _stimulus(**kw):
+    item = {"id": "entq:1", "kind": "ENTQ", "history": "I have a dog.", "hypothesis": "I have a pet.",
+            "question": "You have a pet?", "expected": "yes", "positive": "You have a pet?",
+            "negative": "You don't have a pet?", "source": "mine"}  # fmt: skip
+    item.update(kw)
+    return json.dumps({k: v for k, v in item.items() if v is not ...})
+
+
+def test_nbest_names_every_bad_stimulus_record_before_any_work(capsys, tmp_path):
+    stim = tmp_path / "stim.jsonl"
+    lines = [
+        _stimulus(),
+        json.dumps({"bogus": 1}),
+        _stimulus(question=None),
+        _stimulus(kind="BOGUS"),
+        _stimulus(kind="CNTQ"),  # a contradiction question expects "no"
+        _stimulus(source=...),  # source may be left out
+    ]
+    stim.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "run"
+    code, _, err = _run(capsys, "nbest", "--out", str(out), "--stimuli", str(stim), "--generate-only")
+    assert code == 2 and "Traceback" not in err
+    assert f"{stim}, line 2: id: missing" in err
+    assert f"{stim}, line 3: question: expected a string, got null" in err
+    assert f"{stim}, line 4: kind: expected ENTQ or CNTQ, got 'BOGUS'" in err
+    assert f"{stim}, line 5: expected: a CNTQ question expects 'no', got 'yes'" in err
+    assert "4 of 6 stimuli are bad (each named above); nothing was generated" in err
+    assert not out.exists()
+    code, _, err = _run(capsys, "nbest", "--out", str(out), "--stimuli", str(tmp_path / "nope.jsonl"))
+    assert code == 2 and f"{tmp_path / 'nope.jsonl'}: no such file" in err and "corpus" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["nbest", "--out", "o", "--endpoint", "notaurl", "--endpoint-model", "x"],
+        ["nbest", "--out", "o", "--endpoint", "ftp://host/v1", "--endpoint-model", "x"],
+        ["collect", "responses", "--contexts", "c.jsonl", "--out", "o.jsonl", "--endpoint", "e=notaurl,m"],
+        ["collect", "responses", "--contexts", "c.jsonl", "--out", "o.jsonl", "--endpoint", "e=http://h"],
+    ],
+)
+def test_an_endpoint_that_is_not_an_http_url_is_refused_when_the_command_line_is_read(capsys, tmp_path, argv):
+    with pytest.raises(SystemExit) as e:  # nothing is written, even by code that would not refuse (tmp_path)
+        _run(capsys, *[str(tmp_path / a) if a in ("o", "o.jsonl", "c.jsonl") else a for a in argv])
+    assert e.value.code == 2 and "argument --endpoint" in capsys.readouterr().err
+
+
+def test_collect_analyse_names_an_invalid_regex(capsys, tmp_path):
+    from dialcheck.collection import CollectionContext, write_records
+    from dialcheck.schema import Turn
+
+    t = (Turn("A", "I am vegan."), Turn("B", "How was dinner?"))
+    write_records(tmp_path / "ctx.jsonl", [CollectionContext("c0", t, 1, "How was dinner?")])
+    (tmp_path / "r.jsonl").write_text("")
+    argv = ["collect", "analyse", "--contexts", str(tmp_path / "ctx.jsonl"), "--replies", str(tmp_path / "r.jsonl")]
+    code, _, err = _run(capsys, *argv, "--regex", "how=(")
+    assert code == 2 and "--regex how: not a valid regular expression (missing ), unterminated subpattern" in err
+    assert "Traceback" not in err

@@ -706,3 +706,89 @@ def test_cli_contexts_history_and_reply_speaker(tmp_path: Path, tiny_lm, capsys)
     assert [t.text for t in c.history] == ["Hi."] and c.referent.text == "I have a dog."
     assert main([*base, "--reply-speaker", "A", "--out", str(tmp_path / "none.jsonl")]) == 2
     assert "no context ends in a question" in capsys.readouterr().err
+
+
+def _collect_files(tmp_path: Path) -> dict[str, Path]:
+    """A replies file, a labels CSV, a released file and a dialogues file for the ``collect`` steps."""
+    t = (Turn("A", "I am vegan."), Turn("B", "How was dinner?"))
+    write_records(tmp_path / "replies.jsonl", [CollectedReply("r0", "c0", "g", (*t, Turn("A", "steak")))])
+    (tmp_path / "a1.csv").write_text("item_id,label\nr0,1\n")
+    (tmp_path / "rel.jsonl").write_text(_released_line() + "\n")
+    (tmp_path / "in.jsonl").write_text(json.dumps({"id": "d1", "turns": ["I have a dog.", "What breed?"]}) + "\n")
+    return {k: tmp_path / k for k in ("replies.jsonl", "a1.csv", "rel.jsonl", "in.jsonl")}
+
+
+@pytest.mark.parametrize(
+    ("argv", "victim", "message"),
+    [
+        (["export", "--replies", "replies.jsonl", "--out", "replies.jsonl"], "replies.jsonl", "--replies"),
+        (["export", "--replies", "replies.jsonl", "--out", "link.jsonl"], "replies.jsonl", "--replies"),
+        (["aggregate", "--labels", "a1.csv", "--replies", "replies.jsonl", "--out", "a1.csv"], "a1.csv", "--labels"),
+        (["aggregate", "--labels", "a1.csv", "--out", "a1.csv"], "a1.csv", "--labels"),
+        (
+            ["aggregate", "--labels", "a1.csv", "--replies", "replies.jsonl", "--out", "replies.jsonl"],
+            "replies.jsonl",
+            "--replies",
+        ),
+        (["released", "rel.jsonl", "--out", "rel.jsonl"], "rel.jsonl", "FILE"),
+        (["contexts", "--input", "in.jsonl", "--out", "in.jsonl"], "in.jsonl", "--input"),
+        (["contexts", "--input", "in.jsonl", "--out", "c.jsonl", "--all-scores", "in.jsonl"], "in.jsonl", "--input"),
+        (["autolabel", "--replies", "replies.jsonl", "--out", "replies.jsonl"], "replies.jsonl", "--replies"),
+        (["responses", "--contexts", "in.jsonl", "--generator", "g=x", "--out", "in.jsonl"], "in.jsonl", "--contexts"),
+    ],
+)
+def test_cli_collect_steps_refuse_to_write_over_their_input(tmp_path: Path, capsys, argv, victim, message):
+    from dialcheck.cli import main
+
+    files = _collect_files(tmp_path)
+    (tmp_path / "link.jsonl").symlink_to(files["replies.jsonl"])
+    before = files[victim].read_bytes()
+    names = {*files, "link.jsonl", "c.jsonl"}
+    assert main(["collect", *[str(tmp_path / a) if a in names else a for a in argv]]) == 2
+    err = capsys.readouterr().err
+    assert f"is the {message} input: writing it would destroy the input" in err and "Traceback" not in err
+    assert files[victim].read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("item_id,label\nr0,1\nr\xf6,0\n".encode("latin-1"), "bad.csv, line 3: not UTF-8 text: byte 0xf6"),
+        (b"", "bad.csv: no labels (the file is empty or holds only a header)"),
+        (b"item_id,label\n", "bad.csv: no labels"),
+    ],
+)
+@pytest.mark.parametrize("step", ["aggregate", "quiz-gold", "quiz-answers"])
+def test_cli_aggregate_and_quiz_name_a_csv_that_is_not_utf8_or_empty(tmp_path: Path, capsys, content, message, step):
+    from dialcheck.cli import main
+
+    files = _collect_files(tmp_path)
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(content)
+    good = str(files["a1.csv"])
+    argv = {
+        "aggregate": ["aggregate", "--labels", good, str(bad), "--out", str(tmp_path / "agg.jsonl")],
+        "quiz-gold": ["quiz", "--gold", str(bad), "--answers", good],
+        "quiz-answers": ["quiz", "--gold", good, "--answers", str(bad)],
+    }[step]
+    assert main(["collect", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "agg.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["autolabel", "--replies", "r.jsonl", "--out", "o.jsonl", "--tau", "3"],
+        ["autolabel", "--replies", "r.jsonl", "--out", "o.jsonl", "--tau", "nan"],
+        ["quiz", "--gold", "g.csv", "--answers", "a.csv", "--pass-mark", "7"],
+        ["export", "--replies", "r.jsonl", "--out", "o.csv", "--rows-per-task", "0"],
+    ],
+)
+def test_cli_collect_refuses_out_of_range_numbers_when_the_command_line_is_read(capsys, argv):
+    from dialcheck.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["collect", *argv])
+    assert e.value.code == 2 and f"argument {argv[-2]}" in capsys.readouterr().err

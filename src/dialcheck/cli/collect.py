@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import write_jsonl
-from .common import add_threads_option, positive_int, set_threads
+from .common import add_threads_option, check_outputs, http_url, positive_int, set_threads, unit_float
 
 HELP = "build contradiction collections: contexts by FQness, replies, annotation, LOGO, analysis"
 
@@ -73,6 +73,7 @@ def run_contexts(args: argparse.Namespace) -> int:
     from ..collection import FQnessScorer, candidate_contexts, select_random, select_top_k, write_records
 
     distances = _ints(args.distances, "--distances")
+    check_outputs([(args.out, "--out"), (args.all_scores, "--all-scores")], [(args.input, "--input")])
     if args.input:
         from ..io import read_dialogues
 
@@ -148,10 +149,20 @@ def _parse_generator(spec: str) -> tuple[str, str, str]:
     return name, lm or rest, decoding or "greedy"
 
 
+def _endpoint_spec(spec: str) -> str:
+    """An argparse type: ``NAME=URL,MODEL[,DECODING]`` with an http(s) URL, checked when the command line is read."""
+    parts = spec.split(",")
+    if len(parts) < 2 or "=" not in parts[0] or not parts[1]:
+        raise argparse.ArgumentTypeError(f"expected NAME=URL,MODEL[,DECODING], got {spec!r}")
+    http_url(parts[0].split("=", 1)[1])
+    return spec
+
+
 def run_responses(args: argparse.Namespace) -> int:
     from ..collection import CollectionContext, GeneratorSpec, collect_responses, read_records, write_records
     from ..generation.nbest import DecodingConfig, NBestGenerator
 
+    check_outputs([(args.out, "--out")], [(args.contexts, "--contexts")])
     contexts = read_records(args.contexts, CollectionContext)
     if not args.generator and not args.endpoint:
         raise InputError("give at least one --generator or --endpoint")
@@ -168,8 +179,6 @@ def run_responses(args: argparse.Namespace) -> int:
         from ..generation.openai import OpenAIChatGenerator
 
         parts = e.split(",")
-        if len(parts) < 2 or "=" not in parts[0]:
-            raise InputError(f"--endpoint: expected NAME=URL,MODEL[,DECODING], got {e!r}")
         name, url = parts[0].split("=", 1)
         cfg = DecodingConfig.parse(parts[2] if len(parts) > 2 else "nucleus1", max_new_tokens=args.max_new_tokens)
         specs.append(
@@ -194,7 +203,12 @@ def _add_responses(p: argparse.ArgumentParser) -> None:
         action="append",
         help="NAME=LM[:DECODING], e.g. greedy=SmolLM2-135M-Instruct:greedy or s=./my-lm:nucleus10 (repeatable)",
     )
-    p.add_argument("--endpoint", action="append", help="NAME=URL,MODEL[,DECODING] of an OpenAI-compatible endpoint")
+    p.add_argument(
+        "--endpoint",
+        action="append",
+        type=_endpoint_spec,
+        help="NAME=URL,MODEL[,DECODING] of an OpenAI-compatible endpoint (URL: http:// or https://)",
+    )
     p.add_argument(
         "--most-contradictory",
         action="store_true",
@@ -214,6 +228,7 @@ def run_autolabel(args: argparse.Namespace) -> int:
     from ..api import load
     from ..collection import CollectedReply, label_with_detector, read_records, write_records
 
+    check_outputs([(args.out, "--out")], [(args.replies, "--replies")])
     replies = read_records(args.replies, CollectedReply)
     set_threads(args.threads)
     det = load(args.model)
@@ -230,7 +245,7 @@ def run_autolabel(args: argparse.Namespace) -> int:
 def _add_autolabel(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replies", required=True)
     p.add_argument("--model", "-m", default=None, help="detector folder (default: the shipped English one)")
-    p.add_argument("--tau", type=float, default=None)
+    p.add_argument("--tau", type=unit_float, default=None, help="decision threshold in [0, 1] (default: the model's)")
     add_threads_option(p)
     p.add_argument("--out", "-o", required=True, help="JSONL of labelled replies ('-': standard output)")
 
@@ -239,6 +254,7 @@ def _add_autolabel(p: argparse.ArgumentParser) -> None:
 def run_export(args: argparse.Namespace) -> int:
     from ..collection import CollectedReply, export_tasks, read_records
 
+    check_outputs([(args.out, "--out")], [(args.replies, "--replies")])
     replies = read_records(args.replies, CollectedReply)
     tasks = export_tasks(replies, args.out, args.rows_per_task, not args.no_shuffle, args.seed)
     _say(f"wrote {len(replies)} rows in {tasks} tasks to {args.out}")
@@ -248,7 +264,7 @@ def run_export(args: argparse.Namespace) -> int:
 @step("export", "write annotation tasks (CSV or JSONL by suffix): context, referent utterance, reply")
 def _add_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replies", required=True)
-    p.add_argument("--rows-per-task", type=int, default=5)
+    p.add_argument("--rows-per-task", type=positive_int, default=5)
     p.add_argument("--no-shuffle", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", "-o", required=True, help="tasks as CSV (.csv) or JSONL (any other name; '-': stdout)")
@@ -267,6 +283,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
 
     if args.replies and not args.out:
         raise InputError("--replies writes the labelled replies: give --out FILE (or --out - for standard output)")
+    check_outputs([(args.out, "--out")], [*((f, "--labels") for f in args.labels), (args.replies, "--replies")])
     labels = read_labels(args.labels)
     items = aggregate(labels, args.min_annotators, args.min_contradictory)
     counts = Counter(
@@ -319,13 +336,14 @@ def run_quiz(args: argparse.Namespace) -> int:
 def _add_quiz(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", required=True, help="CSV/JSONL: item_id, label")
     p.add_argument("--answers", nargs="+", required=True, help="CSV/JSONL: item_id, [annotator,] label")
-    p.add_argument("--pass-mark", type=float, default=0.8)
+    p.add_argument("--pass-mark", type=unit_float, default=0.8, help="share of right answers to pass (default 0.8)")
 
 
 # -- released -----------------------------------------------------------------------------------------
 def run_released(args: argparse.Namespace) -> int:
     from ..collection import read_released, write_records
 
+    check_outputs([(args.out, "--out")], [(args.file, "FILE")])
     col = read_released(args.file)
     per = Counter((r.generator, r.label) for r in col.replies)
     gens = sorted({g for g, _ in per})
@@ -370,6 +388,7 @@ def run_logo(args: argparse.Namespace) -> int:
     from ..detectors import UtteranceDetector
     from ..training import TrainConfig, train_detector
 
+    check_outputs([(args.out, "--out")], [(args.replies, "--replies"), (args.released, "--released")])
     replies = _load_replies(args)
     adapter = {"type": "lora", "r": args.lora, "alpha": 2 * args.lora, "dropout": 0.1} if args.lora else None
     cfg = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed, threads=args.threads)
@@ -419,7 +438,10 @@ def run_analyse(args: argparse.Namespace) -> int:
         name, sep, pattern = spec.partition("=")
         if not sep:
             raise InputError(f"--regex: expected NAME=PATTERN, got {spec!r}")
-        rx = re.compile(pattern, re.IGNORECASE)
+        try:
+            rx = re.compile(pattern, re.IGNORECASE)
+        except re.error as e:
+            raise InputError(f"--regex {name}: not a valid regular expression ({e}): {pattern!r}") from None
 
         def pred(c: CollectionContext, rx: re.Pattern[str] = rx) -> bool:
             return bool(rx.search(c.question))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -193,6 +195,52 @@ def unit_float(text: str) -> float:
     return v
 
 
+def _finite(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return v
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0 (``--lr 0`` would learn nothing, a negative one is refused by
+    torch only after the data is read)."""
+    v = _finite(text)
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {v:g}")
+    return v
+
+
+def nonnegative_float(text: str) -> float:
+    """An argparse type: a finite number of at least 0 (``--epochs nan`` or ``inf`` would crash the schedule)."""
+    v = _finite(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {v:g}")
+    return v
+
+
+def open_unit_float(text: str) -> float:
+    """An argparse type: a share strictly between 0 and 1 (``--validation-fraction 0`` holds nothing out, 1
+    trains on nothing)."""
+    v = _finite(text)
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {v:g}")
+    return v
+
+
+def http_url(text: str) -> str:
+    """An argparse type: an http(s) URL with a host (an endpoint's base URL)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(f"expected an http:// or https:// URL, got {text!r}")
+    return text.strip()
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a count of at least 1 (``--batch-size 0`` would never score, a negative one scores 0)."""
     try:
@@ -345,6 +393,46 @@ def read_labelled(path: str) -> tuple[list[Any], int]:
     for e in errors:
         print(f"dialcheck: skipped: {e}", file=sys.stderr)
     return examples, len(errors)
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether paths ``a`` and ``b`` name one file: an existing one under any name (symbolic or hard links
+    included), or one still to be written under two spellings of its path."""
+    if str(a) == "-" or str(b) == "-":
+        return False
+    try:
+        return Path(a).samefile(b)
+    except OSError:  # one of them does not exist (yet)
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def check_outputs(outputs: Sequence[tuple[Any, str]], inputs: Sequence[tuple[Any, str]] = ()) -> None:
+    """Before any work: refuse an output (a ``(path, option)`` pair; None or "-" skipped) that is one of the
+    ``inputs`` or another output, or that cannot be written (a folder, a missing or read-only parent folder)."""
+    given = [(str(p), name) for p, name in outputs if p is not None and str(p) != "-"]
+    for i, (path, name) in enumerate(given):
+        for src, src_name in inputs:
+            if src is not None and same_file(src, path):
+                raise InputError(
+                    f"{name} is the {src_name} input: writing it would destroy the input; choose another file", path
+                )
+        for other, other_name in given[:i]:
+            if same_file(other, path):
+                raise InputError(f"{name} and {other_name} are the same file: one would overwrite the other", path)
+        writable_output(path, name)
+
+
+def writable_output(path: str | Path, name: str) -> None:
+    """Refuse an output path ``name`` that cannot be written: a folder, a missing or read-only parent folder, or a
+    read-only file."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{name}: is a folder; give a file name", str(path))
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"{name}: the folder {parent} does not exist", str(path))
+    if (p.exists() and not os.access(p, os.W_OK)) or not os.access(parent, os.W_OK):
+        raise InputError(f"{name}: cannot be written here (permission denied)", str(path))
 
 
 def existing_file(path: str) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_model_options, load_for
+from .common import add_model_options, check_outputs, load_for, positive_int
 
 HELP = "evaluate a detector on the DECODE (default), CI-ToD or CDConv splits; JSON results and a Markdown table"
 
@@ -60,7 +60,9 @@ def add_parser(sub: Any) -> None:
         "repeatable; bad records are skipped and reported. Without --splits, only these files are evaluated",
     )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
-    p.add_argument("--limit", type=int, default=None, help="first N examples per split (quick look)")
+    p.add_argument(
+        "--limit", type=positive_int, default=None, help="first N (at least 1) examples per split (quick look)"
+    )
     p.add_argument("--json", dest="json_out", default=None, help="write the results as JSON here")
     p.add_argument("--markdown", default=None, help="write the Markdown table here")
     p.add_argument("--predictions", default=None, help="write per-example predictions (JSONL) here")
@@ -72,8 +74,14 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.update_card and args.data:  # refused before any model runs
         raise InputError("--update-card stores benchmark results in the model card; leave out --data")
+    if args.update_card and args.limit is not None:
+        raise InputError("--update-card stores full-split results in the model card; leave out --limit")
     if args.update_card and (args.int8 or args.onnx):
         raise InputError("--update-card stores the saved model's results; leave out --int8 and --onnx")
+    check_outputs(  # before any model runs: an unwritable path would lose the results
+        [(args.predictions, "--predictions"), (args.json_out, "--json"), (args.markdown, "--markdown")],
+        [(f, "--data") for f in args.data],
+    )
     if args.benchmark == "citod":
         det, evaluator, results, table = _citod(args)
     elif args.benchmark == "cdconv":

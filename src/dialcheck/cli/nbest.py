@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_threads_option, positive_int, set_threads
+from .common import add_threads_option, http_url, positive_int, raise_every, set_threads
 from .probe import SOURCES, build_echo_items
 
 HELP = "n-best analysis: Certainty and Variety of replies to polar echo questions"
@@ -42,7 +42,9 @@ def add_parser(sub: Any) -> None:
     g = p.add_argument_group("generation")
     g.add_argument("--settings", default="beam5,beam10,beam20,beam40,diverse10,nucleus10")
     g.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
-    g.add_argument("--endpoint", default=None, help="OpenAI-compatible base URL (sampling settings only)")
+    g.add_argument(
+        "--endpoint", type=http_url, default=None, help="OpenAI-compatible base URL (sampling settings only)"
+    )
     g.add_argument("--endpoint-model", default=None)
     g.add_argument("--max-new-tokens", type=int, default=16)
     g.add_argument("--diversity-penalty", type=float, default=0.5)
@@ -86,10 +88,9 @@ def run(args: argparse.Namespace) -> int:
     from ..probes.echo import EchoSet
 
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     stimuli_path = out / "stimuli.jsonl"
     if args.stimuli:
-        es = EchoSet.load(args.stimuli)
+        es = load_stimuli(args.stimuli)
     elif stimuli_path.exists():
         es = EchoSet.load(stimuli_path)  # resuming: keep the stimuli of the first run
         print(f"dialcheck: resuming with the stimuli in {stimuli_path}", file=sys.stderr)
@@ -100,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"dialcheck: skipped {sum(es.skipped.values())} NLI pairs: {reasons}", file=sys.stderr)
     if not es.items:
         raise InputError("no echo questions to ask (every pair was skipped)")
+    out.mkdir(parents=True, exist_ok=True)
     if not stimuli_path.exists() or args.stimuli:
         es.save(stimuli_path)
     counts = es.counts()
@@ -155,6 +157,44 @@ def run(args: argparse.Namespace) -> int:
         png = plot_certainty_variety(rows, out / "certainty_variety.png", title=f"{args.lm or 'SmolLM2-135M-Instruct'}")
         print(f"dialcheck: plot written to {png}", file=sys.stderr)
     return 0
+
+
+STIMULUS_KINDS = {"ENTQ": "yes", "CNTQ": "no"}  # kind -> the expected answer
+
+
+def load_stimuli(path: str) -> Any:
+    """The echo questions of a ``--stimuli`` file (as ``dialcheck probe echo`` writes them), every bad record
+    named by file, line and field before any is used."""
+    from ..datasets.base import read_jsonl
+    from ..io import json_type, require_file
+    from ..probes.echo import EchoItem, EchoSet
+
+    p = require_file(path)
+    fields = list(EchoItem.__dataclass_fields__)  # all strings; only source may be left out
+    items: list[Any] = []
+    errors: list[InputError] = []
+    total = 0
+    for n, obj in read_jsonl(p):
+        total += 1
+        missing = [k for k in fields if k not in obj and k != "source"]
+        wrong = [k for k in fields if k in obj and not isinstance(obj[k], str)]
+        problem = None
+        if missing:
+            problem = f"{missing[0]}: missing"
+        elif wrong:
+            problem = f"{wrong[0]}: expected a string, got {json_type(obj[wrong[0]])}"
+        if problem is None and obj["kind"] not in STIMULUS_KINDS:
+            problem = f"kind: expected ENTQ or CNTQ, got {obj['kind']!r}"
+        if problem is None and obj["expected"] != STIMULUS_KINDS[obj["kind"]]:
+            problem = (
+                f"expected: a {obj['kind']} question expects {STIMULUS_KINDS[obj['kind']]!r}, got {obj['expected']!r}"
+            )
+        if problem:
+            errors.append(InputError(problem, str(p), n))
+        else:
+            items.append(EchoItem.from_dict(obj))
+    raise_every(errors, total, "stimuli", str(p), "generated")
+    return EchoSet(items)
 
 
 def _report_missing(rows: list[dict[str, Any]], settings: list[Any], total: int) -> None:

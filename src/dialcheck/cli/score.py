@@ -31,7 +31,7 @@ from ..io import (
 )
 from ..language import dialogue_language
 from ..schema import Dialogue
-from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error
+from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error, same_file
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
@@ -215,17 +215,6 @@ def _reported_errors(path: Path) -> set[str]:
     return set(keep.decode("utf-8", errors="replace").splitlines())
 
 
-def _same_file(a: str, b: str) -> bool:
-    """Whether paths ``a`` and ``b`` name one file: an existing one under any name (symbolic or hard links
-    included), or one still to be written under two spellings of its path."""
-    if a == "-" or b == "-":
-        return False
-    try:
-        return Path(a).samefile(b)
-    except OSError:  # one of them does not exist (yet)
-        return Path(a).resolve() == Path(b).resolve()
-
-
 def _looks_like_dialogues(value: Any) -> bool:
     """Whether a JSON value is a list of dialogues (objects with turns or messages, or lists): never one
     dialogue of a JSON Lines log."""
@@ -319,9 +308,9 @@ def run(args: argparse.Namespace) -> int:
     if args.input != "-":
         require_file(args.input)
     for path, what in ((args.output, "OUTPUT"), (args.errors, "--errors")):
-        if path and _same_file(args.input, path):
+        if path and same_file(args.input, path):
             raise InputError(f"{what} is the input file: writing it would destroy the input", str(path))
-    if args.errors and _same_file(args.output, args.errors):
+    if args.errors and same_file(args.output, args.errors):
         raise InputError("--errors is the output file: its error records would be lost among the verdicts", args.errors)
     to_stdout = args.output == "-"
     if to_stdout and args.resume:

@@ -26,7 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_pair_order_option, add_threads_option, positive_int, read_labelled, set_threads
+from .common import (
+    add_pair_order_option,
+    add_threads_option,
+    nonnegative_float,
+    open_unit_float,
+    positive_float,
+    positive_int,
+    read_labelled,
+    set_threads,
+    unit_float,
+)
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
@@ -85,13 +95,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--epochs",
-        type=float,
+        type=nonnegative_float,
         default=2.0,
         help="passes over the training pairs (default 2); decode: 0 with --init recalibrates tau and eta_e only; "
         "cdconv: 0 with --init measures the saved detector (or soup) on dev, and fits its lexical head with --lexical",
     )
     p.add_argument("--batch-size", type=positive_int, default=None, help="default 32 (decode), 16 (citod)")
-    p.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
+    p.add_argument("--lr", type=positive_float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
     p.add_argument("--max-length", type=int, default=None, help="default 128 (decode), 256 (citod)")
     p.add_argument("--patience", type=int, default=3, help="validations without improvement before stopping")
     p.add_argument(
@@ -109,7 +119,12 @@ def add_parser(sub: Any) -> None:
         "OUT/resume (written at every validation: weights, optimizer, batch order) as if it had not stopped; "
         "decode: a run that left only OUT/checkpoint continues from there with fresh optimizer moments",
     )
-    p.add_argument("--validation-fraction", type=float, default=0.08, help="share of train dialogues held out")
+    p.add_argument(
+        "--validation-fraction",
+        type=open_unit_float,
+        default=0.08,
+        help="share of train dialogues held out (between 0 and 1, default 0.08)",
+    )
     p.add_argument(
         "--class-weight",
         choices=("balanced", "sqrt"),
@@ -126,7 +141,12 @@ def add_parser(sub: Any) -> None:
         "with --init in a new order while keeping its validation split",
     )
     add_threads_option(p)
-    p.add_argument("--limit", type=int, default=None, help="use only the first N train dialogues (quick runs)")
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="use only the first N (at least 1) train dialogues (quick runs)",
+    )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     g = p.add_argument_group("citod")
     g.add_argument("--domains", default="calendar,navigate", help="CI-ToD train domains (default calendar,navigate)")
@@ -249,7 +269,7 @@ def add_parser(sub: Any) -> None:
         "teacher's hash and this command) and stop before training; the same command with --teacher FILE "
         "then trains the student without the teacher",
     )
-    d.add_argument("--distill-alpha", type=float, default=0.5, help="weight of the teacher in the target (0..1)")
+    d.add_argument("--distill-alpha", type=unit_float, default=0.5, help="weight of the teacher in the target (0..1)")
     d.add_argument(
         "--distill-alpha-by",
         default="",
@@ -508,8 +528,6 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     args.dialogues_repeat = repeats * len(args.dialogues) if len(repeats) == 1 else repeats
     if args.distill_alpha_by and not args.teacher:  # checked before any data is read
         raise InputError("--distill-alpha-by weighs a teacher's scores: give --teacher")
-    if args.teacher and not 0.0 <= args.distill_alpha <= 1.0:
-        raise InputError(f"--distill-alpha must lie in [0, 1], got {args.distill_alpha}")
     if args.save_teacher_scores and not args.teacher:
         raise InputError("--save-teacher-scores writes a teacher's scores: give --teacher")
     if args.teacher and not (Path(args.teacher).is_file() or (Path(args.teacher) / "dialcheck.json").exists()):

@@ -15,6 +15,7 @@ so, non-contradictory only when all agree, otherwise discarded.
 from __future__ import annotations
 
 import csv
+import io
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from ..datasets.base import read_jsonl
 from ..errors import InputError
-from ..io import require_file, write_jsonl
+from ..io import decode_utf8, require_file, write_jsonl
 from .records import CollectedReply
 
 __all__ = [
@@ -140,9 +141,13 @@ def parse_label(value: object) -> bool:
 
 def _rows(path: Path) -> Iterable[tuple[int, Mapping[str, object]]]:
     require_file(path)
-    if path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as f:
-            yield from enumerate(csv.DictReader(f), start=2)  # line 1 is the header
+    if path.suffix.lower() == ".csv":  # decoded whole first: a byte that is not UTF-8 is named by line and column
+        reader = csv.DictReader(io.StringIO(decode_utf8(path.read_bytes(), str(path)), newline=""))
+        try:
+            for row in reader:
+                yield reader.line_num, row  # the row's last line (line 1 is the header)
+        except csv.Error as e:
+            raise InputError(f"not a readable CSV file ({e})", str(path), reader.line_num) from None
         return
     yield from read_jsonl(path)
 
@@ -157,6 +162,7 @@ def read_labels(paths: Sequence[str | Path], annotator: str | None = None) -> li
     seen: set[tuple[str, str]] = set()
     for path in paths:
         p = Path(path)
+        before = len(out)
         for n, row in _rows(p):
             try:
                 item = row.get("item_id")
@@ -173,6 +179,8 @@ def read_labels(paths: Sequence[str | Path], annotator: str | None = None) -> li
                 raise InputError(f"annotator {who} labelled item {item} twice", str(p), n)
             seen.add(key)
             out.append(AnnotatorLabel(str(item), str(who), lab))
+        if len(out) == before:
+            raise InputError("no labels (the file is empty or holds only a header)", str(p))
     return out
 
 
