@@ -21,8 +21,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .detectors import Detector, default_model_path, load_detector, model_folder
-from .errors import ModelError
-from .io import as_dialogues, parse_dialogue, upto_speaker
+from .errors import InputError, ModelError
+from .io import (
+    as_dialogues,
+    check_batch_size,
+    check_dialogue,
+    check_speakers,
+    json_type,
+    parse_dialogue,
+    upto_speaker,
+)
 from .language import check_chinese_conversation, check_not_japanese, dialogue_language
 from .schema import Dialogue, Verdict
 
@@ -59,6 +67,9 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
     with the package (e.g. ``"decode-utterance-minilm-v4"``) works where no such folder exists here.
     """
     _offline()
+    if model is not None and (not isinstance(model, (str, Path)) or not str(model).strip()):
+        shown = "an empty string" if isinstance(model, str) else json_type(model)
+        raise InputError(f"model: expected a model folder or a shipped model's name, got {shown}")
     if model is None or str(model) == "default":
         path = default_model_path(language)
         if not path.exists():
@@ -151,6 +162,11 @@ def route(dialogue: Dialogue, language: str = "en") -> str:
     >>> route(Dialogue.from_texts(["hi"])), route(parse_dialogue({"turns": ["hi"], "knowledge": []}))
     ('en', 'tod')
     """
+    if not isinstance(dialogue, Dialogue):
+        raise InputError(
+            f"dialogue: expected a Dialogue, got {json_type(dialogue)} (dialcheck.io.parse_dialogue reads a list or "
+            "a dialogue object)"
+        )
     if dialogue.knowledge is not None:
         return "tod"
     kind = dialogue_language(dialogue)
@@ -176,6 +192,7 @@ def predict(
     default that :func:`route` names, dialogues of one default being scored in shared batches.
     ``configure`` is applied to each detector used (e.g. threshold overrides). A dialogue may be anything
     :func:`check` takes."""
+    batch_size = check_batch_size(batch_size)
     dialogues = as_dialogues(dialogues)
     dets = [load(model) if model is not None else load(language=route(d)) for d in dialogues]
     return predict_grouped(dialogues, dets, batch_size, configure)
@@ -189,6 +206,7 @@ def predict_grouped(
 ) -> list[Verdict]:
     """Verdicts in input order, ``dialogues[i]`` judged by ``detectors[i]``; the dialogues of one detector
     are scored in shared batches. ``configure`` is applied to each detector used."""
+    batch_size = check_batch_size(batch_size)
     groups: dict[int, tuple[Detector, list[int]]] = {}
     for i, det in enumerate(detectors):
         groups.setdefault(id(det), (det, []))[1].append(i)
@@ -213,5 +231,9 @@ def check(
     With ``speaker`` (e.g. ``"assistant"``) the turn checked is that speaker's last turn with text, as
     ``dialcheck check --speaker``: a chat log may end with the user's message or a tool call. Evidence
     indices are those of the whole dialogue; :func:`dialcheck.io.upto_speaker` gives the turn checked."""
-    d = dialogue if isinstance(dialogue, Dialogue) else parse_dialogue(dialogue, allow_empty_last=speaker is not None)
-    return predict([d if speaker is None else upto_speaker(d, speaker)], model)[0]
+    speakers = check_speakers(speaker)
+    if isinstance(dialogue, Dialogue):
+        d = check_dialogue(dialogue, allow_empty_last=speakers is not None)
+    else:
+        d = parse_dialogue(dialogue, allow_empty_last=speakers is not None)
+    return predict([d if speakers is None else upto_speaker(d, speakers)], model)[0]

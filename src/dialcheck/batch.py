@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DialcheckError
-from .io import parse_dialogue, upto_speaker
+from .io import check_batch_size, check_speakers, parse_dialogue, upto_speaker
 from .schema import Dialogue, Verdict
 
 __all__ = ["VERDICT_COLUMNS", "BatchScorer", "score_dataset"]
@@ -88,13 +88,15 @@ class BatchScorer:
     ) -> None:
         from . import api
 
+        batch_size = check_batch_size(batch_size)
+        speakers = check_speakers(speaker)
         if threads:
             from .threads import set_threads
 
             set_threads(threads)
         self.model, self.column, self.batch_size = model, column, batch_size
         self.onnx, self.int8 = onnx, int8
-        self.speakers = [speaker] if isinstance(speaker, str) else (list(speaker) if speaker else None)
+        self.speakers = speakers
         if model is not None:  # fail at worker start, not at the first batch
             api.accelerate(api.load(model), onnx, int8)
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import numbers
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -405,6 +406,133 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 
 
+def check_batch_size(value: Any, field: str = "batch_size") -> int:
+    """``value`` as a batch size: a positive whole number, else an :class:`InputError` naming ``field``.
+
+    >>> check_batch_size(8)
+    8
+    >>> check_batch_size(-1)
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: batch_size: expected a positive whole number, got -1
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        shown = json_type(value) if value is None or isinstance(value, (str, bool, list, dict)) else repr(value)
+        raise InputError(f"{field}: expected a positive whole number, got {shown}")
+    return int(value)
+
+
+def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
+    """The speaker names a ``speaker`` argument gives (a name or a non-empty list of names), None for None;
+    anything else is an :class:`InputError` naming ``field``.
+
+    >>> check_speakers("assistant"), check_speakers(["bot", "assistant"]), check_speakers(None)
+    (['assistant'], ['bot', 'assistant'], None)
+    """
+    if value is None:
+        return None
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)):
+        raise InputError(f"{field}: expected a speaker name or a list of names, got {json_type(value)}")
+    if not names:
+        raise InputError(f"{field}: an empty list names no speaker (give a name, or None for the last turn)")
+    for i, name in enumerate(names):
+        where = field if isinstance(value, str) else f"{field}[{i}]"
+        if not isinstance(name, str):
+            raise InputError(f"{where}: expected a speaker name (a string), got {json_type(name)}")
+        if not name.strip():
+            raise InputError(f"{where}: empty (name the speaker whose turn is checked)")
+    return list(names)
+
+
+def check_dialogue(d: Dialogue, allow_empty_last: bool = False) -> Dialogue:
+    """``d`` when a :class:`Dialogue` built in Python passes the checks :func:`parse_dialogue` applies to JSON
+    (at least one turn; each a :class:`Turn` with a speaker and text; a last turn with text unless
+    ``allow_empty_last``), else an :class:`InputError` naming the field.
+
+    >>> check_dialogue(Dialogue(()))
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: turns: the dialogue is empty (at least one turn is needed)
+    """
+    if not d.turns:
+        raise InputError("turns: the dialogue is empty (at least one turn is needed)")
+    for i, t in enumerate(d.turns):
+        if not isinstance(t, Turn):
+            raise InputError(f"turns[{i}]: expected a Turn, got {json_type(t)}")
+        if not isinstance(t.text, str):
+            raise InputError(f"turns[{i}].text: expected a string, got {json_type(t.text)}")
+        _check_text(t.text, f"turns[{i}].text")
+        if not isinstance(t.speaker, str):
+            raise InputError(f"turns[{i}].speaker: expected a string, got {json_type(t.speaker)}")
+        if not t.speaker.strip():
+            raise InputError(f"turns[{i}].speaker: empty (name who said the turn)")
+    if not allow_empty_last and not d.turns[-1].text.strip():
+        raise InputError(f"turns[{len(d.turns) - 1}].text: the last turn is empty: there is nothing to check")
+    return d
+
+
+def as_context(context: Any, field: str = "context") -> Dialogue:
+    """A context to which candidate replies are added: a :class:`Dialogue`, a list of strings (alternating
+    speakers A/B) or :class:`Turn` objects, or a dialogue object (``{"turns": ...}``, ``{"messages": ...}``)
+    as :func:`parse_dialogue` reads it. Its last turn may be empty; a list may be empty. A single string, or
+    anything else, is an :class:`InputError` naming ``field``.
+
+    >>> [t.text for t in as_context({"turns": ["I have a dog.", "Nice."]}).turns]
+    ['I have a dog.', 'Nice.']
+    >>> as_context("I have a dog.")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: context: expected a list of turns, got a string (a context is a list of turns)
+    """
+    try:
+        if isinstance(context, Dialogue):
+            return check_dialogue(context, allow_empty_last=True) if context.turns else context
+        if isinstance(context, dict):
+            return parse_dialogue(context, allow_empty_last=True)
+    except InputError as e:
+        raise InputError(f"{field}: {e.message}") from None
+    if isinstance(context, (str, bytes)):
+        raise InputError(f"{field}: expected a list of turns, got a string (a context is a list of turns)")
+    if not isinstance(context, (list, tuple)):
+        raise InputError(f"{field}: expected a list of turns, got {json_type(context)}")
+    turns = []
+    for i, t in enumerate(context):
+        if isinstance(t, Turn):
+            turns.append(t)
+        elif isinstance(t, str):
+            turns.append(Turn("AB"[i % 2], _check_text(t, f"{field}[{i}]")))
+        else:
+            raise InputError(f"{field}[{i}]: expected a string or a Turn, got {json_type(t)}")
+    if not turns:
+        return Dialogue(())
+    try:
+        return check_dialogue(Dialogue(tuple(turns)), allow_empty_last=True)
+    except InputError as e:
+        raise InputError(f"{field}: {e.message}") from None
+
+
+def as_texts(values: Any, field: str = "candidates") -> list[str]:
+    """A list of strings (e.g. candidate replies) from any iterable of strings; a single string, or an item
+    that is not a string, is an :class:`InputError` naming ``field``.
+
+    >>> as_texts("Rex")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: candidates: expected a list of strings, got a string (one candidate: ["..."])
+    """
+    if isinstance(values, (str, bytes)):
+        raise InputError(f'{field}: expected a list of strings, got a string (one candidate: ["..."])')
+    if isinstance(values, dict) or not isinstance(values, Iterable):
+        raise InputError(f"{field}: expected a list of strings, got {json_type(values)}")
+    out = list(values)
+    for i, v in enumerate(out):
+        if not isinstance(v, str):
+            raise InputError(f"{field}[{i}]: expected a string, got {json_type(v)}")
+        _check_text(v, f"{field}[{i}]")
+    return out
+
+
 def as_dialogues(items: Iterable[Any]) -> list[Dialogue]:
     """What a detector's ``predict`` accepts: :class:`Dialogue` objects, and anything :func:`parse_dialogue`
     reads (a list of strings, a ``{"turns": ...}`` or ``{"messages": ...}`` object); a bad one raises
@@ -419,10 +547,15 @@ def as_dialogues(items: Iterable[Any]) -> list[Dialogue]:
     """
     if isinstance(items, (str, Dialogue, dict)):
         raise InputError(f"dialogues: expected a list of dialogues, got one {json_type(items)}; pass [dialogue]")
+    if not isinstance(items, Iterable):
+        raise InputError(f"dialogues: expected a list of dialogues, got {json_type(items)}")
     out = []
     for i, obj in enumerate(items):
         if isinstance(obj, Dialogue):
-            out.append(obj)
+            try:  # an empty last turn is scored (0.0): ``rank`` and ``/rank`` score empty candidates
+                out.append(check_dialogue(obj, allow_empty_last=True))
+            except InputError as e:
+                raise InputError(f"dialogues[{i}]: {e.message}") from None
         elif isinstance(obj, str):
             raise InputError(f'dialogues[{i}]: expected a dialogue, got a string (one dialogue: [["Hi", ...]])')
         else:
@@ -457,7 +590,7 @@ def upto_speaker(d: Dialogue, speakers: str | Sequence[str]) -> Dialogue:
     ...
     dialcheck.errors.InputError: no turn with text by bot (its speakers: assistant, user)
     """
-    names = [speakers] if isinstance(speakers, str) else list(speakers)
+    names = check_speakers(speakers) or []
     by = spoken_by(d, names)
     if not by:
         said = ", ".join(sorted({t.speaker for t in d.turns}))

@@ -62,6 +62,12 @@ def default_model_path(language: str = "en") -> Path:
     >>> default_model_path("tod").name
     'citod-grounded-minilm-v2'
     """
+    if not isinstance(language, str) or language not in DEFAULT_MODELS:
+        from ..errors import InputError
+        from ..io import json_type
+
+        shown = repr(language) if isinstance(language, str) else json_type(language)
+        raise InputError(f"language: expected one of {', '.join(DEFAULT_MODELS)}, got {shown}")
     path = _MODELS / DEFAULT_MODELS[language]
     fallback = FALLBACK_MODELS.get(language)
     missing = None if fallback is None else _missing(path)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import numbers
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ..errors import ModelError
+from ..errors import InputError, ModelError
+from ..io import as_context, as_texts, check_batch_size, json_type
 from ..schema import Dialogue, Turn, Verdict
 from .core import CONTRADICTION, PairClassifier, _OnnxOnly
 from .modeling import CONFIG_NAME, DetectorConfig, labels_from_hf_config, load_model, tokenizer_only
@@ -94,7 +96,7 @@ class Detector(ABC):
 
     @tau.setter
     def tau(self, value: float) -> None:
-        self.config.thresholds["tau"] = float(value)
+        self.config.thresholds["tau"] = check_threshold(value, "tau")
 
     @property
     def eta_e(self) -> float:
@@ -103,7 +105,7 @@ class Detector(ABC):
 
     @eta_e.setter
     def eta_e(self, value: float) -> None:
-        self.config.thresholds["eta_e"] = float(value)
+        self.config.thresholds["eta_e"] = check_threshold(value, "eta_e")
 
     # -- weights ----------------------------------------------------------------------------------
     @property
@@ -232,29 +234,49 @@ class Detector(ABC):
 
     def rank(
         self,
-        context: Dialogue | Sequence[Turn | str],
-        candidates: Sequence[str],
+        context: Dialogue | Sequence[Turn | str] | dict[str, Any],
+        candidates: Iterable[str],
         speaker: str | None = None,
         batch_size: int = 64,
     ) -> list[RankedCandidate]:
         """Candidate replies from least to most contradictory (stable for ties).
 
-        ``speaker`` is who says the reply; by default the speaker of the second-to-last context turn
-        (alternating turns), else ``"B"``.
+        ``context``: a :class:`Dialogue`, a list of strings (alternating speakers) or :class:`Turn` objects, or
+        a ``{"turns": [...]}`` / ``{"messages": [...]}`` object; ``candidates``: a list of strings. A single
+        string for either is an :class:`~dialcheck.errors.InputError`. ``speaker`` is who says the reply; by
+        default the speaker of the second-to-last context turn (alternating turns), else ``"B"``.
         """
-        dialogues = candidate_dialogues(context, candidates, speaker)
-        return ranked_candidates(candidates, self.predict(dialogues, batch_size=batch_size))
+        texts = as_texts(candidates)
+        dialogues = candidate_dialogues(context, texts, speaker)
+        return ranked_candidates(texts, self.predict(dialogues, batch_size=check_batch_size(batch_size)))
+
+
+def check_threshold(value: Any, name: str) -> float:
+    """``value`` as a threshold: a number in [0, 1], else an :class:`~dialcheck.errors.InputError` naming it.
+
+    >>> check_threshold(2, "tau")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: tau: expected a number in [0, 1], got 2
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
+        shown = json_type(value) if value is None or isinstance(value, (str, bool, list, dict)) else repr(value)
+        raise InputError(f"{name}: expected a number in [0, 1], got {shown}")
+    return float(value)
 
 
 def candidate_dialogues(
-    context: Dialogue | Sequence[Turn | str], candidates: Sequence[str], speaker: str | None = None
+    context: Dialogue | Sequence[Turn | str] | dict[str, Any], candidates: Sequence[str], speaker: str | None = None
 ) -> list[Dialogue]:
-    """The context followed by each candidate reply, one dialogue per candidate (see :meth:`Detector.rank`).
+    """The context followed by each candidate reply, one dialogue per candidate (see :meth:`Detector.rank`);
+    ``context`` as :func:`dialcheck.io.as_context` reads it.
 
     >>> [d.turns[-1].speaker for d in candidate_dialogues(["I have a cat.", "Nice."], ["x", "y"])]
     ['A', 'A']
     """
-    ctx = context if isinstance(context, Dialogue) else Dialogue(tuple(_as_turn(t, i) for i, t in enumerate(context)))
+    ctx = as_context(context)
+    if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
+        raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(speaker)}")
     if speaker is None:
         if len(ctx.turns) >= 2:
             speaker = ctx.turns[-2].speaker
@@ -267,10 +289,6 @@ def ranked_candidates(candidates: Sequence[str], verdicts: Sequence[Verdict]) ->
     """``candidates`` with their verdicts, least contradictory first (stable for ties)."""
     ranked = [RankedCandidate(i, c, v) for i, (c, v) in enumerate(zip(candidates, verdicts, strict=True))]
     return sorted(ranked, key=lambda r: (r.verdict.contradiction, r.verdict.score))
-
-
-def _as_turn(t: Turn | str, i: int) -> Turn:
-    return t if isinstance(t, Turn) else Turn("AB"[i % 2], t)
 
 
 def _load_as(cls: type[Detector], folder: Path) -> Detector:

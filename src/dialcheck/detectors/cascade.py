@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import InputError, ModelError
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
-from .base import Detector, load_detector, register_detector
+from .base import Detector, check_threshold, load_detector, register_detector
 from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig, shipped_or_path
 from .utterance import decide
@@ -188,7 +188,7 @@ class CascadeDetector(Detector):
         return float(self.config.thresholds.get(key, 0.5))
 
     def _set_threshold(self, key: str, value: float) -> None:
-        self.config.thresholds[key] = float(value)
+        self.config.thresholds[key] = check_threshold(value, key)
         if "_stages" in self.__dict__:
             setattr(self.second, key, value)
 

@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import ModelError
 from ..io import as_dialogues
 from ..schema import Dialogue, Turn, Verdict
-from .base import Detector, register_detector
+from .base import Detector, check_threshold, register_detector
 from .core import CONTRADICTION, PairClassifier
 from .lexical import LexicalHead
 from .modeling import CONFIG_NAME, DEFAULT_LABELS, DetectorConfig, load_model, save_model
@@ -355,7 +355,7 @@ class HierarchicalDetector(Detector):
         >>> d.stage_threshold("intra_sentence"), d.stage_threshold("history")
         (0.7, 0.7)
         """
-        self.config.thresholds["tau"] = float(value)
+        self.config.thresholds["tau"] = check_threshold(value, "tau")
         for stage in STAGES:
             self.config.thresholds[stage] = float(value)
 

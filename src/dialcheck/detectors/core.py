@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError, TorchReleasedError
+from ..io import check_batch_size
 
 __all__ = ["CONTRADICTION", "PairClassifier", "first_segment", "split_sentences"]
 
@@ -207,8 +208,10 @@ class PairClassifier:
     ) -> np.ndarray:
         """Label probabilities, shape (len(pairs), len(labels)): softmax, or sigmoid when multi-label.
 
-        Identical pairs are scored once; batches are formed from pairs of similar length.
+        Identical pairs are scored once; batches are formed from pairs of similar length. ``batch_size`` must
+        be a positive whole number (else :class:`~dialcheck.errors.InputError`).
         """
+        batch_size = check_batch_size(batch_size)
         if not pairs:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         unique: dict[tuple[str, str], int] = {}

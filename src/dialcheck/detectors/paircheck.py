@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import ModelError
 from ..io import as_dialogues
 from ..schema import Dialogue, Verdict
-from .base import Detector, register_detector
+from .base import Detector, check_threshold, register_detector
 from .cascade import _ref, load_named, save_named
 from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig
@@ -125,7 +125,7 @@ class PairCheckedDetector(Detector):
 
     @tau.setter
     def tau(self, value: float) -> None:
-        self.config.thresholds["tau"] = float(value)
+        self.config.thresholds["tau"] = check_threshold(value, "tau")
         if "_loaded" in self.__dict__:
             self.main.tau = value
 

@@ -25,14 +25,15 @@ are set aside with a reason (``counts`` says how many); repeats can be kept with
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_type
+from ..io import as_context, check_batch_size, json_type
 from ..schema import Dialogue, Turn, Verdict
-from .nbest import Candidate, as_dialogue, reply_speaker
+from .nbest import Candidate, reply_speaker
 
 __all__ = ["POLICIES", "RerankResult", "RerankedCandidate", "rerank", "rerank_many"]
 
@@ -114,6 +115,13 @@ def _split(candidate: Any, i: int) -> tuple[str, float | None]:
     raise InputError(f"candidates[{i}]: expected a string, a Candidate, {{'text', 'score'}} or (text, score)")
 
 
+def _listed(values: Any, field: str) -> list[Any]:
+    """``values`` (a list or any other iterable but a string or mapping) as a list, else an InputError."""
+    if isinstance(values, (str, bytes, dict)) or not isinstance(values, Iterable):
+        raise InputError(f"{field}: expected a list, got {json_type(values)}")
+    return list(values)
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
@@ -134,27 +142,41 @@ def rerank_many(
         raise InputError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if fallback not in ("least_contradictory", "none"):
         raise InputError(f"unknown fallback {fallback!r}; use least_contradictory or none")
+    batch_size = check_batch_size(batch_size)
+    if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
+        raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(speaker)}")
+    contexts, candidate_lists = _listed(contexts, "contexts"), _listed(candidate_lists, "candidate_lists")
     if len(contexts) != len(candidate_lists):
         raise InputError(f"{len(contexts)} contexts but {len(candidate_lists)} candidate lists")
     if scores is not None and len(scores) != len(contexts):
         raise InputError(f"{len(contexts)} contexts but {len(scores)} score lists")
-    if detector is None:
+    if detector is None or isinstance(detector, (str, Path)):
         from ..api import load
 
-        detector = load()
+        detector = load(detector)
+    elif not callable(getattr(detector, "predict", None)):
+        raise InputError(f"detector: expected a detector (with predict) or a model's name, got {json_type(detector)}")
 
     prepared = []  # per context: (dialogue, speaker, [(index, text, gen_score)], set-aside list)
     dialogues: list[Dialogue] = []
     for k, (context, cands) in enumerate(zip(contexts, candidate_lists, strict=True)):
-        d = as_dialogue(context)
+        d = as_context(context, f"contexts[{k}]")
         if not d.turns:
             raise InputError(f"contexts[{k}]: the context has no turns")
-        if isinstance(cands, (str, bytes)) or not len(cands):
+        if isinstance(cands, (str, bytes)):
+            raise InputError(f'candidate_lists[{k}]: expected a list of candidates, got a string (one: ["..."])')
+        cands = _listed(cands, f"candidate_lists[{k}]")
+        if not cands:
             raise InputError(f"contexts[{k}]: no candidates to re-rank (give at least one reply)")
         sp = speaker or reply_speaker(d)
         extra = scores[k] if scores is not None else None
-        if extra is not None and len(extra) != len(cands):
-            raise InputError(f"contexts[{k}]: {len(cands)} candidates but {len(extra)} scores")
+        if extra is not None:
+            extra = _listed(extra, f"scores[{k}]")
+            if len(extra) != len(cands):
+                raise InputError(f"contexts[{k}]: {len(cands)} candidates but {len(extra)} scores")
+            for i, x in enumerate(extra):
+                if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))):
+                    raise InputError(f"scores[{k}][{i}]: expected a number or null, got {json_type(x)}")
         history = {_norm(t.text) for t in d.turns}
         live, aside, seen = [], [], set()
         for i, c in enumerate(cands):
@@ -231,8 +253,15 @@ def rerank(
     dicts or ``(text, score)`` pairs; ``scores`` (optional) gives the generator's score of each
     candidate (higher is better) and is the tie-breaker. ``detector``: any object with
     ``predict(dialogues) -> list[Verdict]``; default the shipped English detector. ``speaker``: who says
-    the reply (default: the speaker of the second-to-last context turn).
+    the reply (default: the speaker of the second-to-last context turn). ``context``: a :class:`Dialogue`,
+    a list of strings (alternating speakers) or a ``{"turns": [...]}`` / ``{"messages": [...]}`` object.
     """
+    if isinstance(candidates, (str, bytes)):
+        raise InputError('candidates: expected a list of candidates, got a string (one candidate: ["..."])')
+    if scores is not None:
+        scores = _listed(scores, "scores")
+    context = as_context(context)
+    candidates = _listed(candidates, "candidates")
     return rerank_many(
         [context],
         [candidates],

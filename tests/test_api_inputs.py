@@ -1,0 +1,148 @@
+"""Bad input from a Python caller raises a dialcheck error naming the argument, never a bare Python error deep
+inside or a silently wrong answer (bug hunt 2, session 82)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import dialcheck
+from dialcheck.batch import BatchScorer
+from dialcheck.detectors import load_detector
+from dialcheck.errors import InputError
+from dialcheck.schema import Dialogue, Turn, Verdict
+
+GOOD = ["I have two dogs.", "What are their names?", "I never had a dog."]
+CTX = ["I have two dogs.", "What are their names?"]
+
+
+class Fake:
+    """A detector stand-in: scores a reply with "never" as a contradiction."""
+
+    def predict(self, dialogues, batch_size=64):
+        return [Verdict("never" in d.last.text, 0.9 if "never" in d.last.text else 0.1) for d in dialogues]
+
+
+@pytest.fixture
+def det(tiny_detector_dir):
+    return load_detector(tiny_detector_dir)
+
+
+@pytest.mark.parametrize("bad", [-1, 0, None, 1.5, "8", True])
+def test_bad_batch_size_is_refused_everywhere(det, tiny_detector_dir, bad):
+    with pytest.raises(InputError, match=r"^batch_size: expected a positive whole number, got"):
+        det.predict([GOOD], batch_size=bad)
+    with pytest.raises(InputError, match=r"^batch_size: expected a positive whole number"):
+        det.rank(CTX, ["x", "y"], batch_size=bad)
+    with pytest.raises(InputError, match=r"^batch_size: expected a positive whole number"):
+        dialcheck.rerank(CTX, ["I never had a dog.", "Rex and Fido."], detector=Fake(), batch_size=bad)
+    with pytest.raises(InputError, match=r"^batch_size: expected a positive whole number"):
+        BatchScorer(model=str(tiny_detector_dir), batch_size=bad)
+    with pytest.raises(InputError, match=r"^batch_size: expected a positive whole number"):
+        dialcheck.predict([GOOD], model=str(tiny_detector_dir), batch_size=bad)
+
+
+def test_batch_size_message_shows_the_value(det):
+    with pytest.raises(InputError, match=r"^batch_size: expected a positive whole number, got -1$"):
+        det.predict([GOOD], batch_size=-1)
+
+
+def test_rank_refuses_a_string_context_or_candidates(det):
+    with pytest.raises(InputError, match=r"^context: expected a list of turns, got a string"):
+        det.rank("I have a dog.", ["x"])
+    with pytest.raises(InputError, match=r"^candidates: expected a list of strings, got a string"):
+        det.rank(CTX, "Rex")
+    with pytest.raises(InputError, match=r"^context: expected a list of turns, got null"):
+        det.rank(None, ["x"])
+    with pytest.raises(InputError, match=r"^candidates\[0\]: expected a string, got null"):
+        det.rank(CTX, [None])
+    with pytest.raises(InputError, match=r"^context\[1\]: expected a string or a Turn, got null"):
+        det.rank(["a", None], ["x"])
+
+
+def test_rank_reads_a_dialogue_object_context_and_any_iterable_of_candidates(det):
+    by_list = det.rank(CTX, ["Rex.", "I never had a dog."])
+    by_dict = det.rank({"turns": CTX}, (c for c in ["Rex.", "I never had a dog."]))
+    assert [(r.index, r.text, r.verdict.score) for r in by_dict] == [
+        (r.index, r.text, r.verdict.score) for r in by_list
+    ]
+    assert set(by_dict[0].verdict.pair_scores) <= {0, 1}  # the context's two turns, not the dict's key
+
+
+@pytest.mark.parametrize(
+    ("dialogue", "message"),
+    [
+        (Dialogue(()), r"turns: the dialogue is empty"),
+        (Dialogue((Turn("A", None),)), r"turns\[0\]\.text: expected a string, got null"),
+        (Dialogue((Turn("A", "x"), Turn("A", None))), r"turns\[1\]\.text: expected a string, got null"),
+        (Dialogue.from_texts(["a", ""]), r"turns\[1\]\.text: the last turn is empty"),
+        (Dialogue((Turn(None, "x"),)), r"turns\[0\]\.speaker: expected a string, got null"),
+    ],
+)
+def test_bad_dialogue_objects_are_refused(det, tiny_detector_dir, dialogue, message):
+    if "last turn is empty" not in message:  # predict scores an empty last turn: rank scores empty candidates
+        with pytest.raises(InputError, match=r"^dialogues\[0\]: " + message):
+            det.predict([dialogue])
+    with pytest.raises(InputError, match=r"^" + message):
+        dialcheck.check(dialogue, model=str(tiny_detector_dir))
+
+
+def test_bad_load_and_check_arguments_are_named(tiny_detector_dir):
+    with pytest.raises(InputError, match=r"^language: expected one of en, tod, zh, got 'fr'"):
+        dialcheck.load(language="fr")
+    with pytest.raises(InputError, match=r"^language: expected one of .*, got null"):
+        dialcheck.load(language=None)
+    with pytest.raises(InputError, match=r"^model: expected a model folder or a shipped model's name, got int"):
+        dialcheck.load(model=123)
+    with pytest.raises(InputError, match=r"^model: .*got an empty string"):
+        dialcheck.check(GOOD, model="")
+    for bad, message in [(123, r"^speaker: expected a speaker name or a list"), ("", r"^speaker: empty"),
+                         ([], r"^speaker: an empty list")]:  # fmt: skip
+        with pytest.raises(InputError, match=message):
+            dialcheck.check(GOOD, model=str(tiny_detector_dir), speaker=bad)
+        with pytest.raises(InputError, match=message):
+            BatchScorer(model=str(tiny_detector_dir), speaker=bad)
+    with pytest.raises(InputError, match=r"^dialogues: expected a list of dialogues, got null"):
+        dialcheck.predict(None, model=str(tiny_detector_dir))
+    with pytest.raises(InputError, match=r"^dialogues: expected a list of dialogues, got int"):
+        load_detector(tiny_detector_dir).predict(5)
+    with pytest.raises(InputError, match=r"^dialogue: expected a Dialogue, got list"):
+        dialcheck.route(["a", "b"])
+
+
+def test_bad_rerank_arguments_are_named():
+    with pytest.raises(InputError, match=r"^candidates: expected a list, got null"):
+        dialcheck.rerank(CTX, None, detector=Fake())
+    with pytest.raises(InputError, match=r"^candidates: expected a list of candidates, got a string"):
+        dialcheck.rerank(CTX, "Rex and Fido.", detector=Fake())
+    with pytest.raises(InputError, match=r"^context: expected a list of turns, got null"):
+        dialcheck.rerank(None, ["x"], detector=Fake())
+    with pytest.raises(InputError, match=r"scores\[0\]\[0\]: expected a number or null, got string"):
+        dialcheck.rerank(CTX, ["a", "b"], detector=Fake(), scores=["x", "y"])
+    with pytest.raises(InputError, match=r"^detector: expected a detector"):
+        dialcheck.rerank(CTX, ["a"], detector=42)
+
+
+def test_rerank_reads_a_dialogue_object_context_and_a_generator_of_candidates():
+    r = dialcheck.rerank({"turns": CTX}, (c for c in ["I never had a dog.", "Rex and Fido."]), detector=Fake())
+    assert r.chosen.text == "Rex and Fido."
+    seen = []
+
+    class Spy(Fake):
+        def predict(self, dialogues, batch_size=64):
+            seen.extend(dialogues)
+            return super().predict(dialogues, batch_size)
+
+    dialcheck.rerank({"turns": CTX}, ["Rex."], detector=Spy())
+    assert [t.text for t in seen[0].turns] == [*CTX, "Rex."]
+
+
+@pytest.mark.parametrize("bad", [2, -1, math.nan, None, "0.5"])
+def test_thresholds_outside_0_1_are_refused(det, bad):
+    with pytest.raises(InputError, match=r"^tau: expected a number in \[0, 1\]"):
+        det.tau = bad
+    with pytest.raises(InputError, match=r"^eta_e: expected a number in \[0, 1\]"):
+        det.eta_e = bad
+    det.tau, det.eta_e = 0.0, 1.0
+    assert (det.tau, det.eta_e) == (0.0, 1.0)
