@@ -261,3 +261,25 @@ def test_rerank_command_without_a_model_routes_each_record_like_check(capsys, tm
     p.write_text(json.dumps({"turns": ["你好。", "Hi, I have a cat.", "它几岁了？"], "candidates": ["我没有猫。"]}))
     assert main(["rerank", str(p)]) == 2
     assert f"{p}, line 1: the dialogue mixes Chinese turns" in capsys.readouterr().err
+
+
+def test_rerank_without_a_detector_routes_chinese_contexts_to_the_chinese_default(monkeypatch):
+    from dialcheck import api
+
+    asked = []
+
+    class Any1:
+        def predict(self, dialogues, batch_size=64, show_progress_bar=False):
+            return [Verdict(False, 0.1, ()) for _ in dialogues]
+
+    def fake_load(model=None, language="en"):
+        asked.append(language)
+        return Any1()
+
+    monkeypatch.setattr(api, "load", fake_load)
+    zh = ["你有宠物吗？", "有啊，我养了一只狗。", "它叫什么名字？"]
+    rerank(zh, ["它叫旺财。", "我从来没养过狗。"])
+    rerank(["Do you have pets?", "Yes, a dog.", "What is its name?"], ["Rex.", "I never had a dog."])
+    assert asked == ["zh", "en"]
+    with pytest.raises(InputError, match=r"different default detectors: zh \(contexts\[0\]\), en \(contexts\[1\]\)"):
+        rerank_many([zh, ["Hi", "Hello", "How are you?"]], [["它叫旺财。"], ["Fine."]])

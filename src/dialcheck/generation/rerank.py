@@ -126,6 +126,31 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def _language_of(contexts: Sequence[Any], candidate_lists: Sequence[Sequence[Any]], speaker: str | None) -> str:
+    """Which shipped default re-ranks these contexts (:func:`dialcheck.api.route` of each context followed by
+    its first non-empty candidate, as ``dialcheck rerank`` routes); contexts of different languages are refused."""
+    from ..api import route
+
+    found: dict[str, int] = {}
+    for k, (context, cands) in enumerate(zip(contexts, candidate_lists, strict=True)):
+        d = as_context(context, f"contexts[{k}]")
+        texts = (
+            []
+            if isinstance(cands, (str, bytes))
+            else [t for t in (_split(c, i)[0] for i, c in enumerate(cands)) if t.strip()]
+        )
+        if texts and d.turns:
+            d = Dialogue((*d.turns, Turn(speaker or reply_speaker(d), texts[0])), d.knowledge, d.meta)
+        try:
+            found.setdefault(route(d), k)
+        except InputError as e:
+            raise InputError(f"contexts[{k}]: {e.message}") from None
+    if len(found) > 1:
+        where = ", ".join(f"{lang} (contexts[{k}])" for lang, k in found.items())
+        raise InputError(f"the contexts need different default detectors: {where}; re-rank them in separate calls")
+    return next(iter(found), "en")
+
+
 def rerank_many(
     contexts: Sequence[Dialogue | Sequence[Turn | str]],
     candidate_lists: Sequence[Sequence[Any]],
@@ -150,7 +175,11 @@ def rerank_many(
         raise InputError(f"{len(contexts)} contexts but {len(candidate_lists)} candidate lists")
     if scores is not None and len(scores) != len(contexts):
         raise InputError(f"{len(contexts)} contexts but {len(scores)} score lists")
-    if detector is None or isinstance(detector, (str, Path)):
+    if detector is None:
+        from ..api import load
+
+        detector = load(language=_language_of(contexts, candidate_lists, speaker))
+    elif isinstance(detector, (str, Path)):
         from ..api import load
 
         detector = load(detector)
