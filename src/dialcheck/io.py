@@ -422,6 +422,18 @@ def check_batch_size(value: Any, field: str = "batch_size") -> int:
     return int(value)
 
 
+def check_reply_speaker(value: Any) -> str | None:
+    """The one speaker a ``rank``/``rerank`` reply is said by (a non-empty name), None for the default; anything
+    else is an :class:`InputError`.
+
+    >>> check_reply_speaker("bot"), check_reply_speaker(None)
+    ('bot', None)
+    """
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(value)}")
+    return value
+
+
 def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
     """The speaker names a ``speaker`` argument gives (a name or a non-empty list of names), None for None;
     anything else is an :class:`InputError` naming ``field``.
@@ -897,10 +909,11 @@ def _jsonl_lines(data: bytes) -> list[bytes] | None:
     return None
 
 
-def _parses(line: str) -> bool:
+def _parses(line: str | bytes) -> bool:
+    """Whether ``line`` is one JSON value on its own (bytes that are not UTF-8, or nesting too deep: no)."""
     try:
         json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return False
     return True
 

@@ -69,12 +69,11 @@ def _turn_languages(texts: Sequence[str]) -> list[str]:
     ``"other"`` only when no turn is Chinese."""
     out = []
     for t in texts:
-        s = cjk_share(t)
-        has_letters = any(ch.isalpha() for ch in t)
-        if s >= ZH_SHARE and not _has_kana(t):
+        s, kana = cjk_share(t), _has_kana(t)
+        if s >= ZH_SHARE and not kana:
             out.append("zh")
-        elif has_letters and (s < OTHER_SHARE or _has_kana(t)):
-            out.append("short" if s == 0 and not _has_kana(t) and len(t.split()) <= SHORT_WORDS else "other")
+        elif any(ch.isalpha() for ch in t) and (s < OTHER_SHARE or kana):
+            out.append("short" if s == 0 and not kana and len(t.split()) <= SHORT_WORDS else "other")
         else:
             out.append("unknown")
     neutral = "unknown" if "zh" in out else "other"

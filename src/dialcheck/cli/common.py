@@ -184,22 +184,23 @@ def raise_every(errors: list[InputError], total: int, what: str, source: str, no
         raise InputError(f"{len(errors)} of {total} {what} are bad (each named above); nothing was {nothing}", source)
 
 
-def unit_float(text: str) -> float:
-    """An argparse type: a number in [0, 1] (checked when the command line is read, whatever the model)."""
+def _number(text: str) -> float:
     try:
-        v = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def unit_float(text: str) -> float:
+    """An argparse type: a number in [0, 1] (checked when the command line is read, whatever the model)."""
+    v = _number(text)
     if not 0.0 <= v <= 1.0:
         raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {v:g}")
     return v
 
 
 def _finite(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    v = _number(text)
     if not math.isfinite(v):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return v
@@ -241,14 +242,26 @@ def http_url(text: str) -> str:
     return text.strip()
 
 
+def _whole(text: str, noun: str = "a whole number") -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {noun}, got {text!r}") from None
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a count of at least 1 (``--batch-size 0`` would never score, a negative one scores 0)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    n = _whole(text)
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, checked before the model loads (bind() would refuse it only after)."""
+    n = _whole(text, "a port number")
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0-65535, got {n}")
     return n
 
 

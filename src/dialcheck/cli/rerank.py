@@ -127,19 +127,13 @@ def _parse(
 
 
 def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: int, line: int | None, many: bool) -> str:
-    """The shipped default that checks ``context`` followed by its first non-empty candidate (a Chinese
-    u1, b1, u2 becomes a whole CDConv conversation with its reply)."""
-    from ..api import route
+    """The shipped default that checks ``context`` followed by its first non-empty candidate
+    (:func:`~dialcheck.generation.rerank.route_with_reply`), its errors naming the record."""
     from ..errors import DialcheckError
-    from ..generation.nbest import reply_speaker
-    from ..generation.rerank import _split
-    from ..schema import Dialogue, Turn
+    from ..generation.rerank import route_with_reply
 
-    texts = [t for t in (_split(c, i)[0] for i, c in enumerate(cands)) if t.strip()]
-    reply = Turn(speaker or reply_speaker(context), texts[0]) if texts else None
-    d = context if reply is None else Dialogue((*context.turns, reply), context.knowledge, context.meta)
     try:
-        return route(d)
+        return route_with_reply(context, cands, speaker)
     except DialcheckError as e:
         item = f"dialogue {n}: " if line is None and many else ""  # a record of a JSON list: its position
         raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None

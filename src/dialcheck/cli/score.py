@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import (
     ParsedRecord,
+    _parses,
     _raw_id,
     ends_with_user,
     input_lines,
@@ -223,14 +224,6 @@ def _looks_like_dialogues(value: Any) -> bool:
         and bool(value)
         and all(isinstance(v, list) or (isinstance(v, dict) and ("turns" in v or "messages" in v)) for v in value)
     )
-
-
-def _parses(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return True
 
 
 def refuse_json_document(path: str) -> None:

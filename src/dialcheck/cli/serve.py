@@ -8,23 +8,12 @@ from typing import Any
 
 from ..errors import InputError, MissingDependencyError
 from ..serve.app import MAX_CHARS
-from .common import add_model_options, load_for
+from .common import add_model_options, load_for, port_number
 
 HELP = "serve the detector over HTTP (needs the serve extra)"
 ONNX_WORKERS = 0  # with --onnx: score on the server's request threads (docs/benchmarks.md, "Latency")
 
 log = logging.getLogger(__name__)
-
-
-def port_number(text: str) -> int:
-    """An argparse type: a TCP port, checked before the model loads (bind() would refuse it only after)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"must be 0-65535, got {n}")
-    return n
 
 
 def add_parser(sub: Any) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from ..errors import InputError, ModelError
-from ..io import as_context, as_texts, check_batch_size, json_type
+from ..io import as_context, as_texts, check_batch_size, check_reply_speaker, json_type
 from ..schema import Dialogue, Turn, Verdict
 from .core import CONTRADICTION, PairClassifier, _OnnxOnly
 from .modeling import CONFIG_NAME, DetectorConfig, labels_from_hf_config, load_model, tokenizer_only
@@ -275,8 +275,7 @@ def candidate_dialogues(
     ['A', 'A']
     """
     ctx = as_context(context)
-    if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
-        raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(speaker)}")
+    speaker = check_reply_speaker(speaker)
     if speaker is None:
         if len(ctx.turns) >= 2:
             speaker = ctx.turns[-2].speaker

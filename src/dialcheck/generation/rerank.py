@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import as_context, check_batch_size, json_type
+from ..io import as_context, check_batch_size, check_reply_speaker, json_type
 from ..schema import Dialogue, Turn, Verdict
 from .nbest import Candidate, reply_speaker
 
-__all__ = ["POLICIES", "RerankResult", "RerankedCandidate", "rerank", "rerank_many"]
+__all__ = ["POLICIES", "RerankResult", "RerankedCandidate", "rerank", "rerank_many", "route_with_reply"]
 
 POLICIES = ("filter", "sort")
 
@@ -126,23 +126,31 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def _language_of(contexts: Sequence[Any], candidate_lists: Sequence[Sequence[Any]], speaker: str | None) -> str:
-    """Which shipped default re-ranks these contexts (:func:`dialcheck.api.route` of each context followed by
-    its first non-empty candidate, as ``dialcheck rerank`` routes); contexts of different languages are refused."""
+def route_with_reply(context: Dialogue, candidates: Sequence[Any], speaker: str | None = None) -> str:
+    """The shipped default that checks ``context`` followed by its first non-empty candidate
+    (:func:`dialcheck.api.route`; a Chinese u1, b1, u2 becomes a whole CDConv conversation with its reply), as
+    ``dialcheck rerank``, ``/rank`` and :func:`rerank` without a detector route; route's errors are raised as they
+    are."""
     from ..api import route
 
+    texts = (
+        []
+        if isinstance(candidates, (str, bytes))
+        else [t for t in (_split(c, i)[0] for i, c in enumerate(candidates)) if t.strip()]
+    )
+    if texts and context.turns:
+        reply = Turn(speaker or reply_speaker(context), texts[0])
+        context = Dialogue((*context.turns, reply), context.knowledge, context.meta)
+    return route(context)
+
+
+def _language_of(contexts: Sequence[Dialogue], candidate_lists: Sequence[Sequence[Any]], speaker: str | None) -> str:
+    """Which shipped default re-ranks these contexts (:func:`route_with_reply` of each); contexts needing
+    different defaults are refused."""
     found: dict[str, int] = {}
-    for k, (context, cands) in enumerate(zip(contexts, candidate_lists, strict=True)):
-        d = as_context(context, f"contexts[{k}]")
-        texts = (
-            []
-            if isinstance(cands, (str, bytes))
-            else [t for t in (_split(c, i)[0] for i, c in enumerate(cands)) if t.strip()]
-        )
-        if texts and d.turns:
-            d = Dialogue((*d.turns, Turn(speaker or reply_speaker(d), texts[0])), d.knowledge, d.meta)
+    for k, (d, cands) in enumerate(zip(contexts, candidate_lists, strict=True)):
         try:
-            found.setdefault(route(d), k)
+            found.setdefault(route_with_reply(d, cands, speaker), k)
         except InputError as e:
             raise InputError(f"contexts[{k}]: {e.message}") from None
     if len(found) > 1:
@@ -168,17 +176,17 @@ def rerank_many(
     if fallback not in ("least_contradictory", "none"):
         raise InputError(f"unknown fallback {fallback!r}; use least_contradictory or none")
     batch_size = check_batch_size(batch_size)
-    if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
-        raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(speaker)}")
+    speaker = check_reply_speaker(speaker)
     contexts, candidate_lists = _listed(contexts, "contexts"), _listed(candidate_lists, "candidate_lists")
     if len(contexts) != len(candidate_lists):
         raise InputError(f"{len(contexts)} contexts but {len(candidate_lists)} candidate lists")
     if scores is not None and len(scores) != len(contexts):
         raise InputError(f"{len(contexts)} contexts but {len(scores)} score lists")
+    parsed = [as_context(context, f"contexts[{k}]") for k, context in enumerate(contexts)]  # read once
     if detector is None:
         from ..api import load
 
-        detector = load(language=_language_of(contexts, candidate_lists, speaker))
+        detector = load(language=_language_of(parsed, candidate_lists, speaker))
     elif isinstance(detector, (str, Path)):
         from ..api import load
 
@@ -188,8 +196,7 @@ def rerank_many(
 
     prepared = []  # per context: (dialogue, speaker, [(index, text, gen_score)], set-aside list)
     dialogues: list[Dialogue] = []
-    for k, (context, cands) in enumerate(zip(contexts, candidate_lists, strict=True)):
-        d = as_context(context, f"contexts[{k}]")
+    for k, (d, cands) in enumerate(zip(parsed, candidate_lists, strict=True)):
         if not d.turns:
             raise InputError(f"contexts[{k}]: the context has no turns")
         if isinstance(cands, (str, bytes)):
