@@ -4,6 +4,7 @@ inside or a silently wrong answer (bug hunt 2, session 82)."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -146,3 +147,79 @@ def test_thresholds_outside_0_1_are_refused(det, bad):
         det.eta_e = bad
     det.tau, det.eta_e = 0.0, 1.0
     assert (det.tau, det.eta_e) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("key", "bad", "shown"), [("tau", 1.5, "1.5"), ("eta_e", "x", "string"), ("tau", None, "null")]
+)
+def test_thresholds_given_to_a_constructor_are_checked_as_the_setters_check_them(key, bad, shown):
+    from dialcheck.detectors import GroundedDetector, UtteranceDetector
+
+    with pytest.raises(InputError, match=rf"^{key}: expected a number in \[0, 1\], got {shown}$"):
+        UtteranceDetector(**{key: bad})
+    with pytest.raises(InputError, match=r"^tau: expected a number in \[0, 1\], got 1.5$"):
+        GroundedDetector(tau=1.5)
+    with pytest.raises(InputError, match=r"^tau: expected a number in \[0, 1\], got 1.5$"):
+        GroundedDetector().tau = 1.5  # its own setter, which took any number
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "message"),
+    [
+        ({"tau": 7}, r"thresholds\.tau: expected a number in \[0, 1\], got 7"),
+        ({"tau": 0.5, "eta_e": -1}, r"thresholds\.eta_e: expected a number in \[0, 1\], got -1"),
+        ({"recheck_low": "x"}, r"thresholds\.recheck_low: expected a number in \[0, 1\], got string"),
+        ({"recheck_high": math.inf}, r"thresholds\.recheck_high: expected a number in \[0, 1\], got inf"),
+        ({"recheck_floor": True}, r"thresholds\.recheck_floor: expected a number in \[0, 1\], got boolean"),
+        ({"history": -0.5}, r"thresholds\.history: expected a number of at least 0, got -0.5"),
+        ([0.5], r"thresholds: expected an object of thresholds, got list"),
+    ],
+)
+def test_thresholds_in_a_config_are_checked_however_it_reaches_a_detector(det, thresholds, message):
+    from dialcheck.detectors import UtteranceDetector
+    from dialcheck.detectors.modeling import DetectorConfig
+
+    with pytest.raises(InputError, match=rf"^{message}$"):
+        DetectorConfig(detector="decode.utterance.v1", thresholds=thresholds)
+    config = DetectorConfig(detector="decode.utterance.v1")
+    config.thresholds = thresholds  # changed after it was made: from_config checks again
+    with pytest.raises(InputError, match=rf"^{message}$"):
+        UtteranceDetector.from_config(config)
+
+
+def test_a_stage_threshold_above_1_still_means_never(det):
+    from dialcheck.detectors.modeling import DetectorConfig
+
+    config = DetectorConfig(detector="cdconv.hierarchical.v1", thresholds={"tau": 0.5, "history": 1.01})
+    assert config.thresholds["history"] == 1.01  # training's "this stage never fires"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("tau", 7, r"thresholds\.tau: expected a number in \[0, 1\], got 7"),
+        ("tau", "x", r"thresholds\.tau: expected a number in \[0, 1\], got string"),
+        ("eta_e", -0.1, r"thresholds\.eta_e: expected a number in \[0, 1\], got -0.1"),
+        ("max_length", "x", r"max_length: expected a whole number of tokens, at least 1, got string"),
+    ],
+)
+def test_a_saved_config_with_a_bad_threshold_is_a_model_error_naming_file_and_field(
+    tiny_detector_dir, tmp_path, field, value, message
+):
+    import json
+    import shutil
+
+    from dialcheck.errors import ModelError
+
+    folder = shutil.copytree(tiny_detector_dir, tmp_path / "bad")
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    if field == "max_length":
+        cfg[field] = value
+    else:
+        cfg["thresholds"][field] = value
+    (folder / "dialcheck.json").write_text(json.dumps(cfg))
+    where = re.escape(str(folder / "dialcheck.json"))
+    with pytest.raises(ModelError, match=rf"^{where}: {message}$"):
+        load_detector(folder)
+    with pytest.raises(ModelError, match=rf"^{where}: {message}$"):
+        dialcheck.load(str(folder))

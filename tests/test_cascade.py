@@ -2,7 +2,9 @@
 
 import itertools
 import json
+import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -508,10 +510,30 @@ def test_recheck_floor_on_a_real_cascade_is_the_second_stages_verdict_on_those_t
     assert got.contradiction == (full[0].pair_scores[top] >= det.tau)
     out = det.save(tmp_path / "floor")
     assert load_detector(out).recheck_floor == 1.0
-    with pytest.raises(ValueError, match=r"recheck_floor must lie in \[0, 1\]"):
+    with pytest.raises(InputError, match=r"^recheck_floor: expected a number in \[0, 1\], got 1.5$"):
         det.recheck_floor = 1.5
     _set_in_config(out, "thresholds", "recheck_floor", "high")
     with pytest.raises(ModelError, match=r"thresholds\.recheck_floor: expected a number"):
+        load_detector(out)
+
+
+def test_band_and_floor_are_checked_however_they_enter_a_cascade(tmp_path, tiny_detector_dir):
+    first, second = _scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5)
+    with pytest.raises(InputError, match=r"^recheck_low: expected a number in \[0, 1\], got string$"):
+        CascadeDetector.build(first, second, "x", 1.0)
+    with pytest.raises(InputError, match=r"^recheck_high: expected a number in \[0, 1\], got nan$"):
+        CascadeDetector.build(first, second, 0.0, math.nan)
+    det = CascadeDetector.build(first, second, 0.0, 1.0)
+    with pytest.raises(InputError, match=r"^recheck_floor: expected a number in \[0, 1\], got boolean$"):
+        det.recheck_floor = True
+    out = _saved_tiny_cascade(tiny_detector_dir, tmp_path / "c")
+    where = re.escape(str(out / "dialcheck.json"))
+    _set_in_config(out, "thresholds", "recheck_high", 1.5)
+    message = r"thresholds\.recheck_high: expected a number in \[0, 1\], got 1.5"
+    with pytest.raises(ModelError, match=rf"^{where}: {message}$"):
+        load_detector(out)
+    _set_in_config(out, "thresholds", "recheck_high", 0.2)  # in [0, 1], but below the first stage's tau (0.5)
+    with pytest.raises(ModelError, match=rf"^{where}: thresholds\.recheck_low, recheck_high: the band \[0.0, 0.2\]"):
         load_detector(out)
 
 

@@ -122,6 +122,19 @@ def test_check_unknown_model_exits_2(capsys, dialogs, tmp_path):
         ("{bad", "dialcheck.json: cannot read the detector config"),
         ('{"format_version": 99, "detector": "decode.utterance.v1"}', "format_version 99 is newer than this dialcheck"),
         ('{"format_version": 1}', "'detector' (the registered detector type) is missing"),
+        ('["decode.utterance.v1"]', "dialcheck.json: expected a JSON object (the detector config), got list"),
+        (
+            '{"detector": "decode.utterance.v1", "thresholds": {"tau": 7}}',
+            "dialcheck.json: thresholds.tau: expected a number in [0, 1], got 7",
+        ),
+        (
+            '{"detector": "decode.utterance.v1", "thresholds": {"tau": 0.5, "eta_e": "x"}}',
+            "dialcheck.json: thresholds.eta_e: expected a number in [0, 1], got string",
+        ),
+        (
+            '{"detector": "cascade.v1", "thresholds": {"tau": 0.5, "recheck_low": -1, "recheck_high": 1}}',
+            "dialcheck.json: thresholds.recheck_low: expected a number in [0, 1], got -1",
+        ),
     ],
 )
 def test_check_a_broken_model_folder_exits_2_naming_its_config(capsys, dialogs, tmp_path, config, message):
@@ -499,6 +512,19 @@ def test_evaluate_checks_every_output_path_before_any_work(capsys, tmp_path, tin
         ("--validation-fraction", "0"),
         ("--validation-fraction", "1"),
         ("--distill-alpha", "5"),
+        ("--max-length", "0"),
+        ("--max-length", "-5"),
+        ("--max-length", "8"),
+        ("--lora", "-4"),
+        ("--patience", "0"),
+        ("--eval-every", "-1"),
+        ("--seed", "-1"),
+        ("--shuffle-seed", "-2"),
+        ("--lora-top", "-1"),
+        ("--lexical-ngrams", "0"),
+        ("--tau-pairs", "nan"),
+        ("--tau-pairs", "-0.5"),
+        ("--veto-below", "2"),
     ],
 )
 def test_train_refuses_bad_numbers_when_the_command_line_is_read(capsys, tmp_path, option, value):
@@ -507,6 +533,43 @@ def test_train_refuses_bad_numbers_when_the_command_line_is_read(capsys, tmp_pat
         _run(capsys, "train", "--out", str(tmp_path / "o"), "--data-dir", str(missing), option, value)
     err = capsys.readouterr().err
     assert e.value.code == 2 and f"argument {option}" in err and "Traceback" not in err
+
+
+def test_train_refuses_a_window_longer_than_the_base_reads_before_any_data(capsys, tmp_path, tiny_base):
+    missing = tmp_path / "no-data-here"  # reading data would fail with another message
+    args = ["train", "--out", str(tmp_path / "o"), "--base", str(tiny_base), "--data-dir", str(missing)]
+    code, _, err = _run(capsys, *args, "--max-length", "1024")
+    assert code == 2 and f"--max-length 1024: the base {tiny_base} reads at most 512 tokens" in err
+    assert "Traceback" not in err and not (tmp_path / "o").exists()
+    code, _, err = _run(capsys, *args, "--max-length", "512")  # the whole window: on to the (missing) data
+    assert code == 2 and "--max-length" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["nbest", "--out", "o", "--per-kind", "-1"],
+        ["nbest", "--out", "o", "--max-premise-words", "0"],
+        ["nbest", "--out", "o", "--max-new-tokens", "0"],
+        ["nbest", "--out", "o", "--batch-rows", "-4"],
+        ["nbest", "--out", "o", "--diversity-penalty", "-0.5"],
+        ["nbest", "--out", "o", "--seed", "-1"],
+        ["probe", "echo", "--out", "o", "--per-kind", "-1"],
+        ["probe", "echo", "--out", "o", "--max-premise-words", "0"],
+        ["probe", "triggers", "--out", "o", "--limit", "-1"],
+        ["rerank", "in.jsonl", "--max-new-tokens", "0"],
+        ["check", "in.jsonl", "--tau", "7"],
+        ["check", "in.jsonl", "--eta-e", "-0.1"],
+        ["score", "in.jsonl", "o", "--tau", "nan"],
+        ["models", "NAME", "--save", "o", "--tau", "1.5"],
+    ],
+)
+def test_nonsense_counts_and_thresholds_are_refused_when_the_command_line_is_read(capsys, tmp_path, argv):
+    with pytest.raises(SystemExit) as e:  # argparse: usage and the option's error, before anything is read
+        _run(capsys, *[str(tmp_path / a) if a in ("o", "in.jsonl") else a for a in argv])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"argument {argv[-2]}" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize("value", ["0", "-3"])

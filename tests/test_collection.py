@@ -784,6 +784,22 @@ def test_cli_aggregate_and_quiz_name_a_csv_that_is_not_utf8_or_empty(tmp_path: P
         ["autolabel", "--replies", "r.jsonl", "--out", "o.jsonl", "--tau", "nan"],
         ["quiz", "--gold", "g.csv", "--answers", "a.csv", "--pass-mark", "7"],
         ["export", "--replies", "r.jsonl", "--out", "o.csv", "--rows-per-task", "0"],
+        ["export", "--replies", "r.jsonl", "--out", "o.csv", "--seed", "-1"],
+        ["aggregate", "--labels", "a.csv", "--min-annotators", "0"],
+        ["aggregate", "--labels", "a.csv", "--min-annotators", "-2"],
+        ["aggregate", "--labels", "a.csv", "--min-contradictory", "0"],
+        ["contexts", "--out", "o.jsonl", "--top-k", "-1"],
+        ["contexts", "--out", "o.jsonl", "--random-k", "-1"],
+        ["contexts", "--out", "o.jsonl", "--per-dialogue", "-1"],
+        ["contexts", "--out", "o.jsonl", "--limit", "-3"],
+        ["contexts", "--out", "o.jsonl", "--seed", "-1"],
+        ["responses", "--contexts", "c.jsonl", "--out", "o.jsonl", "--max-new-tokens", "0"],
+        ["responses", "--contexts", "c.jsonl", "--out", "o.jsonl", "--seed", "-1"],
+        ["logo", "--replies", "r.jsonl", "--lora", "-4"],
+        ["logo", "--replies", "r.jsonl", "--epochs", "nan"],
+        ["logo", "--replies", "r.jsonl", "--seed", "-1"],
+        ["analyse", "--contexts", "c.jsonl", "--alpha", "0"],
+        ["analyse", "--contexts", "c.jsonl", "--alpha", "1.5"],
     ],
 )
 def test_cli_collect_refuses_out_of_range_numbers_when_the_command_line_is_read(capsys, argv):
@@ -792,3 +808,14 @@ def test_cli_collect_refuses_out_of_range_numbers_when_the_command_line_is_read(
     with pytest.raises(SystemExit) as e:
         main(["collect", *argv])
     assert e.value.code == 2 and f"argument {argv[-2]}" in capsys.readouterr().err
+
+
+def test_cli_collect_contexts_refuses_to_select_nothing_before_reading_anything(capsys, tmp_path):
+    from dialcheck.cli import main
+
+    out = tmp_path / "ctx.jsonl"
+    argv = ["collect", "contexts", "--input", str(tmp_path / "missing.jsonl"), "--out", str(out), "--top-k", "0"]
+    assert main(argv) == 2  # --random-k 0 (the default): the LM would score every candidate to write nothing
+    err = capsys.readouterr().err
+    assert "--top-k 0 and --random-k 0 select no context" in err and "missing.jsonl" not in err
+    assert not out.exists()

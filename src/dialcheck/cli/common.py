@@ -21,8 +21,8 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         help="detector folder (default: the shipped English detector, or the task-oriented one for dialogues "
         "with knowledge)",
     )
-    p.add_argument("--tau", type=float, default=None, help="decision threshold (default: the model's)")
-    p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: the model's)")
+    p.add_argument("--tau", type=unit_float, default=None, help="decision threshold in [0, 1] (default: the model's)")
+    p.add_argument("--eta-e", type=unit_float, default=None, help="evidence threshold in [0, 1] (default: the model's)")
     p.add_argument("--batch-size", type=positive_int, default=64, help="pairs per forward pass (default 64)")
     add_reading_options(p)
     add_threads_option(p)
@@ -254,6 +254,40 @@ def positive_int(text: str) -> int:
     n = _whole(text)
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def nonnegative_int(text: str) -> int:
+    """An argparse type: a count of 0 or more, for options where 0 means none or all (``--limit -5`` would drop
+    the last five records, ``--random-k -1`` crash the sampler)."""
+    n = _whole(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
+    return n
+
+
+SEED_LIMIT = 2**32  # numpy's seeds are 0 .. 2**32 - 1: a negative one is refused only when training starts
+
+
+def seed_number(text: str) -> int:
+    """An argparse type: a random seed numpy takes too, 0 to 2**32 - 1 (``--seed -1`` crashed ``train`` once its
+    data was read)."""
+    n = _whole(text)
+    if not 0 <= n < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be 0 to {SEED_LIMIT - 1}, got {n}")
+    return n
+
+
+MIN_WINDOW = 16  # tokens: the room a pair classifier keeps for the earlier turn (detectors.core._MIN_FIRST_TOKENS)
+
+
+def token_window(text: str) -> int:
+    """An argparse type: a model's window in tokens, at least ``MIN_WINDOW`` (``--max-length 0`` was silently the
+    default, a negative one crashed the tokenizer; a window longer than the base reads is refused by ``train``
+    once it knows the base)."""
+    n = _whole(text)
+    if n < MIN_WINDOW:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_WINDOW} tokens, got {n}")
     return n
 
 

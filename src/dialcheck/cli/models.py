@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_reading_options
+from .common import add_reading_options, unit_float
 
 HELP = "list the shipped models (defaults first, base installed?, headline metrics); NAME prints its model card"
 
@@ -36,8 +36,8 @@ def add_parser(sub: Any) -> None:
         "training.derived_from record), so that the model runs that way by default",
     )
     save.add_argument("--save", metavar="OUT", default=None, help="folder to write the derived model to (new or empty)")
-    save.add_argument("--tau", type=float, default=None, help="decision threshold (default: NAME's)")
-    save.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: NAME's)")
+    save.add_argument("--tau", type=unit_float, default=None, help="decision threshold in [0, 1] (default: NAME's)")
+    save.add_argument("--eta-e", type=unit_float, default=None, help="evidence threshold in [0, 1] (default: NAME's)")
     save.add_argument(
         "--recalibrate",
         action="store_true",

@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_threads_option, http_url, positive_int, raise_every, set_threads
+from .common import (
+    add_threads_option,
+    http_url,
+    nonnegative_float,
+    nonnegative_int,
+    positive_int,
+    raise_every,
+    seed_number,
+    set_threads,
+)
 from .probe import SOURCES, build_echo_items
 
 HELP = "n-best analysis: Certainty and Variety of replies to polar echo questions"
@@ -35,9 +44,11 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--source", default="mnli_snli", help=f"corpora to build them from: {', '.join(SOURCES)}")
     s.add_argument("--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label)")
     s.add_argument("--kinds", default="ENTQ,CNTQ")
-    s.add_argument("--per-kind", type=int, default=100, help="random N of each kind (0 = all; default 100)")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--max-premise-words", type=int, default=30)
+    s.add_argument("--per-kind", type=nonnegative_int, default=100, help="random N of each kind (0 = all; default 100)")
+    s.add_argument("--seed", type=seed_number, default=0)
+    s.add_argument(
+        "--max-premise-words", type=positive_int, default=30, help="longer premises are skipped (default 30)"
+    )
     s.add_argument("--data-dir", default=None)
     g = p.add_argument_group("generation")
     g.add_argument("--settings", default="beam5,beam10,beam20,beam40,diverse10,nucleus10")
@@ -46,11 +57,19 @@ def add_parser(sub: Any) -> None:
         "--endpoint", type=http_url, default=None, help="OpenAI-compatible base URL (sampling settings only)"
     )
     g.add_argument("--endpoint-model", default=None)
-    g.add_argument("--max-new-tokens", type=int, default=16)
-    g.add_argument("--diversity-penalty", type=float, default=0.5)
+    g.add_argument("--max-new-tokens", type=positive_int, default=16)
+    g.add_argument(
+        "--diversity-penalty",
+        type=nonnegative_float,
+        default=0.5,
+        help="diverseN: how much a group avoids the tokens earlier groups chose (default 0.5; 0: not at all)",
+    )
     g.add_argument("--batch-size", type=positive_int, default=4, help="inputs per generate call")
     g.add_argument(
-        "--batch-rows", type=int, default=0, help="size generate calls by sequences instead (beams x inputs)"
+        "--batch-rows",
+        type=nonnegative_int,
+        default=0,
+        help="size generate calls by sequences instead (beams x inputs; default 0: by --batch-size)",
     )
     add_threads_option(g)
     p.add_argument(

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError
 from ..io import check_id, decode_utf8, input_lines, json_error, json_type, open_input, require_file, write_jsonl
-from .common import raise_every
+from .common import nonnegative_int, positive_int, raise_every, seed_number
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -167,9 +167,11 @@ def add_echo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", default="", help=f"comma-separated corpora: {', '.join(SOURCES)}")
     p.add_argument("--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label)")
     p.add_argument("--kinds", default="ENTQ,CNTQ", help="ENTQ (from entailment), CNTQ (from contradiction)")
-    p.add_argument("--per-kind", type=int, default=0, help="keep a random N of each kind (default: all)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-premise-words", type=int, default=30, help="longer premises are skipped (default 30)")
+    p.add_argument("--per-kind", type=nonnegative_int, default=0, help="keep a random N of each kind (default 0: all)")
+    p.add_argument("--seed", type=seed_number, default=0)
+    p.add_argument(
+        "--max-premise-words", type=positive_int, default=30, help="longer premises are skipped (default 30)"
+    )
     p.add_argument("--unlikelihood", default=None, help="also write Table 7 unlikelihood samples (JSONL) here")
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
 
@@ -240,8 +242,8 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
         help="take the distinct (u1, b1) contexts of a CDConv dataset, e.g. cdconv.test.v1",
     )
     p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default all): {', '.join(METHODS)}")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--limit", type=int, default=0, help="first N contexts only (default all)")
+    p.add_argument("--seed", type=seed_number, default=0)
+    p.add_argument("--limit", type=nonnegative_int, default=0, help="first N contexts only (default 0: all)")
     p.add_argument(
         "--no-know-form", action="store_true", help="inquire_user: plain question, not 你知道…吗 / Do you know ...?"
     )

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import json_error, parse_dialogue, read_input
-from .common import add_model_options, load_for, raise_every
+from .common import add_model_options, load_for, positive_int, raise_every
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
 
@@ -44,7 +44,7 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
     g.add_argument("--endpoint", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
     g.add_argument("--endpoint-model", default=None, help="model name to send to --endpoint")
-    g.add_argument("--max-new-tokens", type=int, default=32)
+    g.add_argument("--max-new-tokens", type=positive_int, default=32)
     add_model_options(p)
     p.set_defaults(func=run)
 

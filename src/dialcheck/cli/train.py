@@ -30,11 +30,14 @@ from .common import (
     add_pair_order_option,
     add_threads_option,
     nonnegative_float,
+    nonnegative_int,
     open_unit_float,
     positive_float,
     positive_int,
     read_labelled,
+    seed_number,
     set_threads,
+    token_window,
     unit_float,
 )
 
@@ -73,7 +76,9 @@ def add_parser(sub: Any) -> None:
         help="all-MiniLM-L6-v2, all-mpnet-base-v2, gemma-3-270m or a local HF folder; NAME+zh adds the Chinese "
         "characters MiniLM lacks (e.g. all-MiniLM-L6-v2+zh for --task cdconv/ocnli)",
     )
-    p.add_argument("--lora", type=int, default=16, metavar="R", help="LoRA rank (default 16); 0 = full fine-tuning")
+    p.add_argument(
+        "--lora", type=nonnegative_int, default=16, metavar="R", help="LoRA rank (default 16); 0 = full fine-tuning"
+    )
     p.add_argument("--full", action="store_true", help="full fine-tuning (same as --lora 0)")
     p.add_argument(
         "--augment",
@@ -102,11 +107,19 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--batch-size", type=positive_int, default=None, help="default 32 (decode), 16 (citod)")
     p.add_argument("--lr", type=positive_float, default=None, help="default 5e-4 with LoRA, 3e-5 full")
-    p.add_argument("--max-length", type=int, default=None, help="default 128 (decode), 256 (citod)")
-    p.add_argument("--patience", type=int, default=3, help="validations without improvement before stopping")
+    p.add_argument(
+        "--max-length",
+        type=token_window,
+        default=None,
+        help="tokens a pair is cut to, at least 16 and at most what the base reads (512 for MiniLM and MPNet); "
+        "default 128 (decode), 256 (citod)",
+    )
+    p.add_argument(
+        "--patience", type=positive_int, default=3, help="validations without improvement before stopping (default 3)"
+    )
     p.add_argument(
         "--eval-every",
-        type=int,
+        type=nonnegative_int,
         default=0,
         metavar="STEPS",
         help="validate every STEPS steps (default 0 = four times per epoch); decode also writes OUT/checkpoint "
@@ -132,10 +145,12 @@ def add_parser(sub: Any) -> None:
         help="weight the cross-entropy by inverse class frequency (balanced: n / (k * count); sqrt: its square "
         "root, milder), for skewed label mixes such as CDConv's four categories (default: unweighted)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the validation split, the augmentations and training")
+    p.add_argument(
+        "--seed", type=seed_number, default=0, help="seed of the validation split, the augmentations and training"
+    )
     p.add_argument(
         "--shuffle-seed",
-        type=int,
+        type=seed_number,
         default=None,
         help="seed of the batch order, dropout and any new head or adapter (default --seed): continue a run "
         "with --init in a new order while keeping its validation split",
@@ -153,7 +168,7 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--no-history", action="store_true", help="leave the dialogue history out (context ablation)")
     g.add_argument(
         "--lora-top",
-        type=int,
+        type=nonnegative_int,
         default=0,
         metavar="N",
         help="LoRA on the top N encoder layers only (0 = all): the backward pass stops below them, faster on CPU",
@@ -208,7 +223,7 @@ def add_parser(sub: Any) -> None:
     )
     c.add_argument(
         "--lexical-ngrams",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="with --lexical or --add-lexical: the head's longest character n-gram, 1-4 (default 2)",
@@ -415,14 +430,14 @@ def add_parser(sub: Any) -> None:
     pc = p.add_argument_group("pair check (--task paircheck --init MAIN PAIRS)")
     pc.add_argument(
         "--tau-pairs",
-        type=float,
+        type=nonnegative_float,
         default=None,
         help="a reply MAIN leaves alone is a history contradiction when PAIRS scores it against an earlier turn of "
         "its speaker at least this high (benchmarks/cdconv_pair_check.py chooses it)",
     )
     pc.add_argument(
         "--veto-below",
-        type=float,
+        type=unit_float,
         default=0.0,
         help="a reply MAIN names history is consistent when PAIRS scores it below this (default 0: never)",
     )
@@ -509,6 +524,8 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--runtime and --prefer-onnx apply to --task cascade (use --onnx/--int8 where a model runs)")
     if args.task != "paircheck" and (args.tau_pairs is not None or args.veto_below):
         raise InputError("--tau-pairs and --veto-below apply to --task paircheck")
+    if args.max_length is not None and args.task not in ("cascade", "paircheck"):
+        _check_window(args.max_length, args.init, args.base)
     if args.task == "cascade":
         from ..training.cascade import run_cascade
 
@@ -570,6 +587,25 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         cut = f", its adapter cut to rank {args.rank}" if args.rank is not None else ""
         print(f"dialcheck: starting from {what}{cut}", file=sys.stderr)
         return _run_decode(args, out)
+
+
+def _check_window(max_length: int, init: str | None, base: str) -> None:
+    """``--max-length`` no longer than the base reads, checked before any data is read: a longer window trains,
+    then fails deep inside the model on the first pair that long. The base is ``--init``'s where given (a fully
+    fine-tuned detector is its own)."""
+    from ..backbones import base_window, resolve_base
+    from ..detectors.modeling import CONFIG_NAME, DetectorConfig
+
+    folder = None
+    if init is not None:
+        if not (Path(init) / CONFIG_NAME).is_file():
+            return  # the run says what is wrong with --init
+        old = DetectorConfig.from_file(Path(init) / CONFIG_NAME)
+        base, folder = old.base, (None if old.adapter else Path(init))
+    limit = base_window(folder or resolve_base(base))
+    if limit is not None and max_length > limit:
+        what = f"the fully fine-tuned {folder}" if folder else f"the base {base}"
+        raise InputError(f"--max-length {max_length}: {what} reads at most {limit} tokens")
 
 
 def _run_decode(args: argparse.Namespace, out: Path) -> int:

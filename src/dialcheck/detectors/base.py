@@ -5,20 +5,27 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
-import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ..errors import InputError, ModelError
-from ..io import as_context, as_texts, check_batch_size, check_reply_speaker, json_type
+from ..errors import ModelError
+from ..io import as_context, as_texts, check_batch_size, check_reply_speaker
 from ..schema import Dialogue, Turn, Verdict
 from .core import CONTRADICTION, PairClassifier, _OnnxOnly
-from .modeling import CONFIG_NAME, DetectorConfig, labels_from_hf_config, load_model, tokenizer_only
+from .modeling import (
+    CONFIG_NAME,
+    DetectorConfig,
+    check_threshold,
+    check_thresholds,
+    labels_from_hf_config,
+    load_model,
+    tokenizer_only,
+)
 
-__all__ = ["DETECTORS", "Detector", "RankedCandidate", "register_detector"]
+__all__ = ["DETECTORS", "Detector", "RankedCandidate", "check_threshold", "register_detector"]
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +87,7 @@ class Detector(ABC):
         self.config = DetectorConfig(
             detector=self.registry_name,
             base=base,
-            thresholds={"tau": float(tau), "eta_e": float(eta_e)},
+            thresholds={"tau": check_threshold(tau, "tau"), "eta_e": check_threshold(eta_e, "eta_e")},
             max_length=max_length,
             adapter=adapter,
             options=dict(options),
@@ -172,6 +179,8 @@ class Detector(ABC):
 
     @classmethod
     def from_config(cls, config: DetectorConfig) -> Detector:
+        """A detector of ``config`` (its thresholds checked again: the dict may have changed since it was made)."""
+        check_thresholds(config.thresholds)
         det = cls.__new__(cls)
         Detector.__init__(det)
         det.config = config
@@ -249,20 +258,6 @@ class Detector(ABC):
         texts = as_texts(candidates)
         dialogues = candidate_dialogues(context, texts, speaker)
         return ranked_candidates(texts, self.predict(dialogues, batch_size=check_batch_size(batch_size)))
-
-
-def check_threshold(value: Any, name: str) -> float:
-    """``value`` as a threshold: a number in [0, 1], else an :class:`~dialcheck.errors.InputError` naming it.
-
-    >>> check_threshold(2, "tau")
-    Traceback (most recent call last):
-    ...
-    dialcheck.errors.InputError: tau: expected a number in [0, 1], got 2
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
-        shown = json_type(value) if value is None or isinstance(value, (str, bool, list, dict)) else repr(value)
-        raise InputError(f"{name}: expected a number in [0, 1], got {shown}")
-    return float(value)
 
 
 def candidate_dialogues(

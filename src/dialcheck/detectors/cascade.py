@@ -115,6 +115,7 @@ class CascadeDetector(Detector):
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:
         """A cascade of two loaded detectors (``low <= first.tau <= high``)."""
+        low, high = check_threshold(low, "recheck_low"), check_threshold(high, "recheck_high")
         det = cls.from_config(
             _config(second, low, high, {"first": _ref(first, "first"), "second": _ref(second, "second")})
         )
@@ -167,18 +168,17 @@ class CascadeDetector(Detector):
 
     @recheck_floor.setter
     def recheck_floor(self, value: float) -> None:
-        if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-            raise ValueError(f"recheck_floor must lie in [0, 1], got {value!r}")
+        value = check_threshold(value, "recheck_floor")
         if value == 0.0:
             self.config.thresholds.pop("recheck_floor", None)
         else:
             self.config.thresholds["recheck_floor"] = float(value)
 
-    def _check_band(self) -> None:
+    def _check_band(self, where: str = "cascade band") -> None:
         low, high = self.band
         if not 0.0 <= low <= self.first.tau <= high <= 1.0:
             raise ModelError(
-                f"cascade band [{low}, {high}] must hold the first detector's tau ({self.first.tau}) and lie in [0, 1]"
+                f"{where} [{low}, {high}] must hold the first detector's tau ({self.first.tau}) and lie in [0, 1]"
             )
 
     def _threshold(self, key: str) -> float:
@@ -259,20 +259,17 @@ class CascadeDetector(Detector):
         t = self.config.thresholds
         self.second.tau, self.second.eta_e = t.get("tau", self.second.tau), t.get("eta_e", self.second.eta_e)
         self.__dict__["_loaded_tau"] = self.second.tau
-        self._check_band()
+        self._check_band(f"{folder / CONFIG_NAME}: thresholds.recheck_low, recheck_high: the band")
         _check_tau_int8(folder / CONFIG_NAME, t.get("tau_int8"))
         where = f"{folder / CONFIG_NAME}: options.evidence"
         if self.evidence not in EVIDENCE:
             raise ModelError(f"{where}: expected one of {EVIDENCE}, got {self.evidence!r}")
         if self.evidence == "confirm":
             self._pair_scoring_second(f"{where}: confirm")
-        floor = t.get("recheck_floor", 0.0)
         try:
-            self.recheck_floor = floor  # the setter's check, on the saved value
-        except ValueError:
-            raise ModelError(
-                f"{folder / CONFIG_NAME}: thresholds.recheck_floor: expected a number in [0, 1], got {floor!r}"
-            ) from None
+            self.recheck_floor = t.get("recheck_floor", 0.0)  # the setter's check, on the saved value
+        except InputError as e:
+            raise ModelError(f"{folder / CONFIG_NAME}: thresholds.{e.message}") from None
         if self.recheck_floor:
             self._pair_scoring_second(f"{folder / CONFIG_NAME}: thresholds.recheck_floor")
 

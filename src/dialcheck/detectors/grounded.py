@@ -45,7 +45,7 @@ from typing import Any
 
 from ..io import as_dialogues
 from ..schema import Dialogue, KnowledgeBase, Verdict
-from .base import Detector, register_detector
+from .base import Detector, check_threshold, register_detector
 
 __all__ = [
     "EMPTY_VALUES",
@@ -530,7 +530,7 @@ class GroundedDetector(Detector):
 
         Read, ``tau`` is the threshold of every label that has none of its own (0.5 as in the paper).
         """
-        self.config.thresholds["tau"] = float(value)
+        self.config.thresholds["tau"] = check_threshold(value, "tau")
         for lab in LABELS:
             self.config.thresholds.pop(lab, None)
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
+import numbers
 import warnings
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..backbones import canonical_name, resolve_base
-from ..errors import ModelError
+from ..errors import InputError, ModelError
+from ..io import json_type
 from ..vocab import extend_vocabulary, extension_tokens, read_added_tokens, split_base, write_added_tokens
 
 __all__ = [
@@ -29,6 +32,8 @@ __all__ = [
     "WEIGHTS_NAME",
     "DetectorConfig",
     "build_model",
+    "check_threshold",
+    "check_thresholds",
     "load_model",
     "load_pretrained",
     "load_trainable",
@@ -51,6 +56,67 @@ _LORA_TARGETS = (
 _HEAD_NAMES = ("classifier", "pooler", "score")
 
 
+UNIT_THRESHOLDS = ("tau", "eta_e", "recheck_low", "recheck_high", "recheck_floor", "veto_below")
+OWN_CHECK = ("tau_int8",)  # an object of thresholds by int8 range: the cascade checks its keys and values
+
+
+def check_threshold(value: Any, name: str) -> float:
+    """``value`` as a threshold: a number in [0, 1], else an :class:`~dialcheck.errors.InputError` naming it.
+
+    >>> check_threshold(2, "tau")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: tau: expected a number in [0, 1], got 2
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
+        raise InputError(f"{name}: expected a number in [0, 1], got {_shown(value)}")
+    return float(value)
+
+
+def _shown(value: Any) -> str:
+    return json_type(value) if value is None or isinstance(value, (str, bool, list, dict)) else repr(value)
+
+
+def check_thresholds(thresholds: Any, name: str = "thresholds") -> None:
+    """A config's ``thresholds``, each named in the error (``thresholds.tau: ...``): ``tau``, ``eta_e``,
+    ``recheck_low``, ``recheck_high``, ``recheck_floor`` and ``veto_below`` numbers in [0, 1]; any other (a
+    category's or a stage's threshold, ``tau_pairs``) a number of at least 0, where above 1 means never.
+
+    >>> check_thresholds({"tau": 0.4, "history": 1.01})
+    >>> check_thresholds({"tau": 7})
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: thresholds.tau: expected a number in [0, 1], got 7
+    """
+    if not isinstance(thresholds, dict):
+        raise InputError(f"{name}: expected an object of thresholds, got {json_type(thresholds)}")
+    for key, value in thresholds.items():
+        if key in OWN_CHECK:
+            continue
+        if key in UNIT_THRESHOLDS:
+            check_threshold(value, f"{name}.{key}")
+        elif (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not math.isfinite(float(value))
+            or float(value) < 0.0
+        ):
+            raise InputError(f"{name}.{key}: expected a number of at least 0, got {_shown(value)}")
+
+
+def check_max_length(value: Any, name: str = "max_length") -> int:
+    """A model's window in tokens: a whole number of at least 1.
+
+    >>> check_max_length(0)
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: max_length: expected a whole number of tokens, at least 1, got 0
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InputError(f"{name}: expected a whole number of tokens, at least 1, got {_shown(value)}")
+    return int(value)
+
+
 @dataclass
 class DetectorConfig:
     """Everything needed to rebuild a detector: its type, base, labels, thresholds and provenance."""
@@ -66,6 +132,12 @@ class DetectorConfig:
     training: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, Any] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
+
+    def __post_init__(self) -> None:
+        """The thresholds and window checked wherever a config is made (in code or read from a file), so a
+        detector never holds a threshold its setters would refuse."""
+        check_thresholds(self.thresholds)
+        check_max_length(self.max_length)
 
     def to_json(self) -> str:
         """The saved form; the runtime switches of this process (``int8``, ``onnx``) are left out, as the
@@ -84,6 +156,8 @@ class DetectorConfig:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:
             raise ModelError(f"{path}: cannot read the detector config ({e})") from None
+        if not isinstance(data, dict):
+            raise ModelError(f"{path}: expected a JSON object (the detector config), got {json_type(data)}")
         if data.get("format_version", 0) > FORMAT_VERSION:
             raise ModelError(f"{path}: format_version {data['format_version']} is newer than this dialcheck")
         known = set(cls.__dataclass_fields__)
@@ -92,7 +166,10 @@ class DetectorConfig:
             log.warning("%s: ignoring unknown config keys %s", path, sorted(unknown))
         if "detector" not in data:
             raise ModelError(f"{path}: 'detector' (the registered detector type) is missing")
-        return cls(**{k: v for k, v in data.items() if k in known})
+        try:
+            return cls(**{k: v for k, v in data.items() if k in known})
+        except InputError as e:  # a threshold or the window: named by file and field
+            raise ModelError(f"{path}: {e.message}") from None
 
 
 @contextlib.contextmanager

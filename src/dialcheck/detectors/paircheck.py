@@ -21,6 +21,7 @@ shipped model; ``thresholds``: ``tau_pairs`` and ``veto_below``) and the sub-fol
 from __future__ import annotations
 
 import logging
+import numbers
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -77,7 +78,8 @@ class PairCheckedDetector(Detector):
     @classmethod
     def build(cls, main: Detector, pairs: Detector, tau_pairs: float, veto_below: float = 0.0) -> PairCheckedDetector:
         """A pair-checked detector from two loaded ones."""
-        if not 0.0 <= veto_below <= 1.0 or tau_pairs < 0.0:
+        numbers_given = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (tau_pairs, veto_below))
+        if not numbers_given or not 0.0 <= veto_below <= 1.0 or not tau_pairs >= 0.0:  # NaN is neither
             raise ModelError(f"tau_pairs must be >= 0 and veto_below in [0, 1], got {tau_pairs}, {veto_below}")
         config = DetectorConfig(
             detector=cls.registry_name,
