@@ -1066,6 +1066,21 @@ def test_questions_option_skips_earlier_turns_that_only_ask(capsys, tmp_path, ti
     assert pairs == {"read": {"0", "2"}, "skip": {"2"}, "echoes": {"2"}, "strip": {"2"}}  # both also skip
 
 
+def test_answers_option_reads_the_last_turn_without_its_yes_no_answer(capsys, tmp_path, tiny_detector_dir):
+    texts = ["I have a son.", "Do you have two kids?", "No, I have no children at all."]
+    f = tmp_path / "a.json"
+    f.write_text(json.dumps(texts))
+    scores = {}
+    for mode in ("read", "strip"):
+        code, out, err = _run(capsys, "check", str(f), "--json", "--model", str(tiny_detector_dir), "--answers", mode)
+        assert code == 0, err
+        scores[mode] = json.loads(out)["score"]
+    assert scores["read"] != scores["strip"]  # the tiny model reads another last turn
+    with pytest.raises(SystemExit) as e:
+        _run(capsys, "check", str(f), "--model", str(tiny_detector_dir), "--answers", "drop")
+    assert e.value.code == 2 and "--answers" in capsys.readouterr().err
+
+
 def test_speaker_skips_a_trailing_tool_call_and_without_it_the_error_says_how(capsys, tmp_path, tiny_detector_dir):
     log = tmp_path / "tools.jsonl"
     messages = [*CHAT[:4], {"role": "tool", "content": "ok"}, TOOL_CALL]

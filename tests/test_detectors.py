@@ -4,7 +4,7 @@ import pytest
 from dialcheck.detectors import UnstructuredDetector, UtteranceDetector, load_detector
 from dialcheck.detectors.core import PairClassifier
 from dialcheck.errors import InputError, ModelError
-from dialcheck.schema import Dialogue
+from dialcheck.schema import Dialogue, Turn
 from helpers_chat import CHAT, TOOL_CALL
 
 
@@ -491,6 +491,45 @@ def test_questions_echoes_reads_each_paired_turn_without_the_questions_that_hand
     det._clf.calls.clear()
     det.predict([asks])  # a question with something new in it is read
     assert det._clf.calls[0] == [(asks.turns[1].text, "I never had a pet.")]
+
+
+def test_answers_strip_reads_the_last_turn_without_the_yes_no_answer_to_the_question_before_it():
+    d = Dialogue.from_texts(["We open at 9 am.", "Can I come at 8?", "No - we only open at 9 am, so come after that."])
+    det = _utterance()
+    det._clf.calls.clear()
+    det.predict([d])
+    assert det._clf.calls[0] == [(d.turns[0].text, d.last.text)]  # read as it is by default
+    det.answers = "strip"
+    assert det.config.options == {"answers": "strip"}
+    det._clf.calls.clear()
+    det.predict([d])
+    assert det._clf.calls[0] == [(d.turns[0].text, "We only open at 9 am, so come after that.")]
+    # not after a statement, not when too little follows, and never an earlier turn
+    for kept in (
+        Dialogue.from_texts(["We open at 9 am.", "I'll come at 8.", "No - we only open at 9 am, so come later."]),
+        Dialogue.from_texts(["I have a dog.", "Do you have pets?", "No, I don't."]),
+        Dialogue.from_texts(["Yes, I have a dog named Rex.", "Do you?", "I have a cat called Tom now."]),
+    ):
+        det._clf.calls.clear()
+        det.predict([kept])
+        assert det._clf.calls[0] == [(kept.turns[0].text, kept.last.text)]
+    with pytest.raises(ValueError, match="answers"):
+        det.answers = "drop"
+
+
+def test_without_answer_needs_a_question_from_the_other_speaker_just_before():
+    from dialcheck.detectors.utterance import without_answer
+
+    turns = ["I'm 30.", "Are you older than 25?", "Yes, I turned 30 in May this year."]
+    assert without_answer(Dialogue.from_texts(turns), 2) == "I turned 30 in May this year."
+    for opener in ("Not quite.", "Unfortunately not,", "Nope!", "Of course —", "No:"):
+        text = f"{opener} we close at 1 pm on Saturdays."
+        assert without_answer(Dialogue.from_texts(["Hi.", "Open at 2?", text]), 2) == "We close at 1 pm on Saturdays."
+    same_speaker = Dialogue([Turn("bot", "Saturdays?"), Turn("bot", "No, we close at 1 pm on Saturdays.")])
+    assert without_answer(same_speaker, 1) == same_speaker.last.text  # its own question: not an answer
+    for kept in ("Nobody is in on Saturdays after 1 pm.", "Now we close at 1 pm on Saturdays.", "No."):
+        assert without_answer(Dialogue.from_texts(["Hi.", "Open at 2?", kept]), 2) == kept
+    assert without_answer(Dialogue.from_texts(["No, we close at 1 pm on Saturdays."]), 0).startswith("No,")
 
 
 def test_without_echoes_leaves_a_turn_of_nothing_else_and_new_questions():

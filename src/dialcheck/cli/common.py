@@ -49,11 +49,12 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions, --times: how an
-    utterance-based detector reads; --history: how a four-category one reads a long conversation;
+    """--pair-order, --long-turns, --ellipsis, --questions, --slots, --subjects, --introductions, --times,
+    --answers: how an utterance-based detector reads; --history: how a four-category one reads a long conversation;
     --cascade-evidence: who names a cascade's evidence turns; --recheck-floor: which turns its slow stage re-reads."""
     from ..detectors.categories import HISTORY_READINGS
     from ..detectors.utterance import (
+        ANSWER_READINGS,
         INTRODUCTION_READINGS,
         QUESTION_READINGS,
         SLOT_READINGS,
@@ -129,6 +130,14 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
         'not restate ("I live in Seattle."), unless either says "never", "always" or "still"; changes does so only '
         "when both speak of where one lives, work, getting around, food and drink or school; English phrasings, "
         "see dialcheck.detectors.times; default: the model's",
+    )
+    p.add_argument(
+        "--answers",
+        choices=ANSWER_READINGS,
+        default=None,
+        help="utterance-based detectors: strip reads the last turn without the yes/no answer it opens with "
+        '("No -", "Not quite.", "Yes,") when the turn before it asks something and four or more words follow: the '
+        "answer is to that question, not to the earlier turns it is paired with; default: the model's",
     )
     p.add_argument(
         "--history",

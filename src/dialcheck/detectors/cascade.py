@@ -54,7 +54,17 @@ log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
 EVIDENCE = ("first", "confirm")  # who names the turns of a contradiction the first detector decides alone
-READINGS = ("pair_order", "long_turns", "ellipsis", "questions", "slots", "subjects", "introductions", "times")
+READINGS = (
+    "pair_order",
+    "long_turns",
+    "ellipsis",
+    "questions",
+    "slots",
+    "subjects",
+    "introductions",
+    "times",
+    "answers",
+)
 
 
 def stage_folders(folder: Path, options: dict[str, Any]) -> list[Path]:
@@ -111,6 +121,7 @@ class CascadeDetector(Detector):
     subjects = StageReading()
     introductions = StageReading()
     times = StageReading()
+    answers = StageReading()
 
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:

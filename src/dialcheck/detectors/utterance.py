@@ -70,6 +70,7 @@ from .subjects import apart, introduces
 from .times import asked_before, former_and_present
 
 __all__ = [
+    "ANSWER",
     "ELLIPSIS",
     "LONG_TURNS",
     "PAIR_ORDERS",
@@ -79,6 +80,7 @@ __all__ = [
     "UtteranceDetector",
     "asks_only",
     "implied_statement",
+    "without_answer",
     "without_echoes",
     "without_questions",
 ]
@@ -91,6 +93,7 @@ SLOT_READINGS = ("off", "persona", "settle")
 SUBJECT_READINGS = ("off", "apart")
 INTRODUCTION_READINGS = ("off", "settle")
 TIME_READINGS = ("off", "settle", "changes")
+ANSWER_READINGS = ("read", "strip")
 #: The pair score of an earlier turn whose persona slot the last turn fills with another value (``slots``).
 SLOT_SCORE = 0.99
 #: The category of a last turn that contradicts itself (CDConv's name): no earlier turn is its evidence
@@ -114,6 +117,15 @@ ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: A yes/no answer opening a turn, with its punctuation ("No,", "Not quite.", "Yes -", "Unfortunately not,").
+ANSWER = re.compile(
+    r"^\W*(?:no|nope|nah|not quite|not really|not necessarily|not exactly|not yet|unfortunately not|sadly not"
+    r"|yes|yeah|yep|yup|sure|of course|absolutely|definitely|correct|exactly|indeed|right)"
+    r"\s*[,.!;:\-\u2013\u2014]+\s*",
+    re.IGNORECASE,
+)
+#: The fewest words a turn must say after its yes/no answer to be read without it (``answers="strip"``).
+ANSWER_MIN_WORDS = 4
 
 
 def sentences(text: str) -> list[str]:
@@ -214,6 +226,30 @@ def implied_statement(dialogue: Dialogue, i: int) -> str | None:
             said = [s for s in sentences(turns[j].text) if not s.endswith("?")]
             return " ".join(said) or None
     return None
+
+
+def without_answer(dialogue: Dialogue, i: int) -> str:
+    """Turn ``i``'s text without the yes/no answer it opens with ("No -", "Not quite.", "Yes,"), when the other
+    speaker's turn just before it asks something and at least ``ANSWER_MIN_WORDS`` words follow; else its text.
+    The answer is to that question, which a pair of turn ``i`` with an earlier turn leaves out, and there a
+    "No" reads as denying the earlier turn.
+
+    >>> d = Dialogue.from_texts(["Saturdays we close at 1 pm.", "Can I come at 2 on Saturday?",
+    ...                          "Unfortunately not - on Saturdays we close at 1 pm."])
+    >>> without_answer(d, 2)
+    'On Saturdays we close at 1 pm.'
+    >>> without_answer(Dialogue.from_texts(["I have a dog.", "Do you have pets?", "No, I don't."]), 2)
+    "No, I don't."
+    """
+    turns = dialogue.turns
+    text = turns[i].text
+    if i < 1 or turns[i - 1].speaker == turns[i].speaker or "?" not in turns[i - 1].text:
+        return text
+    m = ANSWER.match(text.replace("\u2019", "'"))
+    rest = text[m.end() :] if m else ""
+    if len(rest.split()) < ANSWER_MIN_WORDS:
+        return text
+    return rest[0].upper() + rest[1:]
 
 
 class ReadingOption:
@@ -324,12 +360,19 @@ class UtteranceDetector(Detector):
         "work, getting around, food and drink, school, sleep and exercise).",
     )
 
+    answers = ReadingOption(
+        "read",
+        lambda v: _one_of(v, "answers", ANSWER_READINGS),
+        '``"strip"``: the last turn is read without the yes/no answer it opens with ("No -", "Not quite.") when the '
+        "other speaker's turn before it asks (``without_answer``).",
+    )
+
     @classmethod
     def reading_options(cls) -> tuple[str, ...]:
         """The names of the options that change how dialogues are read (the ``ReadingOption`` attributes).
 
         >>> UtteranceDetector.reading_options()[-4:]
-        ('slots', 'subjects', 'introductions', 'times')
+        ('subjects', 'introductions', 'times', 'answers')
         """
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
 
@@ -350,7 +393,8 @@ class UtteranceDetector(Detector):
         if self.ellipsis == "resolve":
             implied = {i: implied_statement(d, i) for i in [*indices, n - 1]}
         said = {"strip": without_questions, "echoes": without_echoes}.get(self.questions, str)
-        lasts = [said(d.turns[-1].text), *filter(None, [implied.get(n - 1)])]
+        checked = without_answer(d, n - 1) if self.answers == "strip" else d.turns[-1].text
+        lasts = [said(checked), *filter(None, [implied.get(n - 1)])]
         for i in indices:
             for first in [said(d.turns[i].text), *filter(None, [implied.get(i)])]:
                 for last in lasts:
