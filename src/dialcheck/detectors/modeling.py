@@ -57,6 +57,8 @@ _HEAD_NAMES = ("classifier", "pooler", "score")
 
 
 UNIT_THRESHOLDS = ("tau", "eta_e", "recheck_low", "recheck_high", "recheck_floor", "veto_below")
+#: The threshold of a stage that never fires (a four-category detector's stage, ``tau_pairs``): above every score.
+NEVER = 1.01
 OWN_CHECK = ("tau_int8",)  # an object of thresholds by int8 range: the cascade checks its keys and values
 
 
@@ -79,10 +81,12 @@ def _shown(value: Any) -> str:
 
 def check_thresholds(thresholds: Any, name: str = "thresholds") -> None:
     """A config's ``thresholds``, each named in the error (``thresholds.tau: ...``): ``tau``, ``eta_e``,
-    ``recheck_low``, ``recheck_high``, ``recheck_floor`` and ``veto_below`` numbers in [0, 1]; any other (a
-    category's or a stage's threshold, ``tau_pairs``) a number of at least 0, where above 1 means never.
+    ``recheck_low``, ``recheck_high``, ``recheck_floor`` and ``veto_below`` numbers in [0, 1] (``tau`` also
+    :data:`NEVER`, which a stage that never fires saves); any other (a category's or a stage's threshold,
+    ``tau_pairs``) a number of at least 0, where above 1 means never.
 
     >>> check_thresholds({"tau": 0.4, "history": 1.01})
+    >>> check_thresholds({"tau": NEVER})  # a four-category detector's stage that never fires
     >>> check_thresholds({"tau": 7})
     Traceback (most recent call last):
     ...
@@ -91,7 +95,7 @@ def check_thresholds(thresholds: Any, name: str = "thresholds") -> None:
     if not isinstance(thresholds, dict):
         raise InputError(f"{name}: expected an object of thresholds, got {json_type(thresholds)}")
     for key, value in thresholds.items():
-        if key in OWN_CHECK:
+        if key in OWN_CHECK or (key == "tau" and value == NEVER and not isinstance(value, bool)):
             continue
         if key in UNIT_THRESHOLDS:
             check_threshold(value, f"{name}.{key}")

@@ -39,6 +39,7 @@ from ..detectors.categories import (
     separator,
     stage_input,
 )
+from ..detectors.modeling import NEVER
 from ..errors import InputError
 from ..evaluation.cdconv import cdconv_metrics, example_label, f1_per_class, verdict_label
 from ..evaluation.metrics import best_threshold
@@ -627,7 +628,7 @@ def cascade_thresholds(
 
 def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_size: int = 64) -> dict[str, Any]:
     """Score ``dev`` once with every stage, choose the three thresholds together
-    (:func:`cascade_thresholds`) and set them on ``det`` (a stage that should never fire gets 1.01);
+    (:func:`cascade_thresholds`) and set them on ``det`` (a stage that should never fire gets ``NEVER``, 1.01);
     returns the choice, also recorded in ``det.config.training["cascade"]``.
 
     With a lexical head on ``det``, its mix (0, 0.1, ..., 1) is chosen too: the smallest mix whose best
@@ -655,7 +656,7 @@ def calibrate_cascade(det: HierarchicalDetector, dev: Sequence[Example], batch_s
         res["lexical"] = {"mix": head.mix, "top_mix": best, "one_se": round(se, 3),
                           "dev_top_per_mix": {str(m): round((a + f) / 2, 3) for m, (a, f) in tops.items()}}  # fmt: skip
     for st, t in res["thresholds"].items():
-        det.config.thresholds[st] = 1.01 if t is None else t
+        det.config.thresholds[st] = NEVER if t is None else t
     # each stage's own best-F1 threshold (from training) stays on record through later calibrations
     res["stage_thresholds"] = det.config.training.get("cascade", {}).get("stage_thresholds", before)
     res["thresholds_before"] = before
