@@ -810,6 +810,17 @@ def test_cli_collect_refuses_out_of_range_numbers_when_the_command_line_is_read(
     assert e.value.code == 2 and f"argument {argv[-2]}" in capsys.readouterr().err
 
 
+def test_cli_collect_aggregate_refuses_more_contradictory_votes_than_annotators(capsys, tmp_path):
+    from dialcheck.cli import main
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item_id,annotator,label\nx,a,1\nx,b,1\n")
+    argv = ["collect", "aggregate", "--labels", str(labels), "--min-annotators", "2", "--min-contradictory", "3"]
+    assert main(argv) == 2  # an item kept with two labels could never reach three contradictory votes
+    assert "--min-contradictory 3 is more than --min-annotators 2" in capsys.readouterr().err
+    assert main([*argv[:-1], "2"]) == 0 and '"contradictory": 1' in capsys.readouterr().out
+
+
 def test_cli_collect_contexts_refuses_to_select_nothing_before_reading_anything(capsys, tmp_path):
     from dialcheck.cli import main
 

@@ -306,6 +306,11 @@ def run_aggregate(args: argparse.Namespace) -> int:
     if args.replies and not args.out:
         raise InputError("--replies writes the labelled replies: give --out FILE (or --out - for standard output)")
     check_outputs([(args.out, "--out")], [*((f, "--labels") for f in args.labels), (args.replies, "--replies")])
+    if args.min_contradictory > args.min_annotators:
+        raise InputError(
+            f"--min-contradictory {args.min_contradictory} is more than --min-annotators {args.min_annotators}: "
+            f"an item with {args.min_annotators} labels could never be contradictory"
+        )
     labels = read_labels(args.labels)
     items = aggregate(labels, args.min_annotators, args.min_contradictory)
     counts = Counter(

@@ -199,7 +199,21 @@ def aggregate(
     labels: Iterable[AnnotatorLabel], min_annotators: int = 3, min_contradictory: int = 2
 ) -> list[AggregatedItem]:
     """Aggregate per item (sorted by item id); items with fewer than ``min_annotators`` labels are
-    discarded (label None)."""
+    discarded (label None). ``min_contradictory`` above ``min_annotators`` is refused: an item kept with
+    exactly ``min_annotators`` labels could then never be contradictory.
+
+    >>> [a.label for a in aggregate([AnnotatorLabel("x", w, v) for w, v in (("a", True), ("b", True), ("c", False))])]
+    [True]
+    >>> aggregate([], min_annotators=2, min_contradictory=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: min_contradictory (3) is more than min_annotators (2): an item with 2 labels could never be ...
+    """
+    if min_contradictory > min_annotators:
+        raise ValueError(
+            f"min_contradictory ({min_contradictory}) is more than min_annotators ({min_annotators}): "
+            f"an item with {min_annotators} labels could never be contradictory"
+        )
     by_item: dict[str, list[bool]] = {}
     for lab in labels:
         by_item.setdefault(lab.item_id, []).append(lab.label)
