@@ -135,6 +135,10 @@ def test_check_unknown_model_exits_2(capsys, dialogs, tmp_path):
             '{"detector": "cascade.v1", "thresholds": {"tau": 0.5, "recheck_low": -1, "recheck_high": 1}}',
             "dialcheck.json: thresholds.recheck_low: expected a number in [0, 1], got -1",
         ),
+        (  # loads, then fails at the first pair longer than the base's 512 positions: refused at load instead
+            '{"detector": "decode.utterance.v1", "max_length": 4096}',
+            "dialcheck.json: max_length 4096 is more than the 512 tokens its base all-MiniLM-L6-v2 reads at once",
+        ),
     ],
 )
 def test_check_a_broken_model_folder_exits_2_naming_its_config(capsys, dialogs, tmp_path, config, message):

@@ -20,6 +20,7 @@ from .modeling import (
     DetectorConfig,
     check_threshold,
     check_thresholds,
+    check_window,
     labels_from_hf_config,
     load_model,
     tokenizer_only,
@@ -301,6 +302,7 @@ def _load_as(cls: type[Detector], folder: Path) -> Detector:
         config = DetectorConfig(detector=cls.registry_name or "decode.utterance.v1", base=".", labels=labels)
     else:
         raise ModelError(f"{folder} holds neither {CONFIG_NAME} nor a Hugging Face config.json")
+    check_window(folder, config)
     det = cls.from_config(config)
     det.load_weights(folder)
     det.path = folder

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..backbones import canonical_name, resolve_base
+from ..backbones import base_window, canonical_name, resolve_base
 from ..errors import InputError, ModelError
 from ..io import json_type
 from ..vocab import extend_vocabulary, extension_tokens, read_added_tokens, split_base, write_added_tokens
@@ -208,6 +208,28 @@ def lora_config(model: Any, adapter: dict[str, Any], trainable_tokens: list[int]
         modules_to_save=adapter.get("modules_to_save", heads),
         trainable_token_indices=trainable_tokens or None,
     )
+
+
+def check_window(folder: Path, config: DetectorConfig) -> None:
+    """Refuse a saved ``max_length`` longer than the base reads at once (:func:`~dialcheck.backbones.base_window`),
+    naming the file: such a detector would load, then fail deep inside the model at the first pair that long.
+    A base that cannot be found here is left to the load, which names it.
+
+    >>> check_window(Path("m"), DetectorConfig(detector="decode.utterance.v1", max_length=1024))
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.ModelError: m/dialcheck.json: max_length 1024 is more than the 512 tokens its base ...
+    """
+    try:
+        base = Path(folder) if config.base == "." else resolve_base(config.base)
+    except ModelError:
+        return
+    limit = base_window(base)
+    if limit is not None and config.max_length > limit:
+        raise ModelError(
+            f"{Path(folder) / CONFIG_NAME}: max_length {config.max_length} is more than the {limit} tokens its base "
+            f"{config.base} reads at once"
+        )
 
 
 def build_model(
