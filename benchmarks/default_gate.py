@@ -31,7 +31,8 @@ notice. Each check below once caught a candidate that the headline numbers favou
   ``decode_hand_counts_f``, counts, written in session 59 but missing from this list until then; since session 78,
   ``decode_hand_mixed_aq`` and ``_ar``, assistants that apply their own earlier facts (dates, limits, fees) and
   social bots; since session 81, ``decode_hand_long_cb`` and ``_cd``, long replies with a contradiction inside;
-  since session 83, ``decode_hand_answers_as``, replies that open with a yes/no answer to the user's question;
+  since session 83, ``decode_hand_answers_as``, replies that open with a yes/no answer to the user's question,
+  and ``decode_hand_denials_at``, having no siblings, kids, partner or pets beside talk of other people;
   :data:`HAND` lists them with their report labels): at most one dialogue fewer right.
 
 Reported beside them, not gating: A2T, raw human-bot recall and ROC AUC, the 60 hand-labelled neighbour pairs
@@ -118,6 +119,7 @@ HAND = {
     "decode_hand_long_cb": "blind set of long replies (57-65 words) with a contradiction inside (40)",
     "decode_hand_long_cd": "second such set, replies of 44-89 words (40)",
     "decode_hand_answers_as": "blind set of replies opening with a yes/no answer to a question (30)",
+    "decode_hand_denials_at": "blind set of having no siblings, kids, partner or pets beside other people (30)",
 }
 NEIGHBOURS = "decode_neighbours"
 CITOD = "citod_history_test"  # CI-ToD's held-out history dialogues (citod_history_dialogues.py --split test)
