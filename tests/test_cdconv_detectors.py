@@ -361,12 +361,13 @@ def test_train_cli_cdconv_random_context_augmentation(tiny_base, tmp_path, capsy
     assert json.loads(err.split("--augment user_statement: ")[1].splitlines()[0]) == {"made": 10, "no_donor": 0}
     cfg = load_detector(tmp_path / "both").config
     assert cfg.training["train_examples"] == 40 + 20 + 10 and cfg.training["context_rate"] == 1.0
-    # a rate without either augmentation, or outside (0, 1], is refused before any training
+    # a rate without either augmentation is refused before any training, one outside (0, 1] as the command line is read
     assert main([*args, "--no-progress", "--context-rate", "0.5", "--out", str(tmp_path / "no")]) == 2
     assert "--context-rate is the share --augment random_context or user_statement copies" in capsys.readouterr().err
     zero = ["--augment", "random_context", "--context-rate", "0", "--out", str(tmp_path / "zero")]
-    assert main([*args, "--no-progress", *zero]) == 2
-    assert "expected a share in (0, 1]" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--no-progress", *zero])
+    assert e.value.code == 2 and "argument --context-rate: must lie in (0, 1], got 0" in capsys.readouterr().err
 
 
 def test_speaker_tags_show_whose_words_are_whose():

@@ -162,8 +162,10 @@ def test_threads_option_sets_torch_threads_and_rejects_negatives(capsys, dialogs
         assert code == 0 and out.strip() and torch.get_num_threads() == n
     finally:
         torch.set_num_threads(before)
-    code, _, err = _run(capsys, "check", str(dialogs), "--model", str(tiny_detector_dir), "--threads", "-1")
-    assert code == 2 and "--threads" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as e:  # refused when the command line is read, before the model loads
+        _run(capsys, "check", str(dialogs), "--model", str(tiny_detector_dir), "--threads", "-1")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "argument --threads: must be 0 or more, got -1" in err and "Traceback" not in err
 
 
 def _log(tmp_path, n_good=7, bad_lines=(3,)):
@@ -529,6 +531,16 @@ def test_evaluate_checks_every_output_path_before_any_work(capsys, tmp_path, tin
         ("--tau-pairs", "nan"),
         ("--tau-pairs", "-0.5"),
         ("--veto-below", "2"),
+        ("--threads", "-1"),
+        ("--rank", "0"),
+        ("--rank", "-2"),
+        ("--dialogues-repeat", "0"),
+        ("--context-rate", "0"),
+        ("--context-rate", "1.5"),
+        ("--context-rate", "nan"),
+        ("--max-disagreement", "1"),
+        ("--max-disagreement", "-0.1"),
+        ("--max-disagreement", "nan"),
     ],
 )
 def test_train_refuses_bad_numbers_when_the_command_line_is_read(capsys, tmp_path, option, value):
@@ -566,6 +578,19 @@ def test_train_refuses_a_window_longer_than_the_base_reads_before_any_data(capsy
         ["check", "in.jsonl", "--eta-e", "-0.1"],
         ["score", "in.jsonl", "o", "--tau", "nan"],
         ["models", "NAME", "--save", "o", "--tau", "1.5"],
+        ["check", "in.jsonl", "--threads", "-1"],
+        ["score", "in.jsonl", "o", "--threads", "-2"],
+        ["evaluate", "--threads", "-1"],
+        ["rerank", "in.jsonl", "--threads", "-1"],
+        ["nbest", "--out", "o", "--threads", "-1"],
+        ["models", "NAME", "--save", "o", "--threads", "-1"],
+        ["serve", "--threads", "-1"],
+        ["score", "in.jsonl", "o", "--chunk-size", "0"],
+        ["score", "in.jsonl", "o", "--chunk-size", "-8"],
+        ["serve", "--workers", "-1"],
+        ["serve", "--max-dialogues", "0"],
+        ["serve", "--max-chars", "0"],
+        ["serve", "--max-chars", "-100"],
     ],
 )
 def test_nonsense_counts_and_thresholds_are_refused_when_the_command_line_is_read(capsys, tmp_path, argv):
@@ -574,6 +599,27 @@ def test_nonsense_counts_and_thresholds_are_refused_when_the_command_line_is_rea
     err = capsys.readouterr().err
     assert e.value.code == 2 and f"argument {argv[-2]}" in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "dest", "value"),
+    [
+        (["check", "in.jsonl", "--threads", "0"], "threads", 0),
+        (["models", "NAME", "--save", "o", "--threads", "0"], "threads", 0),
+        (["score", "in.jsonl", "o", "--chunk-size", "1"], "chunk_size", 1),
+        (["serve", "--workers", "0"], "workers", 0),
+        (["serve", "--max-dialogues", "1"], "max_dialogues", 1),
+        (["serve", "--max-chars", "1"], "max_chars", 1),
+        (["train", "--out", "o", "--rank", "1"], "rank", 1),
+        (["train", "--out", "o", "--dialogues-repeat", "1", "--dialogues-repeat", "3"], "dialogues_repeat", [1, 3]),
+        (["train", "--out", "o", "--context-rate", "1"], "context_rate", 1.0),
+        (["train", "--out", "o", "--max-disagreement", "0"], "max_disagreement", 0.0),
+    ],
+)
+def test_the_ends_of_the_ranges_checked_when_the_command_line_is_read_are_accepted(argv, dest, value):
+    from dialcheck.cli import build_parser
+
+    assert getattr(build_parser().parse_args(argv), dest) == value
 
 
 @pytest.mark.parametrize("value", ["0", "-3"])

@@ -800,6 +800,10 @@ def test_cli_aggregate_and_quiz_name_a_csv_that_is_not_utf8_or_empty(tmp_path: P
         ["logo", "--replies", "r.jsonl", "--seed", "-1"],
         ["analyse", "--contexts", "c.jsonl", "--alpha", "0"],
         ["analyse", "--contexts", "c.jsonl", "--alpha", "1.5"],
+        ["contexts", "--out", "o.jsonl", "--threads", "-1"],
+        ["responses", "--contexts", "c.jsonl", "--out", "o.jsonl", "--threads", "-1"],
+        ["autolabel", "--replies", "r.jsonl", "--out", "o.jsonl", "--threads", "-1"],
+        ["logo", "--replies", "r.jsonl", "--threads", "-1"],
     ],
 )
 def test_cli_collect_refuses_out_of_range_numbers_when_the_command_line_is_read(capsys, argv):

@@ -219,8 +219,9 @@ def test_more_workers_run_jobs_side_by_side_and_a_bad_count_is_a_user_error(caps
     ct.close()
     inline = ComputeThread(workers=0)  # on the submitting thread, no thread of its own
     assert inline.run(lambda: threading.current_thread().name) == threading.current_thread().name
-    assert main(["serve", "--workers", "-1"]) == 2
-    assert "--workers must be 0 or more" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # refused when the command line is read, before the model loads
+        main(["serve", "--workers", "-1"])
+    assert e.value.code == 2 and "argument --workers: must be 0 or more, got -1" in capsys.readouterr().err
 
 
 def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it():
@@ -275,7 +276,7 @@ def test_check_with_a_speaker_checks_their_last_turn_with_text(client):
     assert client.post("/check", json={"messages": chat, "speaker": 3}).status_code == 422
 
 
-def test_a_request_over_the_text_budget_is_a_413_and_one_within_it_is_answered(tiny_detector_dir, monkeypatch):
+def test_a_request_over_the_text_budget_is_a_413_and_one_within_it_is_answered(tiny_detector_dir, monkeypatch, capsys):
     import uvicorn
 
     from dialcheck.cli import main
@@ -292,7 +293,9 @@ def test_a_request_over_the_text_budget_is_a_413_and_one_within_it_is_answered(t
     rank = client.post("/rank", json={"context": ["I have a cat."], "candidates": ["x", "y"]})
     assert rank.status_code == 413 and "got 28" in rank.json()["detail"]
     assert client.post("/check", json={"dialogues": [["a", "b"]] * 3}).status_code == 413  # --max-dialogues
-    assert main(["serve", "--max-chars", "0"]) == 2
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "--max-chars", "0"])
+    assert e.value.code == 2 and "argument --max-chars: must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeypatch):

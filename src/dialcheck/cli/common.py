@@ -241,6 +241,37 @@ def open_unit_float(text: str) -> float:
     return v
 
 
+def positive_unit_float(text: str) -> float:
+    """An argparse type: a share above 0 and at most 1 (``--context-rate 0`` would copy nothing).
+
+    >>> positive_unit_float("1"), positive_unit_float("0.3")
+    (1.0, 0.3)
+    >>> positive_unit_float("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must lie in (0, 1], got 0
+    """
+    v = _finite(text)
+    if not 0.0 < v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in (0, 1], got {v:g}")
+    return v
+
+
+def unit_float_below_one(text: str) -> float:
+    """An argparse type: a share of at least 0 and below 1 (``--max-disagreement 1`` would allow a cascade to
+    differ from its slow detector on every dialogue).
+
+    >>> unit_float_below_one("0"), unit_float_below_one("0.02")
+    (0.0, 0.02)
+    >>> unit_float_below_one("1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must lie in [0, 1), got 1
+    """
+    v = _finite(text)
+    if not 0.0 <= v < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1), got {v:g}")
+    return v
+
+
 def http_url(text: str) -> str:
     """An argparse type: an http(s) URL with a host (an endpoint's base URL)."""
     from urllib.parse import urlsplit
@@ -329,7 +360,10 @@ def add_pair_order_option(
 
 def add_threads_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument(
-        "--threads", type=int, default=0, help="CPU threads for torch (default 0 = torch's default, all cores)"
+        "--threads",
+        type=nonnegative_int,
+        default=0,
+        help="CPU threads for torch (default 0 = torch's default, all cores)",
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_reading_options, unit_float
+from .common import add_reading_options, nonnegative_int, unit_float
 
 HELP = "list the shipped models (defaults first, base installed?, headline metrics); NAME prints its model card"
 
@@ -48,7 +48,9 @@ def add_parser(sub: Any) -> None:
     )
     save.add_argument("--calibrate-on", metavar="FILE", default=None, help="labelled dialogues for --recalibrate")
     save.add_argument("--data-dir", default=None, help="corpus folder for --recalibrate (default ../shared/data)")
-    save.add_argument("--threads", type=int, default=0, help="CPU threads for --recalibrate (0: torch's default)")
+    save.add_argument(
+        "--threads", type=nonnegative_int, default=0, help="CPU threads for --recalibrate (0: torch's default)"
+    )
     save.add_argument("--no-progress", action="store_true", help="no progress bar while --recalibrate reads")
     add_reading_options(save)
     p.set_defaults(func=run)

@@ -32,7 +32,7 @@ from ..io import (
 )
 from ..language import dialogue_language
 from ..schema import Dialogue
-from .common import add_model_options, add_speaker_option, load_for, predict_for, route_error, same_file
+from .common import add_model_options, add_speaker_option, load_for, positive_int, predict_for, route_error, same_file
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
@@ -50,7 +50,7 @@ def add_parser(sub: Any) -> None:
         "without one gives no line and is counted)",
     )
     p.add_argument("--errors", default=None, help="also write bad input lines to this JSONL file")
-    p.add_argument("--chunk-size", type=int, default=256, help="dialogues per scoring chunk (default 256)")
+    p.add_argument("--chunk-size", type=positive_int, default=256, help="dialogues per scoring chunk (default 256)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_options(p)
     p.set_defaults(func=run)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InputError, MissingDependencyError
 from ..serve.app import MAX_CHARS
-from .common import add_model_options, load_for, port_number
+from .common import add_model_options, load_for, nonnegative_int, port_number, positive_int
 
 HELP = "serve the detector over HTTP (needs the serve extra)"
 ONNX_WORKERS = 0  # with --onnx: score on the server's request threads (docs/benchmarks.md, "Latency")
@@ -23,18 +23,21 @@ def add_parser(sub: Any) -> None:
     add_model_options(p)
     p.add_argument(
         "--workers",
-        type=int,
+        type=nonnegative_int,
         default=None,
         help="threads that run the model; 0: each request's own thread (default: 1, or 0 with --onnx). Torch is "
         "fastest driven by one thread (requests that wait together are scored as one batch); ONNX Runtime scores "
         "without torch, and busy request threads keep both cores working",
     )
     p.add_argument(
-        "--max-dialogues", type=int, default=256, help="dialogues (or /rank candidates) per request (default 256)"
+        "--max-dialogues",
+        type=positive_int,
+        default=256,
+        help="dialogues (or /rank candidates) per request (default 256)",
     )
     p.add_argument(
         "--max-chars",
-        type=int,
+        type=positive_int,
         default=MAX_CHARS,
         help=f"characters of text per request, a /rank context counted once per candidate (default {MAX_CHARS})",
     )

@@ -34,11 +34,13 @@ from .common import (
     open_unit_float,
     positive_float,
     positive_int,
+    positive_unit_float,
     read_labelled,
     seed_number,
     set_threads,
     token_window,
     unit_float,
+    unit_float_below_one,
 )
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
@@ -243,7 +245,7 @@ def add_parser(sub: Any) -> None:
     )
     c.add_argument(
         "--context-rate",
-        type=float,
+        type=positive_unit_float,
         default=None,
         metavar="P",
         help="--augment random_context and user_statement: the seeded share of the contradictions each copies "
@@ -319,7 +321,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--rank",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="R",
         help="decode, with --init: cut the LoRA adapter of the --init detector (or of the soup of several) to "
@@ -340,7 +342,7 @@ def add_parser(sub: Any) -> None:
     )
     own.add_argument(
         "--dialogues-repeat",
-        type=int,
+        type=positive_int,
         action="append",
         default=None,
         metavar="N",
@@ -367,7 +369,7 @@ def add_parser(sub: Any) -> None:
     cas = p.add_argument_group("cascade (--task cascade --init FAST SLOW)")
     cas.add_argument(
         "--max-disagreement",
-        type=float,
+        type=unit_float_below_one,
         default=0.01,
         help="share of the validation dialogues on which the cascade may decide unlike SLOW alone (default "
         "0.01); the band of FAST's scores that SLOW re-reads is the narrowest within it",
