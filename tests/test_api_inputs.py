@@ -12,7 +12,7 @@ import dialcheck
 from dialcheck.batch import BatchScorer
 from dialcheck.detectors import load_detector
 from dialcheck.errors import InputError
-from dialcheck.schema import Dialogue, Turn, Verdict
+from dialcheck.schema import Dialogue, KnowledgeBase, Turn, Verdict
 
 GOOD = ["I have two dogs.", "What are their names?", "I never had a dog."]
 CTX = ["I have two dogs.", "What are their names?"]
@@ -223,3 +223,23 @@ def test_a_saved_config_with_a_bad_threshold_is_a_model_error_naming_file_and_fi
         load_detector(folder)
     with pytest.raises(ModelError, match=rf"^{where}: {message}$"):
         dialcheck.load(str(folder))
+
+
+@pytest.mark.parametrize(
+    ("knowledge", "message"),
+    [
+        ([{"poi": "Valero"}], r"knowledge: expected a KnowledgeBase, got list \(dialcheck\.io\.parse_knowledge"),
+        ({"poi": "Valero"}, r"knowledge: expected a KnowledgeBase, got object"),
+        (KnowledgeBase(("Valero",)), r"knowledge\[0\]: expected a mapping of column -> value, got string"),
+        (KnowledgeBase(({"poi": "Valero", "distance": 5},)), r"knowledge\[0\]\.distance: expected a string, got int"),
+    ],
+)
+def test_a_dialogue_built_in_python_with_a_bad_knowledge_base_is_refused(det, tiny_detector_dir, knowledge, message):
+    # it reached the task-oriented detector and failed there with an AttributeError ('list' has no 'rows')
+    d = Dialogue.from_texts(["Find me a gas station.", "Valero is 4 miles away."], knowledge=knowledge)
+    with pytest.raises(InputError, match=r"^" + message):
+        dialcheck.check(d, model=str(tiny_detector_dir))
+    with pytest.raises(InputError, match=r"^dialogues\[0\]: " + message):
+        det.predict([d])
+    with pytest.raises(InputError, match=r"^context: " + message):
+        dialcheck.rerank(d, ["x"], detector=Fake())

@@ -33,7 +33,7 @@ import io
 import json
 import numbers
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -460,7 +460,8 @@ def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
 def check_dialogue(d: Dialogue, allow_empty_last: bool = False) -> Dialogue:
     """``d`` when a :class:`Dialogue` built in Python passes the checks :func:`parse_dialogue` applies to JSON
     (at least one turn; each a :class:`Turn` with a speaker and text; a last turn with text unless
-    ``allow_empty_last``), else an :class:`InputError` naming the field.
+    ``allow_empty_last``; a knowledge base, if any, a :class:`KnowledgeBase` whose cells are strings), else an
+    :class:`InputError` naming the field.
 
     >>> check_dialogue(Dialogue(()))
     Traceback (most recent call last):
@@ -481,7 +482,25 @@ def check_dialogue(d: Dialogue, allow_empty_last: bool = False) -> Dialogue:
             raise InputError(f"turns[{i}].speaker: empty (name who said the turn)")
     if not allow_empty_last and not d.turns[-1].text.strip():
         raise InputError(f"turns[{len(d.turns) - 1}].text: the last turn is empty: there is nothing to check")
+    if d.knowledge is not None:
+        _check_knowledge_base(d.knowledge)
     return d
+
+
+def _check_knowledge_base(kb: Any) -> None:
+    """An :class:`InputError` naming the field unless ``kb`` is a :class:`KnowledgeBase` of rows of column ->
+    string (what :func:`parse_knowledge` makes of a JSON list of records, and what the detectors read)."""
+    hint = "dialcheck.io.parse_knowledge reads a list of records"
+    if not isinstance(kb, KnowledgeBase):
+        raise InputError(f"knowledge: expected a KnowledgeBase, got {json_type(kb)} ({hint})")
+    if not isinstance(kb.rows, (tuple, list)):
+        raise InputError(f"knowledge.rows: expected a tuple of rows, got {json_type(kb.rows)} ({hint})")
+    for i, row in enumerate(kb.rows):
+        if not isinstance(row, Mapping):
+            raise InputError(f"knowledge[{i}]: expected a mapping of column -> value, got {json_type(row)} ({hint})")
+        for k, v in row.items():
+            if not isinstance(v, str):
+                raise InputError(f"knowledge[{i}].{k}: expected a string, got {json_type(v)} ({hint})")
 
 
 def as_context(context: Any, field: str = "context") -> Dialogue:
