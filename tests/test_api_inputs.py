@@ -243,3 +243,19 @@ def test_a_dialogue_built_in_python_with_a_bad_knowledge_base_is_refused(det, ti
         det.predict([d])
     with pytest.raises(InputError, match=r"^context: " + message):
         dialcheck.rerank(d, ["x"], detector=Fake())
+
+
+def test_check_and_predict_read_a_list_of_turn_objects_and_a_tuple(det, tiny_detector_dir):
+    # a list of Turn objects was refused ("expected an object with 'speaker' and 'text' ..., got Turn") and a tuple
+    # of strings too ("expected a dialogue object or a list of strings, got tuple"), though rank took both
+    model = str(tiny_detector_dir)
+    turns = [Turn("user", "I have two dogs."), Turn("bot", "What are their names?"), Turn("user", "I never had a dog.")]
+    want = dialcheck.check(Dialogue(tuple(turns)), model=model)
+    assert dialcheck.check(turns, model=model) == want
+    assert dialcheck.check(tuple(turns), model=model) == want
+    assert dialcheck.check(tuple(GOOD), model=model) == dialcheck.check(GOOD, model=model)
+    assert det.predict([turns, tuple(GOOD)]) == det.predict([Dialogue(tuple(turns)), GOOD])
+    with pytest.raises(InputError, match=r"^turns\[1\]\.text: expected a string, got int"):
+        dialcheck.check([Turn("A", "x"), Turn("B", 3)], model=model)
+    with pytest.raises(InputError, match=r"^turns\[1\]: a bare string among turns that name their speaker"):
+        dialcheck.check([Turn("A", "x"), "y"], model=model)

@@ -225,8 +225,8 @@ def check(
     speaker: str | Sequence[str] | None = None,
 ) -> Verdict:
     """Does the last turn contradict the conversation (or, with a knowledge base, the request, history or
-    knowledge)? Accepts a :class:`Dialogue`, a list of strings (alternating speakers) or a
-    ``{"turns": [...], "knowledge": [...]}`` / ``{"messages": [...]}`` object.
+    knowledge)? Accepts a :class:`Dialogue`, a list (or tuple) of strings (alternating speakers) or of
+    :class:`Turn` objects, or a ``{"turns": [...], "knowledge": [...]}`` / ``{"messages": [...]}`` object.
 
     With ``speaker`` (e.g. ``"assistant"``) the turn checked is that speaker's last turn with text, as
     ``dialcheck check --speaker``: a chat log may end with the user's message or a tool call. Evidence

@@ -315,6 +315,8 @@ def _content_text(content: Any, field: str) -> str:
 
 
 def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", alternate: bool = True) -> Turn:
+    if isinstance(t, Turn):  # a caller in Python: checked as the object it stands for
+        t = {"speaker": t.speaker, "text": t.text}
     if isinstance(t, str):
         if not alternate:
             raise InputError(
@@ -359,7 +361,7 @@ _SPEAKER_KEYS = ("speaker", "agent_id", "role")  # ours, DECODE's, chat-completi
 def _names_speakers(turns_raw: list[Any]) -> bool:
     """Whether any turn of a dialogue names its speaker (then every turn must: strings and unnamed objects
     alternate A/B only in a dialogue whose turns name none)."""
-    return any(isinstance(t, dict) and any(f in t for f in _SPEAKER_KEYS) for t in turns_raw)
+    return any(isinstance(t, Turn) or (isinstance(t, dict) and any(f in t for f in _SPEAKER_KEYS)) for t in turns_raw)
 
 
 def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
@@ -373,9 +375,9 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
     meta: dict[str, Any] = {}
     knowledge = None
     tkey = "turns"
-    if isinstance(obj, list):
-        turns_raw = obj
-        if _is_message_list(obj):
+    if isinstance(obj, (list, tuple)):  # a tuple: a Python caller's sequence of turns
+        turns_raw = list(obj)
+        if _is_message_list(turns_raw):
             tkey = "messages"
     elif isinstance(obj, dict):
         if "turns" not in obj and "messages" in obj:
