@@ -259,3 +259,24 @@ def test_check_and_predict_read_a_list_of_turn_objects_and_a_tuple(det, tiny_det
         dialcheck.check([Turn("A", "x"), Turn("B", 3)], model=model)
     with pytest.raises(InputError, match=r"^turns\[1\]: a bare string among turns that name their speaker"):
         dialcheck.check([Turn("A", "x"), "y"], model=model)
+
+
+def test_rank_and_rerank_read_a_bare_list_of_chat_messages_or_turn_objects_as_check_does(det):
+    # check took a bare list of chat messages, rank and rerank refused it: "context[0]: expected a string or a Turn,
+    # got object"
+    messages = [{"role": "user", "content": CTX[0]}, {"role": "assistant", "content": CTX[1]}]
+    want = det.rank({"messages": messages}, ["Rex.", "I never had a dog."])
+    assert det.rank(messages, ["Rex.", "I never had a dog."]) == want
+    turns = [{"speaker": m["role"], "text": m["content"]} for m in messages]
+    assert det.rank(turns, ["Rex.", "I never had a dog."]) == want
+    seen = []
+
+    class Spy(Fake):
+        def predict(self, dialogues, batch_size=64):
+            seen.extend(dialogues)
+            return super().predict(dialogues, batch_size)
+
+    assert dialcheck.rerank(messages, ["I never had a dog.", "Rex."], detector=Spy()).chosen.text == "Rex."
+    assert [(t.speaker, t.text) for t in seen[1].turns] == [("user", CTX[0]), ("assistant", CTX[1]), ("user", "Rex.")]
+    with pytest.raises(InputError, match=r"^context: messages\[1\]\.content: expected a string, a list of parts"):
+        det.rank([{"role": "user", "content": "x"}, {"role": "assistant", "content": 3}], ["y"])

@@ -507,9 +507,9 @@ def _check_knowledge_base(kb: Any) -> None:
 
 def as_context(context: Any, field: str = "context") -> Dialogue:
     """A context to which candidate replies are added: a :class:`Dialogue`, a list of strings (alternating
-    speakers A/B) or :class:`Turn` objects, or a dialogue object (``{"turns": ...}``, ``{"messages": ...}``)
-    as :func:`parse_dialogue` reads it. Its last turn may be empty; a list may be empty. A single string, or
-    anything else, is an :class:`InputError` naming ``field``.
+    speakers A/B) or :class:`Turn` objects, or a dialogue object (``{"turns": ...}``, ``{"messages": ...}``) or
+    list of turn objects or chat messages as :func:`parse_dialogue` reads it. Its last turn may be empty; a list
+    may be empty. A single string, or anything else, is an :class:`InputError` naming ``field``.
 
     >>> [t.text for t in as_context({"turns": ["I have a dog.", "Nice."]}).turns]
     ['I have a dog.', 'Nice.']
@@ -521,7 +521,9 @@ def as_context(context: Any, field: str = "context") -> Dialogue:
     try:
         if isinstance(context, Dialogue):
             return check_dialogue(context, allow_empty_last=True) if context.turns else context
-        if isinstance(context, dict):
+        if isinstance(context, dict) or (
+            isinstance(context, (list, tuple)) and any(isinstance(t, dict) for t in context)
+        ):  # a dialogue object, or a list of turn objects or chat messages as check reads it
             return parse_dialogue(context, allow_empty_last=True)
     except InputError as e:
         raise InputError(f"{field}: {e.message}") from None
