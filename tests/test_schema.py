@@ -1,4 +1,7 @@
+import pytest
+
 from dialcheck import Dialogue, Turn, Verdict
+from dialcheck.errors import InputError
 
 
 def test_from_texts_alternates_speakers_and_finds_same_speaker_turns():
@@ -23,3 +26,18 @@ def test_verdict_to_dict_is_json_ready():
         "pair_scores": {"0": 0.9, "2": 0.7},
     }
     assert v.label == "contradiction"
+
+
+def test_from_texts_refuses_a_single_string_or_no_speakers():
+    # a string was split into one turn per character (and speakers="bot" into speakers b, o, t); no speakers
+    # raised a bare ZeroDivisionError
+    with pytest.raises(InputError, match=r"^texts: expected a list of strings, got a string"):
+        Dialogue.from_texts("I have a dog.")
+    for bad, shown in [((), r"\(\)"), ([], r"\[\]"), ("bot", "a string")]:
+        with pytest.raises(InputError, match=r"^speakers: expected a non-empty list of speaker names, got " + shown):
+            Dialogue.from_texts(["a", "b"], speakers=bad)
+    assert [t.speaker for t in Dialogue.from_texts(("a", "b", "c"), speakers=["user", "bot"]).turns] == [
+        "user",
+        "bot",
+        "user",
+    ]

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import InputError
+
 __all__ = ["Dialogue", "Example", "KnowledgeBase", "Pair", "Turn", "Verdict"]
 
 
@@ -61,7 +63,22 @@ class Dialogue:
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], speakers: Sequence[str] = ("A", "B"), **kw: Any) -> Dialogue:
-        """Build a dialogue from plain strings with alternating speakers."""
+        """Build a dialogue from plain strings with alternating speakers. A single string for ``texts`` or
+        ``speakers`` (it would be read one character per turn or per speaker), or no speakers, is an
+        :class:`~dialcheck.errors.InputError`.
+
+        >>> Dialogue.from_texts("I have a dog.")
+        Traceback (most recent call last):
+        ...
+        dialcheck.errors.InputError: texts: expected a list of strings, got a string (one turn: ["..."])
+        """
+        if isinstance(texts, (str, bytes)):
+            raise InputError('texts: expected a list of strings, got a string (one turn: ["..."])')
+        if isinstance(speakers, (str, bytes)) or not speakers:
+            shown = "a string" if isinstance(speakers, (str, bytes)) else repr(speakers)
+            raise InputError(
+                f'speakers: expected a non-empty list of speaker names, got {shown} (e.g. ["user", "bot"])'
+            )
         return cls(tuple(Turn(speakers[i % len(speakers)], t) for i, t in enumerate(texts)), **kw)
 
     @property
