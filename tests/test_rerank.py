@@ -283,3 +283,11 @@ def test_rerank_without_a_detector_routes_chinese_contexts_to_the_chinese_defaul
     assert asked == ["zh", "en"]
     with pytest.raises(InputError, match=r"different default detectors: zh \(contexts\[0\]\), en \(contexts\[1\]\)"):
         rerank_many([zh, ["Hi", "Hello", "How are you?"]], [["它叫旺财。"], ["Fine."]])
+
+
+@pytest.mark.parametrize("candidate", ["Rex \udce9", {"text": "Rex \udce9"}, ("Rex \udce9", 0.5)])
+def test_a_candidate_that_is_not_valid_unicode_is_named_as_the_candidate(candidate):
+    # it was named as a turn of a dialogue the caller never built ("dialogues[0]: turns[2].text: ...") by a real
+    # detector, and reached any other detector unchecked
+    with pytest.raises(InputError, match=r"^candidates\[1\]: not valid Unicode text \(a lone surrogate \\udce9\)"):
+        rerank(CTX, ["Rex.", candidate], detector=KeywordDetector())

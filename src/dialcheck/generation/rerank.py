@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import as_context, check_batch_size, check_reply_speaker, json_type
+from ..io import _check_text, as_context, check_batch_size, check_reply_speaker, json_type
 from ..schema import Dialogue, Turn, Verdict
 from .nbest import Candidate, reply_speaker
 
@@ -96,6 +96,13 @@ class RerankResult:
 
 
 def _split(candidate: Any, i: int) -> tuple[str, float | None]:
+    """A candidate's text (checked: a lone surrogate is named here, not as a turn of a dialogue the caller never
+    built) and its generator score."""
+    text, score = _split_raw(candidate, i)
+    return _check_text(text, f"candidates[{i}]"), score
+
+
+def _split_raw(candidate: Any, i: int) -> tuple[str, float | None]:
     if isinstance(candidate, Candidate):
         return candidate.text, candidate.score
     if isinstance(candidate, str):
