@@ -280,3 +280,10 @@ def test_rank_and_rerank_read_a_bare_list_of_chat_messages_or_turn_objects_as_ch
     assert [(t.speaker, t.text) for t in seen[1].turns] == [("user", CTX[0]), ("assistant", CTX[1]), ("user", "Rex.")]
     with pytest.raises(InputError, match=r"^context: messages\[1\]\.content: expected a string, a list of parts"):
         det.rank([{"role": "user", "content": "x"}, {"role": "assistant", "content": 3}], ["y"])
+
+
+@pytest.mark.parametrize(("language", "shown"), [("fr", "'fr'"), (None, "null"), (3, "int")])
+def test_route_refuses_a_language_that_names_no_shipped_default(language, shown):
+    # route returned it as it was ("fr", None, 3): the name of a default no load could find
+    with pytest.raises(InputError, match=r"^language: expected one of en, tod, zh, got " + shown):
+        dialcheck.route(Dialogue.from_texts(GOOD), language=language)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .detectors import Detector, default_model_path, load_detector, model_folder
+from .detectors import Detector, check_language, default_model_path, load_detector, model_folder
 from .errors import InputError, ModelError
 from .io import (
     as_dialogues,
@@ -157,7 +157,7 @@ def route(dialogue: Dialogue, language: str = "en") -> str:
 
     Chinese input must be a conversation u1, b1, u2, b2 (or longer) without empty turns, and is routed only
     when a shipped Chinese model exists; otherwise a :class:`ModelError` asks for ``--model``. Mixed
-    Chinese and non-Chinese turns raise an :class:`InputError`.
+    Chinese and non-Chinese turns, or a ``language`` that names no shipped default, raise an :class:`InputError`.
 
     >>> route(Dialogue.from_texts(["hi"])), route(parse_dialogue({"turns": ["hi"], "knowledge": []}))
     ('en', 'tod')
@@ -167,6 +167,7 @@ def route(dialogue: Dialogue, language: str = "en") -> str:
             f"dialogue: expected a Dialogue, got {json_type(dialogue)} (dialcheck.io.parse_dialogue reads a list or "
             "a dialogue object)"
         )
+    check_language(language)
     if dialogue.knowledge is not None:
         return "tod"
     kind = dialogue_language(dialogue)

