@@ -287,3 +287,39 @@ def test_route_refuses_a_language_that_names_no_shipped_default(language, shown)
     # route returned it as it was ("fr", None, 3): the name of a default no load could find
     with pytest.raises(InputError, match=r"^language: expected one of en, tod, zh, got " + shown):
         dialcheck.route(Dialogue.from_texts(GOOD), language=language)
+
+
+class _Recorder:
+    """A detector that records the dialogues it is asked about and flags none."""
+
+    def __init__(self) -> None:
+        self.seen: list[Dialogue] = []
+
+    def predict(self, dialogues, **_: object) -> list[Verdict]:
+        self.seen += list(dialogues)
+        return [Verdict(False, 0.0, ()) for _ in dialogues]
+
+
+@pytest.mark.parametrize(
+    "messages, expected, roles",
+    [
+        ([("system", "You are Max, who has two dogs."), ("user", "Any pets?")], "assistant", ["system", "user"]),
+        (
+            [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello!"), ("user", "Pets?")],
+            "assistant",
+            ["system", "user", "assistant", "user"],
+        ),
+        ([("user", "Hi")], "assistant", ["user"]),
+        ([("A", "I have a cat."), ("B", "Nice.")], "A", ["assistant", "user"]),
+    ],
+)
+def test_the_reply_to_a_chat_is_the_assistants_not_the_system_prompts(messages, expected, roles):
+    from dialcheck.generation.openai import OpenAIChatGenerator
+    from dialcheck.io import as_context
+
+    context = [{"role": r, "content": t} for r, t in messages]
+    rec = _Recorder()
+    dialcheck.rerank(context, ["No pets, I'm allergic.", "Two dogs!"], detector=rec)
+    assert {d.turns[-1].speaker for d in rec.seen} == {expected}  # was "system" after [system, user]
+    # what an OpenAI-style endpoint is sent: the instructions stay a system message, not the assistant's turn
+    assert [m["role"] for m in OpenAIChatGenerator("http://localhost:1", "m").messages(as_context(context))] == roles

@@ -61,6 +61,7 @@ __all__ = [
     "read_examples",
     "read_input",
     "record_id",
+    "reply_speaker",
     "require_file",
     "spoken_by",
     "upto_speaker",
@@ -434,6 +435,25 @@ def check_reply_speaker(value: Any) -> str | None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(value)}")
     return value
+
+
+def reply_speaker(context: Dialogue) -> str:
+    """Who speaks next after ``context``: the speaker of the second-to-last turn (alternating turns), leaving out
+    a ``system`` message (a chat's instructions, never the replying speaker); after a lone ``user`` turn (or only
+    a system message), ``assistant``; else the other of A/B.
+
+    >>> reply_speaker(Dialogue.from_texts(["I have a cat.", "Nice."]))
+    'A'
+    >>> chat = as_context([{"role": "system", "content": "You are Max."}, {"role": "user", "content": "Hi!"}])
+    >>> reply_speaker(chat)  # not "system", the second-to-last turn's speaker
+    'assistant'
+    """
+    said = [t.speaker for t in context.turns if t.speaker != "system"]
+    if len(said) >= 2:
+        return said[-2]
+    if said == ["user"] or (not said and context.turns):
+        return "assistant"
+    return "A" if said == ["B"] else "B"
 
 
 def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:

@@ -8,7 +8,8 @@ Each input record is a dialogue context with its candidate replies::
 ``score`` (optional) is the generator's own score, higher is better; it orders the candidates the
 detector keeps and breaks ties. Without ``candidates``, ``--generate beam10`` makes them with a local
 causal LM (``--lm``, default SmolLM2-135M-Instruct) or ``--endpoint`` (an OpenAI-compatible server).
-The reply is spoken by the speaker of the second-to-last turn unless ``--speaker`` says otherwise.
+The reply is spoken by the speaker of the second-to-last turn (a ``system`` message left out; ``assistant`` after
+a lone ``user`` turn) unless ``--speaker`` says otherwise.
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ def add_parser(sub: Any) -> None:
         help="what filter chooses when every candidate is contradictory",
     )
     p.add_argument("--keep-repeats", action="store_true", help="do not set aside candidates that repeat a turn")
-    p.add_argument("--speaker", default=None, help="who says the reply (default: second-to-last speaker)")
+    p.add_argument(
+        "--speaker",
+        default=None,
+        help="who says the reply (default: the second-to-last speaker, a system message left out)",
+    )
     g = p.add_argument_group("generating candidates (records without 'candidates')")
     g.add_argument("--generate", default=None, metavar="SPEC", help="e.g. beam10, diverse10, nucleus10, topk10")
     g.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")

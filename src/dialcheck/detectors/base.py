@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from ..errors import ModelError
-from ..io import as_context, as_texts, check_batch_size, check_reply_speaker
+from ..io import as_context, as_texts, check_batch_size, check_reply_speaker, reply_speaker
 from ..schema import Dialogue, Turn, Verdict
 from .core import CONTRADICTION, PairClassifier, _OnnxOnly
 from .modeling import (
@@ -254,7 +254,8 @@ class Detector(ABC):
         ``context``: a :class:`Dialogue`, a list of strings (alternating speakers) or :class:`Turn` objects, or
         a ``{"turns": [...]}`` / ``{"messages": [...]}`` object; ``candidates``: a list of strings. A single
         string for either is an :class:`~dialcheck.errors.InputError`. ``speaker`` is who says the reply; by
-        default the speaker of the second-to-last context turn (alternating turns), else ``"B"``.
+        default :func:`~dialcheck.io.reply_speaker`: the speaker of the second-to-last context turn (alternating
+        turns; a ``system`` message left out, ``assistant`` after a lone ``user`` turn), else ``"B"``.
         """
         texts = as_texts(candidates)
         dialogues = candidate_dialogues(context, texts, speaker)
@@ -271,12 +272,7 @@ def candidate_dialogues(
     ['A', 'A']
     """
     ctx = as_context(context)
-    speaker = check_reply_speaker(speaker)
-    if speaker is None:
-        if len(ctx.turns) >= 2:
-            speaker = ctx.turns[-2].speaker
-        else:
-            speaker = "A" if ctx.turns and ctx.turns[-1].speaker == "B" else "B"
+    speaker = check_reply_speaker(speaker) or reply_speaker(ctx)
     return [Dialogue((*ctx.turns, Turn(speaker, c)), ctx.knowledge, ctx.meta) for c in candidates]
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError
+from ..io import reply_speaker
 from ..schema import Dialogue, Turn
 
 __all__ = ["STRATEGIES", "Candidate", "DecodingConfig", "NBestGenerator", "as_dialogue", "reply_speaker"]
@@ -126,15 +127,6 @@ def as_dialogue(context: Dialogue | Sequence[Turn | str]) -> Dialogue:
     if isinstance(context, str):
         raise InputError("a context is a list of turns, not a single string")
     return Dialogue(tuple(_as_turn(t, i) for i, t in enumerate(context)))
-
-
-def reply_speaker(context: Dialogue) -> str:
-    """Who speaks next: the speaker of the second-to-last turn (alternating turns), else the other of A/B."""
-    if len(context.turns) >= 2:
-        return context.turns[-2].speaker
-    if context.turns:
-        return "A" if context.turns[-1].speaker == "B" else "B"
-    return "B"
 
 
 class _Recorder:

@@ -50,7 +50,8 @@ class OpenAIChatGenerator:
             raise InputError("the context has no turns")
         sp = speaker or reply_speaker(d)
         msgs = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        return msgs + [{"role": "assistant" if t.speaker == sp else "user", "content": t.text} for t in d.turns]
+        roles = ("assistant" if t.speaker == sp else "system" if t.speaker == "system" else "user" for t in d.turns)
+        return msgs + [{"role": role, "content": t.text} for role, t in zip(roles, d.turns, strict=True)]
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}

@@ -296,7 +296,8 @@ def rerank(
     dicts or ``(text, score)`` pairs; ``scores`` (optional) gives the generator's score of each
     candidate (higher is better) and is the tie-breaker. ``detector``: any object with
     ``predict(dialogues) -> list[Verdict]``; default the shipped English detector. ``speaker``: who says
-    the reply (default: the speaker of the second-to-last context turn). ``context``: a :class:`Dialogue`,
+    the reply (default :func:`~dialcheck.io.reply_speaker`: the speaker of the second-to-last context turn, a
+    ``system`` message left out). ``context``: a :class:`Dialogue`,
     a list of strings (alternating speakers) or a ``{"turns": [...]}`` / ``{"messages": [...]}`` object.
     """
     if isinstance(candidates, (str, bytes)):
