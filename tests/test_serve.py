@@ -298,6 +298,18 @@ def test_a_request_over_the_text_budget_is_a_413_and_one_within_it_is_answered(t
     assert e.value.code == 2 and "argument --max-chars: must be at least 1, got 0" in capsys.readouterr().err
 
 
+def test_a_pair_of_long_turns_counts_once_per_piece_in_the_text_budget(tiny_detector_dir):
+    # two 3,000-word turns (28,000 characters, well within 500,000) are read piece against piece: about 12,000
+    # pairs, which held the compute thread of `dialcheck serve` for 3 minutes
+    client = TestClient(create_app(load_detector(tiny_detector_dir), max_chars=100_000))
+    long = "I have a dog and a cat at home. " * 450  # 14,400 characters, about 113 pieces
+    r = client.post("/check", json=["Tell me.", long, "Ok.", long])
+    assert r.status_code == 413
+    assert "a pair of long turns counted once per piece of the other turn" in r.json()["detail"]
+    # short turns count once, as before, and a long turn beside short ones once per piece of the short one (one)
+    assert client.post("/check", json=["Tell me.", long, "Ok.", "I never had pets."]).status_code == 200
+
+
 def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeypatch):
     """u1, b1, u2 alone is no CDConv conversation; with a candidate it is, and goes to the Chinese default."""
     import dialcheck.api as api

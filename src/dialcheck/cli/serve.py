@@ -39,7 +39,8 @@ def add_parser(sub: Any) -> None:
         "--max-chars",
         type=positive_int,
         default=MAX_CHARS,
-        help=f"characters of text per request, a /rank context counted once per candidate (default {MAX_CHARS})",
+        help=f"characters of text per request, a /rank context counted once per candidate, a pair of turns too long "
+        f"for the window once per piece of the other (default {MAX_CHARS})",
     )
     p.set_defaults(func=run)
 

@@ -47,6 +47,13 @@ MAX_CHARS = 500_000
 # syntax, speakers, ids and knowledge tables. A body over it is refused before it is read.
 BYTES_PER_CHAR = 8
 BODY_SLACK = 1 << 20
+# A pair of turns too long for the model's window together is read piece against piece (``long_turns="chunk"``:
+# every 32-token piece of the one with every piece of the other), so its cost grows with the product of the two
+# lengths: two 3,000-word turns (28,000 characters) held the compute thread for 3 minutes. The text budget counts
+# such a pair's text once per piece of the other turn, estimated in characters of English: a 32-token piece is about
+# PIECE_CHARS, a 128-token window about WINDOW_CHARS.
+PIECE_CHARS = 128
+WINDOW_CHARS = 512
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>dialcheck</title>
@@ -109,6 +116,25 @@ def parse_body(data: bytes, content_type: str | None = None) -> Any:
         raise InputError("invalid JSON in the request body: nested too deeply") from None
 
 
+def read_chars(d: Dialogue) -> int:
+    """The characters of ``d``'s text the model reads, as the request budget counts them: every turn once, and
+    the text of a pair of the last turn with an earlier turn of its speaker that is too long for the window once
+    more per further piece of the other turn (an estimate: :data:`PIECE_CHARS`, :data:`WINDOW_CHARS`).
+
+    >>> read_chars(Dialogue.from_texts(["I have a dog.", "Nice.", "I never had a dog."]))
+    36
+    >>> read_chars(Dialogue.from_texts(["a" * 300, "Nice.", "b" * 300]))  # 605 + 300 * 2 + 300 * 2
+    1805
+    """
+    last = len(d.turns[-1].text)
+    n = sum(len(t.text) for t in d.turns)
+    for i in d.same_speaker_indices():
+        first = len(d.turns[i].text)
+        if first + last > WINDOW_CHARS:
+            n += first * (-(-last // PIECE_CHARS) - 1) + last * (-(-first // PIECE_CHARS) - 1)
+    return n
+
+
 def _describe(det: Detector) -> dict[str, Any]:
     c = det.config
     thresholds = dict(c.thresholds)
@@ -142,7 +168,8 @@ def create_app(
     ``compute`` runs the model calls (default: a new :class:`ComputeThread`, closed at shutdown); pass the
     one that loaded ``detector`` so that loading and scoring share a thread. A request may hold at most
     ``max_dialogues`` dialogues (or /rank candidates) and ``max_chars`` characters of text for the model to
-    read (a /rank context counts once per candidate, as it is scored once per candidate); more is a 413, as is
+    read (a /rank context counts once per candidate, as it is scored once per candidate, and a pair of long turns
+    once per piece, :func:`read_chars`); more is a 413, as is
     a body over ``max_bytes`` (default: ``BYTES_PER_CHAR`` per ``max_chars`` character plus ``BODY_SLACK``),
     answered from its Content-Length before the body is read."""
     from .. import api
@@ -231,12 +258,14 @@ def create_app(
         return out
 
     def within_budget(dialogues: list[Dialogue]) -> None:
-        n = sum(len(t.text) for d in dialogues for t in d.turns)
+        n = sum(read_chars(d) for d in dialogues)
         if n > max_chars:
+            pieces = n > sum(len(t.text) for d in dialogues for t in d.turns)
             raise HTTPException(
                 413,
-                f"text: at most {max_chars} characters per request, got {n} (split the request, or serve "
-                "with a larger --max-chars)",
+                f"text: at most {max_chars} characters per request, got {n}"
+                + (", a pair of long turns counted once per piece of the other turn, as it is read" if pieces else "")
+                + " (split the request, or serve with a larger --max-chars)",
             )
 
     def detector_for(d: Dialogue) -> Detector:
