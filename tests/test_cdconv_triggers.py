@@ -203,6 +203,21 @@ def test_probe_triggers_cli_refuses_contexts_in_the_other_language(tmp_path, cap
     assert not out.exists()
 
 
+def test_probe_triggers_cli_refuses_an_output_that_is_its_input_or_a_folder(tmp_path, capsys):
+    # --out naming the --input file overwrote the user's contexts with the triggers built from them
+    src = tmp_path / "ctx.jsonl"
+    text = json.dumps({"u1": DOG.u1}, ensure_ascii=False) + "\n"
+    src.write_text(text, encoding="utf-8")
+    args = ["probe", "triggers", "--input", str(src), "--methods", "short_utterance", "--out"]
+    assert main([*args, str(src)]) == 2
+    assert "--out is the --input input: writing it would destroy the input" in capsys.readouterr().err
+    assert src.read_text(encoding="utf-8") == text
+    # a folder: refused before any work, not after it, with the triggers left in a stray FOLDER.tmp
+    assert main([*args, str(tmp_path)]) == 2
+    assert "--out: is a folder; give a file name" in capsys.readouterr().err
+    assert not (tmp_path.parent / f"{tmp_path.name}.tmp").exists()
+
+
 @pytest.mark.parametrize(
     ("text", "flipped"),
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -174,6 +175,21 @@ def test_probe_echo_refuses_one_destination_for_both_outputs(capsys, tmp_path):
         captured = capsys.readouterr()
         assert code == 2 and "different destinations" in captured.err and captured.out == ""
     assert not (tmp_path / "both.jsonl").exists()
+
+
+def test_probe_echo_refuses_an_output_that_is_its_input_or_a_folder(capsys, tmp_path):
+    # --out or --unlikelihood naming the --input file overwrote the user's NLI pairs with the stimuli
+    src = tmp_path / "nli.jsonl"
+    text = json.dumps({"premise": "The cat is black.", "hypothesis": "The cat is white.", "label": "c"}) + "\n"
+    src.write_text(text)
+    for args in (["--out", str(src)], ["--out", str(tmp_path / "e.jsonl"), "--unlikelihood", str(src)]):
+        assert main(["probe", "echo", "--input", str(src), *args]) == 2
+        assert "is the --input input: writing it would destroy the input" in capsys.readouterr().err
+    assert src.read_text() == text and not (tmp_path / "e.jsonl").exists()
+    # a folder: refused before any work, not after it, with the stimuli left in a stray FOLDER.tmp
+    assert main(["probe", "echo", "--input", str(src), "--out", str(tmp_path)]) == 2
+    assert "--out: is a folder; give a file name" in capsys.readouterr().err
+    assert not Path(f"{tmp_path}.tmp").exists()
 
 
 def test_probe_echo_names_every_bad_pair_with_json_type_names(capsys, tmp_path):

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError
 from ..io import check_id, decode_utf8, input_lines, json_error, json_type, open_input, require_file, write_jsonl
-from .common import nonnegative_int, positive_int, raise_every, seed_number
+from .common import check_outputs, nonnegative_int, positive_int, raise_every, seed_number
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -183,6 +183,7 @@ def run_echo(args: argparse.Namespace) -> int:
     if args.unlikelihood and args.unlikelihood == args.out:
         # one stream or one file for both would interleave or overwrite the stimuli
         raise InputError(f"--unlikelihood and --out are both {args.out!r}: give them different destinations")
+    check_outputs([(args.out, "--out"), (args.unlikelihood, "--unlikelihood")], [(args.input, "--input")])
     es, full = build_echo_items(args)
     es.save(args.out)
     counts = es.counts()
@@ -263,6 +264,7 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
 def run_triggers(args: argparse.Namespace) -> int:
     from ..probes.triggers import ChineseLexicon, TriggerInput, build_triggers
 
+    check_outputs([(args.out, "--out")], [(args.input, "--input")])
     inputs: list[Any] = []
     if args.input:
         inputs.extend(read_trigger_inputs(args.input, args.language))
