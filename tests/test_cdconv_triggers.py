@@ -219,6 +219,23 @@ def test_probe_triggers_cli_refuses_an_output_that_is_its_input_or_a_folder(tmp_
 
 
 @pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["triggers", "--methods", ","], "argument --methods: name at least one of short_utterance"),
+        (["triggers", "--methods", "negation,typo"], "argument --methods: unknown: typo (known: "),
+        (["echo", "--kinds", " , "], "argument --kinds: name at least one of ENTQ, CNTQ"),
+        (["echo", "--kinds", "entq,neutral"], "argument --kinds: unknown: NEUTRAL (known: ENTQ, CNTQ)"),
+    ],
+)
+def test_probe_refuses_an_empty_or_unknown_selection_when_the_command_line_is_read(tmp_path, capsys, argv, message):
+    # "--methods ," selected nothing and wrote an empty file with exit code 0
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(SystemExit) as e:
+        main(["probe", *argv, "--input", str(tmp_path / "missing.jsonl"), "--out", str(out)])
+    assert e.value.code == 2 and message in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize(
     ("text", "flipped"),
     [
         ("我养了两只猫。", "我没养两只猫。"),  # 了 goes with 没

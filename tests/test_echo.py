@@ -209,3 +209,14 @@ def test_probe_echo_names_every_bad_pair_with_json_type_names(capsys, tmp_path):
         f"dialcheck: error: {src}: 3 of 3 NLI pairs are bad (each named above); nothing was built",
     ]
     assert not out.exists()
+
+
+def test_probe_echo_keeps_per_kind_of_the_kinds_named(capsys, tmp_path, rewriter):
+    src = tmp_path / "nli.jsonl"
+    src.write_text(
+        "\n".join(json.dumps({"premise": p.premise, "hypothesis": p.hypothesis, "label": p.label[0]}) for p in _pairs())
+    )
+    out = tmp_path / "echo.jsonl"
+    assert main(["probe", "echo", "--input", str(src), "--out", str(out), "--kinds", "cntq", "--per-kind", "1"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 1 and rows[0]["kind"] == "CNTQ"

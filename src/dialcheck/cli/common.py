@@ -6,7 +6,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +270,33 @@ def unit_float_below_one(text: str) -> float:
     if not 0.0 <= v < 1.0:
         raise argparse.ArgumentTypeError(f"must lie in [0, 1), got {v:g}")
     return v
+
+
+def comma_choices(choices: Sequence[str], upper: bool = False) -> Callable[[str], list[str]]:
+    """An argparse type: a comma-separated selection of ``choices`` (upper-cased first with ``upper``), at least
+    one, each known; ``--methods ","`` would otherwise select nothing and write an empty file.
+
+    >>> pick = comma_choices(("negation", "synonym"))
+    >>> pick("negation, synonym")
+    ['negation', 'synonym']
+    >>> pick(",")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: name at least one of negation, synonym
+    >>> pick("negation,typo")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: unknown: typo (known: negation, synonym)
+    """
+
+    def parse(text: str) -> list[str]:
+        picked = [x.strip().upper() if upper else x.strip() for x in text.split(",") if x.strip()]
+        if not picked:
+            raise argparse.ArgumentTypeError(f"name at least one of {', '.join(choices)}")
+        unknown = [x for x in picked if x not in choices]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"unknown: {', '.join(unknown)} (known: {', '.join(choices)})")
+        return picked
+
+    return parse
 
 
 def http_url(text: str) -> str:

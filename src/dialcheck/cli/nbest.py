@@ -31,7 +31,7 @@ from .common import (
     seed_number,
     set_threads,
 )
-from .probe import SOURCES, build_echo_items
+from .probe import SOURCES, build_echo_items, echo_kinds
 
 HELP = "n-best analysis: Certainty and Variety of replies to polar echo questions"
 
@@ -43,7 +43,7 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--stimuli", default=None, help="echo questions from `dialcheck probe echo` (JSONL)")
     s.add_argument("--source", default="mnli_snli", help=f"corpora to build them from: {', '.join(SOURCES)}")
     s.add_argument("--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label)")
-    s.add_argument("--kinds", default="ENTQ,CNTQ")
+    s.add_argument("--kinds", type=echo_kinds, default="ENTQ,CNTQ", help="ENTQ and/or CNTQ (default both)")
     s.add_argument("--per-kind", type=nonnegative_int, default=100, help="random N of each kind (0 = all; default 100)")
     s.add_argument("--seed", type=seed_number, default=0)
     s.add_argument(

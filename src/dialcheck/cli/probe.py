@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError
 from ..io import check_id, decode_utf8, input_lines, json_error, json_type, open_input, require_file, write_jsonl
-from .common import check_outputs, nonnegative_int, positive_int, raise_every, seed_number
+from .common import check_outputs, comma_choices, nonnegative_int, positive_int, raise_every, seed_number
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -45,6 +45,8 @@ SOURCES = {
     "decode": "decode.contradiction_pairs.v1",
 }
 
+#: ``--kinds`` of ``probe echo`` and ``nbest``: ENTQ and/or CNTQ, read as a list.
+echo_kinds = comma_choices(("ENTQ", "CNTQ"), upper=True)
 T = TypeVar("T")
 
 KINDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
@@ -146,16 +148,12 @@ def build_echo_items(args: argparse.Namespace) -> tuple[Any, Any]:
         pairs.extend(load_dataset(SOURCES[s], args.data_dir))
     if not pairs:
         raise InputError("no NLI pairs: give --source and/or --input")
-    kinds = [k.strip().upper() for k in args.kinds.split(",") if k.strip()]
-    bad = [k for k in kinds if k not in ("ENTQ", "CNTQ")]
-    if bad:
-        raise InputError(f"unknown kinds {bad}: use ENTQ and/or CNTQ")
-    full = build_echo_set(pairs, kinds=kinds, max_premise_words=args.max_premise_words)
+    full = build_echo_set(pairs, kinds=args.kinds, max_premise_words=args.max_premise_words)
     if not args.per_kind:
         return full, full
     rng = random.Random(args.seed)
     picked = []
-    for k in kinds:
+    for k in args.kinds:
         mine = [i for i in full.items if i.kind == k]
         rng.shuffle(mine)
         picked.extend(mine[: args.per_kind])
@@ -166,7 +164,12 @@ def add_echo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", "-o", required=True, help="JSONL file of stimuli ('-': standard output)")
     p.add_argument("--source", default="", help=f"comma-separated corpora: {', '.join(SOURCES)}")
     p.add_argument("--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label)")
-    p.add_argument("--kinds", default="ENTQ,CNTQ", help="ENTQ (from entailment), CNTQ (from contradiction)")
+    p.add_argument(
+        "--kinds",
+        type=echo_kinds,
+        default="ENTQ,CNTQ",
+        help="ENTQ (from entailment), CNTQ (from contradiction)",
+    )
     p.add_argument("--per-kind", type=nonnegative_int, default=0, help="keep a random N of each kind (default 0: all)")
     p.add_argument("--seed", type=seed_number, default=0)
     p.add_argument(
@@ -242,7 +245,12 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="take the distinct (u1, b1) contexts of a CDConv dataset, e.g. cdconv.test.v1",
     )
-    p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default all): {', '.join(METHODS)}")
+    p.add_argument(
+        "--methods",
+        type=comma_choices(METHODS),
+        default=",".join(METHODS),
+        help=f"comma-separated (default all): {', '.join(METHODS)}",
+    )
     p.add_argument("--seed", type=seed_number, default=0)
     p.add_argument("--limit", type=nonnegative_int, default=0, help="first N contexts only (default 0: all)")
     p.add_argument(
@@ -283,7 +291,7 @@ def run_triggers(args: argparse.Namespace) -> int:
         raise InputError("no contexts: give --input and/or --source")
     if args.limit:
         inputs = inputs[: args.limit]
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    methods = args.methods
     lexicon: Any = None
     if args.language == "en":
         if {"paraphrase", "synonym", "antonym"} & set(methods):
