@@ -95,7 +95,7 @@ def check_thresholds(thresholds: Any, name: str = "thresholds") -> None:
     if not isinstance(thresholds, dict):
         raise InputError(f"{name}: expected an object of thresholds, got {json_type(thresholds)}")
     for key, value in thresholds.items():
-        if key in OWN_CHECK or (key == "tau" and value == NEVER and not isinstance(value, bool)):
+        if key in OWN_CHECK or (key == "tau" and value == NEVER):
             continue
         if key in UNIT_THRESHOLDS:
             check_threshold(value, f"{name}.{key}")

@@ -50,8 +50,8 @@ class OpenAIChatGenerator:
             raise InputError("the context has no turns")
         sp = speaker or reply_speaker(d)
         msgs = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        roles = ("assistant" if t.speaker == sp else "system" if t.speaker == "system" else "user" for t in d.turns)
-        return msgs + [{"role": role, "content": t.text} for role, t in zip(roles, d.turns, strict=True)]
+        roles = {"system": "system", sp: "assistant"}  # the replying speaker wins; anyone else is the user
+        return msgs + [{"role": roles.get(t.speaker, "user"), "content": t.text} for t in d.turns]
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
