@@ -310,6 +310,43 @@ def test_a_pair_of_long_turns_counts_once_per_piece_in_the_text_budget(tiny_dete
     assert client.post("/check", json=["Tell me.", long, "Ok.", "I never had pets."]).status_code == 200
 
 
+def test_a_chinese_request_is_budgeted_by_the_tokens_the_model_reads(tiny_base):
+    """A CJK ideograph is a token of its own, where about 4 characters of English are one: counted once, a Chinese
+    request was read as about 4 times the tokens the budget allowed; two 3,000-character turns (144,000 characters
+    of 500,000) as some 9,000 pairs of 32-token pieces, which holds the compute thread for minutes."""
+    from transformers import AutoTokenizer
+
+    from dialcheck.schema import Dialogue
+    from dialcheck.serve.app import CJK_CHARS, read_chars
+
+    tok = AutoTokenizer.from_pretrained(tiny_base)  # all-MiniLM-L6-v2's tokenizer
+    zh = ["我今年二十三岁了，在上海做软件工程师，周末喜欢和朋友去爬山。", "真好！你做这份工作多久了？"]
+    en = ["I am twenty-three, I work as a software engineer in Shanghai and go hiking on weekends.", "Nice!"]
+    for texts in (zh, en):  # the estimate tracks tokens, in either script: about CJK_CHARS characters a token
+        tokens = sum(len(tok.tokenize(t)) for t in texts)
+        assert 0.75 < read_chars(Dialogue.from_texts(texts)) / (CJK_CHARS * tokens) < 1.5
+    det = _Counting()
+    client = TestClient(create_app(det))  # the default budget, 500,000
+    turns = [
+        "我今年二十三岁了，在上海做软件工程师，周末喜欢和朋友去爬山。",
+        "真好！你做这份工作多久了？我也很喜欢爬山，下次我们一起去吧。",
+    ]
+    turns *= 5  # ten turns of 30 characters, 1,095 as the budget counts them
+    assert client.post("/check", json=turns).status_code == 200
+    long = "我家里有一只狗和一只猫，它们每天都一起玩。" * 150  # 3,150 characters, about 100 pieces
+    r = client.post("/check", json=["你好。", long, "好的。", long])
+    assert r.status_code == 413
+    assert r.json()["detail"].startswith("text: at most 500000 characters per request, got ")
+    assert "a CJK character counted as 4 (the model reads it as one token" in r.json()["detail"]
+    assert "a pair of long turns counted once per piece of the other turn" in r.json()["detail"]
+    assert len(det.calls) == 1  # only the ten-turn dialogue reached the model
+    # many Chinese dialogues within the characters the budget allowed, but 4 times the tokens
+    small = TestClient(create_app(_Counting(), max_chars=4_000))
+    r = small.post("/check", json={"dialogues": [turns] * 4})  # 1,200 characters, read as 4,380 of English
+    assert r.status_code == 413 and "a pair of long turns" not in r.json()["detail"]
+    assert small.post("/check", json={"dialogues": [turns] * 3}).status_code == 200
+
+
 def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeypatch):
     """u1, b1, u2 alone is no CDConv conversation; with a candidate it is, and goes to the Chinese default."""
     import dialcheck.api as api

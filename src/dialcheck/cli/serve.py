@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from ..errors import InputError, MissingDependencyError
-from ..serve.app import MAX_CHARS
+from ..serve.app import CJK_CHARS, MAX_CHARS
 from .common import add_model_options, load_for, nonnegative_int, port_number, positive_int
 
 HELP = "serve the detector over HTTP (needs the serve extra)"
@@ -39,8 +39,9 @@ def add_parser(sub: Any) -> None:
         "--max-chars",
         type=positive_int,
         default=MAX_CHARS,
-        help=f"characters of text per request, a /rank context counted once per candidate, a pair of turns too long "
-        f"for the window once per piece of the other (default {MAX_CHARS})",
+        help=f"characters of text per request, a CJK character counted as {CJK_CHARS} (one token, as about "
+        f"{CJK_CHARS} characters of English), a /rank context once per candidate, a pair of turns too long for the "
+        f"window once per piece of the other (default {MAX_CHARS})",
     )
     p.set_defaults(func=run)
 

@@ -33,6 +33,7 @@ from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
 from ..io import json_type, parse_dialogue, upto_speaker
+from ..language import _is_cjk
 from ..schema import Dialogue
 from .compute import ComputeThread
 
@@ -54,6 +55,11 @@ BODY_SLACK = 1 << 20
 # PIECE_CHARS, a 128-token window about WINDOW_CHARS.
 PIECE_CHARS = 128
 WINDOW_CHARS = 512
+# Those characters of English are about 4 a token, but a CJK ideograph is a token of its own (MiniLM's tokenizer
+# splits them one by one; Gemma's reads about 1.4 a token): counted once, a Chinese request was read as about 4 times
+# the tokens the budget allowed, and two 3,000-character Chinese turns (144,000 of the 500,000 characters) were read
+# as some 9,000 pairs of pieces. The budget counts each CJK ideograph (:mod:`dialcheck.language`) as CJK_CHARS.
+CJK_CHARS = 4
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>dialcheck</title>
@@ -116,20 +122,36 @@ def parse_body(data: bytes, content_type: str | None = None) -> Any:
         raise InputError("invalid JSON in the request body: nested too deeply") from None
 
 
+def text_chars(text: str) -> int:
+    """The length of ``text`` in the characters of English the request budget counts: a CJK ideograph, read as
+    a token of its own, is :data:`CJK_CHARS` of them (about one token's worth of English).
+
+    >>> text_chars("I have a dog."), text_chars("我有一只狗。")  # 5 ideographs and a full stop
+    (13, 21)
+    """
+    if text.isascii():
+        return len(text)
+    return len(text) + (CJK_CHARS - 1) * sum(map(_is_cjk, text))
+
+
 def read_chars(d: Dialogue) -> int:
-    """The characters of ``d``'s text the model reads, as the request budget counts them: every turn once, and
-    the text of a pair of the last turn with an earlier turn of its speaker that is too long for the window once
-    more per further piece of the other turn (an estimate: :data:`PIECE_CHARS`, :data:`WINDOW_CHARS`).
+    """The characters of ``d``'s text the model reads, as the request budget counts them (:func:`text_chars`:
+    a CJK ideograph as :data:`CJK_CHARS`): every turn once, and the text of a pair of the last turn with an earlier
+    turn of its speaker that is too long for the window once more per further piece of the other turn (an
+    estimate: :data:`PIECE_CHARS`, :data:`WINDOW_CHARS`).
 
     >>> read_chars(Dialogue.from_texts(["I have a dog.", "Nice.", "I never had a dog."]))
     36
     >>> read_chars(Dialogue.from_texts(["a" * 300, "Nice.", "b" * 300]))  # 605 + 300 * 2 + 300 * 2
     1805
+    >>> read_chars(Dialogue.from_texts(["我有一只狗。", "真好。", "我从来没养过狗。"]))  # 21 + 9 + 29
+    59
     """
-    last = len(d.turns[-1].text)
-    n = sum(len(t.text) for t in d.turns)
+    sizes = [text_chars(t.text) for t in d.turns]
+    last = sizes[-1]
+    n = sum(sizes)
     for i in d.same_speaker_indices():
-        first = len(d.turns[i].text)
+        first = sizes[i]
         if first + last > WINDOW_CHARS:
             n += first * (-(-last // PIECE_CHARS) - 1) + last * (-(-first // PIECE_CHARS) - 1)
     return n
@@ -260,11 +282,20 @@ def create_app(
     def within_budget(dialogues: list[Dialogue]) -> None:
         n = sum(read_chars(d) for d in dialogues)
         if n > max_chars:
-            pieces = n > sum(len(t.text) for d in dialogues for t in d.turns)
+            texts = [t.text for d in dialogues for t in d.turns]
+            counted = sum(text_chars(t) for t in texts)
+            notes = []
+            if counted > sum(len(t) for t in texts):
+                notes.append(
+                    f"a CJK character counted as {CJK_CHARS} (the model reads it as one token, as it reads about "
+                    f"{CJK_CHARS} characters of English)"
+                )
+            if n > counted:
+                notes.append("a pair of long turns counted once per piece of the other turn, as it is read")
             raise HTTPException(
                 413,
                 f"text: at most {max_chars} characters per request, got {n}"
-                + (", a pair of long turns counted once per piece of the other turn, as it is read" if pieces else "")
+                + "".join(", " + note for note in notes)
                 + " (split the request, or serve with a larger --max-chars)",
             )
 
