@@ -347,6 +347,21 @@ def test_a_chinese_request_is_budgeted_by_the_tokens_the_model_reads(tiny_base):
     assert small.post("/check", json={"dialogues": [turns] * 3}).status_code == 200
 
 
+@pytest.mark.parametrize("empty", ["", "   ", "\n\t"])
+def test_an_empty_rank_candidate_is_a_located_422_as_an_empty_last_turn_is_on_check(empty):
+    """Scored, an empty reply got a low contradiction score and ranked above a real reply that contradicts."""
+    det = _Counting()
+    client = TestClient(create_app(det))
+    r = client.post("/rank", json={"context": ["I have two dogs.", "Names?"], "candidates": ["Rex.", "no", empty]})
+    assert (r.status_code, r.json()) == (
+        422,
+        {"detail": "candidates[2]: the candidate is empty: there is nothing to check"},
+    )
+    r = client.post("/check", json=["I have two dogs.", "Names?", empty])
+    assert r.status_code == 422 and "the last turn is empty: there is nothing to check" in r.json()["detail"]
+    assert det.calls == []
+
+
 def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeypatch):
     """u1, b1, u2 alone is no CDConv conversation; with a candidate it is, and goes to the Chinese default."""
     import dialcheck.api as api
@@ -357,7 +372,7 @@ def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeyp
     monkeypatch.setattr(api, "default_model_path", lambda language="en": tiny_detector_dir)
     client = TestClient(create_app(None))
     ctx = ["你好。", "你好，我有一只猫。", "它几岁了？"]
-    r = client.post("/rank", json={"context": ctx, "candidates": ["", "两岁。"]})
+    r = client.post("/rank", json={"context": ctx, "candidates": ["两岁。", "三岁了。"]})
     assert r.status_code == 200 and all(c["contradiction"] for c in r.json()["ranked"])
     r = client.post("/rank", json={"context": ["Hi.", "I have a cat.", "How old?"], "candidates": ["Two."]})
     assert not r.json()["ranked"][0]["contradiction"]

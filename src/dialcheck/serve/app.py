@@ -10,6 +10,8 @@
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so).
 - ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}`` (optional ``"speaker"``); candidates
   least contradictory first, scored as one check job, so they merge with the /check requests waiting beside them.
+  An empty (or blank) candidate is a 422 naming it (``candidates[2]: the candidate is empty: ...``), as an empty
+  last turn is on /check: an empty reply says nothing to check, and scored it would rank above a contradiction.
 - ``GET /health``: the model that answers, its thresholds (those in use), its runtime (``torch``, ``onnx``,
   ``-int8``; on int8 also ``int8_range``) and how many check requests were answered in how many model batches.
 - Every model call (loading a routed model included) goes through a :class:`ComputeThread`: by default one
@@ -366,6 +368,9 @@ def create_app(
             raise HTTPException(422, "candidates: expected a non-empty list of strings")
         if len(cands) > max_dialogues:
             raise HTTPException(413, f"candidates: at most {max_dialogues} per request, got {len(cands)}")
+        for i, c in enumerate(cands):  # as /check refuses an empty last turn: an empty reply has nothing to check
+            if not c.strip():
+                raise HTTPException(422, f"candidates[{i}]: the candidate is empty: there is nothing to check")
         try:
             ctx = parse_dialogue(body["context"])
         except InputError as e:
@@ -378,8 +383,7 @@ def create_app(
         within_budget(dialogues)
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
         # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
-        probe = next((d for d, c in zip(dialogues, cands, strict=True) if c.strip()), dialogues[0])
-        verdicts = compute.check(dialogues, lambda ds: routed([probe], prefix="context: ") * len(ds)).result()
+        verdicts = compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)).result()
         ranked = ranked_candidates(cands, verdicts)
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
 
