@@ -1,4 +1,6 @@
+import contextlib
 import json
+import sys
 
 import pytest
 
@@ -467,3 +469,123 @@ def test_a_bad_port_is_refused_before_a_model_loads(tiny_detector_dir, monkeypat
     assert exit_.value.code == 2 and loads == []
     assert f"argument --port: {message}" in capsys.readouterr().err
     assert [build_parser().parse_args(["serve", "--port", p]).port for p in ("0", "65535")] == [0, 65535]
+
+
+@pytest.mark.parametrize(
+    ("given", "want"), [([], 30.0), (["--shutdown-timeout", "2.5"], 2.5), (["--shutdown-timeout", "0"], 0)]
+)
+def test_the_shutdown_timeout_reaches_uvicorn(tiny_detector_dir, monkeypatch, given, want):
+    import uvicorn
+
+    from dialcheck.cli import main
+
+    configs = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: configs.append(uvicorn.Config(app, **kw)))
+    assert main(["serve", "--model", str(tiny_detector_dir), "--port", "0", *given]) == 0
+    assert configs[0].timeout_graceful_shutdown == want
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("-1", "must be 0 or more, got -1"), ("inf", "expected a finite number, got 'inf'"), ("x", "expected a number")],
+)
+def test_a_bad_shutdown_timeout_is_refused_before_a_model_loads(monkeypatch, capsys, value, message):
+    import dialcheck.cli.serve as serve_cli
+    from dialcheck.cli import main
+
+    loads = []
+    monkeypatch.setattr(serve_cli, "load_for", lambda args: loads.append(args))
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "--model", "x", "--shutdown-timeout", value])
+    assert e.value.code == 2 and loads == []
+    assert f"argument --shutdown-timeout: {message}" in capsys.readouterr().err
+
+
+def test_closing_the_compute_thread_gives_up_on_the_jobs_left_after_its_timeout():
+    """The server closes it once it stops waiting for its requests: the request threads waiting on a check that
+    holds the compute thread (or is queued behind one) must not wait on, or the process waits for them."""
+    import threading
+    import time
+
+    from dialcheck.schema import Dialogue
+    from dialcheck.serve import ComputeThread
+    from dialcheck.serve.compute import ComputeClosed, wait
+
+    ct, errors = ComputeThread(), []
+    gate = _blocked(ct)
+    running = ct.submit(lambda: "late")  # queued behind the blocked call
+    queued = ct.check([Dialogue.from_texts(["a", "no"])], lambda ds: [_Counting()] * len(ds))
+    hook, threading.excepthook = threading.excepthook, errors.append
+    try:
+        start = time.monotonic()
+        ct.close(timeout=0.2)
+        assert time.monotonic() - start < 5
+        for future in (running, queued):
+            with pytest.raises(ComputeClosed):
+                wait(future)
+        gate.set()  # the job given up on ends on its thread, which then stops, its result dropped
+        time.sleep(0.2)
+    finally:
+        threading.excepthook = hook
+    assert errors == []
+    assert ct.run(lambda: 6 * 7) == 42  # a job after close starts a thread again
+    ct.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_stops_the_server_within_the_shutdown_timeout_while_a_check_holds_the_compute_thread(tmp_path):
+    """Without a bound the server waited for the check in progress, and every one queued behind it; with
+    uvicorn's bound alone, for the app's shutdown, which waited for the compute thread."""
+    import re
+    import signal
+    import subprocess
+    import threading
+    import time
+    import urllib.request
+
+    server = """if True:
+        import sys, threading
+        import dialcheck.cli.serve as serve_cli
+        from dialcheck.cli import main
+
+        class Stuck:  # a check that holds the compute thread for a minute
+            def predict(self, dialogues, batch_size=64):
+                print("scoring", file=sys.stderr, flush=True)
+                threading.Event().wait(60)
+
+        serve_cli.load_for = lambda args: Stuck()
+        sys.exit(main(["serve", "--model", "stand-in", "--port", "0", "--shutdown-timeout", "1"]))
+    """
+    log = tmp_path / "server.log"
+
+    def wait_for(pattern: str) -> re.Match:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and p.poll() is None:
+            m = re.search(pattern, log.read_text())
+            if m:
+                return m
+            time.sleep(0.05)
+        raise AssertionError(f"no {pattern!r} in the server's log:\n{log.read_text()}")
+
+    with log.open("w") as err:
+        p = subprocess.Popen([sys.executable, "-c", server], stderr=err)
+    try:
+        port = int(wait_for(r"http://127\.0\.0\.1:(\d+)").group(1))
+        body = json.dumps(["I have a cat.", "no"]).encode()
+        post = urllib.request.Request(f"http://127.0.0.1:{port}/check", data=body, method="POST")
+
+        def send():
+            with contextlib.suppress(OSError):  # the server gives up on the request
+                urllib.request.urlopen(post, timeout=90)
+
+        threading.Thread(target=send, daemon=True).start()
+        wait_for("scoring")
+        start = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        p.wait(20)
+        assert time.monotonic() - start < 10
+        assert "gave up on 1 job(s)" in log.read_text()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -8,10 +8,13 @@ from typing import Any
 
 from ..errors import InputError, MissingDependencyError
 from ..serve.app import CJK_CHARS, MAX_CHARS
-from .common import add_model_options, load_for, nonnegative_int, port_number, positive_int
+from .common import add_model_options, load_for, nonnegative_float, nonnegative_int, port_number, positive_int
 
 HELP = "serve the detector over HTTP (needs the serve extra)"
 ONNX_WORKERS = 0  # with --onnx: score on the server's request threads (docs/benchmarks.md, "Latency")
+# Seconds a stopping server waits for the requests in progress: without a bound it waited for every check queued
+# on the compute thread, each up to ~19 s at the largest request (benchmarks/serve_largest_request.py)
+SHUTDOWN_TIMEOUT = 30.0
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,15 @@ def add_parser(sub: Any) -> None:
         help=f"characters of text per request, a CJK character counted as {CJK_CHARS} (one token, as about "
         f"{CJK_CHARS} characters of English), a /rank context once per candidate, a pair of turns too long for the "
         f"window once per piece of the other (default {MAX_CHARS})",
+    )
+    p.add_argument(
+        "--shutdown-timeout",
+        type=nonnegative_float,
+        default=SHUTDOWN_TIMEOUT,
+        metavar="SECONDS",
+        help="on SIGTERM or Ctrl-C, wait at most this long for the requests in progress, then give up on them and "
+        f"exit (0: at once; default {SHUTDOWN_TIMEOUT:g}); keep it under your supervisor's grace period before it "
+        "kills the server (docker stop: 10 s, Kubernetes: 30 s)",
     )
     p.set_defaults(func=run)
 
@@ -76,5 +88,6 @@ def run(args: argparse.Namespace) -> int:
 
         compute.run(warm)
         app = create_app(None, configure=lambda det: configure(det, args), compute=compute, **limits)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    # timeout_graceful_shutdown bounds the wait for requests in progress; the app then gives up on their checks
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=args.shutdown_timeout)
     return 0

@@ -21,6 +21,9 @@
 - A request body is read as UTF-8 JSON whatever its Content-Type; a body that is not (or is empty) is a 400, one
   over ``max_bytes`` (by default 8 bytes per ``max_chars`` character plus 1 MiB) a 413 before it is read. Every
   error answers ``{"detail": "message"}``.
+- At shutdown, once the server has stopped waiting for its requests (``dialcheck serve --shutdown-timeout``), the
+  app closes its :class:`ComputeThread` at once: a check still queued or being scored is given up on (a 503, if the
+  server still answers), so that shutting down does not wait for it.
 """
 
 # No `from __future__ import annotations` here: FastAPI reads the annotations of the functions defined in
@@ -37,7 +40,7 @@ from ..errors import DialcheckError, InputError, MissingDependencyError
 from ..io import json_type, parse_dialogue, upto_speaker
 from ..language import _is_cjk
 from ..schema import Dialogue
-from .compute import ComputeThread
+from .compute import ComputeClosed, ComputeThread, wait
 
 __all__ = ["create_app"]
 
@@ -200,7 +203,7 @@ def create_app(
 
     try:
         from fastapi import Depends, FastAPI, HTTPException, Request
-        from fastapi.responses import HTMLResponse
+        from fastapi.responses import HTMLResponse, JSONResponse
     except ImportError:
         raise MissingDependencyError("fastapi", "serve", "the HTTP service") from None
 
@@ -210,9 +213,17 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
         yield
-        compute.close()
+        # The server stops the app once its requests are answered or it has stopped waiting for them (uvicorn's
+        # timeout_graceful_shutdown, `dialcheck serve --shutdown-timeout`): give up on the jobs left at once, so
+        # that the request threads waiting on them (which the process waits for) end, rather than wait for a
+        # check that may hold the compute thread for minutes.
+        compute.close(timeout=0)
 
     app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1", lifespan=lifespan)
+
+    @app.exception_handler(ComputeClosed)
+    async def shutting_down(_request: Request, e: ComputeClosed) -> Any:
+        return JSONResponse({"detail": f"the server is shutting down: {e}"}, status_code=503)
 
     def too_large(n: int | str) -> HTTPException:
         return HTTPException(
@@ -348,7 +359,7 @@ def create_app(
         speakers = speakers_of(body)
         dialogues = parse_many(body, speakers)
         within_budget(dialogues)
-        verdicts = compute.check(dialogues, routed).result()
+        verdicts = wait(compute.check(dialogues, routed))
         out = []
         for d, v in zip(dialogues, verdicts, strict=True):
             rec: dict[str, Any] = {"id": d.meta.get("id")}
@@ -383,7 +394,7 @@ def create_app(
         within_budget(dialogues)
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
         # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
-        verdicts = compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)).result()
+        verdicts = wait(compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)))
         ranked = ranked_candidates(cands, verdicts)
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
 

@@ -21,15 +21,16 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future, InvalidStateError
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..schema import Dialogue, Verdict
 
-__all__ = ["ComputeThread"]
+__all__ = ["ComputeClosed", "ComputeThread"]
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,11 @@ T = TypeVar("T")
 Route = Callable[[list[Dialogue]], Sequence[Any]]
 
 
-@dataclass
+class ComputeClosed(RuntimeError):
+    """A job the :class:`ComputeThread` gave up on when it was closed (a server shutting down stops waiting)."""
+
+
+@dataclass(eq=False)  # one job is one job: kept in a set while it is queued or running
 class _Job:
     future: Future[Any] = field(default_factory=Future)
     fn: Callable[[], Any] | None = None  # a plain call
@@ -68,6 +73,7 @@ class ComputeThread:
         self.batches = 0
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
+        self._jobs: set[_Job] = set()  # queued or running on the threads, until their future is done
         self._lock = threading.Lock()
 
     def _put(self, job: _Job) -> None:
@@ -80,7 +86,13 @@ class ComputeThread:
                     name = self.name if self.workers == 1 else f"{self.name}-{i}"
                     self._threads.append(threading.Thread(target=self._loop, name=name, daemon=True))
                     self._threads[-1].start()
+            self._jobs.add(job)
             self._queue.put(job)
+        job.future.add_done_callback(lambda _: self._forget(job))
+
+    def _forget(self, job: _Job) -> None:
+        with self._lock:
+            self._jobs.discard(job)
 
     def _count(self, requests: int = 0, batches: int = 0) -> None:
         with self._lock:
@@ -94,8 +106,9 @@ class ComputeThread:
         return job.future
 
     def run(self, fn: Callable[[], T]) -> T:
-        """``submit(fn)`` and wait: the result, or the exception ``fn`` raised."""
-        return self.submit(fn).result()
+        """``submit(fn)`` and wait: the result, or the exception ``fn`` raised (:class:`ComputeClosed` if the
+        thread was closed first)."""
+        return wait(self.submit(fn))
 
     def check(self, dialogues: Sequence[Dialogue], route: Route) -> Future[list[Verdict]]:
         """Verdicts for ``dialogues`` in order; ``route(dialogues)`` (called on the compute thread, so it may
@@ -105,13 +118,26 @@ class ComputeThread:
         return job.future
 
     def close(self, timeout: float | None = 30) -> None:
-        """Finish the queued jobs, then stop the threads."""
+        """Finish the queued jobs, then stop the threads; after ``timeout`` seconds (None: no limit) give up on
+        the jobs still queued or running: their futures fail with :class:`ComputeClosed` (a queued one is
+        cancelled), so that no caller waits on them any longer. A job given up on while it runs goes on to its end
+        on its (daemon) thread, which then stops; its result is dropped."""
         with self._lock:
             threads, self._threads = self._threads, []
+            jobs = list(self._jobs)  # not those submitted after this, which start new threads
             for _ in threads:
                 self._queue.put(None)
+        deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
         for thread in threads:
-            thread.join(timeout)
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        given_up = 0
+        for job in jobs:  # a queued job is cancelled (it will not run), a running one fails
+            closed = ComputeClosed(f"{self.name} was closed before this job finished")
+            given_up += job.future.cancel() or _settle(job.future, error=closed)
+        if given_up:
+            log.warning(
+                "%s closed: gave up on %d job(s) still queued or running after %ss", self.name, given_up, timeout
+            )
 
     def _loop(self) -> None:
         held: deque[_Job | None] = deque()  # taken from the queue while merging, runs next
@@ -140,9 +166,11 @@ class ComputeThread:
         if not job.future.set_running_or_notify_cancel():
             return
         try:
-            job.future.set_result(job.fn())  # type: ignore[misc]
+            result = job.fn()  # type: ignore[misc]
         except BaseException as e:  # handed to the caller, as concurrent.futures does
-            job.future.set_exception(e)
+            _settle(job.future, error=e)
+        else:
+            _settle(job.future, result)
 
     def _checks(self, batch: list[_Job]) -> None:
         from ..api import predict_grouped
@@ -155,7 +183,7 @@ class ComputeThread:
             try:
                 ready.append((job, job.route(job.dialogues)))  # type: ignore[misc, arg-type]
             except BaseException as e:  # this job's error, not the batch's
-                job.future.set_exception(e)
+                _settle(job.future, error=e)
         if not ready:
             return
         dialogues = [d for job, _ in ready for d in job.dialogues]  # type: ignore[union-attr]
@@ -165,20 +193,41 @@ class ComputeThread:
             verdicts = predict_grouped(dialogues, detectors, self.batch_size)
         except BaseException as e:
             if len(ready) == 1:
-                ready[0][0].future.set_exception(e)
+                _settle(ready[0][0].future, error=e)
                 return
             log.warning("a merged batch of %d requests failed (%s); running them one by one", len(ready), e)
             for job, dets in ready:
                 self._count(batches=1)
                 try:
-                    job.future.set_result(predict_grouped(job.dialogues, dets, self.batch_size))  # type: ignore[arg-type]
+                    _settle(job.future, predict_grouped(job.dialogues, dets, self.batch_size))  # type: ignore[arg-type]
                 except BaseException as e1:
-                    job.future.set_exception(e1)
+                    _settle(job.future, error=e1)
             return
         if len(ready) > 1:
             log.debug("merged %d requests (%d dialogues) into one batch", len(ready), len(dialogues))
         start = 0
         for job, _ in ready:
             end = start + len(job.dialogues)  # type: ignore[arg-type]
-            job.future.set_result(verdicts[start:end])
+            _settle(job.future, verdicts[start:end])
             start = end
+
+
+def _settle(future: Future[Any], result: Any = None, error: BaseException | None = None) -> bool:
+    """Set ``future``'s result (or ``error``) unless it is done already (given up on by :meth:`ComputeThread.close`,
+    or finished meanwhile); whether it was set."""
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except InvalidStateError:
+        return False
+    return True
+
+
+def wait(future: Future[T]) -> T:
+    """``future.result()``, a job given up on (closed or cancelled) raised as :class:`ComputeClosed`."""
+    try:
+        return future.result()
+    except CancelledError:
+        raise ComputeClosed("the compute thread was closed before this job ran") from None
