@@ -75,10 +75,8 @@ def test_rank_reads_a_dialogue_object_context_and_any_iterable_of_candidates(det
     ("dialogue", "message"),
     [
         (Dialogue(()), r"turns: the dialogue is empty"),
-        (Dialogue((Turn("A", None),)), r"turns\[0\]\.text: expected a string, got null"),
-        (Dialogue((Turn("A", "x"), Turn("A", None))), r"turns\[1\]\.text: expected a string, got null"),
         (Dialogue.from_texts(["a", ""]), r"turns\[1\]\.text: the last turn is empty"),
-        (Dialogue((Turn(None, "x"),)), r"turns\[0\]\.speaker: expected a string, got null"),
+        (Dialogue((Turn(" ", "x"),)), r"turns\[0\]\.speaker: empty"),
     ],
 )
 def test_bad_dialogue_objects_are_refused(det, tiny_detector_dir, dialogue, message):
@@ -87,6 +85,46 @@ def test_bad_dialogue_objects_are_refused(det, tiny_detector_dir, dialogue, mess
             det.predict([dialogue])
     with pytest.raises(InputError, match=r"^" + message):
         dialcheck.check(dialogue, model=str(tiny_detector_dir))
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Dialogue(None), r"Dialogue\.turns: expected a list of Turn objects, got null \(Dialogue\.from_texts"),
+        (lambda: Dialogue(5), r"Dialogue\.turns: expected a list of Turn objects, got int"),
+        (lambda: Dialogue("I have a dog."), r"Dialogue\.turns: expected a list of Turn objects, got a string"),
+        (lambda: Dialogue({"turns": GOOD}), r"Dialogue\.turns: expected a list of Turn objects, got object"),
+        (lambda: Dialogue(GOOD), r"Dialogue\.turns\[0\]: expected a Turn, got string \(Dialogue\.from_texts"),
+        (lambda: Dialogue([Turn("A", "x"), None]), r"Dialogue\.turns\[1\]: expected a Turn, got null"),
+        (
+            lambda: Dialogue([Turn("A", "x")], knowledge=[{"poi": "Valero"}]),
+            r"Dialogue\.knowledge: expected a KnowledgeBase or None, got list \(dialcheck\.io\.parse_knowledge",
+        ),
+        (
+            lambda: Dialogue.from_texts(["Find me a gas station."], knowledge={"poi": "Valero"}),
+            r"Dialogue\.knowledge: expected a KnowledgeBase or None, got object",
+        ),
+        (lambda: Dialogue([Turn("A", "x")], meta=None), r"Dialogue\.meta: expected a mapping"),
+        (lambda: Turn(None, "x"), r"Turn\.speaker: expected a string, got null"),
+        (lambda: Turn(1, "x"), r"Turn\.speaker: expected a string, got int"),
+        (lambda: Turn("A", None), r"Turn\.text: expected a string, got null"),
+        (lambda: Turn("A", ["x"]), r"Turn\.text: expected a string, got list"),
+        (lambda: Dialogue.from_texts(["a", 3]), r"Turn\.text: expected a string, got int"),
+    ],
+)
+def test_wrong_types_given_to_the_record_constructors_are_named(build, message):
+    # Dialogue(None) raised a bare "TypeError: 'NoneType' object is not iterable" from its __post_init__, and
+    # Turn(None, "x") or Dialogue(["a", "b"]) were built, to fail later or deep inside a detector
+    with pytest.raises(InputError, match=r"^" + message):
+        build()
+
+
+def test_record_constructors_still_take_what_they_took():
+    turns = [Turn("A", "I have a dog."), Turn("B", "")]  # an empty text: a message that only calls a tool
+    assert Dialogue(turns).turns == tuple(turns) == Dialogue(t for t in turns).turns
+    assert Dialogue(()).turns == ()
+    kb = KnowledgeBase(({"poi": "home"},))
+    assert Dialogue(tuple(turns), kb, {"id": "x"}).knowledge is kb
 
 
 def test_bad_load_and_check_arguments_are_named(tiny_detector_dir):
@@ -228,8 +266,6 @@ def test_a_saved_config_with_a_bad_threshold_is_a_model_error_naming_file_and_fi
 @pytest.mark.parametrize(
     ("knowledge", "message"),
     [
-        ([{"poi": "Valero"}], r"knowledge: expected a KnowledgeBase, got list \(dialcheck\.io\.parse_knowledge"),
-        ({"poi": "Valero"}, r"knowledge: expected a KnowledgeBase, got object"),
         (KnowledgeBase(("Valero",)), r"knowledge\[0\]: expected a mapping of column -> value, got string"),
         (KnowledgeBase(({"poi": "Valero", "distance": 5},)), r"knowledge\[0\]\.distance: expected a string, got int"),
     ],
@@ -255,7 +291,7 @@ def test_check_and_predict_read_a_list_of_turn_objects_and_a_tuple(det, tiny_det
     assert dialcheck.check(tuple(turns), model=model) == want
     assert dialcheck.check(tuple(GOOD), model=model) == dialcheck.check(GOOD, model=model)
     assert det.predict([turns, tuple(GOOD)]) == det.predict([Dialogue(tuple(turns)), GOOD])
-    with pytest.raises(InputError, match=r"^turns\[1\]\.text: expected a string, got int"):
+    with pytest.raises(InputError, match=r"^Turn\.text: expected a string, got int"):
         dialcheck.check([Turn("A", "x"), Turn("B", 3)], model=model)
     with pytest.raises(InputError, match=r"^turns\[1\]: a bare string among turns that name their speaker"):
         dialcheck.check([Turn("A", "x"), "y"], model=model)

@@ -23,12 +23,32 @@ from .errors import InputError
 __all__ = ["Dialogue", "Example", "KnowledgeBase", "Pair", "Turn", "Verdict"]
 
 
+def _got(value: Any) -> str:
+    """What a wrong argument is, in the words of the errors about user input (``null``, ``int``, ``object``)."""
+    from .io import json_type  # io reads into these records: imported when an error is raised, not before
+
+    return json_type(value)
+
+
 @dataclass(frozen=True)
 class Turn:
-    """One utterance: who said it and what was said."""
+    """One utterance: who said it and what was said. Both are strings (the text may be empty: a message that
+    only calls a tool); anything else is an :class:`~dialcheck.errors.InputError` naming the field.
+
+    >>> Turn(None, "Hi")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: Turn.speaker: expected a string, got null
+    """
 
     speaker: str
     text: str
+
+    def __post_init__(self) -> None:
+        for name in ("speaker", "text"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise InputError(f"Turn.{name}: expected a string, got {_got(value)}")
 
 
 @dataclass(frozen=True)
@@ -58,8 +78,39 @@ class Dialogue:
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.turns, tuple):
-            object.__setattr__(self, "turns", tuple(self.turns))
+        """``turns`` as a tuple of :class:`Turn` objects (any iterable of them is taken), ``knowledge`` a
+        :class:`KnowledgeBase` or None and ``meta`` a mapping; anything else is an
+        :class:`~dialcheck.errors.InputError` naming the field, here rather than deep inside a detector.
+
+        >>> Dialogue(None)
+        Traceback (most recent call last):
+        ...
+        dialcheck.errors.InputError: Dialogue.turns: expected a list of Turn objects, got null \
+(Dialogue.from_texts builds one from strings, dialcheck.io.parse_dialogue from JSON)
+        >>> Dialogue(["Hi", "Hello"])
+        Traceback (most recent call last):
+        ...
+        dialcheck.errors.InputError: Dialogue.turns[0]: expected a Turn, got string \
+(Dialogue.from_texts builds one from strings, dialcheck.io.parse_dialogue from JSON)
+        """
+        hint = "(Dialogue.from_texts builds one from strings, dialcheck.io.parse_dialogue from JSON)"
+        turns = self.turns
+        if not isinstance(turns, tuple):
+            if isinstance(turns, (str, bytes, Mapping)) or not isinstance(turns, Iterable):
+                shown = "a string" if isinstance(turns, (str, bytes)) else _got(turns)
+                raise InputError(f"Dialogue.turns: expected a list of Turn objects, got {shown} {hint}")
+            turns = tuple(turns)
+            object.__setattr__(self, "turns", turns)
+        for i, t in enumerate(turns):
+            if not isinstance(t, Turn):
+                raise InputError(f"Dialogue.turns[{i}]: expected a Turn, got {_got(t)} {hint}")
+        if self.knowledge is not None and not isinstance(self.knowledge, KnowledgeBase):
+            raise InputError(
+                f"Dialogue.knowledge: expected a KnowledgeBase or None, got {_got(self.knowledge)} "
+                "(dialcheck.io.parse_knowledge reads a list of records)"
+            )
+        if not isinstance(self.meta, Mapping):
+            raise InputError(f"Dialogue.meta: expected a mapping (e.g. {{'id': ...}}), got {_got(self.meta)}")
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], speakers: Sequence[str] = ("A", "B"), **kw: Any) -> Dialogue:
