@@ -364,6 +364,24 @@ def test_an_empty_rank_candidate_is_a_located_422_as_an_empty_last_turn_is_on_ch
     assert det.calls == []
 
 
+@pytest.mark.parametrize(
+    ("extra", "detail"),
+    [
+        (b'"candidates": ["Rex.", "\\ud800"]', "candidates[1]: not valid Unicode text (a lone surrogate \\ud800)"),
+        (
+            b'"candidates": ["Rex."], "speaker": " "',
+            "speaker: expected a speaker name (a non-empty string), got string",
+        ),
+    ],
+)
+def test_a_rank_candidate_no_model_reads_or_a_blank_speaker_is_a_422_not_a_500(extra, detail):
+    det = _Counting()
+    client = TestClient(create_app(det), raise_server_exceptions=False)
+    r = client.post("/rank", content=b'{"context": ["I have two dogs.", "Names?"], ' + extra + b"}")
+    assert (r.status_code, r.json()) == (422, {"detail": detail})
+    assert det.calls == []
+
+
 def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeypatch):
     """u1, b1, u2 alone is no CDConv conversation; with a candidate it is, and goes to the Chinese default."""
     import dialcheck.api as api

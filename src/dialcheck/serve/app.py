@@ -37,7 +37,7 @@ from typing import Any
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import json_type, parse_dialogue, upto_speaker
+from ..io import as_texts, json_type, parse_dialogue, upto_speaker
 from ..language import _is_cjk
 from ..schema import Dialogue
 from .compute import ComputeClosed, ComputeThread, wait
@@ -379,6 +379,10 @@ def create_app(
             raise HTTPException(422, "candidates: expected a non-empty list of strings")
         if len(cands) > max_dialogues:
             raise HTTPException(413, f"candidates: at most {max_dialogues} per request, got {len(cands)}")
+        try:
+            as_texts(cands)  # a lone surrogate ("\ud800" in JSON), which no model reads, named here and not a 500
+        except InputError as e:
+            raise HTTPException(422, e.message) from None
         for i, c in enumerate(cands):  # as /check refuses an empty last turn: an empty reply has nothing to check
             if not c.strip():
                 raise HTTPException(422, f"candidates[{i}]: the candidate is empty: there is nothing to check")
@@ -390,7 +394,10 @@ def create_app(
         speaker = body.get("speaker")
         if speaker is not None and not isinstance(speaker, str):
             raise HTTPException(422, f"speaker: expected a string, got {json_type(speaker)}")
-        dialogues = candidate_dialogues(ctx, cands, speaker)
+        try:
+            dialogues = candidate_dialogues(ctx, cands, speaker)
+        except InputError as e:  # a blank speaker name
+            raise HTTPException(422, e.message) from None
         within_budget(dialogues)
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
         # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
