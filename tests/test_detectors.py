@@ -123,6 +123,14 @@ def test_rank_orders_candidates_from_least_to_most_contradictory():
     assert ranked[1].verdict.contradiction
 
 
+@pytest.mark.parametrize("blank", ["", "  ", "\n\t"])
+def test_rank_refuses_an_empty_candidate_naming_it(blank):
+    # scored, an empty reply would rank above a reply that contradicts; /rank and check refuse it the same way
+    det = _utterance()
+    with pytest.raises(InputError, match=r"candidates\[1\]: the candidate is empty"):
+        det.rank(["I have two dogs.", "What breed?"], ["Labradors.", blank])
+
+
 def test_untrained_detector_says_so():
     with pytest.raises(ModelError, match="no weights yet"):
         UtteranceDetector().predict([DOGS])

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..io import as_context, as_texts, check_batch_size, check_reply_speaker, reply_speaker
 from ..schema import Dialogue, Turn, Verdict
 from .core import CONTRADICTION, PairClassifier, _OnnxOnly
@@ -257,9 +257,26 @@ class Detector(ABC):
         default :func:`~dialcheck.io.reply_speaker`: the speaker of the second-to-last context turn (alternating
         turns; a ``system`` message left out, ``assistant`` after a lone ``user`` turn), else ``"B"``.
         """
-        texts = as_texts(candidates)
+        texts = candidate_texts(candidates)
         dialogues = candidate_dialogues(context, texts, speaker)
         return ranked_candidates(texts, self.predict(dialogues, batch_size=check_batch_size(batch_size)))
+
+
+def candidate_texts(candidates: Iterable[str]) -> list[str]:
+    """Candidate replies as a list of strings (:func:`~dialcheck.io.as_texts`); an empty or blank one is an
+    :class:`~dialcheck.errors.InputError` naming it, as an empty last turn is for ``check``: it says nothing to
+    check, and scored it would rank above any reply that contradicts.
+
+    >>> candidate_texts(["I have a cat.", " "])
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: candidates[1]: the candidate is empty: there is nothing to check
+    """
+    texts = as_texts(candidates)
+    for i, c in enumerate(texts):
+        if not c.strip():
+            raise InputError(f"candidates[{i}]: the candidate is empty: there is nothing to check")
+    return texts
 
 
 def candidate_dialogues(

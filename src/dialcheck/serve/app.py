@@ -35,9 +35,9 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..detectors import Detector
-from ..detectors.base import candidate_dialogues, ranked_candidates
+from ..detectors.base import candidate_dialogues, candidate_texts, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import as_texts, json_type, parse_dialogue, upto_speaker
+from ..io import json_type, parse_dialogue, upto_speaker
 from ..language import _is_cjk
 from ..schema import Dialogue
 from .compute import ComputeClosed, ComputeThread, wait
@@ -379,13 +379,10 @@ def create_app(
             raise HTTPException(422, "candidates: expected a non-empty list of strings")
         if len(cands) > max_dialogues:
             raise HTTPException(413, f"candidates: at most {max_dialogues} per request, got {len(cands)}")
-        try:
-            as_texts(cands)  # a lone surrogate ("\ud800" in JSON), which no model reads, named here and not a 500
+        try:  # a lone surrogate ("\ud800" in JSON), which no model reads, or an empty candidate, as Detector.rank
+            candidate_texts(cands)
         except InputError as e:
             raise HTTPException(422, e.message) from None
-        for i, c in enumerate(cands):  # as /check refuses an empty last turn: an empty reply has nothing to check
-            if not c.strip():
-                raise HTTPException(422, f"candidates[{i}]: the candidate is empty: there is nothing to check")
         try:
             ctx = parse_dialogue(body["context"])
         except InputError as e:
