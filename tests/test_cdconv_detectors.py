@@ -292,8 +292,9 @@ def test_train_cli_cdconv_on_a_tiny_corpus(tiny_base, tmp_path, capsys):
     assert len(lines) == 20 and {x["gold"] for x in lines} == {0, 1, 2, 3} and lines[0]["split"] == "dev"
     assert lines[1]["gold_category"] == "intra_sentence" and lines[0]["gold_category"] is None
     assert "dev/4class/macro_f1" in (out / "MODEL_CARD.md").read_text()
-    assert main([*ev[:5], "--splits", "nope", "--data-dir", str(root)]) == 2
-    assert "unknown split" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # refused when the command line is read
+        main([*ev[:5], "--splits", "nope", "--data-dir", str(root)])
+    assert e.value.code == 2 and "argument --splits: unknown: nope" in capsys.readouterr().err
     bad = ["train", "--task", "decode", "--detector", "hierarchical", "--out", str(tmp_path / "x")]
     assert main(bad) == 2
     assert "applies to --task cdconv" in capsys.readouterr().err

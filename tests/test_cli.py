@@ -629,6 +629,49 @@ def test_evaluate_limit_must_be_at_least_one_as_in_train(capsys, tiny_detector_d
     assert e.value.code == 2 and "argument --limit: must be at least 1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("splits", "message"),
+    [
+        (",", "name at least one of decode: dev, human_bot"),
+        (" , ", "name at least one of decode: dev"),
+        ("", "name at least one of"),
+        ("dev,tset", "unknown: tset (known: decode: dev, human_bot, rct, a2t, human_bot_raw; citod: calendar"),
+    ],
+)
+def test_evaluate_refuses_an_empty_or_unknown_splits_selection_when_the_command_line_is_read(
+    capsys, tmp_path, tiny_detector_dir, splits, message
+):
+    # --splits "," evaluated no split at all and printed an empty table with exit 0 (decode), or fell back to the
+    # default splits (citod)
+    js = tmp_path / "r.json"
+    for benchmark in ("decode", "citod"):
+        with pytest.raises(SystemExit) as e:
+            _run(capsys, "evaluate", "--benchmark", benchmark, "--model", str(tiny_detector_dir), "--splits", splits,
+                 "--json", str(js))  # fmt: skip
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and f"argument --splits: {message}" in err and "Traceback" not in err
+        assert not js.exists()
+
+
+def test_evaluate_refuses_a_split_of_another_benchmark_before_any_work(capsys, tmp_path, tiny_detector_dir):
+    js = tmp_path / "r.json"
+    code, out, err = _run(
+        capsys, "evaluate", "--benchmark", "citod", "--model", str(tiny_detector_dir), "--splits", "dev,weather",
+        "--json", str(js), "--data-dir", str(tmp_path / "nowhere"),
+    )  # fmt: skip
+    assert code == 2 and out == "" and not js.exists()
+    assert "--splits: dev is not a split of --benchmark citod (its splits: calendar, navigate, weather" in err
+    code, _, err = _run(capsys, "evaluate", "--benchmark", "cdconv", "--splits", "human_bot,a2t,test")
+    assert code == 2 and "--splits: human_bot, a2t are not splits of --benchmark cdconv" in err
+
+
+def test_an_evaluator_refuses_to_evaluate_nothing():
+    from dialcheck.evaluation.decode import DecodeEvaluator
+
+    with pytest.raises(ValueError, match="no split to evaluate: name at least one of dev, human_bot"):
+        DecodeEvaluator(splits=[])
+
+
 def test_evaluate_data_errors(capsys, tmp_path, tiny_detector_dir):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"turns": ["a", "b"]}) + "\n")

@@ -272,9 +272,10 @@ def unit_float_below_one(text: str) -> float:
     return v
 
 
-def comma_choices(choices: Sequence[str], upper: bool = False) -> Callable[[str], list[str]]:
+def comma_choices(choices: Sequence[str], upper: bool = False, shown: str | None = None) -> Callable[[str], list[str]]:
     """An argparse type: a comma-separated selection of ``choices`` (upper-cased first with ``upper``), at least
-    one, each known; ``--methods ","`` would otherwise select nothing and write an empty file.
+    one, each known; ``--methods ","`` would otherwise select nothing and write an empty file. ``shown`` says what
+    the choices are in the messages instead of listing them (e.g. grouped by what each applies to).
 
     >>> pick = comma_choices(("negation", "synonym"))
     >>> pick("negation, synonym")
@@ -287,13 +288,15 @@ def comma_choices(choices: Sequence[str], upper: bool = False) -> Callable[[str]
     argparse.ArgumentTypeError: unknown: typo (known: negation, synonym)
     """
 
+    known = shown or ", ".join(choices)
+
     def parse(text: str) -> list[str]:
         picked = [x.strip().upper() if upper else x.strip() for x in text.split(",") if x.strip()]
         if not picked:
-            raise argparse.ArgumentTypeError(f"name at least one of {', '.join(choices)}")
+            raise argparse.ArgumentTypeError(f"name at least one of {known}")
         unknown = [x for x in picked if x not in choices]
         if unknown:
-            raise argparse.ArgumentTypeError(f"unknown: {', '.join(unknown)} (known: {', '.join(choices)})")
+            raise argparse.ArgumentTypeError(f"unknown: {', '.join(unknown)} (known: {known})")
         return picked
 
     return parse

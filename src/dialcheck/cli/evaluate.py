@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_model_options, check_outputs, load_for, positive_int
+from .common import add_model_options, check_outputs, comma_choices, load_for, positive_int
 
 HELP = "evaluate a detector on the DECODE (default), CI-ToD or CDConv splits; JSON results and a Markdown table"
 
@@ -28,6 +28,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--splits",
         default=None,
+        type=comma_choices(
+            tuple(dict.fromkeys((*SPLITS, *CITOD_SPLITS, *CDCONV_SPLITS))),
+            shown="; ".join(
+                f"{name}: {', '.join(known)}"
+                for name, known in (("decode", SPLITS), ("citod", CITOD_SPLITS), ("cdconv", CDCONV_SPLITS))
+            ),
+        ),
         help=f"comma-separated; decode: {', '.join(SPLITS)} (default all); "
         f"citod: {', '.join(CITOD_SPLITS)} (default calendar,navigate,weather,kbi_probe); "
         f"cdconv: {', '.join(CDCONV_SPLITS)} (default test; disjoint_* only for models trained with --split disjoint)",
@@ -78,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--update-card stores full-split results in the model card; leave out --limit")
     if args.update_card and (args.int8 or args.onnx):
         raise InputError("--update-card stores the saved model's results; leave out --int8 and --onnx")
+    _check_splits(args)
     check_outputs(  # before any model runs: an unwritable path would lose the results
         [(args.predictions, "--predictions"), (args.json_out, "--json"), (args.markdown, "--markdown")],
         [(f, "--data") for f in args.data],
@@ -125,9 +133,32 @@ def _no_data_files(args: argparse.Namespace) -> None:
         )
 
 
+def _known_splits(benchmark: str) -> tuple[str, ...]:
+    from ..evaluation.cdconv import SPLITS as CDCONV_SPLITS
+    from ..evaluation.citod import SPLITS as CITOD_SPLITS
+    from ..evaluation.decode import SPLITS
+
+    return tuple({"citod": CITOD_SPLITS, "cdconv": CDCONV_SPLITS}.get(benchmark, SPLITS))
+
+
+def _check_splits(args: argparse.Namespace) -> None:
+    """Refuse a ``--splits`` name that is a split of another benchmark (``--splits dev --benchmark citod``): the
+    command line's type knows every benchmark's splits, not which benchmark was chosen."""
+    if args.splits is None:
+        return
+    known = _known_splits(args.benchmark)
+    wrong = [s for s in args.splits if s not in known]
+    if wrong:
+        raise InputError(
+            f"--splits: {', '.join(wrong)} {'is not a split' if len(wrong) == 1 else 'are not splits'} of "
+            f"--benchmark {args.benchmark} (its splits: {', '.join(known)})"
+        )
+
+
 def _splits(args: argparse.Namespace) -> list[str] | None:
-    """``--splits`` as a list, or None for the evaluator's default (none when ``--data`` files are given)."""
-    return None if args.splits is None else [s for s in args.splits.split(",") if s]
+    """``--splits`` as a list (each once, in the order given), or None for the evaluator's default (none when
+    ``--data`` files are given)."""
+    return None if args.splits is None else list(dict.fromkeys(args.splits))
 
 
 def _report_skipped(evaluator: Any) -> None:
@@ -159,7 +190,7 @@ def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     _no_data_files(args)
     from ..evaluation.citod import TEST_SPLITS, CitodEvaluator, to_markdown
 
-    splits = [s for s in (args.splits or ",".join((*TEST_SPLITS, "kbi_probe"))).split(",") if s]
+    splits = _splits(args) or [*TEST_SPLITS, "kbi_probe"]
     try:
         evaluator = CitodEvaluator(splits, args.data_dir, args.limit, min(args.batch_size, 32))
     except ValueError as e:

@@ -28,6 +28,10 @@ class SplitEvaluator:
     Traceback (most recent call last):
     ...
     ValueError: unknown split(s) ['train']; known: dev, test
+    >>> E([])
+    Traceback (most recent call last):
+    ...
+    ValueError: no split to evaluate: name at least one of dev, test
     """
 
     known_splits: ClassVar[Collection[str]] = ()
@@ -60,6 +64,8 @@ class SplitEvaluator:
             splits = ()
         splits = self.default_splits if splits is None else splits
         batch_size = self.default_batch_size if batch_size is None else batch_size
+        if not splits and not files:  # it evaluated nothing and returned no metric, without a word
+            raise ValueError(f"no split to evaluate: name at least one of {', '.join(self.known_splits)}")
         unknown = set(splits) - set(self.known_splits)
         if unknown:
             raise ValueError(f"unknown split(s) {sorted(unknown)}; known: {', '.join(self.known_splits)}")
