@@ -32,12 +32,30 @@ def test_a_dataframe_batch_keeps_every_row_in_place_and_marks_the_bad_ones(tiny_
     out = BatchScorer(model=str(tiny_detector_dir))(pd.DataFrame(ROWS))
     assert list(out["id"]) == ["a", "b", "c", "d"] and set(VERDICT_COLUMNS) <= set(out.columns)
     errors = list(out["error"])
-    assert pd.isna(errors[0]) and pd.isna(errors[2])  # missing (pandas may store None as NaN)
+    assert errors[0] is None and errors[2] is None  # pandas 3 stored them as NaN in a string column
     assert "empty" in errors[1] and "turns: expected a list" in errors[3]
     v0, v2 = _expected(tiny_detector_dir)
     assert out["score"][0] == pytest.approx(v0.score, abs=1e-6) and out["score"][2] == pytest.approx(v2.score, abs=1e-6)
     assert out["contradiction"][0] == v0.contradiction and list(out["evidence"][2]) == list(v2.evidence)
     assert pd.isna(out["contradiction"][1]) and pd.isna(out["score"][1]) and list(out["evidence"][1]) == []
+
+
+def test_a_dataframe_batch_keeps_none_for_good_rows_whatever_the_pandas_version(tiny_detector_dir):
+    # pandas 3 infers a string column for [None, "why"] and a float one for [3, None]: a good row's error came out
+    # NaN (so the documented ds.filter(lambda r: r["error"] is None) kept no row) and turn indices 3.0
+    pd = pytest.importorskip("pandas")
+    out = BatchScorer(model=str(tiny_detector_dir))(pd.DataFrame(ROWS))
+    records = out.to_dict("records")
+    assert [r["error"] is None for r in records] == [True, False, True, False]
+    assert all(isinstance(r["error"], str) and r["error"] for r in records if r["id"] in ("b", "d"))
+    assert [r["id"] for r in records if r["error"] is None] == ["a", "c"]
+    assert records[0]["category"] is None and records[1]["contradiction"] is None
+    assert out["score"].dtype.kind == "f" and pd.isna(records[1]["score"])  # a number column: NaN where not scored
+    chat = CHAT[:4]
+    scorer = BatchScorer(model=str(tiny_detector_dir), column="messages", speaker="assistant")
+    turned = scorer(pd.DataFrame({"messages": [CHAT, chat[:1]]}))
+    assert list(turned["turn"]) == [3, None] and type(turned["turn"][0]) is int
+    assert turned["error"][0] is None and "no turn with text by assistant" in turned["error"][1]
 
 
 def test_numpy_columns_as_engines_hand_them_out(tiny_detector_dir):

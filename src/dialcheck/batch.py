@@ -73,7 +73,9 @@ class BatchScorer:
     call). The call takes a
     pandas DataFrame or a mapping of equal-length columns and returns the same kind with
     :data:`VERDICT_COLUMNS` added (``evidence``: earlier turn indices; ``labels``: the task-oriented labels
-    that fired, e.g. ``["KBI"]``; ``error``: why a row was not scored).
+    that fired, e.g. ``["KBI"]``; ``error``: why a row was not scored, None for a row that was). In a DataFrame
+    ``score`` is a float column (NaN for a bad row) and the other columns hold Python objects, None where empty,
+    whatever the pandas version.
     """
 
     def __init__(
@@ -170,9 +172,13 @@ class BatchScorer:
             added["labels"].append([k for k, on in (r.labels or {}).items() if on] if ok else [])
             added["error"].append(None if ok else r)
         if is_frame:
+            import pandas as pd
+
             out = batch.copy()
             for c, values in added.items():
-                out[c] = values
+                # object columns keep None: pandas 3 reads [None, "why"] as a string column and [3, None] as floats,
+                # storing None as NaN, so a good row's error was NaN (``r["error"] is None`` kept no row)
+                out[c] = values if c == "score" else pd.Series(values, index=out.index, dtype=object)
             return out
         return {**{k: list(v) for k, v in batch.items()}, **added}
 
