@@ -145,3 +145,108 @@ def test_check_cli_chinese(tmp_path, capsys, tiny_hierarchical_dir, monkeypatch)
     assert set(rec["label_scores"]) == {"intra_sentence"}  # later stages did not run
     assert main(["check", str(f), "--model", str(tiny_hierarchical_dir)]) == 0
     assert "category: intra_sentence" in capsys.readouterr().out
+
+
+EN = ["Do you have pets?", "Yes, two dogs.", "What are their names?", "I never had a dog."]
+
+
+@pytest.fixture
+def defaults(monkeypatch, tiny_detector_dir, tiny_hierarchical_dir):
+    """The shipped defaults stood in for by the tiny English detector and the tiny Chinese (four-category) one."""
+    paths = {"en": tiny_detector_dir, "zh": tiny_hierarchical_dir}
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": paths[language])
+    return paths
+
+
+def test_model_language_by_the_detector_type():
+    assert api.model_language("decode-cascade-v9") == api.model_language("decode-utterance-minilm-v10") == "en"
+    assert api.model_language("citod-grounded-minilm-v2") == "en"
+    assert api.model_language("cdconv-flat-gemma-v9") == api.model_language("cdconv-flat-zh-v2") == "zh"
+    assert api.model_language("no/such/folder") is None
+
+
+def test_model_default_routes_each_dialogue_as_no_model_does(defaults, caplog):
+    # dialcheck.check(chinese, model="default") ran the English default on Chinese text, without a word
+    import dialcheck
+
+    zh = dialcheck.check(ZH, model="default")
+    assert zh == dialcheck.check(ZH) and zh.category == "intra_sentence"  # the Chinese stand-in's verdict
+    assert dialcheck.check(EN, model="default") == dialcheck.check(EN) == dialcheck.check(EN, model=defaults["en"])
+    assert dialcheck.predict([ZH, EN], model="default") == [zh, dialcheck.check(EN)]
+    assert "trained on" not in caplog.text
+
+
+def test_an_explicit_model_checks_another_language_with_a_warning_naming_it(
+    caplog, tiny_detector_dir, tiny_hierarchical_dir
+):
+    import dialcheck
+
+    english, chinese = str(tiny_detector_dir), str(tiny_hierarchical_dir)
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        v = dialcheck.check(ZH, model=english)
+    assert v.category is None  # checked by the model named, as asked
+    assert "tiny-utterance was trained on English dialogues, but the dialogue has Chinese turns" in caplog.text
+    assert (
+        "Leave the model out (model=None) to route Chinese conversations to the shipped Chinese default" in caplog.text
+    )
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        dialcheck.predict([EN, ZH, ZH], model=english)
+    assert "but 2 of 3 (dialogues[1], dialogues[2]) have Chinese turns" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        dialcheck.predict([EN], model=chinese)
+    assert "was trained on Chinese conversations, but the dialogue has turns that are not Chinese" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        dialcheck.predict([EN], model=english)
+        dialcheck.predict([ZH], model=chinese)
+        dialcheck.predict([["你好吗？", "OK", "我很好。", "好的。"]], model=chinese)  # "OK" leaves it Chinese
+    assert "trained on" not in caplog.text
+
+
+def test_batch_scorer_routes_default_and_names_the_rows_an_explicit_model_cannot_read(
+    defaults, caplog, tiny_detector_dir
+):
+    from dialcheck.batch import BatchScorer
+
+    batch = {"turns": [ZH, EN, [], ZH]}
+    out = BatchScorer(model="default")(batch)
+    assert out["category"][0] == "intra_sentence" and out["error"][:2] == [None, None]
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        out = BatchScorer(model=str(tiny_detector_dir))(batch)
+    assert out["category"][0] is None
+    assert "but 2 of 4 (rows[0], rows[3]) have Chinese turns" in caplog.text
+
+
+def test_check_and_score_cli_route_model_default_and_warn_of_an_explicit_model_on_another_language(
+    tmp_path, capsys, caplog, defaults, tiny_detector_dir
+):
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps({"turns": t}, ensure_ascii=False) for t in (ZH, EN, ZH)) + "\n", "utf-8")
+    assert main(["check", str(log), "--json", "--model", "default"]) == 0  # routed: the Chinese stand-in's category
+    out, err = capsys.readouterr()
+    assert [json.loads(x)["category"] for x in out.splitlines()] == ["intra_sentence", None, "intra_sentence"]
+    assert "warning" not in err
+    english = str(tiny_detector_dir)
+    assert main(["check", str(log), "--json", "--model", english]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(x)["category"] for x in out.splitlines()] == [None, None, None]
+    assert (
+        err.count("dialcheck: warning:") == 1
+        and (
+            f"dialcheck: warning: --model {english} was trained on English dialogues, but 2 of 3 (dialogue 1 at line "
+            "1, dialogue 3 at line 3) have Chinese turns: its verdicts on them mean little. Leave out --model to route "
+            "Chinese conversations to the shipped Chinese default"
+        )
+        in err
+    )
+    assert "model=None" not in caplog.text  # the library's own warning is not printed as well
+    assert main(["score", str(log), str(tmp_path / "out.jsonl"), "--no-progress", "--model", english]) == 0
+    err = capsys.readouterr().err
+    assert f"--model {english} was trained on English dialogues, but line 1 has Chinese turns" in err
+    assert "2 of the lines scored (lines 1, 3) have turns" in err
+    assert main(["score", str(log), str(tmp_path / "d.jsonl"), "--no-progress", "--model", "default"]) == 0
+    rows = [json.loads(x) for x in (tmp_path / "d.jsonl").read_text().splitlines()]
+    assert [r["category"] for r in rows] == ["intra_sentence", None, "intra_sentence"]
+    assert "warning" not in capsys.readouterr().err

@@ -1,9 +1,11 @@
 """One-call entry points for engineers: :func:`check` a dialogue, :func:`load` a detector.
 
-Without an explicit model, a dialogue that carries a knowledge base (``"knowledge"``) goes to the shipped
-task-oriented detector (QI/HI/KBI labels, CI-ToD), a Chinese dialogue to the Chinese default (none is
-shipped yet: pass a model) and any other dialogue to the shipped English contradiction detector;
-:func:`route` is the one place that decides.
+Without an explicit model (``model=None`` or ``"default"``), a dialogue that carries a knowledge base
+(``"knowledge"``) goes to the shipped task-oriented detector (QI/HI/KBI labels, CI-ToD), a Chinese dialogue to
+the shipped Chinese default and any other dialogue to the shipped English contradiction detector; :func:`route`
+is the one place that decides. A model named explicitly checks every dialogue it is given, whatever its
+language; a dialogue in a language that model was not trained on (:func:`model_language`: Chinese turns for an
+English model, other turns for a Chinese one) is checked all the same, with a warning logged that names it.
 
 >>> import dialcheck
 >>> v = dialcheck.check(["Do you have pets?", "Yes, two dogs.", "Their names?", "I never had a pet."])  # doctest: +SKIP
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .detectors import Detector, check_language, default_model_path, load_detector, model_folder
-from .errors import InputError, ModelError
+from .errors import DialcheckError, InputError, ModelError
 from .io import (
     as_dialogues,
     check_batch_size,
@@ -31,10 +33,10 @@ from .io import (
     parse_dialogue,
     upto_speaker,
 )
-from .language import check_chinese_conversation, check_not_japanese, dialogue_language
+from .language import check_chinese_conversation, check_not_japanese, dialogue_language, foreign_turns
 from .schema import Dialogue, Verdict
 
-__all__ = ["accelerate", "check", "load", "predict", "preferred_runtime", "route"]
+__all__ = ["accelerate", "check", "load", "model_language", "predict", "preferred_runtime", "route"]
 
 M = TypeVar("M")
 
@@ -183,19 +185,126 @@ def route(dialogue: Dialogue, language: str = "en") -> str:
     return "zh"
 
 
+def names_default(model: Any) -> bool:
+    """Whether ``model`` names no model of its own: None or ``"default"`` (the shipped default each dialogue
+    routes to, see :func:`route`)."""
+    return model is None or (isinstance(model, (str, Path)) and str(model) == "default")
+
+
+_ENGLISH_TYPES = ("decode.", "cascade.", "router.", "citod.")  # trained on DECODE (or CI-ToD): English
+
+
+def model_language(model: Detector | str | Path) -> str | None:
+    """The language of the dialogues ``model`` (a detector, a folder or a shipped model's name) was trained on:
+    ``"zh"`` for a four-category CDConv detector (``cdconv.*``) or one on a base with the Chinese characters
+    added (``NAME+zh``, e.g. an OCNLI pair classifier), ``"en"`` for the other DECODE, cascade, router and CI-ToD
+    detectors, None for a type of your own or a model that cannot be read (loading it says why).
+
+    >>> model_language("decode-utterance-minilm-v10"), model_language("cdconv-flat-zh-v2"), model_language("x/y")
+    ('en', 'zh', None)
+    """
+    from .detectors.modeling import CONFIG_NAME, DetectorConfig
+    from .vocab import split_base
+
+    if isinstance(model, (str, Path)):
+        try:
+            config = DetectorConfig.from_file(model_folder(model) / CONFIG_NAME)
+        except (DialcheckError, OSError, ValueError):
+            return None
+    else:
+        config = getattr(model, "config", None)
+    kind, base = getattr(config, "detector", None), getattr(config, "base", None)
+    if not isinstance(kind, str):
+        return None
+    options = getattr(config, "options", None) or {}
+    if (
+        kind.startswith("cdconv.")
+        or (isinstance(base, str) and split_base(base)[1] == "zh")
+        or options.get("nli") == "ocnli"
+    ):
+        return "zh"
+    return "en" if kind.startswith(_ENGLISH_TYPES) else None
+
+
+def language_warning(model: str, language: str, where: str, many: bool, leave_out: str) -> str:
+    """The warning about ``where`` (the dialogues named, ``many`` when several) holding turns in a language
+    ``model``, trained on ``language``, does not read, and what to do instead (``leave_out``: how to name no
+    model). One wording for :func:`predict`'s log and the command line's stderr."""
+    has = "have" if many else "has"
+    if language == "en":
+        return (
+            f"{model} was trained on English dialogues, but {where} {has} Chinese turns: its verdicts on them "
+            f"mean little. {leave_out} to route Chinese conversations to the shipped Chinese default, or pass a "
+            "Chinese (cdconv.*) model"
+        )
+    return (
+        f"{model} was trained on Chinese conversations, but {where} {has} turns that are not Chinese: its "
+        f"verdicts on them mean little. {leave_out} to route them to the shipped default for their language, or "
+        "pass a model trained on it"
+    )
+
+
+def named_some(names: Sequence[str], total: int, shown: int = 5) -> str:
+    """``names`` (of ``total``) for a message: all of them, or the first ``shown`` and how many more.
+
+    >>> named_some(["dialogues[0]"], 1), named_some([f"dialogues[{i}]" for i in range(7)], 9)
+    ('dialogues[0]', '7 of 9 (dialogues[0], dialogues[1], dialogues[2], dialogues[3], dialogues[4], ...)')
+    """
+    if len(names) == 1:
+        return names[0]
+    more = ", ..." if len(names) > shown else ""
+    return f"{len(names)} of {total} ({', '.join(names[:shown])}{more})"
+
+
+def warn_language(
+    det: Detector, dialogues: Sequence[Dialogue], names: Sequence[str] | None = None, total: int | None = None
+) -> list[int]:
+    """Log one warning naming the ``dialogues`` (``dialogues[i]``, or ``names[i]`` of ``total``) that hold turns
+    in a language ``det`` was not trained on (see :func:`model_language`); returns their indices."""
+    language = model_language(det)
+    if language is None:
+        return []
+    idx = [i for i, d in enumerate(dialogues) if foreign_turns(d, language)]
+    if idx:
+        name = Path(str(det.path)).name if getattr(det, "path", None) else det.config.detector
+        names = [f"dialogues[{i}]" for i in range(len(dialogues))] if names is None else names
+        total = len(dialogues) if total is None else total
+        where = "the dialogue" if total == 1 else named_some([names[i] for i in idx], total)
+        log.warning(language_warning(name, language, where, len(idx) > 1, "Leave the model out (model=None)"))
+    return idx
+
+
 def predict(
     dialogues: Sequence[Dialogue],
     model: str | Path | None = None,
     batch_size: int = 64,
     configure: Callable[[Detector], None] | None = None,
 ) -> list[Verdict]:
-    """Verdicts in input order. With ``model`` every dialogue goes to it; without, each goes to the shipped
-    default that :func:`route` names, dialogues of one default being scored in shared batches.
-    ``configure`` is applied to each detector used (e.g. threshold overrides). A dialogue may be anything
-    :func:`check` takes."""
+    """Verdicts in input order. With ``model`` every dialogue goes to it (a warning is logged for those in a
+    language it was not trained on); without (None or ``"default"``), each goes to the shipped default that
+    :func:`route` names, dialogues of one default being scored in shared batches. ``configure`` is applied to
+    each detector used (e.g. threshold overrides). A dialogue may be anything :func:`check` takes."""
+    return _predict(dialogues, model, batch_size, configure)
+
+
+def _predict(
+    dialogues: Sequence[Dialogue],
+    model: str | Path | None = None,
+    batch_size: int = 64,
+    configure: Callable[[Detector], None] | None = None,
+    warn: bool = True,
+) -> list[Verdict]:
+    """:func:`predict`; without ``warn``, for a caller that has warned of a language mismatch in its own words
+    (the command line names files and lines)."""
     batch_size = check_batch_size(batch_size)
     dialogues = as_dialogues(dialogues)
-    dets = [load(model) if model is not None else load(language=route(d)) for d in dialogues]
+    if names_default(model):
+        dets = [load(language=route(d)) for d in dialogues]
+    else:
+        det = load(model)
+        if warn:
+            warn_language(det, dialogues)
+        dets = [det] * len(dialogues)
     return predict_grouped(dialogues, dets, batch_size, configure)
 
 
@@ -228,6 +337,10 @@ def check(
     """Does the last turn contradict the conversation (or, with a knowledge base, the request, history or
     knowledge)? Accepts a :class:`Dialogue`, a list (or tuple) of strings (alternating speakers) or of
     :class:`Turn` objects, or a ``{"turns": [...], "knowledge": [...]}`` / ``{"messages": [...]}`` object.
+
+    Without ``model`` (None or ``"default"``), the shipped default for the dialogue checks it (:func:`route`: the
+    Chinese one for a Chinese conversation); a model named explicitly checks it whatever its language, with a
+    warning logged when that model was not trained on it (:func:`model_language`).
 
     With ``speaker`` (e.g. ``"assistant"``) the turn checked is that speaker's last turn with text, as
     ``dialcheck check --speaker``: a chat log may end with the user's message or a tool call. Evidence

@@ -64,8 +64,10 @@ def _missing(value: Any) -> bool:
 class BatchScorer:
     """Scores batches of dialogue rows with one detector (loaded once per worker).
 
-    ``model``: a detector folder or shipped name; None routes each row to the shipped default for it, as
-    :func:`dialcheck.predict` does (English, task-oriented with ``knowledge``). ``column``: the turns
+    ``model``: a detector folder or shipped name; None (or ``"default"``) routes each row to the shipped default
+    for it, as :func:`dialcheck.predict` does (English, task-oriented with ``knowledge``, Chinese); a model named
+    explicitly scores every row, with a warning logged per batch naming the rows in a language it was not
+    trained on (:func:`dialcheck.api.model_language`). ``column``: the turns
     column. ``threads``: torch CPU threads for this worker (None leaves torch's default). ``onnx`` /
     ``int8``: run the detectors on ONNX Runtime / in int8, as ``--onnx`` / ``--int8`` do. ``speaker`` (a name or
     a list): check each row's last turn with text by that speaker, as ``--speaker`` does (a ``turn`` column
@@ -92,6 +94,8 @@ class BatchScorer:
 
         batch_size = check_batch_size(batch_size)
         speakers = check_speakers(speaker)
+        if api.names_default(model):  # "default": routed per row, as dialcheck.predict does
+            model = None
         if threads:
             from .threads import set_threads
 
@@ -138,6 +142,8 @@ class BatchScorer:
             ok.append(i)
             dialogues.append(d)
             turns[i] = len(d.turns) - 1
+        if self.model is not None and dialogues:  # one detector for every row: say which rows it cannot read
+            api.warn_language(dets[0], dialogues, [f"rows[{i}]" for i in ok], len(rows))
         fast = functools.partial(api.accelerate, onnx=self.onnx, int8=self.int8)
         for i, v in zip(ok, api.predict_grouped(dialogues, dets, self.batch_size, fast), strict=True):
             out[i] = v

@@ -32,6 +32,7 @@ __all__ = [
     "check_not_japanese",
     "cjk_share",
     "dialogue_language",
+    "foreign_turns",
     "is_chinese",
 ]
 
@@ -94,6 +95,20 @@ def dialogue_language(d: Dialogue) -> str:
     if all(x == "other" for x in langs):
         return "other"
     return "mixed"
+
+
+def foreign_turns(d: Dialogue, language: str) -> list[int]:
+    """The turns of ``d`` that a detector trained on ``language`` (``"en"``: English, ``"zh"``: Chinese) was not
+    trained to read: the Chinese turns for ``"en"``; for ``"zh"``, the turns in another script (a short "OK" or
+    "haha" in a Chinese conversation does not count, as in :func:`dialogue_language`).
+
+    >>> foreign_turns(Dialogue.from_texts(["Do you have a dog?", "我养了一只狗。"]), "en")
+    [1]
+    >>> foreign_turns(Dialogue.from_texts(["你有狗吗？", "OK", "I have a dog."]), "zh")
+    [2]
+    """
+    unread = "zh" if language == "en" else "other"
+    return [i for i, x in enumerate(_turn_languages([t.text for t in d.turns])) if x == unread]
 
 
 def is_chinese(d: Dialogue) -> bool:

@@ -11,8 +11,17 @@ from typing import Any, NoReturn
 
 from ..errors import DialcheckError, InputError
 from ..io import ends_with_user, read_dialogues, upto_speaker
+from ..language import foreign_turns
 from ..schema import Dialogue, Verdict
-from .common import add_model_options, add_speaker_option, predict_for, route_error
+from .common import (
+    add_model_options,
+    add_speaker_option,
+    default_model_is_routed,
+    language_warning,
+    model_language_of,
+    predict_for,
+    route_error,
+)
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
 
@@ -114,9 +123,12 @@ def raise_all(problems: Sequence[DialcheckError], source: str, total: int) -> No
 
 
 def run(args: argparse.Namespace) -> int:
+    default_model_is_routed(args)
     records = list(read_dialogues(args.input, allow_empty_last=bool(args.speaker)))
     dialogues: list[Dialogue] = []
     checked: list[int | None] = []
+    language = model_language_of(args)
+    foreign: list[str] = []  # the dialogues in a language --model was not trained on, by name (and line)
     # all-or-nothing: a bad record stops before any model work, and every bad record is named, in input order
     problems: list[DialcheckError] = []
     for k, r in enumerate(records):
@@ -137,8 +149,15 @@ def run(args: argparse.Namespace) -> int:
             continue
         dialogues.append(d)
         checked.append(turn)
+        if language is not None and foreign_turns(d, language):
+            foreign.append(f"{name} at line {r.at_line}" if r.at_line is not None else name)
     if problems:
         raise_all(problems, args.input, len(records))
+    if foreign:
+        from ..api import named_some
+
+        where = "the dialogue" if len(records) == 1 else named_some(foreign, len(records))
+        print(language_warning(args, language, where, len(foreign) > 1), file=sys.stderr)  # type: ignore[arg-type]
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):

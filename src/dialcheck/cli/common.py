@@ -459,11 +459,12 @@ def route_error(args: argparse.Namespace, d: Any) -> DialcheckError | None:
 
 
 def predict_for(args: argparse.Namespace, dialogues: Sequence[Any]) -> list[Any]:
-    """Verdicts from ``--model``, or from the shipped default each dialogue routes to (see ``api.route``)."""
-    from ..api import predict
+    """Verdicts from ``--model``, or from the shipped default each dialogue routes to (see ``api.route``). A
+    language the model was not trained on is the command's to warn of (:func:`language_warning`), by file and line."""
+    from ..api import _predict
 
     set_threads(getattr(args, "threads", 0))
-    return predict(dialogues, args.model, args.batch_size, configure=lambda det: configure(det, args))
+    return _predict(dialogues, args.model, args.batch_size, configure=lambda det: configure(det, args), warn=False)
 
 
 def _prob(v: float, name: str) -> float:
@@ -560,3 +561,31 @@ def existing_file(path: str) -> Path:
     if str(path) != "-" and not p.is_file():
         raise InputError("no such file", path)
     return p
+
+
+def default_model_is_routed(args: argparse.Namespace) -> None:
+    """``--model default`` names no model of its own: each dialogue goes to the shipped default it routes to
+    (the Chinese one for a Chinese conversation), as without ``--model`` and as ``dialcheck.check(d,
+    model="default")``; it ran the English default on everything."""
+    from ..api import names_default
+
+    if getattr(args, "model", None) is not None and names_default(args.model):
+        args.model = None
+
+
+def model_language_of(args: argparse.Namespace) -> str | None:
+    """The language ``--model`` was trained on (``api.model_language``); None without ``--model`` or when it is
+    unknown."""
+    if args.model is None:
+        return None
+    from ..api import model_language
+
+    return model_language(args.model)
+
+
+def language_warning(args: argparse.Namespace, language: str, where: str, many: bool) -> str:
+    """The stderr line warning that ``where`` (dialogues named by file and line) holds turns in a language
+    ``--model`` (trained on ``language``) does not read; one wording with the library's log."""
+    from ..api import language_warning as text
+
+    return "dialcheck: warning: " + text(f"--model {args.model}", language, where, many, "Leave out --model")

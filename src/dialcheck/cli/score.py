@@ -30,9 +30,20 @@ from ..io import (
     require_file,
     spoken_by,
 )
-from ..language import dialogue_language
+from ..language import dialogue_language, foreign_turns
 from ..schema import Dialogue
-from .common import add_model_options, add_speaker_option, load_for, positive_int, predict_for, route_error, same_file
+from .common import (
+    add_model_options,
+    add_speaker_option,
+    default_model_is_routed,
+    language_warning,
+    load_for,
+    model_language_of,
+    positive_int,
+    predict_for,
+    route_error,
+    same_file,
+)
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
 
@@ -297,6 +308,7 @@ def _count_lines(path: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    default_model_is_routed(args)
     out_path = Path(args.output)
     if args.input != "-":
         require_file(args.input)
@@ -335,6 +347,8 @@ def run(args: argparse.Namespace) -> int:
     reported = _reported_errors(Path(args.errors)) if args.errors and args.resume else set()
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
     n_ok = n_bad = n_none = n_user = n_part = n_part_turns = 0
+    language = model_language_of(args)
+    foreign: list[int] = []  # the lines scored whose turns --model was not trained to read (Chinese for English)
 
     def report(error: InputError, turn: int | None = None) -> None:
         if turn is not None:  # one checked turn of the line (--every-turn, --speaker) could not be scored
@@ -374,6 +388,10 @@ def run(args: argparse.Namespace) -> int:
                     n_part_turns += len(mine) - len(good)
                 n_ok += bool(good) or not mine
                 units += good
+                if good and language is not None and foreign_turns(r.dialogue, language):  # type: ignore[arg-type]
+                    foreign.append(r.line)
+                    if len(foreign) == 1:  # at once, so a long run can be stopped; the summary counts them all
+                        print(language_warning(args, language, f"line {r.line}", False), file=sys.stderr)
             verdicts = predict_for(args, [d for _, _, d in units])
             lines = []
             for (r, turn, _d), v in zip(units, verdicts, strict=True):
@@ -420,6 +438,12 @@ def run(args: argparse.Namespace) -> int:
         f"-> {target}",
         file=sys.stderr,
     )
+    if len(foreign) > 1:
+        print(
+            f"dialcheck: warning: {len(foreign)} of the lines scored (lines {', '.join(map(str, foreign[:5]))}"
+            f"{', ...' if len(foreign) > 5 else ''}) have turns --model {args.model} was not trained on (see above)",
+            file=sys.stderr,
+        )
     if n_user:
         print(
             f"dialcheck: note: {n_user} of them {'ends' if n_user == 1 else 'end'} with the user's turn, which is "
