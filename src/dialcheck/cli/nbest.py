@@ -8,7 +8,8 @@ ambiguous reply are dropped and counted)::
     dialcheck nbest --source mnli_snli --per-kind 100 --settings beam5,beam10,diverse10,nucleus10 --out runs/nbest
 
 The output folder gets ``stimuli.jsonl``, one ``nbest-<setting>.jsonl`` per setting (the run resumes
-from them), ``results.json``, ``table.md`` and ``certainty_variety.png`` (needs the ``plot`` extra).
+from them; ``generation.json`` records the LM and decoding each was made with, and a run with others is
+refused), ``results.json``, ``table.md`` and ``certainty_variety.png`` (needs the ``plot`` extra).
 Settings: ``beamN``, ``diverseN`` (N groups of one beam), ``nucleusN`` (top-p 0.9), ``topkN`` (k 40).
 """
 
@@ -108,8 +109,15 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     stimuli_path = out / "stimuli.jsonl"
+    settings = [  # read with the command line: a typo is refused before any folder or file is made
+        DecodingConfig.parse(s, max_new_tokens=args.max_new_tokens, diversity_penalty=args.diversity_penalty)
+        for s in args.settings.split(",")
+        if s.strip()
+    ]
     if args.stimuli:
         es = load_stimuli(args.stimuli)
+        if stimuli_path.exists():
+            _check_same_stimuli(es.items, stimuli_path, out)
     elif stimuli_path.exists():
         es = EchoSet.load(stimuli_path)  # resuming: keep the stimuli of the first run
         print(f"dialcheck: resuming with the stimuli in {stimuli_path}", file=sys.stderr)
@@ -120,17 +128,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"dialcheck: skipped {sum(es.skipped.values())} NLI pairs: {reasons}", file=sys.stderr)
     if not es.items:
         raise InputError("no echo questions to ask (every pair was skipped)")
+    generation = None if args.rejudge else _generation(out, settings, args)  # --rejudge generates nothing
     out.mkdir(parents=True, exist_ok=True)
     if not stimuli_path.exists() or args.stimuli:
         es.save(stimuli_path)
+    if generation is not None:
+        (out / GENERATION_FILE).write_text(json.dumps(generation, indent=2) + "\n", encoding="utf-8")
     counts = es.counts()
     print(f"dialcheck: {counts['ENTQ']} ENTQ and {counts['CNTQ']} CNTQ stimuli", file=sys.stderr)
 
-    settings = [
-        DecodingConfig.parse(s, max_new_tokens=args.max_new_tokens, diversity_penalty=args.diversity_penalty)
-        for s in args.settings.split(",")
-        if s.strip()
-    ]
     set_threads(args.threads)
     if args.endpoint:
         from ..generation.openai import OpenAIChatGenerator
@@ -179,6 +185,95 @@ def run(args: argparse.Namespace) -> int:
 
 
 STIMULUS_KINDS = {"ENTQ": "yes", "CNTQ": "no"}  # kind -> the expected answer
+GENERATION_FILE = "generation.json"  # per setting: the generator and decoding its stored lists were made with
+
+
+def _has_lists(out: Path, name: str) -> bool:
+    path = out / f"nbest-{name}.jsonl"
+    return path.is_file() and path.stat().st_size > 0
+
+
+def _generation(out: Path, settings: list[Any], args: argparse.Namespace) -> dict[str, Any]:
+    """What makes each setting's lists (the generator and every decoding parameter), merged into what
+    ``OUT/generation.json`` records, after refusing a setting whose stored lists a run resuming them would
+    otherwise mix with, or silently report in place of, lists made another way (another ``--lm``,
+    ``--max-new-tokens``, ``--diversity-penalty`` or endpoint). A folder of an older version, with lists but
+    no record, is taken as it is."""
+    from dataclasses import asdict
+
+    if args.endpoint:
+        generator = f"endpoint {args.endpoint} model {args.endpoint_model}"
+    else:
+        lm = args.lm or "SmolLM2-135M-Instruct"
+        generator = f"lm {Path(lm).resolve() if Path(lm).exists() else lm}"
+    path = out / GENERATION_FILE
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read the record of how the stored lists were made ({e})", str(path)) from None
+    record = dict(recorded) if isinstance(recorded, dict) else {}
+    for cfg in settings:
+        now = {"generator": generator, "decoding": _decoding(asdict(cfg))}
+        before = record.get(cfg.name)
+        if isinstance(before, dict) and before != now and _has_lists(out, cfg.name):
+            old_dec, new_dec = before.get("decoding") or {}, now["decoding"]
+            diff = [f"{before.get('generator')} -> {generator}"] if before.get("generator") != generator else []
+            diff += [f"{k} {old_dec.get(k)} -> {v}" for k, v in new_dec.items() if old_dec.get(k) != v]
+            raise InputError(
+                f"{cfg.name}: the lists stored in {out} were made otherwise ({'; '.join(diff)}): resuming would "
+                "mix them with these, or report them as these; give another --out (or the options of that run)",
+                str(out / f"nbest-{cfg.name}.jsonl"),
+            )
+        if not isinstance(before, dict) or not _has_lists(out, cfg.name):
+            record[cfg.name] = now
+    return record
+
+
+def _decoding(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The decoding parameters that shape a setting's lists (a beam setting is not changed by the diversity
+    penalty, nor a sampling one by the beams)."""
+    unused = {
+        "greedy": (
+            "num_beams",
+            "num_beam_groups",
+            "diversity_penalty",
+            "length_penalty",
+            "top_p",
+            "top_k",
+            "temperature",
+        ),
+        "beam": ("num_beam_groups", "diversity_penalty", "top_p", "top_k", "temperature"),
+        "diverse_beam": ("top_p", "top_k", "temperature"),
+        "nucleus": ("num_beams", "num_beam_groups", "diversity_penalty", "length_penalty", "top_k"),
+        "top_k": ("num_beams", "num_beam_groups", "diversity_penalty", "length_penalty", "top_p"),
+    }.get(cfg["strategy"], ())
+    return {k: v for k, v in cfg.items() if k not in unused}
+
+
+def _check_same_stimuli(items: list[Any], stored: Path, out: Path) -> None:
+    """Refuse ``--stimuli`` that give an id of ``OUT/stimuli.jsonl`` to another question (an echo file built
+    again after its NLI pairs changed, say) while lists are stored: a resumed run keeps a stored list by its
+    id, so the old question's replies would be counted for the new one."""
+    from ..probes.echo import EchoSet
+
+    if not any(p.stat().st_size for p in out.glob("nbest-*.jsonl")):
+        return
+    before = {it.id: it for it in EchoSet.load(stored).items}
+    for it in items:
+        old = before.get(it.id)
+        if old is not None and (old.kind, old.history, old.question) != (it.kind, it.history, it.question):
+            what = (
+                f"now {it.question!r}, there {old.question!r}"
+                if old.question != it.question
+                else f"{it.question!r} now follows another statement"
+                if old.history != it.history
+                else f"now {it.kind}, there {old.kind}"
+            )
+            raise InputError(
+                f"stimulus {it.id} is not the one of that id the lists stored in {out} answer ({what}): give "
+                "another --out for these stimuli",
+                str(stored),
+            )
 
 
 def load_stimuli(path: str) -> Any:

@@ -1,0 +1,65 @@
+"""The researcher-facing commands (train, models, collect, nbest, rerank, probe) on a newcomer's mistakes:
+user errors exit 2 naming the file, line and field, and a resumed batch job never mixes in work done otherwise."""
+
+from __future__ import annotations
+
+import json
+
+from helpers_cli import run_cli as _run
+
+
+def _stimulus(n: int, question: str = "Are you in Ohio?") -> str:
+    return json.dumps(
+        {
+            "id": f"entq:{n}",
+            "kind": "ENTQ",
+            "history": "I live in Ohio.",
+            "hypothesis": "I'm in Ohio.",
+            "question": question,
+            "expected": "yes",
+            "positive": question,
+            "negative": "Aren't you in Ohio?",
+        }
+    )
+
+
+def test_nbest_refuses_to_resume_lists_made_with_another_lm_decoding_or_question(capsys, tmp_path):
+    from helpers_generation import build_tiny_lm
+
+    lm, other_lm = build_tiny_lm(tmp_path / "lm"), build_tiny_lm(tmp_path / "lm2", seed=1)
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text(_stimulus(1) + "\n" + _stimulus(2, "Do you live in Ohio?") + "\n")
+    out = tmp_path / "run"
+    args = ["nbest", "--out", str(out), "--stimuli", str(stim), "--generate-only", "--no-progress"]
+    args += ["--settings", "beam2,diverse2", "--lm", str(lm), "--max-new-tokens", "3"]
+    code, _, err = _run(capsys, *args)
+    assert code == 0, err
+    stored = (out / "nbest-beam2.jsonl").read_text()
+    # the same folder again with a longer reply, another LM or another diversity penalty: the stored lists
+    # were made otherwise, and a resumed run would report them as these
+    code, _, err = _run(capsys, *args, "--max-new-tokens", "4")
+    assert code == 2 and "beam2: the lists stored in" in err and "max_new_tokens 3 -> 4" in err
+    code, _, err = _run(capsys, *args[:-3], str(other_lm), "--max-new-tokens", "3")
+    assert code == 2 and f"lm {lm} -> lm {other_lm}" in err
+    code, _, err = _run(capsys, *args, "--diversity-penalty", "0")
+    assert code == 2 and "diverse2: " in err and "diversity_penalty 0.5 -> 0.0" in err
+    assert (out / "nbest-beam2.jsonl").read_text() == stored
+    # what does not shape a setting's lists is no reason to refuse it; the same command resumes
+    code, _, err = _run(capsys, *args, "--settings", "beam2", "--diversity-penalty", "0")
+    assert code == 0, err
+    code, _, err = _run(capsys, *args)
+    assert code == 0, err
+    # stimuli built again, one id now another question: its stored list answers the old one
+    stim.write_text(_stimulus(1, "Are you in Texas?") + "\n" + _stimulus(2, "Do you live in Ohio?") + "\n")
+    code, _, err = _run(capsys, *args)
+    assert code == 2 and "stimulus entq:1 is not the one of that id" in err and "'Are you in Texas?'" in err
+    assert (out / "nbest-beam2.jsonl").read_text() == stored
+
+
+def test_nbest_reads_its_settings_before_making_the_output_folder(capsys, tmp_path):
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text(_stimulus(1) + "\n")
+    out = tmp_path / "run"
+    code, _, err = _run(capsys, "nbest", "--out", str(out), "--stimuli", str(stim), "--settings", "beem5")
+    assert code == 2 and "unknown decoding strategy 'beem'" in err
+    assert not out.exists()
