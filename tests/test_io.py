@@ -92,6 +92,31 @@ def test_bad_dialogues_name_the_field(obj, message):
         parse_dialogue(obj)
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        # a list of dialogues on one JSON Lines line was read as one dialogue's turns: "turns[0].text: missing"
+        (
+            [{"turns": ["a", "b"]}, {"turns": ["c", "d"]}],
+            'turns[0]: a whole dialogue (it has "turns"), not a turn: one dialogue was expected, got a list of '
+            "dialogues (JSON Lines hold one dialogue per line",
+        ),
+        ([{"messages": [{"role": "user", "content": "hi"}]}], 'turns[0]: a whole dialogue (it has "messages")'),
+        # a chat message without content was said to miss its "text"
+        ({"messages": [{"role": "user"}, {"role": "assistant", "content": "yo"}]}, "messages[0].content: missing "),
+        # what the object holds instead, so another key name ("utterance", "dialogue") is plain to see
+        ({"turns": [{"speaker": "A", "utterance": "hi"}]}, "turns[0].text: missing (it has: speaker, utterance)"),
+        ({"dialogue": ["hi", "yo"]}, 'turns: missing (it has: dialogue; a dialogue is {"turns": [...]}'),
+        ({}, 'turns: missing (a dialogue is {"turns": [...]}'),
+        ({"turns": [{}]}, "turns[0].text: missing"),
+    ],
+)
+def test_odd_but_plausible_shapes_are_named_for_what_they_are(tmp_path, line, message):
+    p = _write(tmp_path, "logs.jsonl", '{"turns": ["x", "y"]}\r\n' + json.dumps(line) + "\r\n")
+    rs = list(read_dialogues(p))
+    assert rs[0].ok and str(rs[1].error).startswith(f"{p}, line 2: {message}")
+
+
 def test_invalid_json_file_names_file_and_line(tmp_path):
     p = _write(tmp_path, "bad.json", '{\n  "turns": ["a",\n  ]\n}')
     with pytest.raises(InputError, match=r"bad.json, line 3: invalid JSON"):

@@ -335,8 +335,16 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
             raise InputError(f"{key}[{i}].text: expected a string, got {json_type(text)}")
     elif "content" in t:  # chat-completion messages
         text = _content_text(t["content"], f"{key}[{i}].content")
+    elif "turns" in t or "messages" in t:  # a list of dialogues where one dialogue was expected
+        inner = "turns" if "turns" in t else "messages"
+        raise InputError(
+            f'{key}[{i}]: a whole dialogue (it has "{inner}"), not a turn: one dialogue was expected, got a list of '
+            "dialogues (JSON Lines hold one dialogue per line; a JSON document may be a list of them)"
+        )
     else:
-        raise InputError(f"{key}[{i}].text: missing")
+        name = "content" if key == "messages" else "text"
+        keys = _keys(t)
+        raise InputError(f"{key}[{i}].{name}: missing" + (f" (it has: {keys})" if keys else ""))
     _check_text(text, f"{key}[{i}].{'text' if 'text' in t else 'content'}")
     field = next((f for f in _SPEAKER_KEYS if f in t), None)
     if field is None:
@@ -357,6 +365,16 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
 
 
 _SPEAKER_KEYS = ("speaker", "agent_id", "role")  # ours, DECODE's, chat-completion logs'
+
+
+def _keys(obj: dict[str, Any], shown: int = 6) -> str:
+    """The keys of an object that lacks the one looked for, for the message ("" for an empty object).
+
+    >>> _keys({"speaker": "A", "utterance": "Hi"}), _keys({})
+    ('speaker, utterance', '')
+    """
+    keys = [k if k.isidentifier() else json.dumps(k, ensure_ascii=False) for k in map(str, obj)]
+    return ", ".join(keys[:shown]) + (", ..." if len(keys) > shown else "")
 
 
 def _names_speakers(turns_raw: list[Any]) -> bool:
@@ -384,7 +402,11 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         if "turns" not in obj and "messages" in obj:
             tkey = "messages"
         elif "turns" not in obj:
-            raise InputError('turns: missing (a dialogue is {"turns": [...]}, {"messages": [...]} or a list)')
+            keys = _keys(obj)
+            raise InputError(
+                f"turns: missing ({f'it has: {keys}; ' if keys else ''}a dialogue is "
+                '{"turns": [...]}, {"messages": [...]} or a list)'
+            )
         turns_raw = obj[tkey]
         if not isinstance(turns_raw, list):
             raise InputError(f"{tkey}: expected a list, got {json_type(turns_raw)}")
