@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from dialcheck.datasets import load_dataset
@@ -66,3 +68,54 @@ def test_a_corpus_line_of_the_wrong_type_is_named_with_json_types(tmp_path):
     with pytest.raises(InputError, match=r"dev.jsonl, line 2: context: expected string, got null$"):
         load_anli(tmp_path)
     assert require({"label": False}, "label", bool, p, 1) is False and require({"n": 2}, "n", (int, str), p, 1) == 2
+
+
+CIRCA_HEADER = "id\tcontext\tquestion-X\tcanquestion-X\tanswer-Y\tjudgements\tgoldstandard1\tgoldstandard2\n"
+CIRCA_ROW = (
+    "1\tX wants to know about Y's food preferences.\tDo you like fish?\tI like fish.\tI love it.\tYes#Yes\tYes\tYes\n"
+)
+CITOD_RECORD = {
+    "id": 7,
+    "dialogue": [{"turn": "driver", "utterance": "When is my meeting?"}, {"turn": "assistant", "utterance": "At 5pm."}],
+    "scenario": {"kb": {"items": [{"event": "meeting", "time": "5pm"}]}, "qi": "0", "hi": "0", "kbi": "1"},
+}
+
+
+def _corpus(root, rel, data: bytes):
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(data)
+    return p
+
+
+@pytest.mark.parametrize(
+    ("name", "rel", "good", "bad", "where"),
+    [
+        (
+            "cdconv.dev.tsv4.v1",
+            "cdconv/splits_2class_4class/4class_dev.tsv",
+            "你好\t你好\t你几岁\t我20岁\t1\n".encode(),
+            b"a\tb\t\xff\td\t1\n",
+            "line 2: not UTF-8 text: byte 0xff at column 5",
+        ),
+        ("circa.v1", "circa/circa-data.tsv", (CIRCA_HEADER + CIRCA_ROW).encode(), b"2\t\xe9\n", "line 3"),
+        (
+            "citod.calendar.dev.v1",
+            "ci_tod/KBRetriever_DC/calendar_dev.json",
+            json.dumps([CITOD_RECORD]).encode(),
+            None,
+            "line 1: not UTF-8 text: byte 0xe9 at column 60",
+        ),
+    ],
+    ids=["cdconv-tsv", "circa", "citod"],
+)
+def test_text_corpora_name_the_line_of_bytes_that_are_not_utf8_and_read_a_bom(tmp_path, name, rel, good, bad, where):
+    """The TSV and JSON corpora were read with Python's decoder: a byte that is not UTF-8 raised a bare
+    UnicodeDecodeError (a traceback, no line), and a byte-order mark (a file saved by Excel or Notepad) was
+    read into the first cell or refused as invalid JSON, where the JSONL corpora drop it."""
+    path = _corpus(tmp_path, rel, b"\xef\xbb\xbf" + good)
+    assert len(load_dataset(name, tmp_path)) == 1
+    path.write_bytes(good + bad if bad else good.replace(b"When", b"Wh\xe9n", 1))
+    with pytest.raises(InputError) as e:
+        load_dataset(name, tmp_path)
+    assert str(e.value).startswith(f"{path}, {where}")

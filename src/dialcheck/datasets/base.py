@@ -13,7 +13,15 @@ from typing import Any
 from ..errors import InputError
 from ..io import json_type, json_type_name
 
-__all__ = ["DatasetInfo", "data_dir", "dataset_names", "get_dataset_info", "load_dataset", "read_jsonl"]
+__all__ = [
+    "DatasetInfo",
+    "data_dir",
+    "dataset_names",
+    "get_dataset_info",
+    "load_dataset",
+    "read_jsonl",
+    "read_lines",
+]
 
 ENV_VAR = "DIALCHECK_DATA_DIR"
 
@@ -44,18 +52,26 @@ def data_dir(path: str | Path | None = None) -> Path:
     )
 
 
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (1-based line number, object); a bad line raises an error naming file and line."""
+def read_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, line without its line break) of a UTF-8 text file; bytes that are not
+    UTF-8 raise an error naming the file, line and column (a leading byte-order mark is dropped)."""
+    from ..io import decode_utf8, input_lines, open_input
+
     if not path.exists():
         raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
-    from ..io import decode_utf8, input_lines, json_error, open_input
-
     for n, raw in enumerate(input_lines(open_input(path), str(path)), start=1):
-        line = decode_utf8(raw, str(path), n)
+        yield n, decode_utf8(raw, str(path), n).rstrip("\r\n")
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (1-based line number, object); a bad line raises an error naming file and line."""
+    from ..io import json_error
+
+    for n, line in read_lines(path):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line.rstrip("\r\n"))
+            obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise InputError(json_error(e), str(path), n) from None
         if not isinstance(obj, dict):

@@ -28,7 +28,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import json_type
 from ..schema import Dialogue, Example, Turn
-from .base import read_jsonl, register_dataset
+from .base import read_jsonl, read_lines, register_dataset
 
 __all__ = [
     "CATEGORIES",
@@ -134,29 +134,23 @@ def read_cdconv_jsonl(path: Path, split: str) -> list[Example]:
 def read_cdconv_tsv(path: Path, split: str, classes: int = 4) -> list[Example]:
     """An official TSV split (no header: u1, b1, u2, b2, label). ``classes=2`` reads the 0/1 files, whose
     examples carry no category."""
-    if not path.exists():
-        raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
     if classes not in (2, 4):
         raise ValueError(f"classes must be 2 or 4, got {classes}")
     out = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                continue
-            cols = line.split("\t")
-            if len(cols) != 5:
-                raise InputError(
-                    f"expected 5 tab-separated columns (u1, b1, u2, b2, label), got {len(cols)}", str(path), n
-                )
-            obj: dict[str, Any] = dict(zip((*TURN_KEYS, "label"), cols, strict=True))
-            if classes == 2:
-                if cols[4] not in ("0", "1"):
-                    raise InputError(f"label: expected 0 or 1 in a 2-class file, got {cols[4]!r}", str(path), n)
-                ex = make_example({**obj, "label": 0}, str(path), n, f"cdconv.{split}.2class:{n}")
-                out.append(Example(ex.dialogue, cols[4] == "1", None, None, id=ex.id))
-            else:
-                out.append(make_example(obj, str(path), n, f"cdconv.{split}.tsv:{n}"))
+    for n, line in read_lines(path):
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) != 5:
+            raise InputError(f"expected 5 tab-separated columns (u1, b1, u2, b2, label), got {len(cols)}", str(path), n)
+        obj: dict[str, Any] = dict(zip((*TURN_KEYS, "label"), cols, strict=True))
+        if classes == 2:
+            if cols[4] not in ("0", "1"):
+                raise InputError(f"label: expected 0 or 1 in a 2-class file, got {cols[4]!r}", str(path), n)
+            ex = make_example({**obj, "label": 0}, str(path), n, f"cdconv.{split}.2class:{n}")
+            out.append(Example(ex.dialogue, cols[4] == "1", None, None, id=ex.id))
+        else:
+            out.append(make_example(obj, str(path), n, f"cdconv.{split}.tsv:{n}"))
     return out
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .base import register_dataset
+from .base import read_lines, register_dataset
 
 __all__ = [
     "RELAXED_LABELS",
@@ -99,36 +99,33 @@ class CircaExample:
 )
 def load_circa(root: Path) -> list[CircaExample]:
     path = root / CIRCA_FILE
-    if not path.exists():
-        raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
     out = []
-    with path.open(encoding="utf-8", newline="") as f:
-        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader)
-        expected = ["id", "context", "question-X", "canquestion-X", "answer-Y", "judgements"]
-        if header[: len(expected)] != expected:
-            raise InputError(f"unexpected header {header}", str(path), 1)
-        for n, row in enumerate(reader, start=2):
-            if len(row) != 8:
-                raise InputError(f"expected 8 tab-separated columns, got {len(row)}", str(path), n)
-            rid, context, question, canonical, answer, judgements, strict, relaxed = row
-            scenario = _SCENARIO_BY_TEXT.get(context)
-            if scenario is None:
-                raise InputError(f"context: unknown scenario {context!r}", str(path), n)
-            try:
-                rel = relaxed_label(relaxed)
-            except ValueError as e:
-                raise InputError(str(e), str(path), n) from None
-            out.append(
-                CircaExample(
-                    int(rid),
-                    scenario,
-                    question.strip(),
-                    answer.strip(),
-                    rel,
-                    None if strict == "NA" else strict,
-                    tuple(judgements.split("#")),
-                    canonical.strip(),
-                )
+    reader = csv.reader((line for _, line in read_lines(path)), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = next(reader)
+    expected = ["id", "context", "question-X", "canquestion-X", "answer-Y", "judgements"]
+    if header[: len(expected)] != expected:
+        raise InputError(f"unexpected header {header}", str(path), 1)
+    for n, row in enumerate(reader, start=2):
+        if len(row) != 8:
+            raise InputError(f"expected 8 tab-separated columns, got {len(row)}", str(path), n)
+        rid, context, question, canonical, answer, judgements, strict, relaxed = row
+        scenario = _SCENARIO_BY_TEXT.get(context)
+        if scenario is None:
+            raise InputError(f"context: unknown scenario {context!r}", str(path), n)
+        try:
+            rel = relaxed_label(relaxed)
+        except ValueError as e:
+            raise InputError(str(e), str(path), n) from None
+        out.append(
+            CircaExample(
+                int(rid),
+                scenario,
+                question.strip(),
+                answer.strip(),
+                rel,
+                None if strict == "NA" else strict,
+                tuple(judgements.split("#")),
+                canonical.strip(),
             )
+        )
     return out

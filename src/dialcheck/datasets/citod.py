@@ -132,10 +132,10 @@ def load_citod_file(path: Path, domain: str, split: str) -> list[Example]:
     """Every record of one KBRetriever_DC JSON file."""
     if not path.exists():
         raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
-    from ..io import json_error
+    from ..io import decode_utf8, json_error, read_input
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(decode_utf8(read_input(path), str(path)))
     except json.JSONDecodeError as e:
         raise InputError(json_error(e), str(path), e.lineno) from None
     if not isinstance(data, list):
