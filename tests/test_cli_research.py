@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers_cli import run_cli as _run
 
 
@@ -63,3 +65,42 @@ def test_nbest_reads_its_settings_before_making_the_output_folder(capsys, tmp_pa
     code, _, err = _run(capsys, "nbest", "--out", str(out), "--stimuli", str(stim), "--settings", "beem5")
     assert code == 2 and "unknown decoding strategy 'beem'" in err
     assert not out.exists()
+
+
+def _collection(tmp_path, labelled: bool = True):
+    """Four contexts and two generators' replies to each, labelled (c1 and c3 contradictory) or not."""
+    from dialcheck.collection import CollectedReply, CollectionContext, write_records
+    from dialcheck.schema import Turn
+
+    t = (Turn("A", "I am vegan."), Turn("B", "How was dinner?"))
+    contexts = [CollectionContext(f"c{i}", t, 1, "How was dinner?") for i in range(4)]
+    replies = [
+        CollectedReply(f"c{i}/{g}", f"c{i}", g, (*t, Turn("A", f"steak {i}")), label=(i % 2 == 1) if labelled else None)
+        for i in range(4)
+        for g in "gh"
+    ]
+    write_records(tmp_path / "ctx.jsonl", contexts)
+    write_records(tmp_path / "replies.jsonl", replies)
+    return tmp_path / "ctx.jsonl", tmp_path / "replies.jsonl"
+
+
+@pytest.mark.parametrize(
+    "generators",
+    [
+        ["--generator", "g=SmolLM2-135M-Instruct:greedy", "--generator", "g=SmolLM2-135M-Instruct:nucleus1"],
+        ["--generator", "g=SmolLM2-135M-Instruct:greedy", "--endpoint", "g=http://localhost:9/v1,m"],
+    ],
+)
+def test_collect_responses_refuses_two_generators_of_one_name_before_loading_any(capsys, tmp_path, generators):
+    # both replied under one id, CONTEXT/g: the second generator's replies replaced the first's and were written twice
+    ctx, _ = _collection(tmp_path)
+    out = tmp_path / "out.jsonl"
+    code, _, err = _run(capsys, "collect", "responses", "--contexts", str(ctx), *generators, "--out", str(out))
+    assert code == 2 and "the name 'g' is given 2 times" in err and not out.exists()
+
+
+def test_collect_responses_library_refuses_two_generators_of_one_name():
+    from dialcheck.collection import GeneratorSpec, collect_responses
+
+    with pytest.raises(ValueError, match="'g' is used twice"):
+        collect_responses([], [GeneratorSpec("g", None, "greedy"), GeneratorSpec("g", None, "nucleus1")])

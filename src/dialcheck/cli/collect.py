@@ -188,24 +188,31 @@ def run_responses(args: argparse.Namespace) -> int:
     contexts = read_records(args.contexts, CollectionContext)
     if not args.generator and not args.endpoint:
         raise InputError("give at least one --generator or --endpoint")
+    local = [_parse_generator(g) for g in args.generator or []]
+    remote = [(*e.split(",")[0].split("=", 1), *e.split(",")[1:]) for e in args.endpoint or []]
+    names = Counter(spec[0] for spec in [*local, *remote])
+    twice = [name for name, k in names.items() if k > 1]
+    if twice:  # a name is the replies' id suffix and their LOGO group: a second one would replace the first's
+        raise InputError(
+            f"--generator/--endpoint: the name {twice[0]!r} is given {names[twice[0]]} times; give each generator "
+            "its own NAME (it names its replies, CONTEXT/NAME, and its group in collect logo)"
+        )
+    # every decoding read before any LM is loaded: a typo fails at once
+    local_cfgs = [DecodingConfig.parse(d, max_new_tokens=args.max_new_tokens, seed=args.seed) for _, _, d in local]
+    remote_cfgs = [
+        DecodingConfig.parse(r[3] if len(r) > 3 else "nucleus1", max_new_tokens=args.max_new_tokens) for r in remote
+    ]
     set_threads(args.threads)
     specs = []
     loaded: dict[str, Any] = {}
-    for g in args.generator or []:
-        name, lm, decoding = _parse_generator(g)
+    for (name, lm, _), cfg in zip(local, local_cfgs, strict=True):
         if lm not in loaded:
             loaded[lm] = NBestGenerator.load(lm)
-        cfg = DecodingConfig.parse(decoding, max_new_tokens=args.max_new_tokens, seed=args.seed)
         specs.append(GeneratorSpec(name, loaded[lm], cfg, args.most_contradictory and cfg.n > 1))
-    for e in args.endpoint or []:
+    for (name, url, model, *_), cfg in zip(remote, remote_cfgs, strict=True):
         from ..generation.openai import OpenAIChatGenerator
 
-        parts = e.split(",")
-        name, url = parts[0].split("=", 1)
-        cfg = DecodingConfig.parse(parts[2] if len(parts) > 2 else "nucleus1", max_new_tokens=args.max_new_tokens)
-        specs.append(
-            GeneratorSpec(name, OpenAIChatGenerator(url, parts[1]), cfg, args.most_contradictory and cfg.n > 1)
-        )
+        specs.append(GeneratorSpec(name, OpenAIChatGenerator(url, model), cfg, args.most_contradictory and cfg.n > 1))
     detector = None
     if any(s.pick_most_contradictory for s in specs):
         from ..api import load

@@ -40,6 +40,10 @@ def collect_responses(
     show_progress_bar: bool = False,
 ) -> list[CollectedReply]:
     """One reply per (context, generator), spoken by the referent's speaker, in context order."""
+    names = [spec.name for spec in generators]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:  # out[(context, name)] below: a second generator of one name would replace the first's replies
+        raise ValueError(f"generator name {twice[0]!r} is used twice: each generator needs its own name")
     by_speaker: dict[str, list[int]] = {}
     for i, c in enumerate(contexts):
         by_speaker.setdefault(c.reply_speaker, []).append(i)
