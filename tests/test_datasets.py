@@ -119,3 +119,28 @@ def test_text_corpora_name_the_line_of_bytes_that_are_not_utf8_and_read_a_bom(tm
     with pytest.raises(InputError) as e:
         load_dataset(name, tmp_path)
     assert str(e.value).startswith(f"{path}, {where}")
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("", ": ", "empty file: expected Circa's header line and rows"),
+        (CIRCA_HEADER + CIRCA_ROW.replace("1", "x1", 1), ", line 2: ", "id: expected a whole number, got 'x1'"),
+        (CIRCA_HEADER + CIRCA_ROW.replace("\tYes\tYes\n", "\tYse\tYes\n"), ", line 2: ", "goldstandard1: unknown"),
+    ],
+    ids=["empty", "id", "strict-label"],
+)
+def test_circa_refuses_an_empty_file_a_bad_id_and_an_unknown_strict_label_with_the_line(tmp_path, text, where, message):
+    """An empty circa-data.tsv raised a bare StopIteration, an id that is not a number a bare ValueError from
+    int(), and a misspelt strict label was kept as a class of its own."""
+    path = _corpus(tmp_path, "circa/circa-data.tsv", text.encode())
+    with pytest.raises(InputError) as e:
+        load_dataset("circa.v1", tmp_path)
+    assert str(e.value).startswith(f"{path}{where}{message}")
+
+
+def test_circa_skips_blank_lines_as_the_jsonl_corpora_do(tmp_path):
+    """A blank line (an editor's trailing newline) stopped the load: 'expected 8 tab-separated columns, got 0'."""
+    _corpus(tmp_path, "circa/circa-data.tsv", (CIRCA_HEADER + "\n" + CIRCA_ROW + "\n\n").encode())
+    (row,) = load_dataset("circa.v1", tmp_path)
+    assert (row.id, row.scenario, row.strict, row.relaxed) == (1, "food", "Yes", "yes")

@@ -23,6 +23,7 @@ from .base import read_lines, register_dataset
 __all__ = [
     "RELAXED_LABELS",
     "SCENARIOS",
+    "STRICT_LABELS",
     "CircaExample",
     "judgement",
     "load_circa",
@@ -41,6 +42,18 @@ _RELAXED = {
     "In the middle, neither yes nor no": "middle",
     "Other": "other",
 }
+# The strict gold label set (goldstandard1), as the corpus spells it ("NA": no majority).
+STRICT_LABELS = (
+    "Yes",
+    "No",
+    "Probably yes / sometimes yes",
+    "Probably no",
+    "Yes, subject to some conditions",
+    "In the middle, neither yes nor no",
+    "I am not sure how X will interpret Y\u2019s answer",
+    "Other",
+    "NA",
+)
 # How a relaxed label judges a reply to a polar question: a confirmation, a refutation, or neither.
 # "Yes, subject to some conditions" still confirms; "in the middle" (incl. "I am not sure") and
 # "other" answers neither confirm nor refute.
@@ -100,15 +113,23 @@ class CircaExample:
 def load_circa(root: Path) -> list[CircaExample]:
     path = root / CIRCA_FILE
     out = []
-    reader = csv.reader((line for _, line in read_lines(path)), delimiter="\t", quoting=csv.QUOTE_NONE)
-    header = next(reader)
+    lines = ((n, line) for n, line in read_lines(path) if line.strip())  # a blank line is skipped, as in JSONL
+    rows = ((n, next(csv.reader([line], delimiter="\t", quoting=csv.QUOTE_NONE))) for n, line in lines)
+    first = next(rows, None)
+    if first is None:
+        raise InputError("empty file: expected Circa's header line and rows", str(path))
+    header_line, header = first
     expected = ["id", "context", "question-X", "canquestion-X", "answer-Y", "judgements"]
     if header[: len(expected)] != expected:
-        raise InputError(f"unexpected header {header}", str(path), 1)
-    for n, row in enumerate(reader, start=2):
+        raise InputError(f"unexpected header {header}", str(path), header_line)
+    for n, row in rows:
         if len(row) != 8:
             raise InputError(f"expected 8 tab-separated columns, got {len(row)}", str(path), n)
         rid, context, question, canonical, answer, judgements, strict, relaxed = row
+        if not rid.isascii() or not rid.isdigit():
+            raise InputError(f"id: expected a whole number, got {rid!r}", str(path), n)
+        if strict not in STRICT_LABELS:
+            raise InputError(f"goldstandard1: unknown Circa strict label {strict!r}", str(path), n)
         scenario = _SCENARIO_BY_TEXT.get(context)
         if scenario is None:
             raise InputError(f"context: unknown scenario {context!r}", str(path), n)
