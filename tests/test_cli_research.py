@@ -104,3 +104,23 @@ def test_collect_responses_library_refuses_two_generators_of_one_name():
 
     with pytest.raises(ValueError, match="'g' is used twice"):
         collect_responses([], [GeneratorSpec("g", None, "greedy"), GeneratorSpec("g", None, "nucleus1")])
+
+
+def test_collect_aggregate_refuses_labels_that_name_no_reply(capsys, tmp_path):
+    # an annotation platform's export names its own rows: every label was dropped and an empty file written, exit 0
+    _, replies = _collection(tmp_path, labelled=False)
+    for ann in ("a1", "a2", "a3"):
+        (tmp_path / f"{ann}.csv").write_text("item_id,label\n" + "".join(f"row{i},1\n" for i in range(8)))
+    labels = [str(tmp_path / f"{a}.csv") for a in ("a1", "a2", "a3")]
+    out = tmp_path / "labelled.jsonl"
+    argv = ["collect", "aggregate", "--labels", *labels, "--replies", str(replies), "--out", str(out)]
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and "no labelled item is a reply of" in err and "'row0'" in err and "'c0/g'" in err
+    assert not out.exists()
+    # some strays beside the replies' ids: labelled as before, the strays counted and named
+    for ann in ("a1", "a2", "a3"):
+        (tmp_path / f"{ann}.csv").write_text("item_id,label\nc0/g,1\nc0/h,0\nstray,1\n")
+    code, stdout, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert "1 labelled item(s) are no reply of" in err and "'stray'" in err
+    assert json.loads(stdout)["written"] == 2 and json.loads(stdout)["unmatched_items"] == 1

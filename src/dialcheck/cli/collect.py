@@ -331,6 +331,21 @@ def run_aggregate(args: argparse.Namespace) -> int:
         summary["fleiss_kappa"] = f"n/a ({e})"
     if args.replies:
         replies = read_records(args.replies, CollectedReply)
+        known = {r.id for r in replies}
+        strays = [a.item_id for a in items if a.item_id not in known]
+        if strays and len(strays) == len(items):  # e.g. the task or row ids of an annotation platform's export
+            raise InputError(
+                f"no labelled item is a reply of {args.replies}: the labels name {strays[0]!r}, the replies "
+                f"{replies[0].id!r} ...; item_id must hold the reply ids (the item_id column of collect export)"
+                if replies
+                else f"{args.replies} holds no reply to label"
+            )
+        if strays:
+            _say(
+                f"warning: {len(strays)} labelled item(s) are no reply of {args.replies} and are left out: "
+                f"{strays[0]!r}"
+            )
+            summary["unmatched_items"] = len(strays)
         kept = apply_aggregation(replies, items, keep_discarded=args.keep_discarded)
         write_records(args.out, kept)
         summary["written"] = len(kept)
