@@ -144,3 +144,65 @@ def test_circa_skips_blank_lines_as_the_jsonl_corpora_do(tmp_path):
     _corpus(tmp_path, "circa/circa-data.tsv", (CIRCA_HEADER + "\n" + CIRCA_ROW + "\n\n").encode())
     (row,) = load_dataset("circa.v1", tmp_path)
     assert (row.id, row.scenario, row.strict, row.relaxed) == (1, "food", "Yes", "yes")
+
+
+DECODE_LINE = {
+    "turns": [
+        {"agent_id": 0, "text": "I have a dog."},
+        {"agent_id": 1, "text": "Nice."},
+        {"agent_id": 0, "text": "I have no pets."},
+    ],
+    "is_contradiction": True,
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "rel", "key"),
+    [
+        ("decode.human_bot.v1", "decode/human-bot.jsonl", "aggregated_contradiction_indices"),
+        (
+            "decode.dev.v1",
+            "decode/partial_from_formatted/dev_reconstructed.jsonl",
+            "aggregated_contradiction_indices_reconstructed",
+        ),
+    ],
+    ids=["original", "rebuilt-dev"],
+)
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (["0"], "[0]: expected a turn index from 0 to 2, got string"),
+        ([None], "[0]: expected a turn index from 0 to 2, got null"),
+        ([0, True], "[1]: expected a turn index from 0 to 2, got boolean"),
+        ([0, 9], "[1]: expected a turn index from 0 to 2, got 9"),
+        ([-1], "[0]: expected a turn index from 0 to 2, got -1"),
+        (5, ": expected a list of turn indices, got int"),
+        ("02", ": expected a list of turn indices, got string"),
+    ],
+)
+def test_decode_evidence_that_is_no_list_of_turn_indices_is_refused_with_the_line(
+    tmp_path, name, rel, key, value, message
+):
+    """DECODE's evidence indices went through int(): a string or null raised a bare ValueError or TypeError (a
+    traceback), and an index past the dialogue (9), a negative one, true (1) or the string "02" (read as turns 0
+    and 2) became gold evidence that points at no turn or the wrong one."""
+    good = dict(DECODE_LINE, **{key: [0, 2]})
+    path = _corpus(tmp_path, rel, (json.dumps(good) + "\n" + json.dumps(dict(DECODE_LINE, **{key: value}))).encode())
+    with pytest.raises(InputError) as e:
+        load_dataset(name, tmp_path)
+    assert str(e.value) == f"{path}, line 2: {key}{message}"
+
+
+def test_decode_evidence_drops_the_last_turn_and_auxiliary_must_be_an_object(tmp_path):
+    rel = "decode/human-bot.jsonl"
+    line = dict(DECODE_LINE, aggregated_contradiction_indices=[2, 0], auxiliary={"source": "x"})
+    _corpus(tmp_path, rel, json.dumps(line).encode())
+    (ex,) = load_dataset("decode.human_bot.v1", tmp_path)
+    assert ex.evidence == (0,) and ex.dialogue.meta["source"] == "x"
+    path = _corpus(tmp_path, rel, json.dumps(dict(line, auxiliary=["x"])).encode())
+    with pytest.raises(InputError, match=r"line 1: auxiliary: expected an object, got list$"):
+        load_dataset("decode.human_bot.v1", tmp_path)
+    turns = [{"agent_id": [0], "text": "Hi."}]
+    path.write_text(json.dumps(dict(line, turns=turns, aggregated_contradiction_indices=[])))
+    with pytest.raises(InputError, match=r"line 1: turns\[0\]: expected an object with 'agent_id' \(a number"):
+        load_dataset("decode.human_bot.v1", tmp_path)

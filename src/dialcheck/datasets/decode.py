@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_type
 from ..schema import Dialogue, Example, Pair, Turn
 from .base import read_jsonl, register_dataset, require
 
@@ -32,18 +33,32 @@ def _turns(obj: dict[str, Any], path: Path, line: int) -> tuple[Turn, ...]:
     raw = require(obj, "turns", list, path, line)
     turns = []
     for i, t in enumerate(raw):
-        if not isinstance(t, dict) or not isinstance(t.get("text"), str) or "agent_id" not in t:
-            raise InputError(f"turns[{i}]: expected an object with 'agent_id' and string 'text'", str(path), line)
+        speaker = t.get("agent_id") if isinstance(t, dict) else None
+        if not isinstance(t, dict) or not isinstance(t.get("text"), str) or not isinstance(speaker, int | str):
+            raise InputError(
+                f"turns[{i}]: expected an object with 'agent_id' (a number or a string) and string 'text'",
+                str(path),
+                line,
+            )
         turns.append(Turn(str(t["agent_id"]), t["text"]))
     if not turns:
         raise InputError("turns: empty", str(path), line)
     return tuple(turns)
 
 
-def _evidence(indices: list[int] | None, n_turns: int) -> tuple[int, ...] | None:
+def _evidence(obj: dict[str, Any], key: str, n_turns: int, path: Path, line: int) -> tuple[int, ...] | None:
+    """The turn indices ``obj[key]`` lists, without the last turn's own (``None`` when the key is absent or null);
+    anything but a list of turn indices of this dialogue is an error naming the field."""
+    indices = obj.get(key)
     if indices is None:
         return None
-    return tuple(sorted({int(i) for i in indices if int(i) != n_turns - 1}))
+    if not isinstance(indices, list):
+        raise InputError(f"{key}: expected a list of turn indices, got {json_type(indices)}", str(path), line)
+    for j, i in enumerate(indices):
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < n_turns:
+            got = i if isinstance(i, int) and not isinstance(i, bool) else json_type(i)
+            raise InputError(f"{key}[{j}]: expected a turn index from 0 to {n_turns - 1}, got {got}", str(path), line)
+    return tuple(sorted({i for i in indices if i != n_turns - 1}))
 
 
 def _original(path: Path, split: str) -> list[Example]:
@@ -51,10 +66,16 @@ def _original(path: Path, split: str) -> list[Example]:
     for n, obj in read_jsonl(path):
         turns = _turns(obj, path, n)
         label = bool(require(obj, "is_contradiction", bool, path, n))
-        ev = obj.get("aggregated_contradiction_indices") or []
-        evidence = _evidence(ev, len(turns)) if label and ev else (() if not label else None)
+        ev = _evidence(obj, "aggregated_contradiction_indices", len(turns), path, n)
+        if not label:
+            evidence: tuple[int, ...] | None = ()
+        else:  # an empty list is no annotation (human-bot has none), as an absent one
+            evidence = ev if ev is not None and obj["aggregated_contradiction_indices"] else None
         rid = str(obj.get("record_id") or obj.get("conversation_id") or f"{split}:{n}")
-        meta = {"id": rid, "source": (obj.get("auxiliary") or {}).get("source", split)}
+        aux = obj.get("auxiliary") or {}
+        if not isinstance(aux, dict):
+            raise InputError(f"auxiliary: expected an object, got {json_type(aux)}", str(path), n)
+        meta = {"id": rid, "source": str(aux.get("source") or split)}
         out.append(Example(Dialogue(turns, meta=meta), label, evidence, id=rid))
     return out
 
@@ -122,8 +143,8 @@ def load_dev(root: Path) -> list[Example]:
     for n, obj in read_jsonl(path):
         turns = _turns(obj, path, n)
         label = bool(require(obj, "is_contradiction", bool, path, n))
-        ev = obj.get("aggregated_contradiction_indices_reconstructed")
-        evidence = _evidence(ev, len(turns)) if label else ()
+        ev = _evidence(obj, "aggregated_contradiction_indices_reconstructed", len(turns), path, n)
+        evidence = ev if label else ()
         rid = f"dev:{obj.get('line', n - 1)}"
         out.append(Example(Dialogue(turns, meta={"id": rid, "source": "dev"}), label, evidence, id=rid))
     return out
