@@ -124,3 +124,31 @@ def test_collect_aggregate_refuses_labels_that_name_no_reply(capsys, tmp_path):
     assert code == 0, err
     assert "1 labelled item(s) are no reply of" in err and "'stray'" in err
     assert json.loads(stdout)["written"] == 2 and json.loads(stdout)["unmatched_items"] == 1
+
+
+def test_collect_logo_and_analyse_refuse_replies_without_labels(capsys, tmp_path):
+    # collect responses' own output (not yet labelled): logo printed no row and analyse empty tests, exit 0
+    ctx, replies = _collection(tmp_path, labelled=False)
+    code, stdout, err = _run(capsys, "collect", "logo", "--replies", str(replies), "--no-progress")
+    assert code == 2 and "none of its 8 replies is labelled" in err and stdout == ""
+    code, stdout, err = _run(capsys, "collect", "analyse", "--contexts", str(ctx), "--replies", str(replies))
+    assert code == 2 and "none of its 8 replies is labelled" in err and stdout == ""
+
+
+def test_collect_logo_needs_two_generators_and_analyse_contexts_of_the_replies(capsys, tmp_path):
+    from dialcheck.collection import CollectionContext, read_records, write_records
+
+    ctx, replies = _collection(tmp_path)
+    one = tmp_path / "one.jsonl"
+    one.write_text("".join(line + "\n" for line in replies.read_text().splitlines() if '"generator": "g"' in line))
+    code, _, err = _run(capsys, "collect", "logo", "--replies", str(one), "--no-progress")
+    assert code == 2 and "needs labelled replies of two generators or more, got 'g' only" in err
+    other = tmp_path / "other.jsonl"  # the contexts of another collection
+    write_records(
+        other, [CollectionContext("z" + c.id, c.turns, 1, c.question) for c in read_records(ctx, CollectionContext)]
+    )
+    code, stdout, err = _run(capsys, "collect", "analyse", "--contexts", str(other), "--replies", str(replies))
+    assert code == 2 and "no context of" in err and "'zc0'" in err and stdout == ""
+    code, stdout, err = _run(capsys, "collect", "analyse", "--contexts", str(ctx), "--replies", str(replies))
+    row = json.loads(stdout.splitlines()[0])
+    assert code == 0 and row["n_with"] + row["n_without"] == 4

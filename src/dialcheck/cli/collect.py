@@ -437,13 +437,32 @@ def _load_replies(args: argparse.Namespace) -> list[Any]:
     raise InputError("give --replies or --released")
 
 
+def _labelled(args: argparse.Namespace, replies: list[Any]) -> list[Any]:
+    """The replies that carry a label, refusing a file without any (unlabelled replies: every row of logo's
+    table and analyse's tests would be empty, with exit 0)."""
+    labelled = [r for r in replies if r.label is not None]
+    if not labelled:
+        raise InputError(
+            f"none of its {len(replies)} replies is labelled: label them first (collect aggregate --replies, or "
+            "collect autolabel), and give the labelled file",
+            args.released or args.replies,
+        )
+    return labelled
+
+
 def run_logo(args: argparse.Namespace) -> int:
     from ..collection import leave_one_generator_out
     from ..detectors import UtteranceDetector
     from ..training import TrainConfig, train_detector
 
     check_outputs([(args.out, "--out")], [(args.replies, "--replies"), (args.released, "--released")])
-    replies = _load_replies(args)
+    replies = _labelled(args, _load_replies(args))
+    generators = sorted({r.generator for r in replies})
+    if len(generators) < 2:
+        raise InputError(
+            f"leave-one-generator-out needs labelled replies of two generators or more, got {generators[0]!r} only",
+            args.released or args.replies,
+        )
     adapter = {"type": "lora", "r": args.lora, "alpha": 2 * args.lora, "dropout": 0.1} if args.lora else None
     cfg = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed, threads=args.threads)
 
@@ -452,6 +471,12 @@ def run_logo(args: argparse.Namespace) -> int:
         return train_detector(det, pairs, config=cfg, show_progress_bar=not args.no_progress)
 
     results = leave_one_generator_out(replies, make, seed=args.seed)
+    if not results:  # each generator's replies answer the only contexts the others' do: nothing left to train on
+        raise InputError(
+            "no generator could be held out: once the contexts of the held-out generator's replies are left out of "
+            "training, no labelled pair is left to train on (or to test); label replies to more contexts",
+            args.released or args.replies,
+        )
     rows = [r.to_dict() for r in results]
     for r in rows:
         print(json.dumps(r))
@@ -481,8 +506,6 @@ def run_analyse(args: argparse.Namespace) -> int:
     from ..collection import CollectionContext, analyse_feature, contradictions_per_context, read_records
     from ..collection.analysis import FEATURES
 
-    contexts = read_records(args.contexts, CollectionContext)
-    counts = contradictions_per_context(_load_replies(args))
     features: list[Any] = []
     for f in args.feature.split(","):
         if f and f not in FEATURES:
@@ -502,6 +525,16 @@ def run_analyse(args: argparse.Namespace) -> int:
 
         pred.__name__ = name
         features.append(pred)
+    contexts = read_records(args.contexts, CollectionContext)
+    replies = _labelled(args, _load_replies(args))
+    counts = contradictions_per_context(replies)
+    if not any(c.id in counts for c in contexts):  # e.g. the contexts of another collection: every test empty
+        raise InputError(
+            f"no context of {args.contexts} has a labelled reply in {args.released or args.replies} (contexts "
+            f"{contexts[0].id!r} ..., replies to {replies[0].context_id!r} ...)"
+            if contexts
+            else f"{args.contexts} holds no context"
+        )
     for f in features:
         print(json.dumps(analyse_feature(contexts, counts, f, args.alpha, args.equal_var).to_dict()))
     return 0
