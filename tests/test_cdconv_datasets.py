@@ -63,6 +63,11 @@ def test_record_maps_turns_category_and_metadata(tmp_path):
         (REC | {"label": True}, "label: expected 0, 1, 2 or 3"),
         (dict(REC), "label: missing"),
         (REC | {"label": 3, "persona": 9}, "persona: expected 0-3"),
+        # a bare TypeError (unhashable list), and true / 1.0 read as persona 1 ("attribute")
+        (REC | {"label": 3, "persona": [1]}, "persona: expected 0-3 or absent, got [1]"),
+        (REC | {"label": 3, "persona": True}, "persona: expected 0-3 or absent, got True"),
+        (REC | {"label": 3, "persona": 1.0}, "persona: expected 0-3 or absent, got 1.0"),
+        (REC | {"label": "²"}, "label: expected 0, 1, 2 or 3, got '²'"),  # "²".isdigit(): a bare ValueError
     ],
 )
 def test_bad_jsonl_records_name_file_line_and_field(tmp_path, row, message):
@@ -87,6 +92,9 @@ def test_tsv_reader_four_and_two_classes_and_errors(tmp_path):
         read_cdconv_tsv(bad, "t")
     bad.write_text(f"{good}\tx\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"line 1: label: expected 0, 1, 2 or 3, got 'x'"):
+        read_cdconv_tsv(bad, "t")
+    bad.write_text(f"{good}\t²\n", encoding="utf-8")  # "²".isdigit() is true, int("²") a bare ValueError
+    with pytest.raises(InputError, match=r"line 1: label: expected 0, 1, 2 or 3, got '²'"):
         read_cdconv_tsv(bad, "t")
     with pytest.raises(InputError, match="corpus file is missing"):
         read_cdconv_tsv(tmp_path / "none.tsv", "t")

@@ -99,12 +99,12 @@ def make_example(obj: dict[str, Any], path: str = "<record>", line: int | None =
     if "label" not in obj:
         raise InputError("label: missing", path, line)
     label = obj["label"]
-    if isinstance(label, str) and label.strip().isdigit():
+    if isinstance(label, str) and label.strip() in ("0", "1", "2", "3"):  # a TSV cell ("²".isdigit() too)
         label = int(label)
     if isinstance(label, bool) or not isinstance(label, int) or label not in range(4):
         raise InputError(f"label: expected 0, 1, 2 or 3, got {obj['label']!r}", path, line)
     persona = obj.get("persona")
-    if persona is not None and persona not in PERSONA:
+    if persona is not None and (isinstance(persona, bool) or not isinstance(persona, int) or persona not in PERSONA):
         raise InputError(f"persona: expected 0-3 or absent, got {persona!r}", path, line)
     method = obj.get("method")
     if method is not None and not isinstance(method, str):
