@@ -152,3 +152,23 @@ def test_collect_logo_needs_two_generators_and_analyse_contexts_of_the_replies(c
     code, stdout, err = _run(capsys, "collect", "analyse", "--contexts", str(ctx), "--replies", str(replies))
     row = json.loads(stdout.splitlines()[0])
     assert code == 0 and row["n_with"] + row["n_without"] == 4
+
+
+def test_rerank_refuses_a_generator_score_that_is_nan(capsys, tmp_path, tiny_detector_dir):
+    # every comparison with NaN is false: a candidate scored NaN sorted ahead of one scored 1.0 and was chosen
+    from dialcheck.errors import InputError
+    from dialcheck.generation.rerank import rerank
+
+    context = ["I have two dogs.", "What are their names?"]
+    with pytest.raises(InputError, match=r"candidates\[0\]\.score: expected a number, got NaN"):
+        rerank(
+            context, [{"text": "Rex.", "score": float("nan")}, {"text": "Fido.", "score": 1.0}], str(tiny_detector_dir)
+        )
+    with pytest.raises(InputError, match=r"scores\[0\]\[1\]: expected a number, got NaN"):
+        rerank(context, ["Rex.", "Fido."], str(tiny_detector_dir), scores=[1.0, float("nan")])
+    records = tmp_path / "r.jsonl"
+    records.write_text(
+        '{"turns": ["I have two dogs.", "What are their names?"], "candidates": [["Rex.", NaN], ["Fido.", 1.0]]}\n'
+    )
+    code, out, err = _run(capsys, "rerank", str(records), "--model", str(tiny_detector_dir), "--json")
+    assert code == 2 and f"{records}, line 1: candidates[0][1]: expected a number, got NaN" in err and out == ""

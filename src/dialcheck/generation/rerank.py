@@ -24,6 +24,7 @@ are set aside with a reason (``counts`` says how many); repeats can be kept with
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -104,7 +105,7 @@ def _split(candidate: Any, i: int) -> tuple[str, float | None]:
 
 def _split_raw(candidate: Any, i: int) -> tuple[str, float | None]:
     if isinstance(candidate, Candidate):
-        return candidate.text, candidate.score
+        return candidate.text, _not_nan(candidate.score, f"candidates[{i}].score")
     if isinstance(candidate, str):
         return candidate, None
     if isinstance(candidate, dict):
@@ -113,13 +114,23 @@ def _split_raw(candidate: Any, i: int) -> tuple[str, float | None]:
         score = candidate.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
             raise InputError(f"candidates[{i}].score: expected a number, got {json_type(score)}")
-        return candidate["text"], None if score is None else float(score)
+        return candidate["text"], _not_nan(score, f"candidates[{i}].score")
     if isinstance(candidate, (tuple, list)) and len(candidate) == 2 and isinstance(candidate[0], str):
         score = candidate[1]
         if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
             raise InputError(f"candidates[{i}][1]: expected a number (the score), got {json_type(score)}")
-        return candidate[0], None if score is None else float(score)
+        return candidate[0], _not_nan(score, f"candidates[{i}][1]")
     raise InputError(f"candidates[{i}]: expected a string, a Candidate, {{'text', 'score'}} or (text, score)")
+
+
+def _not_nan(score: float | None, field: str) -> float | None:
+    """A generator score as a float; NaN is refused: every comparison with it is false, so a candidate scored NaN
+    sorted anywhere, ahead of better ones (and was chosen)."""
+    if score is None:
+        return None
+    if math.isnan(score):
+        raise InputError(f"{field}: expected a number, got NaN")
+    return float(score)
 
 
 def _listed(values: Any, field: str) -> list[Any]:
@@ -220,6 +231,7 @@ def rerank_many(
             for i, x in enumerate(extra):
                 if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))):
                     raise InputError(f"scores[{k}][{i}]: expected a number or null, got {json_type(x)}")
+                _not_nan(x, f"scores[{k}][{i}]")
         history = {_norm(t.text) for t in d.turns}
         live, aside, seen = [], [], set()
         for i, c in enumerate(cands):
