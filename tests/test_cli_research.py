@@ -172,3 +172,19 @@ def test_rerank_refuses_a_generator_score_that_is_nan(capsys, tmp_path, tiny_det
     )
     code, out, err = _run(capsys, "rerank", str(records), "--model", str(tiny_detector_dir), "--json")
     assert code == 2 and f"{records}, line 1: candidates[0][1]: expected a number, got NaN" in err and out == ""
+
+
+def test_rerank_says_why_nothing_was_chosen(capsys, tmp_path, tiny_detector_dir):
+    # every candidate set aside (empty or a repeat of a turn) was reported as "every candidate is contradictory"
+    records = tmp_path / "r.jsonl"
+    records.write_text(
+        '{"id": "a", "turns": ["I have two dogs.", "What are their names?"], "candidates": ["", "I have two dogs."]}\n'
+        '{"id": "b", "turns": ["I have two dogs.", "What are their names?"], "candidates": ["I never had a dog."]}\n'
+    )
+    code, out, err = _run(
+        capsys, "rerank", str(records), "--model", str(tiny_detector_dir), "--tau", "0", "--fallback", "none"
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("a: nothing chosen: every candidate was set aside (empty, a repeat of a turn")
+    assert any(x.startswith("b: nothing chosen: every candidate is contradictory") for x in lines)

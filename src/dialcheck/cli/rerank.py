@@ -209,7 +209,12 @@ def run(args: argparse.Namespace) -> int:
             continue
         label = rid or f"record {n}"
         if r.chosen is None:
-            out.write(f"{label}: nothing chosen: every candidate is contradictory ({r.counts})\n")
+            why = (
+                "every candidate is contradictory"
+                if r.ranked
+                else "every candidate was set aside (empty, a repeat of a turn or a duplicate)"
+            )
+            out.write(f"{label}: nothing chosen: {why} ({r.counts})\n")
         else:
             c = r.chosen
             flag = " (all candidates contradictory: least contradictory)" if r.counts.get("fallback") else ""
