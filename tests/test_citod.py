@@ -274,6 +274,34 @@ def test_malformed_corpus_records_name_the_record(tmp_path):
         load_citod_file(p, "navigate", "test")
 
 
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        # true == 1 and 1.0 == 1 passed the check, then str(value) != "1" read them as 0: a silent wrong label
+        ({"qi": True}, "scenario.qi: expected '0' or '1', got True"),
+        ({"hi": 1.0}, "scenario.hi: expected '0' or '1', got 1.0"),
+        # a bare AttributeError ('list' object has no attribute 'get')
+        ({"kb": ["row"]}, "scenario.kb: expected an object, got list"),
+        ({"kb": {"items": {"event": "x"}}}, "scenario.kb.items: expected a list, got object"),
+    ],
+)
+def test_corpus_flags_and_knowledge_of_the_wrong_type_are_refused(tmp_path, scenario, message):
+    from dialcheck.datasets.citod import load_citod_file
+
+    good = {"kb": {"items": [{"event": "meeting"}]}, "qi": "0", "hi": "1", "kbi": 0}
+    record = {"dialogue": [{"turn": "driver", "utterance": "hi"}], "scenario": good}
+    p = tmp_path / "x.json"
+    p.write_text(json.dumps([record, dict(record, scenario=good | scenario)]))
+    with pytest.raises(InputError) as e:
+        load_citod_file(p, "calendar", "dev")
+    assert str(e.value) == f"{p}: record 1: {message}"
+    p.write_text(json.dumps([record]))
+    (ex,) = load_citod_file(p, "calendar", "dev")
+    assert ex.labels == {"QI": False, "HI": True, "KBI": False} and ex.dialogue.knowledge.rows == (
+        {"event": "meeting"},
+    )
+
+
 # -- bad knowledge input ---------------------------------------------------------------------------
 def test_knowledge_values_become_strings_and_nested_values_are_refused():
     d = parse_dialogue({"turns": ["hi"], "knowledge": [{"poi": "x", "distance": 5, "open": True, "note": None}]})

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_type
 from ..schema import Dialogue, Example, KnowledgeBase, Turn
 from .base import register_dataset
 
@@ -87,7 +88,7 @@ def citod_file(domain: str, split: str) -> str:
 
 
 def _flag(value: Any, field: str, path: Path, i: int) -> bool:
-    if value in ("0", "1", 0, 1):
+    if value in ("0", "1") or (type(value) is int and value in (0, 1)):  # true == 1 and 1.0 == 1 are no flags
         return str(value) == "1"
     raise InputError(f"record {i}: scenario.{field}: expected '0' or '1', got {value!r}", str(path))
 
@@ -107,7 +108,12 @@ def parse_record(obj: Any, path: Path, i: int, domain: str, split: str) -> Examp
     scenario = obj.get("scenario")
     if not isinstance(scenario, dict):
         raise InputError(f"record {i}: scenario: missing", str(path))
-    items = (scenario.get("kb") or {}).get("items") or []
+    kb = scenario.get("kb") or {}
+    if not isinstance(kb, dict):
+        raise InputError(f"record {i}: scenario.kb: expected an object, got {json_type(kb)}", str(path))
+    items = kb.get("items") or []
+    if not isinstance(items, list):
+        raise InputError(f"record {i}: scenario.kb.items: expected a list, got {json_type(items)}", str(path))
     rows = []
     for r, row in enumerate(items):
         if not isinstance(row, dict):
