@@ -64,4 +64,6 @@ def _plain(results: dict[str, object], title: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _cli import run
+
+    sys.exit(run(main))

@@ -297,4 +297,6 @@ def markdown(result: dict) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    from _cli import run
+
+    run(main)

@@ -94,4 +94,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from _cli import run
+
+    run(main)

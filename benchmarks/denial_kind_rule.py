@@ -139,4 +139,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from _cli import run
+
+    sys.exit(run(main, sys.argv[1:]))

@@ -274,4 +274,6 @@ def get_json(url: str) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    from _cli import run
+
+    run(main)

@@ -273,4 +273,6 @@ def _rates(files: list[Path], tests: set[str]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _cli import run
+
+    sys.exit(run(main))

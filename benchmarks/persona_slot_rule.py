@@ -147,4 +147,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from _cli import run
+
+    run(main)

@@ -46,4 +46,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _cli import run
+
+    raise SystemExit(run(main))

@@ -106,4 +106,6 @@ def emit_table(lines: list[str], markdown: Path | None) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _cli import run
+
+    raise SystemExit(run(main))

@@ -106,4 +106,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _cli import run
+
+    sys.exit(run(main))

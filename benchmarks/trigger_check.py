@@ -185,4 +185,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _cli import run
+
+    raise SystemExit(run(main))

@@ -1,0 +1,37 @@
+"""The benchmark scripts as a user runs them (``python benchmarks/x.py ...``): a user error is one line and exit
+status 2, as ``dialcheck`` does, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("[a-z]*.py"))
+
+
+def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def test_a_missing_data_directory_is_one_line_and_status_2(tmp_path):
+    """Every script that reads the corpora printed a traceback ending in InputError and exited 1."""
+    r = _run(str(BENCHMARKS / "turn_lengths.py"), "--data-dir", str(tmp_path / "nowhere"))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"turn_lengths.py: error: data directory {tmp_path / 'nowhere'} does not exist\n"
+
+
+def test_a_missing_file_named_on_the_command_line_is_one_line_and_status_2(tmp_path, data_root):
+    r = _run(str(BENCHMARKS / "question_cue.py"), "--data-dir", str(data_root), "--predictions", "none.jsonl")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == "question_cue.py: error: none.jsonl: No such file or directory\n"
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_script_runs_its_main_through_the_user_error_handler(script):
+    text = (BENCHMARKS / script).read_text(encoding="utf-8")
+    block = text[text.index('if __name__ == "__main__":') :]
+    assert "from _cli import run" in block and "run(main" in block
