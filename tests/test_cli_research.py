@@ -188,3 +188,14 @@ def test_rerank_says_why_nothing_was_chosen(capsys, tmp_path, tiny_detector_dir)
     lines = out.splitlines()
     assert lines[0].startswith("a: nothing chosen: every candidate was set aside (empty, a repeat of a turn")
     assert any(x.startswith("b: nothing chosen: every candidate is contradictory") for x in lines)
+
+
+@pytest.mark.parametrize("where", ["file", "file/model"])
+def test_train_refuses_an_output_folder_it_cannot_make_before_any_work(capsys, tmp_path, tiny_base, where):
+    # under a file, the run built its data and trained until its first checkpoint, then failed
+    (tmp_path / "file").write_text("not a folder\n")
+    out = tmp_path / where
+    argv = ["train", "--out", str(out), "--base", str(tiny_base), "--lora", "4", "--limit", "10", "--epochs", "1"]
+    code, _, err = _run(capsys, *argv, "--no-progress", "--data-dir", str(tmp_path / "no-data"))
+    assert code == 2 and "--out: " in err and "file" in err
+    assert "data directory" not in err  # refused before the corpus is looked for

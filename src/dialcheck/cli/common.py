@@ -589,3 +589,18 @@ def language_warning(args: argparse.Namespace, language: str, where: str, many: 
     from ..api import language_warning as text
 
     return "dialcheck: warning: " + text(f"--model {args.model}", language, where, many, "Leave out --model")
+
+
+def writable_folder(path: str | Path, name: str) -> None:
+    """Refuse an output folder ``name`` that cannot be made or written, before any work: a file, a path under a
+    file, or under a folder this user cannot write to (it would fail only when the first result is saved)."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError(f"{name}: is a file; give a folder", str(path))
+    existing = p
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"{name}: {existing} is a file, so no folder can be made under it", str(path))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"{name}: cannot be written here (permission denied on {existing})", str(path))

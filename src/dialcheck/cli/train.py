@@ -41,6 +41,7 @@ from .common import (
     token_window,
     unit_float,
     unit_float_below_one,
+    writable_folder,
 )
 
 HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
@@ -474,6 +475,8 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and not interrupted:
         raise InputError("nothing to resume: no resume/ or checkpoint/ folder of an interrupted run", str(out))
     scores_only = bool(getattr(args, "save_teacher_scores", None))  # writes nothing to OUT
+    if not scores_only:  # else a path under a file fails at the first checkpoint, after training has begun
+        writable_folder(out, "--out")
     if not args.resume and not scores_only and out.exists() and any(out.iterdir()):
         hint = "; it holds an interrupted run: add --resume to continue it" if interrupted else ""
         raise InputError(f"output folder exists and is not empty{hint}", str(out))
