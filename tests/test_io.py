@@ -177,7 +177,9 @@ LABELLED = {"id": "x", "turns": ["I have a dog.", "Nice!", "I have no pets."], "
         ({"evidence": [2]}, "evidence: 2 is not an earlier turn (this dialogue's earlier turns are 0..1)"),
         ({"evidence": [-1]}, "evidence: -1 is not an earlier turn"),
         ({"evidence": "0"}, "evidence: expected a list of turn indices, got string"),
-        ({"evidence": [True]}, "evidence: expected a list of turn indices"),
+        ({"evidence": [True]}, "evidence[0]: expected a turn index (a whole number), got boolean"),
+        ({"evidence": [0, "1"]}, "evidence[1]: expected a turn index (a whole number), got string"),  # was "got list"
+        ({"evidence": [0.0]}, "evidence[0]: expected a turn index (a whole number), got float"),
         ({"contradiction": False}, "evidence: a dialogue labelled as no contradiction names no evidence turns"),
     ],
 )
@@ -187,8 +189,13 @@ def test_labelled_dialogues_name_the_bad_field(change, message):
 
 
 def test_labelled_dialogue_without_label_or_evidence():
-    with pytest.raises(InputError, match=r"contradiction: missing"):
+    with pytest.raises(InputError, match=r"^contradiction: missing \(true or false\)$"):
         parse_example({"turns": ["a", "b"]})
+    for key in ("label", "gold", "is_contradiction"):  # the gold label under another name was not pointed out
+        with pytest.raises(
+            InputError, match=rf'^contradiction: missing \(true or false; "{key}" is not read: name the'
+        ):
+            parse_example({"turns": ["a", "b"], key: True})
     assert parse_example({"turns": ["a", "b"], "contradiction": False}).evidence == ()
     assert parse_example({"turns": ["a", "b", "c"], "contradiction": True}).evidence is None  # not annotated
     assert parse_example({"turns": ["a", "b", "c"], "contradiction": True, "evidence": []}).evidence is None

@@ -685,6 +685,9 @@ def ends_with_user(d: Dialogue) -> bool:
     return d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns)
 
 
+_LABEL_KEYS = ("label", "gold", "is_contradiction", "contradicts", "contradictory")  # not read: named in the error
+
+
 def parse_example(obj: Any, require_category: bool = False) -> Example:
     """One labelled dialogue: a dialogue object with ``contradiction``, optional ``evidence`` turn indices and
     a ``category``: with ``require_category`` (CDConv's four categories), each contradiction must name one;
@@ -707,7 +710,9 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
         raise InputError(f'expected a dialogue object with a "contradiction" field, got {json_type(obj)}')
     dialogue = parse_dialogue(obj)
     if "contradiction" not in obj:
-        raise InputError("contradiction: missing (true or false)")
+        other = next((k for k in _LABEL_KEYS if k in obj), None)  # the gold label under another name: not read
+        hint = f'; "{other}" is not read: name the field "contradiction"' if other else ""
+        raise InputError(f"contradiction: missing (true or false{hint})")
     label = obj["contradiction"]
     if not isinstance(label, bool):
         raise InputError(f"contradiction: expected true or false, got {json_type(label)}")
@@ -716,8 +721,11 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
     if raw is None:
         evidence = None if label else ()
     else:
-        if not isinstance(raw, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in raw):
+        if not isinstance(raw, list):
             raise InputError(f"evidence: expected a list of turn indices, got {json_type(raw)}")
+        for j, i in enumerate(raw):  # "got list" named the list, not the index in it that is wrong
+            if isinstance(i, bool) or not isinstance(i, int):
+                raise InputError(f"evidence[{j}]: expected a turn index (a whole number), got {json_type(i)}")
         last = len(dialogue.turns) - 2
         for i in raw:
             if not 0 <= i <= last:
