@@ -111,6 +111,18 @@ def test_a_directory_as_input_is_named_as_one(capsys, tmp_path, tiny_detector_di
     assert code == 2 and f"{folder}: is a directory, expected a file" in err and "no such file" not in err
 
 
+@pytest.mark.parametrize("option", ["OUTPUT", "--errors"])
+def test_score_refuses_an_output_in_a_missing_folder_before_the_model_loads(capsys, tmp_path, dialogs, option):
+    # the output was opened once the model had loaded: "dialcheck: error: nope/out.jsonl: No such file or directory"
+    target = tmp_path / "nope" / "out.jsonl"
+    out, extra = (str(target), []) if option == "OUTPUT" else (str(tmp_path / "o.jsonl"), ["--errors", str(target)])
+    code, _, err = _run(capsys, "score", str(dialogs), out, *extra, "--model", str(tmp_path / "no-model"))
+    assert code == 2 and f"{target}: {option}: the folder {target.parent} does not exist" in err
+    assert "no-model" not in err and not (tmp_path / "o.jsonl").exists()
+    code, _, err = _run(capsys, "score", str(dialogs), str(tmp_path), "--model", str(tmp_path / "no-model"))
+    assert code == 2 and "OUTPUT: is a folder; give a file name" in err
+
+
 def test_check_unknown_model_exits_2(capsys, dialogs, tmp_path):
     code, _, err = _run(capsys, "check", str(dialogs), "--model", str(tmp_path / "nope"))
     assert code == 2 and "does not exist" in err
@@ -1434,9 +1446,10 @@ def test_an_output_path_that_cannot_be_written_exits_2_naming_it(capsys, tmp_pat
     log = _log(tmp_path)
     missing = tmp_path / "no-such-folder" / "out.jsonl"
     code, _, err = _run(capsys, "score", str(log), str(missing), "--model", str(tiny_detector_dir), "--no-progress")
-    assert code == 2 and f"{missing}: No such file or directory" in err and "Traceback" not in err
+    assert code == 2 and f"{missing}: OUTPUT: the folder {missing.parent} does not exist" in err
+    assert "Traceback" not in err
     code, _, err = _run(capsys, "score", str(log), str(tmp_path), "--overwrite", "--model", str(tiny_detector_dir))
-    assert code == 2 and f"{tmp_path}: Is a directory" in err
+    assert code == 2 and f"{tmp_path}: OUTPUT: is a folder; give a file name" in err
 
 
 @pytest.mark.parametrize("size", ["0", "-3", "two"])

@@ -43,6 +43,7 @@ from .common import (
     predict_for,
     route_error,
     same_file,
+    writable_output,
 )
 
 HELP = "score a JSONL log of dialogues into a JSONL of verdicts (resumable)"
@@ -317,6 +318,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{what} is the input file: writing it would destroy the input", str(path))
     if args.errors and same_file(args.output, args.errors):
         raise InputError("--errors is the output file: its error records would be lost among the verdicts", args.errors)
+    for path, what in ((args.output, "OUTPUT"), (args.errors, "--errors")):
+        if path and path != "-":  # a missing folder was an OSError once the model had loaded
+            writable_output(path, what)
     to_stdout = args.output == "-"
     if to_stdout and args.resume:
         raise InputError("--resume needs an output file: standard output (-) cannot be continued")
