@@ -205,7 +205,9 @@ def main() -> None:
     import torch
 
     from dialcheck.api import load
+    from dialcheck.datasets import data_dir
 
+    data_dir(args.data_dir)  # a missing data directory stops here, not in a measuring process's traceback
     model = str(load(args.model).path)
     rows: list[tuple[str, int, list[float], float]] = []
     for runtime in ("torch", "onnx-int8") if args.onnx else ("torch",):
@@ -214,7 +216,11 @@ def main() -> None:
             cmd += ["--n", str(args.n), "--threads", str(args.threads)]
             cmd += ["--data-dir", args.data_dir] if args.data_dir else []
             env = dict(os.environ, PYTHONPATH=src) if src else None
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+            done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            if done.returncode:  # its error (one line for a user error) and status, not a CalledProcessError
+                print(done.stderr.rstrip(), file=sys.stderr)
+                sys.exit(done.returncode)
+            out = done.stdout
             tag = f" (baseline: {src})" if src else ""
             rows += [(r[0] + tag, *r[1:]) for r in json.loads(out.strip().splitlines()[-1])]
 

@@ -35,3 +35,10 @@ def test_every_script_runs_its_main_through_the_user_error_handler(script):
     text = (BENCHMARKS / script).read_text(encoding="utf-8")
     block = text[text.index('if __name__ == "__main__":') :]
     assert "from _cli import run" in block and "run(main" in block
+
+
+def test_latency_names_a_missing_data_directory_before_its_measuring_processes_start(tmp_path):
+    """The measuring child process failed with a traceback, and the parent then raised CalledProcessError."""
+    r = _run(str(BENCHMARKS / "latency.py"), "--data-dir", str(tmp_path / "nowhere"))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"latency.py: error: data directory {tmp_path / 'nowhere'} does not exist\n"
