@@ -22,6 +22,7 @@ import sys
 
 from _sklearn import sklearn_parts
 
+from dialcheck.cli.common import positive_float
 from dialcheck.datasets import load_dataset
 from dialcheck.datasets.cdconv import LABEL_NAMES
 from dialcheck.detectors.lexical import LexicalHead
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=tuple(SPLITS), default="official")
-    ap.add_argument("--C", type=float, default=1.0, help="inverse regularisation of the logistic regression")
+    ap.add_argument("--C", type=positive_float, default=1.0, help="inverse regularisation of the logistic regression")
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)

@@ -76,15 +76,19 @@ def labelled_pairs(path: str) -> list[tuple[str, int, str, str]]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from dialcheck.cli.common import comma_choices
+    from dialcheck.training.data import AUGMENTATIONS, build_decode_training_data
+
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--augment", default="random_premise,restate,anli,nli_samples", help="as dialcheck train")
+    pick = comma_choices(AUGMENTATIONS)
+    augments = lambda text: pick(text) if text.strip(" ,") else []  # noqa: E731  ('': the DECODE pairs alone)
+    p.add_argument(
+        "--augment", type=augments, default="random_premise,restate,anli,nli_samples", help="as dialcheck train"
+    )
     p.add_argument("--data-dir", default=None)
     p.add_argument("--data", action="append", default=[], help="labelled dialogues (JSON/JSONL), repeatable")
     args = p.parse_args(argv)
-    from dialcheck.training.data import build_decode_training_data
-
-    augment = [a for a in args.augment.split(",") if a]
-    data = build_decode_training_data(args.data_dir, augment=augment)
+    data = build_decode_training_data(args.data_dir, augment=args.augment)
     rows = [(p.source, int(p.label), p.first, p.second) for p in data.train]
     for path in args.data:
         rows += labelled_pairs(path)

@@ -183,12 +183,14 @@ def in_process(args: argparse.Namespace) -> list[tuple[str, int, list[float], fl
 
 
 def main() -> None:
+    from dialcheck.cli.common import positive_int
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None, help="detector folder (default: the shipped English one)")
-    ap.add_argument("--n", type=int, default=100, help="calls per variant and length")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--clients", type=int, default=8, help="concurrent HTTP clients in the load variant")
-    ap.add_argument("--load-n", type=int, default=400, help="requests in the load variant")
+    ap.add_argument("--n", type=positive_int, default=100, help="calls per variant and length")
+    ap.add_argument("--threads", type=positive_int, default=2)
+    ap.add_argument("--clients", type=positive_int, default=8, help="concurrent HTTP clients in the load variant")
+    ap.add_argument("--load-n", type=positive_int, default=400, help="requests in the load variant")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--onnx", action="store_true", help="also time ONNX Runtime int8 in process and over HTTP")
     ap.add_argument(

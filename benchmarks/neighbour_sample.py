@@ -18,12 +18,13 @@ import random
 
 
 def main(argv: list[str] | None = None) -> None:
+    from dialcheck.cli.common import positive_int, seed_number
     from dialcheck.datasets import load_dataset
     from dialcheck.training.data import neighbour_pairs, split_groups
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=60)
-    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--n", type=positive_int, default=60)
+    ap.add_argument("--seed", type=seed_number, default=7)
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
     train, _ = split_groups(load_dataset("decode.train_pairs.v1", args.data_dir), 0.08, 0)

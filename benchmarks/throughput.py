@@ -58,14 +58,15 @@ def main() -> None:
     import torch
 
     from dialcheck.api import load
+    from dialcheck.cli.common import positive_int
     from dialcheck.detectors import load_detector
     from dialcheck.detectors.onnx import OnnxRunner
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None)
-    ap.add_argument("--n", type=int, default=400)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--n", type=positive_int, default=400)
+    ap.add_argument("--threads", type=positive_int, default=2)
+    ap.add_argument("--batch-size", type=positive_int, default=64)
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--onnx", action="store_true", help="also time ONNX Runtime, float32 and int8")
     ap.add_argument("--against", nargs="+", default=[], help="other models timed in the same run")

@@ -15,11 +15,12 @@ import numpy as np
 
 
 def main() -> None:
+    from dialcheck.cli.common import unit_float
     from dialcheck.datasets import load_dataset
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--share", type=float, default=0.01, help="most of the checked turns that may reach L")
+    ap.add_argument("--share", type=unit_float, default=0.01, help="most of the checked turns that may reach L")
     args = ap.parse_args()
     words = np.array(
         [len(e.dialogue.turns[-1].text.split()) for e in load_dataset("decode.train_last_turns.v1", args.data_dir)]

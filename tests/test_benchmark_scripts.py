@@ -37,6 +37,29 @@ def test_every_script_runs_its_main_through_the_user_error_handler(script):
     assert "from _cli import run" in block and "run(main" in block
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # StopIteration traceback (a share below 0), or a cut "at most 200% of them" (above 1)
+        (["turn_lengths.py", "--share", "-1"], "argument --share: must lie in [0, 1], got -1"),
+        # random.sample's ValueError, after minutes of building neighbour pairs
+        (["neighbour_sample.py", "--n", "-3"], "argument --n: must be at least 1, got -3"),
+        # ValueError from the training data builder, after the corpora were read
+        (["decode_pair_overlap.py", "--augment", "restate,bogus"], "argument --augment: unknown: bogus"),
+        # scikit-learn's InvalidParameterError after both splits were read
+        (["cdconv_lexical_baseline.py", "--C", "-1"], "argument --C: must be above 0, got -1"),
+        # an empty set of dialogues, an IndexError after the model was loaded
+        (["throughput.py", "--n", "0"], "argument --n: must be at least 1, got 0"),
+        (["latency.py", "--threads", "0"], "argument --threads: must be at least 1, got 0"),
+    ],
+    ids=["share", "n-sample", "augment", "C", "n-throughput", "threads-latency"],
+)
+def test_bad_numbers_and_names_are_refused_when_the_command_line_is_read(args, message):
+    r = _run(str(BENCHMARKS / args[0]), *args[1:])
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.splitlines()[-1].startswith(f"{args[0]}: error: {message}")
+
+
 def test_latency_names_a_missing_data_directory_before_its_measuring_processes_start(tmp_path):
     """The measuring child process failed with a traceback, and the parent then raised CalledProcessError."""
     r = _run(str(BENCHMARKS / "latency.py"), "--data-dir", str(tmp_path / "nowhere"))
