@@ -206,3 +206,22 @@ def test_decode_evidence_drops_the_last_turn_and_auxiliary_must_be_an_object(tmp
     path.write_text(json.dumps(dict(line, turns=turns, aggregated_contradiction_indices=[])))
     with pytest.raises(InputError, match=r"line 1: turns\[0\]: expected an object with 'agent_id' \(a number"):
         load_dataset("decode.human_bot.v1", tmp_path)
+
+
+def test_a_gzipped_corpus_file_is_named_where_the_file_is_missing(tmp_path, capsys):
+    """A gzipped copy of the data directory (human-bot.jsonl.gz) was reported as a missing file and nothing
+    more, although read_jsonl decompresses .gz input: the message now says the copy is there and what to do."""
+    import gzip
+
+    from dialcheck.cli import main
+
+    plain = tmp_path / "decode" / "human-bot.jsonl"
+    plain.parent.mkdir()
+    with gzip.open(plain.with_name("human-bot.jsonl.gz"), "wt") as f:
+        f.write(json.dumps(DECODE_LINE) + "\n")
+    note = "human-bot.jsonl.gz is there: decompress it (gunzip -k), corpus files are read as released"
+    with pytest.raises(InputError) as e:
+        load_dataset("decode.human_bot.v1", tmp_path)
+    assert str(e.value) == f"{plain}: corpus file is missing; {note} (see `dialcheck data verify`)"
+    assert main(["data", "verify", "--data-dir", str(tmp_path)]) == 1
+    assert f"BAD decode.human_bot.v1: missing decode/human-bot.jsonl; {note}\n" in capsys.readouterr().out

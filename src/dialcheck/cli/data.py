@@ -18,7 +18,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..datasets import data_dir, dataset_names, get_dataset_info
-    from ..datasets.base import sha256_file
+    from ..datasets.base import gz_note, sha256_file
 
     if args.action == "list":
         for name in dataset_names():
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         for i, f in enumerate(info.files):
             path = root / f
             if not path.exists():
-                problems.append(f"missing {f}")
+                problems.append(f"missing {f}{gz_note(path)}")
                 continue
             want = info.sha256[i] if i < len(info.sha256) else None
             if want and sha256_file(path) != want:

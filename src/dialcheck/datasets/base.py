@@ -21,6 +21,7 @@ __all__ = [
     "load_dataset",
     "read_jsonl",
     "read_lines",
+    "require_corpus_file",
 ]
 
 ENV_VAR = "DIALCHECK_DATA_DIR"
@@ -52,13 +53,26 @@ def data_dir(path: str | Path | None = None) -> Path:
     )
 
 
+def require_corpus_file(path: Path) -> Path:
+    """``path`` if it exists, else an :class:`InputError` saying the corpus file is missing, and that a gzipped
+    copy beside it is not read (corpus files are read as released, so that their checksums hold)."""
+    if path.exists():
+        return path
+    raise InputError(f"corpus file is missing{gz_note(path)} (see `dialcheck data verify`)", str(path))
+
+
+def gz_note(path: Path) -> str:
+    """``"; NAME.gz is there: ..."`` when a gzipped copy of the missing ``path`` lies beside it, else ``""``."""
+    gz = path.with_name(path.name + ".gz")
+    return f"; {gz.name} is there: decompress it (gunzip -k), corpus files are read as released" if gz.exists() else ""
+
+
 def read_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without its line break) of a UTF-8 text file; bytes that are not
     UTF-8 raise an error naming the file, line and column (a leading byte-order mark is dropped)."""
     from ..io import decode_utf8, input_lines, open_input
 
-    if not path.exists():
-        raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
+    require_corpus_file(path)
     for n, raw in enumerate(input_lines(open_input(path), str(path)), start=1):
         yield n, decode_utf8(raw, str(path), n).rstrip("\r\n")
 

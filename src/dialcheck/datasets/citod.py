@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import json_type
 from ..schema import Dialogue, Example, KnowledgeBase, Turn
-from .base import register_dataset
+from .base import register_dataset, require_corpus_file
 
 __all__ = ["DOMAINS", "LABELS", "SPLITS", "citod_file", "load_citod", "load_citod_file"]
 
@@ -136,9 +136,9 @@ def parse_record(obj: Any, path: Path, i: int, domain: str, split: str) -> Examp
 
 def load_citod_file(path: Path, domain: str, split: str) -> list[Example]:
     """Every record of one KBRetriever_DC JSON file."""
-    if not path.exists():
-        raise InputError("corpus file is missing (see `dialcheck data verify`)", str(path))
     from ..io import decode_utf8, json_error, read_input
+
+    require_corpus_file(path)
 
     try:
         data = json.loads(decode_utf8(read_input(path), str(path)))
