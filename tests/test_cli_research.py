@@ -199,3 +199,28 @@ def test_train_refuses_an_output_folder_it_cannot_make_before_any_work(capsys, t
     code, _, err = _run(capsys, *argv, "--no-progress", "--data-dir", str(tmp_path / "no-data"))
     assert code == 2 and "--out: " in err and "file" in err
     assert "data directory" not in err  # refused before the corpus is looked for
+
+
+def _damaged_copy(folder, to, cut: bool):
+    """A copy of a detector folder whose weights file was cut short (an interrupted copy) or is not safetensors."""
+    import shutil
+
+    shutil.copytree(folder, to)
+    weights = to / "weights.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2] if cut else b"xx")
+    return to
+
+
+@pytest.mark.parametrize("cut", [True, False])
+def test_a_damaged_weights_file_is_named_by_train_init_and_models_save(capsys, tmp_path, tiny_detector_dir, cut):
+    # both printed the safetensors library's traceback (train --init once the training data was built)
+    bad = _damaged_copy(tiny_detector_dir, tmp_path / "bad", cut)
+    argv = ["train", "--init", str(bad), "--out", str(tmp_path / "out"), "--limit", "10", "--epochs", "1"]
+    code, _, err = _run(capsys, *argv, "--no-progress", "--data-dir", str(tmp_path / "no-data"))
+    assert code == 2 and "Traceback" not in err
+    assert f"{bad / 'weights.safetensors'}: not a readable safetensors file" in err and "damaged or incomplete" in err
+    assert not (tmp_path / "out").exists()
+    code, _, err = _run(capsys, "models", str(bad), "--save", str(tmp_path / "derived"), "--tau", "0.3")
+    assert code == 2 and "Traceback" not in err and "not a readable safetensors file" in err
+    assert not (tmp_path / "derived").exists()

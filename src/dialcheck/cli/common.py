@@ -604,3 +604,22 @@ def writable_folder(path: str | Path, name: str) -> None:
         raise InputError(f"{name}: {existing} is a file, so no folder can be made under it", str(path))
     if not os.access(existing, os.W_OK | os.X_OK):
         raise InputError(f"{name}: cannot be written here (permission denied on {existing})", str(path))
+
+
+def readable_weights(folder: str | Path, name: str) -> None:
+    """Refuse a model folder ``name`` whose safetensors files are damaged (cut short by an interrupted copy or
+    download, or not safetensors at all), before any work: read later, such a file stops the command with a
+    traceback from the safetensors library. Only each file's header and length are read."""
+    from safetensors import safe_open
+
+    p = Path(folder)
+    if not p.is_dir():
+        return  # the command says what is wrong with the folder itself
+    for f in sorted(p.glob("*.safetensors")):
+        try:
+            with safe_open(str(f), framework="pt"):
+                pass
+        except Exception as e:  # SafetensorError, or an OSError reading it
+            raise InputError(
+                f"not a readable safetensors file ({e}): {name} is damaged or incomplete; copy it again", str(f)
+            ) from None

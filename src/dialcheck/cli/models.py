@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_reading_options, nonnegative_int, unit_float
+from .common import add_reading_options, nonnegative_int, readable_weights, unit_float
 
 HELP = "list the shipped models (defaults first, base installed?, headline metrics); NAME prints its model card"
 
@@ -179,6 +179,7 @@ def _save(args: argparse.Namespace) -> int:
     out = Path(args.save)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(f"{out}: exists and is not an empty folder; --save writes a new model")
+    readable_weights(src, f"the model {args.name}")
     det = load_detector(src)  # the config only: no weights are read to change options
     changes, given = [], []  # what changes, and the options that say so (for the recorded command)
     for name in ("tau", "eta_e"):

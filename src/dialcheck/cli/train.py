@@ -36,6 +36,7 @@ from .common import (
     positive_int,
     positive_unit_float,
     read_labelled,
+    readable_weights,
     seed_number,
     set_threads,
     token_window,
@@ -498,6 +499,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
             "cascade and paircheck"
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
+    for folder in inits:  # a damaged weights file is named now, not as a traceback once the data is built
+        readable_weights(folder, f"the --init folder {folder}")
+    if args.teacher and Path(args.teacher).is_dir():
+        readable_weights(args.teacher, f"the --teacher folder {args.teacher}")
     if args.task != "cdconv" and (args.lexical or args.add_lexical or args.speaker_tags or args.with_dev):
         raise InputError("--with-dev, --lexical, --add-lexical and --speaker-tags apply to --task cdconv")
     if args.speaker_tags and args.add_lexical:
