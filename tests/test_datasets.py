@@ -225,3 +225,19 @@ def test_a_gzipped_corpus_file_is_named_where_the_file_is_missing(tmp_path, caps
     assert str(e.value) == f"{plain}: corpus file is missing; {note} (see `dialcheck data verify`)"
     assert main(["data", "verify", "--data-dir", str(tmp_path)]) == 1
     assert f"BAD decode.human_bot.v1: missing decode/human-bot.jsonl; {note}\n" in capsys.readouterr().out
+
+
+def test_verify_says_where_a_file_that_differs_breaks_or_how_many_records_it_holds(tmp_path, capsys):
+    """A damaged corpus file was reported only as 'checksum differs' and never read, so verify did not say that
+    the copy was truncated (how many records) or on which line it breaks, which the loaders know."""
+    from dialcheck.cli import main
+
+    rel = "decode/rct.jsonl"
+    negative = dict(DECODE_LINE, is_contradiction=False)
+    path = _corpus(tmp_path, rel, (json.dumps(negative) + "\n" + json.dumps(negative)[:40]).encode())
+    assert main(["data", "verify", "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"BAD decode.rct.v1: checksum differs for {rel}; {path}, line 2: invalid JSON (" in out
+    path.write_text(json.dumps(negative) + "\n")
+    assert main(["data", "verify", "--data-dir", str(tmp_path)]) == 1
+    assert f"BAD decode.rct.v1: checksum differs for {rel}; 1 records, expected 2,011\n" in capsys.readouterr().out

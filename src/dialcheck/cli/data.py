@@ -19,6 +19,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..datasets import data_dir, dataset_names, get_dataset_info
     from ..datasets.base import gz_note, sha256_file
+    from ..errors import DialcheckError
 
     if args.action == "list":
         for name in dataset_names():
@@ -32,21 +33,25 @@ def run(args: argparse.Namespace) -> int:
     for name in dataset_names():
         info = get_dataset_info(name)
         problems = []
+        missing = False
         for i, f in enumerate(info.files):
             path = root / f
             if not path.exists():
                 problems.append(f"missing {f}{gz_note(path)}")
+                missing = True
                 continue
             want = info.sha256[i] if i < len(info.sha256) else None
             if want and sha256_file(path) != want:
                 problems.append(f"checksum differs for {f}")
-        if not problems:
+        if not missing:  # a file that differs is read too: where it breaks, or how many records it holds
             try:
                 n = len(info.loader(root))
                 if info.count is not None and n != info.count:
-                    problems.append(f"{n} records, expected {info.count}")
-            except Exception as e:  # report every dataset, do not stop at the first
+                    problems.append(f"{n:,} records, expected {info.count:,}")
+            except DialcheckError as e:  # report every dataset, do not stop at the first
                 problems.append(str(e))
+            except Exception as e:
+                problems.append(f"{type(e).__name__}: {e}")
         bad += bool(problems)
         print(f"{'ok ' if not problems else 'BAD'} {name}" + ("" if not problems else ": " + "; ".join(problems)))
     if bad:
