@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from dialcheck.datasets import load_dataset
+from dialcheck.datasets import data_dir, load_dataset
 from dialcheck.datasets.base import require
 from dialcheck.datasets.nli import load_anli
 from dialcheck.errors import InputError
@@ -241,3 +241,20 @@ def test_verify_says_where_a_file_that_differs_breaks_or_how_many_records_it_hol
     path.write_text(json.dumps(negative) + "\n")
     assert main(["data", "verify", "--data-dir", str(tmp_path)]) == 1
     assert f"BAD decode.rct.v1: checksum differs for {rel}; 1 records, expected 2,011\n" in capsys.readouterr().out
+
+
+def test_data_dir_refuses_an_empty_path_and_needs_no_deep_install(tmp_path, monkeypatch):
+    """--data-dir "" (an unset shell variable) read the current directory as the corpus folder, and a package
+    installed less than four folders deep (/app/dialcheck/datasets/base.py) made the default search raise a bare
+    IndexError instead of saying that no data directory was found."""
+    from dialcheck.datasets import base
+
+    with pytest.raises(InputError, match=r"^data directory: the path is empty$"):
+        data_dir("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(base.ENV_VAR, raising=False)
+    monkeypatch.setattr(base, "__file__", "/app/dialcheck/datasets/base.py")
+    with pytest.raises(InputError, match=r"^no data directory found: pass --data-dir"):
+        data_dir()
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    assert data_dir() == (tmp_path / "shared" / "data").resolve()

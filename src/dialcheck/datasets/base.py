@@ -34,6 +34,8 @@ def data_dir(path: str | Path | None = None) -> Path:
     this package (for editable installs), so commands work from the repository root.
     """
     if path is not None:
+        if not str(path).strip():  # Path("") is the current directory: --data-dir "$UNSET" read it silently
+            raise InputError("data directory: the path is empty")
         p = Path(path).expanduser()
         if not p.is_dir():
             raise InputError(f"data directory {p} {'is not a directory' if p.exists() else 'does not exist'}")
@@ -44,7 +46,9 @@ def data_dir(path: str | Path | None = None) -> Path:
             raise InputError(f"${ENV_VAR}={p} is not a directory")
         return p
     candidates = [Path.cwd() / ".." / "shared" / "data", Path.cwd() / "shared" / "data"]
-    candidates.append(Path(__file__).resolve().parents[4] / "shared" / "data")
+    parents = Path(__file__).resolve().parents
+    if len(parents) > 4:  # src/dialcheck/datasets/base.py in a checkout; an install at /app/dialcheck has fewer
+        candidates.append(parents[4] / "shared" / "data")
     for c in candidates:
         if c.is_dir():
             return c.resolve()
