@@ -503,6 +503,24 @@ def test_the_shutdown_timeout_reaches_uvicorn(tiny_detector_dir, monkeypatch, gi
     assert configs[0].timeout_graceful_shutdown == want
 
 
+def test_model_default_routes_each_dialogue_as_no_model_does(monkeypatch):
+    # as check and score do: "default" names no model, so a Chinese dialogue is not run by the English default
+    import uvicorn
+
+    import dialcheck.cli.common as common
+    import dialcheck.cli.serve as serve_cli
+    from dialcheck import api
+    from dialcheck.cli import main
+
+    apps, loaded = [], []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
+    monkeypatch.setattr(serve_cli, "load_for", lambda args: pytest.fail("--model default loaded one model"))
+    monkeypatch.setattr(common, "configure", lambda det, args: det)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": loaded.append((model, language)) or object())
+    assert main(["serve", "--model", "default", "--port", "0"]) == 0
+    assert len(apps) == 1 and [lang for _, lang in loaded] == ["en", "tod"]
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [("-1", "must be 0 or more, got -1"), ("inf", "expected a finite number, got 'inf'"), ("x", "expected a number")],
