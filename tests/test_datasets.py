@@ -258,3 +258,23 @@ def test_data_dir_refuses_an_empty_path_and_needs_no_deep_install(tmp_path, monk
         data_dir()
     (tmp_path / "shared" / "data").mkdir(parents=True)
     assert data_dir() == (tmp_path / "shared" / "data").resolve()
+
+
+def test_a_corpus_copy_with_fewer_records_than_the_release_is_warned_about(tmp_path, caplog):
+    """A corpus file cut at the end of a line (an interrupted copy) loaded without a word: training and
+    evaluation then ran on part of the corpus, and only `dialcheck data verify` could tell."""
+    negative = dict(DECODE_LINE, is_contradiction=False)
+    _corpus(tmp_path, "decode/rct.jsonl", (json.dumps(negative) + "\n").encode())
+    with caplog.at_level("WARNING", logger="dialcheck.datasets.base"):
+        assert len(load_dataset("decode.rct.v1", tmp_path)) == 1
+    assert caplog.messages == [
+        f"decode.rct.v1: 1 records read, the release has 2,011: decode/rct.jsonl under {tmp_path} may be truncated "
+        "or edited (`dialcheck data verify` checks the copies)"
+    ]
+
+
+def test_the_shared_corpora_load_without_a_count_warning(data_root, caplog):
+    with caplog.at_level("WARNING", logger="dialcheck.datasets.base"):
+        for name in ("decode.rct.v1", "circa.v1", "citod.weather.dev.v1", "cdconv.dev.tsv2.v1", "nli.anli.v1"):
+            load_dataset(name, data_root)
+    assert caplog.messages == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ __all__ = [
 ]
 
 ENV_VAR = "DIALCHECK_DATA_DIR"
+
+log = logging.getLogger(__name__)
 
 
 def data_dir(path: str | Path | None = None) -> Path:
@@ -163,7 +166,21 @@ def load_dataset(name: str, data_dir_: str | Path | None = None) -> list[Any]:
     >>> len(load_dataset("decode.human_bot.v1"))  # doctest: +SKIP
     764
     """
-    return get_dataset_info(name).loader(data_dir(data_dir_))
+    info = get_dataset_info(name)
+    root = data_dir(data_dir_)
+    records = info.loader(root)
+    if info.count is not None and len(records) != info.count:  # a copy cut at a line end reads without an error
+        files = ", ".join(info.files)
+        log.warning(
+            "%s: %s records read, the release has %s: %s under %s may be truncated or edited "
+            "(`dialcheck data verify` checks the copies)",
+            name,
+            f"{len(records):,}",
+            f"{info.count:,}",
+            files,
+            root,
+        )
+    return records
 
 
 def sha256_file(path: Path) -> str:
