@@ -224,3 +224,21 @@ def test_a_damaged_weights_file_is_named_by_train_init_and_models_save(capsys, t
     code, _, err = _run(capsys, "models", str(bad), "--save", str(tmp_path / "derived"), "--tau", "0.3")
     assert code == 2 and "Traceback" not in err and "not a readable safetensors file" in err
     assert not (tmp_path / "derived").exists()
+
+
+def test_models_save_keeps_history_frames_for_a_four_category_model(capsys, tmp_path, tiny_base):
+    # --history is listed under "deriving a model" but --save left it out: "nothing to change", exit 2
+    from dialcheck.detectors import FlatCategoryDetector, load_detector
+    from dialcheck.detectors.modeling import build_model
+
+    det = FlatCategoryDetector(base=str(tiny_base), max_length=48, tau=0.5)
+    det.attach(*build_model(det.config))
+    src = det.save(tmp_path / "flat")
+    code, _, err = _run(capsys, "models", str(src), "--save", str(tmp_path / "frames"), "--history", "frames")
+    assert code == 0, err
+    assert load_detector(tmp_path / "frames").history == "frames" and "history = frames" in err
+    code, _, err = _run(
+        capsys, "models", str(src), "--save", str(tmp_path / "both"), "--history", "frames", "--tau", "0.4"
+    )
+    assert code == 0, err
+    assert load_detector(tmp_path / "both").history == "frames"

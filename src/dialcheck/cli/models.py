@@ -188,7 +188,7 @@ def _save(args: argparse.Namespace) -> int:
             changes.append(f"{name} {getattr(det, name):g} -> {value:g}")
             given += [f"--{name.replace('_', '-')}", f"{value:g}"]
             setattr(det, name, _prob(value, f"--{name.replace('_', '-')}"))
-    for reading in UtteranceDetector.reading_options():
+    for reading in (*UtteranceDetector.reading_options(), "history"):  # history: four-category detectors
         value = getattr(args, reading, None)
         if value is None:
             continue
