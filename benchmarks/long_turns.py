@@ -28,26 +28,31 @@ def main() -> None:
     import torch
 
     from dialcheck.api import load
+    from dialcheck.cli.common import nonnegative_int, positive_int, seed_number
     from dialcheck.datasets import load_dataset
+    from dialcheck.detectors.cascade import CascadeDetector
     from dialcheck.evaluation.decode import decode_metrics
     from dialcheck.probes.checklist import build_long_turns
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None, help="detector folder (default: the shipped English one)")
-    ap.add_argument("--fillers", type=int, default=3, help="utterances added to each turn")
-    ap.add_argument("--dev", type=int, default=500, help="rebuilt-dev dialogues (the first N)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--fillers", type=nonnegative_int, default=3, help="utterances added to each turn")
+    ap.add_argument("--dev", type=positive_int, default=500, help="rebuilt-dev dialogues (the first N)")
+    ap.add_argument("--seed", type=seed_number, default=0)
+    ap.add_argument("--threads", type=positive_int, default=2)
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--chunk-tokens", type=int, default=None, help="piece size (default: the detector's, 32)")
+    ap.add_argument("--chunk-tokens", type=positive_int, default=None, help="piece size (default: the detector's, 32)")
     ap.add_argument("--sets", default="human-bot,dev", help="comma-separated: human-bot, dev")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
 
     det = load(args.model)
+    stages = [det.first, det.second] if isinstance(det, CascadeDetector) else [det]  # the default is a cascade
     if args.chunk_tokens:
-        det.chunk_tokens = args.chunk_tokens
-    clf = det.classifier
+        for d in stages:
+            if hasattr(d, "chunk_tokens"):
+                d.chunk_tokens = args.chunk_tokens
+    clfs = det.pair_classifiers()
     sets = {
         "human-bot": list(load_dataset("decode.human_bot.v1", args.data_dir)),
         f"dev (first {args.dev})": list(load_dataset("decode.dev.v1", args.data_dir))[: args.dev],
@@ -60,13 +65,13 @@ def main() -> None:
         long = build_long_turns(examples, fillers=args.fillers, seed=args.seed)
         words = [len(t.text.split()) for e in long for t in e.dialogue.turns]
         over = sum(
-            not clf.pair_fits(e.dialogue.turns[i].text, e.dialogue.turns[-1].text)
+            not all(c.pair_fits(e.dialogue.turns[i].text, e.dialogue.turns[-1].text) for c in clfs)
             for e in long
             for i in e.dialogue.same_speaker_indices()
         )
         total = sum(len(e.dialogue.same_speaker_indices()) for e in long)
         mean = sum(words) / len(words)
-        print(f"{name}: LT turns average {mean:.0f} words; {over} of {total} pairs exceed the window")
+        print(f"{name}: LT turns average {mean:.0f} words; {over} of {total} pairs exceed a window")
         for variant, exs, mode in (
             ("original", examples, "chunk"),
             ("LT, chunk (default)", long, "chunk"),
@@ -74,18 +79,20 @@ def main() -> None:
         ):
             det.long_turns = mode
             n_pairs = 0
-            real = clf.score
+            reals = [c.score for c in clfs]
 
-            def counting(pairs, *a, real=real, **kw):
+            def counting(pairs, *a, real, **kw):
                 nonlocal n_pairs
                 n_pairs += len(pairs)
                 return real(pairs, *a, **kw)
 
-            clf.score = counting
+            for c, real in zip(clfs, reals, strict=True):
+                c.score = lambda pairs, *a, real=real, **kw: counting(pairs, *a, real=real, **kw)
             t0 = time.perf_counter()
             verdicts = det.predict([e.dialogue for e in exs])
             secs = time.perf_counter() - t0
-            clf.score = real
+            for c, real in zip(clfs, reals, strict=True):
+                c.score = real
             m = decode_metrics("long_turns", exs, verdicts)
             rows.append((name, variant, m, n_pairs, secs))
     det.long_turns = "chunk"

@@ -65,3 +65,23 @@ def test_latency_names_a_missing_data_directory_before_its_measuring_processes_s
     r = _run(str(BENCHMARKS / "latency.py"), "--data-dir", str(tmp_path / "nowhere"))
     assert r.returncode == 2, r.stderr
     assert r.stderr == f"latency.py: error: data directory {tmp_path / 'nowhere'} does not exist\n"
+
+
+def test_long_turns_runs_on_a_cascade_and_sets_the_piece_size_of_both_stages(
+    load_benchmark, tiny_detector_dir, data_root, monkeypatch, capsys
+):
+    """The documented `python benchmarks/long_turns.py` stopped at once on the shipped default, a cascade, with
+    "ModelError: a cascade has two detectors" (it asked for det.classifier), and --chunk-tokens set an attribute
+    the cascade does not pass on to its stages."""
+    from dialcheck.detectors import load_detector
+    from dialcheck.detectors.cascade import CascadeDetector
+
+    first, second = load_detector(tiny_detector_dir), load_detector(tiny_detector_dir)
+    det = CascadeDetector.build(first, second, low=0.0, high=1.0)
+    monkeypatch.setattr("dialcheck.api.load", lambda model=None: det)
+    argv = ["--sets", "dev", "--dev", "3", "--threads", "1", "--chunk-tokens", "8", "--data-dir", str(data_root)]
+    monkeypatch.setattr(sys, "argv", ["long_turns.py", *argv])
+    load_benchmark("long_turns").main()
+    out = capsys.readouterr().out
+    assert "| dev (first 3) | LT, chunk (default) |" in out and "| dev (first 3) | LT, truncate |" in out
+    assert first.chunk_tokens == second.chunk_tokens == 8 and det.long_turns == "chunk"
