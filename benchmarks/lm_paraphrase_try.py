@@ -3,12 +3,12 @@
 Greedy replies to two prompts (paraphrase; agreeing continuation) for 12 positive DECODE train utterances
 (seed 3), printed for reading by hand:
 
-    python benchmarks/lm_paraphrase_try.py
+    python benchmarks/lm_paraphrase_try.py [--data-dir DIR]
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import random
 import time
 
@@ -21,18 +21,20 @@ STYLES = {
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    args = ap.parse_args()
     import torch
 
-    from dialcheck.datasets.base import data_dir
+    from dialcheck.datasets import load_dataset
     from dialcheck.generation.nbest import DecodingConfig, NBestGenerator
 
+    pairs = load_dataset("decode.train_pairs.v1", args.data_dir)
     torch.set_num_threads(1)
     gen = NBestGenerator.load("SmolLM2-135M-Instruct")
     greedy = DecodingConfig(strategy="greedy", n=1, max_new_tokens=32)
-    path = data_dir(None) / "decode" / "partial_from_formatted" / "train_structured_pairs.jsonl"
-    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
     random.seed(3)
-    utts = [r["prev_utterance"] for r in random.sample([r for r in rows if r["label"] == 1], 12)]
+    utts = [p.first for p in random.sample([p for p in pairs if p.label == 1], 12)]
     for name, tmpl in STYLES.items():
         t = time.time()
         lists = gen.generate([[tmpl.format(u=u)] for u in utts], greedy, batch_size=len(utts))

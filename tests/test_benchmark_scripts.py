@@ -85,3 +85,12 @@ def test_long_turns_runs_on_a_cascade_and_sets_the_piece_size_of_both_stages(
     out = capsys.readouterr().out
     assert "| dev (first 3) | LT, chunk (default) |" in out and "| dev (first 3) | LT, truncate |" in out
     assert first.chunk_tokens == second.chunk_tokens == 8 and det.long_turns == "chunk"
+
+
+def test_lm_paraphrase_try_reads_its_arguments_before_loading_a_language_model(tmp_path):
+    """It had no argument parser: --help or --data-dir were ignored and the script loaded SmolLM2 and generated
+    for a minute from the default data directory, reading the corpus file around its adapter."""
+    r = _run(str(BENCHMARKS / "lm_paraphrase_try.py"), "--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: lm_paraphrase_try.py"), r.stderr
+    r = _run(str(BENCHMARKS / "lm_paraphrase_try.py"), "--data-dir", str(tmp_path / "nowhere"))
+    assert r.returncode == 2 and r.stderr.startswith("lm_paraphrase_try.py: error: data directory"), r.stderr
