@@ -242,3 +242,14 @@ def test_models_save_keeps_history_frames_for_a_four_category_model(capsys, tmp_
     )
     assert code == 0, err
     assert load_detector(tmp_path / "both").history == "frames"
+
+
+@pytest.mark.parametrize(
+    "options", [["--tau", "0.3"], ["--slots", "settle"], ["--recalibrate"], ["--recheck-floor", "0.2"]]
+)
+def test_models_refuses_options_that_derive_a_model_without_save(capsys, tiny_detector_dir, options):
+    # they were dropped without a word: the card printed with the model's own tau, exit 0
+    code, out, err = _run(capsys, "models", str(tiny_detector_dir), *options)
+    assert code == 2 and f"{options[0]}: options that derive a model, read only with --save OUT" in err and out == ""
+    code, out, err = _run(capsys, "models", *options)
+    assert code == 2 and "dialcheck models NAME --save OUT" in err

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.save is not None:
         return _save(args)
+    _refuse_derivation_options(args)
     if args.name is not None:
         return _show(args.name, args.json)
     models = shipped_models()
@@ -91,6 +92,23 @@ def run(args: argparse.Namespace) -> int:
         "with dialcheck nbest --classifier NAME; a model's card: dialcheck models NAME"
     )
     return 0
+
+
+def _refuse_derivation_options(args: argparse.Namespace) -> None:
+    """Without ``--save``, ``models [NAME]`` only lists or shows: an option that derives a model (``--tau``,
+    ``--slots``, ``--recalibrate``, ...) would be dropped without a word, the card shown as if it applied."""
+    from ..detectors.utterance import UtteranceDetector
+    from .common import CASCADE_OPTIONS
+
+    dests = ("tau", "eta_e", "calibrate_on", *UtteranceDetector.reading_options(), "history", *CASCADE_OPTIONS)
+    given = [f"--{d.replace('_', '-')}" for d in dests if getattr(args, d, None) is not None]
+    given += ["--recalibrate"] if args.recalibrate else []
+    if given:
+        raise InputError(
+            f"{', '.join(given)}: options that derive a model, read only with --save OUT (dialcheck models "
+            f"{args.name or 'NAME'} --save OUT {given[0]} ...); without --save, models only lists models or shows a "
+            "card, and changes nothing"
+        )
 
 
 def _model(name: str) -> tuple[Any, str]:
