@@ -253,3 +253,24 @@ def test_models_refuses_options_that_derive_a_model_without_save(capsys, tiny_de
     assert code == 2 and f"{options[0]}: options that derive a model, read only with --save OUT" in err and out == ""
     code, out, err = _run(capsys, "models", *options)
     assert code == 2 and "dialcheck models NAME --save OUT" in err
+
+
+def test_collect_contexts_skips_and_names_bad_records_of_your_dialogues(capsys, tmp_path):
+    # the first bad record stopped the whole batch, and only it was named (the next surfaced on the next try)
+    from helpers_generation import build_tiny_lm
+
+    lm = build_tiny_lm(tmp_path / "lm")
+    logs = tmp_path / "logs.jsonl"
+    good = json.dumps({"id": "d1", "turns": ["i have two dogs .", "what are their names ?"]})
+    logs.write_text(good + '\n{"id": "d2", "turns": []}\nnot json\n' + good.replace("d1", "d3") + "\n")
+    out = tmp_path / "ctx.jsonl"
+    argv = ["collect", "contexts", "--input", str(logs), "--lm", str(lm), "--top-k", "5", "--distances", "1"]
+    code, _, err = _run(capsys, *argv, "--out", str(out), "--no-progress")
+    assert code == 0, err
+    assert f"skipped: {logs}, line 2: turns: the dialogue is empty" in err
+    assert f"skipped: {logs}, line 3: invalid JSON" in err and "the other 2 are read" in err
+    assert sorted(json.loads(x)["source"] for x in out.read_text().splitlines()) == ["d1", "d3"]
+    logs.write_text('{"id": "d2", "turns": []}\nnot json\n')  # no good record: refused, each bad one named
+    code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "none.jsonl"), "--no-progress")
+    assert code == 2 and "line 2: invalid JSON" in err and "2 of 2 dialogues are bad" in err
+    assert not (tmp_path / "none.jsonl").exists()

@@ -34,6 +34,7 @@ from .common import (
     nonnegative_int,
     open_unit_float,
     positive_int,
+    raise_every,
     seed_number,
     set_threads,
     unit_float,
@@ -90,11 +91,18 @@ def run_contexts(args: argparse.Namespace) -> int:
     if args.input:
         from ..io import read_dialogues
 
-        dialogues = []
+        dialogues, errors = [], []
         for rec in read_dialogues(args.input):
-            if rec.error is not None:
-                raise rec.error
+            if rec.error is not None:  # a batch over chat logs: a bad record is skipped and named, as score does
+                errors.append(rec.error)
+                continue
             dialogues.append((rec.raw_id or f"{Path(args.input).stem}#{rec.line}", rec.dialogue))
+        if not dialogues:
+            raise_every(errors, len(errors), "dialogues", args.input, "collected")
+        for e in errors:
+            _say(f"skipped: {e}")
+        if errors:
+            _say(f"skipped {len(errors)} bad record(s) of {args.input}; the other {len(dialogues)} are read")
     else:
         from ..datasets import load_dataset
 
