@@ -7,23 +7,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dialcheck.datasets.base import read_jsonl
-from dialcheck.errors import InputError
+from dialcheck.io import require_file
 
 T = TypeVar("T")
 
 
 def parsed_rows(path: Path, parse: Callable[[dict[str, Any]], T], what: str) -> list[T]:
     """``parse(row)`` for each JSON line of ``path``; a row ``parse`` cannot read (a missing field, a wrong type)
-    stops the script with the file, the line and ``what`` the row should have been."""
+    stops the script with the file, the line and ``what`` the row should have been. A file that is not there or not
+    JSON lines is an :class:`InputError` (``_cli.run`` prints it and exits 2)."""
     out = []
-    try:
-        for n, row in read_jsonl(Path(path)):
-            try:
-                out.append(parse(row))
-            except (KeyError, TypeError, ValueError) as e:
-                raise SystemExit(f"{path}, line {n}: not {what} ({type(e).__name__}: {e})") from e
-    except InputError as e:
-        raise SystemExit(str(e)) from e
+    for n, row in read_jsonl(require_file(path)):  # not a "corpus file": a file the user named
+        try:
+            out.append(parse(row))
+        except (KeyError, TypeError, ValueError) as e:
+            raise SystemExit(f"{path}, line {n}: not {what} ({type(e).__name__}: {e})") from e
     if not out:
         raise SystemExit(f"{path}: no rows")
     return out

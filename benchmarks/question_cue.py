@@ -17,13 +17,13 @@ contradictions, which seldom ask, so RCT cannot stand for human-bot's consistent
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 from _output import emit
+from _rows import parsed_rows
 
-from dialcheck.datasets.base import data_dir
+from dialcheck.datasets import load_dataset
 from dialcheck.evaluation.metrics import accuracy, precision_recall_f1, roc_auc
 
 
@@ -35,27 +35,30 @@ def _share(rows: list[bool]) -> str:
     return f"{100 * sum(rows) / len(rows):.1f}% of {len(rows)}" if rows else "-"
 
 
-def cue_rows(decode_dir: Path) -> list[tuple[str, str, str]]:
+def cue_rows(data_dir: str | Path | None) -> list[tuple[str, str, str]]:
     """(set, share of contradicting last turns asking, share of consistent ones asking) per set."""
     out = []
     for name in ("train", "dev"):
-        path = decode_dir / "partial_from_formatted" / f"{name}_structured_pairs.jsonl"
-        pairs = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
-        by = {lab: [_asks(p["last_utterance"]) for p in pairs if p["label"] == lab] for lab in (0, 1)}
+        pairs = load_dataset(f"decode.{name}_pairs.v1", data_dir)
+        by = {lab: [_asks(p.second) for p in pairs if p.label == lab] for lab in (0, 1)}
         out.append((f"{name} pairs", _share(by[1]), _share(by[0])))
-    hb = [json.loads(line) for line in (decode_dir / "human-bot.jsonl").open(encoding="utf-8") if line.strip()]
-    by = {lab: [_asks(d["turns"][-1]["text"]) for d in hb if int(bool(d["is_contradiction"])) == lab] for lab in (0, 1)}
+    hb = load_dataset("decode.human_bot.v1", data_dir)
+    by = {lab: [_asks(e.dialogue.turns[-1].text) for e in hb if int(e.label) == lab] for lab in (0, 1)}
     out.append(("human-bot dialogues", _share(by[1]), _share(by[0])))
-    rct = [json.loads(line) for line in (decode_dir / "rct.jsonl").open(encoding="utf-8") if line.strip()]
-    out.append(("RCT dialogues (all consistent)", "-", _share([_asks(d["turns"][-1]["text"]) for d in rct])))
+    rct = load_dataset("decode.rct.v1", data_dir)
+    out.append(("RCT dialogues (all consistent)", "-", _share([_asks(e.dialogue.turns[-1].text) for e in rct])))
     return out
+
+
+def _prediction(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: row[k] for k in ("split", "gold", "contradiction", "score")}
 
 
 def readings(files: list[Path]) -> list[dict[str, Any]]:
     """Per predictions file: human-bot accuracy, precision, recall and ROC AUC, and RCT accuracy."""
     out: list[dict[str, Any]] = []
     for f in files:
-        rows = [json.loads(line) for line in f.open(encoding="utf-8") if line.strip()]
+        rows = parsed_rows(f, _prediction, "a row of dialcheck evaluate --predictions")
         hb = [r for r in rows if r["split"] == "human_bot"]
         rct = [r for r in rows if r["split"] == "rct"]
         if not hb or not rct:
@@ -82,7 +85,7 @@ def main() -> None:
     p.add_argument("--markdown", type=Path)
     p.add_argument("--json", type=Path)
     args = p.parse_args()
-    cues = cue_rows(data_dir(args.data_dir) / "decode")
+    cues = cue_rows(args.data_dir)
     lines = ["| set | contradicting last turns with a '?' | consistent last turns with a '?' |", "|---|---:|---:|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in cues]
     results: dict[str, Any] = {"cue": cues}

@@ -27,7 +27,7 @@ def test_a_missing_data_directory_is_one_line_and_status_2(tmp_path):
 def test_a_missing_file_named_on_the_command_line_is_one_line_and_status_2(tmp_path, data_root):
     r = _run(str(BENCHMARKS / "question_cue.py"), "--data-dir", str(data_root), "--predictions", "none.jsonl")
     assert r.returncode == 2, r.stderr
-    assert r.stderr == "question_cue.py: error: none.jsonl: No such file or directory\n"
+    assert r.stderr == "question_cue.py: error: none.jsonl: no such file\n"  # not "corpus file is missing"
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -94,3 +94,14 @@ def test_lm_paraphrase_try_reads_its_arguments_before_loading_a_language_model(t
     assert r.returncode == 0 and r.stdout.startswith("usage: lm_paraphrase_try.py"), r.stderr
     r = _run(str(BENCHMARKS / "lm_paraphrase_try.py"), "--data-dir", str(tmp_path / "nowhere"))
     assert r.returncode == 2 and r.stderr.startswith("lm_paraphrase_try.py: error: data directory"), r.stderr
+
+
+def test_question_cue_reads_the_corpus_through_its_adapters(tmp_path):
+    """It read DECODE's files with json.loads around the adapters: a bad line was a JSONDecodeError traceback
+    naming no file, and a record without a field a KeyError."""
+    pairs = tmp_path / "decode" / "partial_from_formatted" / "train_structured_pairs.jsonl"
+    pairs.parent.mkdir(parents=True)
+    pairs.write_text('{"prev_utterance": "a", "last_utterance": "b?", "label": 1}\n{"prev_utterance": "a"}\n')
+    r = _run(str(BENCHMARKS / "question_cue.py"), "--data-dir", str(tmp_path))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"question_cue.py: error: {pairs}, line 2: last_utterance: missing\n"
