@@ -274,3 +274,25 @@ def test_collect_contexts_skips_and_names_bad_records_of_your_dialogues(capsys, 
     code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "none.jsonl"), "--no-progress")
     assert code == 2 and "line 2: invalid JSON" in err and "2 of 2 dialogues are bad" in err
     assert not (tmp_path / "none.jsonl").exists()
+
+
+def test_collect_aggregate_and_quiz_name_every_bad_label_before_refusing(capsys, tmp_path):
+    # only the first bad row was named: a blank cell and a typo three lines on took two tries to find
+    _, replies = _collection(tmp_path, labelled=False)
+    rows = ["c0/g,1", "c0/h,", "c1/g,0", "c1/h,maybe", "c1/h,0", "c2/g,1"]
+    (tmp_path / "a1.csv").write_text("item_id,label\n" + "\n".join(rows) + "\n")
+    (tmp_path / "a2.csv").write_text("item_id,label\nc0/g,1\nc0/h,1\n")
+    labels = [str(tmp_path / "a1.csv"), str(tmp_path / "a2.csv")]
+    out = tmp_path / "labelled.jsonl"
+    argv = ["collect", "aggregate", "--labels", *labels, "--replies", str(replies), "--out", str(out)]
+    code, _, err = _run(capsys, *argv, "--min-annotators", "2")
+    assert code == 2 and not out.exists()
+    assert (
+        f"{labels[0]}, line 3: label: cannot read ''" in err
+        and f"{labels[0]}, line 5: label: cannot read 'maybe'" in err
+    )
+    assert "2 of 8 labels are bad (each named above); nothing was aggregated" in err
+    gold = tmp_path / "gold.csv"
+    gold.write_text("item_id,label\nc0/g,1\nc0/h,\n")
+    code, _, err = _run(capsys, "collect", "quiz", "--gold", str(gold), "--answers", labels[0])
+    assert code == 2 and f"{gold}, line 3: label: cannot read ''" in err and f"{labels[0]}, line 5" in err

@@ -326,7 +326,9 @@ def run_aggregate(args: argparse.Namespace) -> int:
             f"--min-contradictory {args.min_contradictory} is more than --min-annotators {args.min_annotators}: "
             f"an item with {args.min_annotators} labels could never be contradictory"
         )
-    labels = read_labels(args.labels)
+    errors: list[InputError] = []  # every bad label named before any is aggregated (one skipped changes a vote)
+    labels = read_labels(args.labels, errors=errors)
+    raise_every(errors, len(labels) + len(errors), "labels", " ".join(args.labels), "aggregated")
     items = aggregate(labels, args.min_annotators, args.min_contradictory)
     counts = Counter(
         "discarded" if a.label is None else ("contradictory" if a.label else "non_contradictory") for a in items
@@ -386,8 +388,11 @@ def _add_aggregate(p: argparse.ArgumentParser) -> None:
 def run_quiz(args: argparse.Namespace) -> int:
     from ..collection import read_labels, score_quiz
 
-    gold = {g.item_id: g.label for g in read_labels([args.gold], annotator="gold")}
-    results = score_quiz(read_labels(args.answers), gold, args.pass_mark)
+    errors: list[InputError] = []  # every bad row of the gold and the answers named before any is scored
+    gold = {g.item_id: g.label for g in read_labels([args.gold], annotator="gold", errors=errors)}
+    answers = read_labels(args.answers, errors=errors)
+    raise_every(errors, len(gold) + len(answers) + len(errors), "rows", " ".join([args.gold, *args.answers]), "scored")
+    results = score_quiz(answers, gold, args.pass_mark)
     for r in results:
         print(json.dumps({**r.__dict__, "accuracy": round(r.accuracy, 4)}))
     _say(f"{sum(r.passed for r in results)} of {len(results)} annotators passed (pass mark {args.pass_mark})")

@@ -152,17 +152,21 @@ def _rows(path: Path) -> Iterable[tuple[int, Mapping[str, object]]]:
     yield from read_jsonl(path)
 
 
-def read_labels(paths: Sequence[str | Path], annotator: str | None = None) -> list[AnnotatorLabel]:
+def read_labels(
+    paths: Sequence[str | Path], annotator: str | None = None, errors: list[InputError] | None = None
+) -> list[AnnotatorLabel]:
     """Labels from CSV/JSONL files with ``item_id``, ``annotator`` and ``label`` columns.
 
     Without an ``annotator`` column, ``annotator`` (or the file's stem) names who labelled the file.
-    A second label by the same annotator for the same item is an error.
+    A second label by the same annotator for the same item is an error. The first bad row is raised, unless
+    ``errors`` is a list: then every bad row's error (file, line, field) is appended to it and the rows are
+    read on, so that a caller can name them all before refusing them.
     """
     out: list[AnnotatorLabel] = []
     seen: set[tuple[str, str]] = set()
     for path in paths:
         p = Path(path)
-        before = len(out)
+        before, bad = len(out), 0
         for n, row in _rows(p):
             try:
                 item = row.get("item_id")
@@ -172,14 +176,18 @@ def read_labels(paths: Sequence[str | Path], annotator: str | None = None) -> li
                 if "label" not in row or row["label"] is None:
                     raise InputError("label: missing")
                 lab = parse_label(row["label"])
+                key = (str(item), str(who))
+                if key in seen:
+                    raise InputError(f"annotator {who} labelled item {item} twice")
             except InputError as e:
-                raise e.at(str(p), n) from None
-            key = (str(item), str(who))
-            if key in seen:
-                raise InputError(f"annotator {who} labelled item {item} twice", str(p), n)
+                if errors is None:
+                    raise e.at(str(p), n) from None
+                errors.append(e.at(str(p), n))
+                bad += 1
+                continue
             seen.add(key)
             out.append(AnnotatorLabel(str(item), str(who), lab))
-        if len(out) == before:
+        if len(out) == before and not bad:
             raise InputError("no labels (the file is empty or holds only a header)", str(p))
     return out
 
