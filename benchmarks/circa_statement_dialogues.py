@@ -121,7 +121,9 @@ def held_out(records: Sequence[dict], used: Path, per_label: int | None, seed: i
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="the JSONL file to write")
-    ap.add_argument("--data", default=None, help="data directory (default: ../shared/data or $DIALCHECK_DATA)")
+    ap.add_argument(
+        "--data", "--data-dir", dest="data", help="data directory (default: ../shared/data or $DIALCHECK_DATA_DIR)"
+    )
     ap.add_argument("--per-label", type=int, default=4000, help="at most this many of each label (0: all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--held-out-from", default=None, metavar="FILE", help="keep only dialogues not in FILE")

@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="the JSONL file to write")
     ap.add_argument("--split", choices=("train", "dev", "test"), default="train", help="which split (default train)")
-    ap.add_argument("--data", default=None, help="data directory (default: ../shared/data or $DIALCHECK_DATA)")
+    ap.add_argument(
+        "--data", "--data-dir", dest="data", help="data directory (default: ../shared/data or $DIALCHECK_DATA_DIR)"
+    )
     ap.add_argument("--domains", default=None, help="comma-separated subset of calendar, navigate, weather")
     ap.add_argument(
         "--with-decode-validation",

@@ -66,7 +66,9 @@ def sample(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not args.force:
         sys.exit(f"{out} exists (it may hold judgements); --force overwrites it")
-    data_dir = Path(args.data_dir)
+    from dialcheck.datasets import data_dir as find_data_dir
+
+    data_dir = find_data_dir(args.data_dir)
     pool = english_contexts(data_dir) if args.language == "en" else chinese_contexts(args.source, data_dir)
     random.Random(args.seed).shuffle(pool)
     contexts = pool[args.offset : args.offset + args.contexts]
@@ -169,7 +171,7 @@ def main() -> int:
     s = sub.add_parser("sample", help="run the methods and write a sheet to judge")
     s.add_argument("--language", choices=("en", "zh"), default="en")
     s.add_argument("--source", default="cdconv.test.v1", help="zh: the CDConv dataset whose contexts are used")
-    s.add_argument("--data-dir", default="../shared/data")
+    s.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--offset", type=int, default=0, help="first shuffled context to use")
     s.add_argument("--contexts", type=int, default=300)

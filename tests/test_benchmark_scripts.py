@@ -105,3 +105,23 @@ def test_question_cue_reads_the_corpus_through_its_adapters(tmp_path):
     r = _run(str(BENCHMARKS / "question_cue.py"), "--data-dir", str(tmp_path))
     assert r.returncode == 2, r.stderr
     assert r.stderr == f"question_cue.py: error: {pairs}, line 2: last_utterance: missing\n"
+
+
+def test_scripts_find_the_data_directory_as_dialcheck_does(tmp_path):
+    """trigger_check.py defaulted to the literal ../shared/data (so $DIALCHECK_DATA_DIR was ignored), and the
+    help of citod_history_dialogues.py and circa_statement_dialogues.py named $DIALCHECK_DATA, which nothing
+    reads, and took only --data where every other script takes --data-dir."""
+    import os
+
+    empty = tmp_path / "corpora"
+    empty.mkdir()
+    env = dict(os.environ, DIALCHECK_DATA_DIR=str(empty))
+    cmd = [sys.executable, str(BENCHMARKS / "trigger_check.py"), "sample", "--out", str(tmp_path / "sheet.md")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"trigger_check.py: error: {empty / 'decode' / 'human-bot.jsonl'}: corpus file")
+    for script in ("citod_history_dialogues.py", "circa_statement_dialogues.py"):
+        r = _run(str(BENCHMARKS / script), "--help")
+        assert "$DIALCHECK_DATA_DIR" in " ".join(r.stdout.split()), r.stdout
+        r = _run(str(BENCHMARKS / script), "--out", str(tmp_path / "o.jsonl"), "--data-dir", str(tmp_path / "none"))
+        assert r.returncode == 2 and f"data directory {tmp_path / 'none'} does not exist" in r.stderr, r.stderr
