@@ -278,3 +278,15 @@ def test_the_shared_corpora_load_without_a_count_warning(data_root, caplog):
         for name in ("decode.rct.v1", "circa.v1", "citod.weather.dev.v1", "cdconv.dev.tsv2.v1", "nli.anli.v1"):
             load_dataset(name, data_root)
     assert caplog.messages == []
+
+
+def test_verify_reports_a_folder_in_a_corpus_file_s_place_and_goes_on(tmp_path, capsys):
+    """A folder where a corpus file belongs made sha256_file raise IsADirectoryError out of the loop: verify
+    stopped with one error line (exit 2) instead of reporting that dataset and checking the others."""
+    from dialcheck.cli import main
+
+    (tmp_path / "decode" / "human-bot.jsonl").mkdir(parents=True)
+    assert main(["data", "verify", "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "BAD decode.human_bot.v1: cannot read decode/human-bot.jsonl (Is a directory)\n" in out
+    assert "BAD decode.rct.v1: missing decode/rct.jsonl\n" in out and "BAD ocnli.dev.v1: missing" in out
