@@ -296,3 +296,19 @@ def test_collect_aggregate_and_quiz_name_every_bad_label_before_refusing(capsys,
     gold.write_text("item_id,label\nc0/g,1\nc0/h,\n")
     code, _, err = _run(capsys, "collect", "quiz", "--gold", str(gold), "--answers", labels[0])
     assert code == 2 and f"{gold}, line 3: label: cannot read ''" in err and f"{labels[0]}, line 5" in err
+
+
+@pytest.mark.parametrize("model", ["missing", "damaged"])
+def test_rerank_loads_its_model_before_generating_candidates(capsys, monkeypatch, tmp_path, tiny_detector_dir, model):
+    # the candidates of every record were generated first, then the run stopped on the --model it could not load
+    from dialcheck.cli import rerank
+
+    def generator(args):
+        raise AssertionError("candidates generated before the model was loaded")
+
+    monkeypatch.setattr(rerank, "_generator", generator)
+    folder = tmp_path / "nope" if model == "missing" else _damaged_copy(tiny_detector_dir, tmp_path / "bad", True)
+    records = tmp_path / "r.jsonl"
+    records.write_text('{"turns": ["I have two dogs.", "What are their names?"]}\n')
+    code, _, err = _run(capsys, "rerank", str(records), "--generate", "beam3", "--model", str(folder))
+    assert code == 2 and "Traceback" not in err and str(folder) in err

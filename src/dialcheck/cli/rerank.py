@@ -18,11 +18,12 @@ import argparse
 import json
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..io import json_error, parse_dialogue, read_input
-from .common import add_model_options, load_for, positive_int, raise_every
+from .common import add_model_options, load_for, positive_int, raise_every, readable_weights
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
 
@@ -168,6 +169,11 @@ def run(args: argparse.Namespace) -> int:
     records = _records(args.input)
     at = [line for _, _, line in records]
     parsed = _parse(records, name, bool(args.generate))
+    chosen = None
+    if args.model is not None:  # loaded before any candidate is generated: a bad --model fails at once
+        if Path(args.model).is_dir():
+            readable_weights(args.model, f"the --model folder {args.model}")
+        chosen = load_for(args)
     missing = [i for i, (_, _, c, _) in enumerate(parsed) if c is None]
     if missing:
         cfg = DecodingConfig.parse(args.generate, max_new_tokens=args.max_new_tokens)
@@ -189,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     raise_every(unroutable, len(parsed), "records", name, "re-ranked")
     results: list[Any] = [None] * len(parsed)
     for language, members in groups.items():  # like `check`: knowledge -> task-oriented, Chinese -> CDConv
-        det = load_for(args) if language == "model" else load_for(args, language=language)
+        det = chosen if language == "model" else load_for(args, language=language)
         got = rerank_many(
             [parsed[i][1] for i in members],
             [parsed[i][2] for i in members],
