@@ -312,3 +312,14 @@ def test_rerank_loads_its_model_before_generating_candidates(capsys, monkeypatch
     records.write_text('{"turns": ["I have two dogs.", "What are their names?"]}\n')
     code, _, err = _run(capsys, "rerank", str(records), "--generate", "beam3", "--model", str(folder))
     assert code == 2 and "Traceback" not in err and str(folder) in err
+
+
+def test_nbest_rejudge_with_nothing_stored_is_refused_before_any_stimulus_is_built(capsys, tmp_path):
+    # it built (or copied) the stimuli into a new folder and loaded the classifier, then found no list to judge
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text(_stimulus(1) + "\n")
+    out = tmp_path / "run"
+    argv = ["nbest", "--out", str(out), "--stimuli", str(stim), "--rejudge", "--settings", "beam4"]
+    code, _, err = _run(capsys, *argv, "--classifier", str(tmp_path / "no-classifier"))
+    assert code == 2 and f"--rejudge: {out} holds no n-best list for beam4" in err
+    assert not out.exists()

@@ -114,6 +114,10 @@ def run(args: argparse.Namespace) -> int:
         for s in args.settings.split(",")
         if s.strip()
     ]
+    if args.rejudge and args.generate_only:
+        raise InputError("--rejudge judges stored lists and --generate-only judges nothing: use one of them")
+    if args.rejudge and not any(_has_lists(out, cfg.name) for cfg in settings):  # before any stimulus is built
+        raise InputError(f"--rejudge: {out} holds no n-best list for {args.settings} (generate them first)")
     if args.stimuli:
         es = load_stimuli(args.stimuli)
         if stimuli_path.exists():
@@ -146,8 +150,6 @@ def run(args: argparse.Namespace) -> int:
         generator: Any = OpenAIChatGenerator(args.endpoint, args.endpoint_model)
     else:
         generator = _LazyGenerator(args.lm)  # loaded only if some list is still missing (not for a pure --rejudge)
-    if args.rejudge and args.generate_only:
-        raise InputError("--rejudge judges stored lists and --generate-only judges nothing: use one of them")
     classifier = None if args.generate_only else load_answer_classifier(args.classifier)
     if classifier is not None:
         from ..api import accelerate
