@@ -323,3 +323,15 @@ def test_nbest_rejudge_with_nothing_stored_is_refused_before_any_stimulus_is_bui
     code, _, err = _run(capsys, *argv, "--classifier", str(tmp_path / "no-classifier"))
     assert code == 2 and f"--rejudge: {out} holds no n-best list for beam4" in err
     assert not out.exists()
+
+
+def test_train_reads_calibrate_on_before_building_the_training_data(capsys, tmp_path, tiny_base):
+    # a typo in --calibrate-on (or a file of one label) was found after the data was built: 40 s with perturb
+    one_label = tmp_path / "neg.jsonl"
+    one_label.write_text(json.dumps({"turns": ["I live in Rome.", "Nice.", "Rome is lovely."], "contradiction": False}))
+    argv = ["train", "--out", str(tmp_path / "out"), "--base", str(tiny_base), "--data-dir", str(tmp_path / "no-data")]
+    for path, message in [(tmp_path / "nope.jsonl", "no such file"), (one_label, "needs dialogues of both labels")]:
+        code, _, err = _run(capsys, *argv, "--calibrate-on", str(path), "--no-progress")
+        assert code == 2 and f"{path}: " in err and message in err and "data directory" not in err
+    code, _, err = _run(capsys, *argv, "--dialogues", str(tmp_path / "nope.jsonl"), "--no-progress")
+    assert code == 2 and "no such file" in err and "data directory" not in err

@@ -29,6 +29,7 @@ from ..errors import InputError
 from .common import (
     add_pair_order_option,
     add_threads_option,
+    existing_file,
     nonnegative_float,
     nonnegative_int,
     open_unit_float,
@@ -654,6 +655,15 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
     if "neighbour" in augment and not args.teacher:
         raise InputError("--augment neighbour adds unlabelled pairs: give --teacher, whose scores are their targets")
     kind = DETECTOR_TYPES[args.detector]
+    calibration = None
+    if args.calibrate_on:  # read before the training data is built (a minute or more with some --augment)
+        if args.detector != "utterance":
+            raise InputError("--calibrate-on applies to the utterance-based detector")
+        calibration, _ = read_labelled(args.calibrate_on)
+        if {e.label for e in calibration} != {True, False}:
+            raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
+    for f in args.dialogues:
+        existing_file(f)
     try:
         data = build_decode_training_data(args.data_dir, kind, augment, args.validation_fraction, args.seed, args.limit)
     except ValueError as e:
@@ -703,13 +713,8 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
         "date": dt.date.today().isoformat(),
     }
     validation_dialogues = data.validation_dialogues if cls is UtteranceDetector else None
-    if args.calibrate_on:
-        if cls is not UtteranceDetector:
-            raise InputError("--calibrate-on applies to the utterance-based detector")
-        validation_dialogues, _ = read_labelled(args.calibrate_on)
-        labels = {e.label for e in validation_dialogues}
-        if labels != {True, False}:
-            raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
+    if calibration is not None:
+        validation_dialogues = calibration
         info["calibration_file"] = args.calibrate_on
     teacher_scores, alpha_by = None, None
     if args.teacher:
