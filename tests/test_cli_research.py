@@ -335,3 +335,33 @@ def test_train_reads_calibrate_on_before_building_the_training_data(capsys, tmp_
         assert code == 2 and f"{path}: " in err and message in err and "data directory" not in err
     code, _, err = _run(capsys, *argv, "--dialogues", str(tmp_path / "nope.jsonl"), "--no-progress")
     assert code == 2 and "no such file" in err and "data directory" not in err
+
+
+def test_models_save_stopped_while_recalibrating_leaves_no_model_behind(
+    capsys, monkeypatch, tmp_path, tiny_detector_dir
+):
+    # OUT held NAME's weights and thresholds under a record saying --recalibrate, and loaded as the derived model
+    from dialcheck.training import recalibrate
+
+    calibration = tmp_path / "mine.jsonl"
+    calibration.write_text(
+        json.dumps(
+            {"turns": ["I have two dogs.", "Nice!", "I never had dogs."], "contradiction": True, "evidence": [0]}
+        )
+        + "\n"
+        + json.dumps({"turns": ["I live in Paris.", "Cool.", "Paris is lovely."], "contradiction": False})
+        + "\n"
+    )
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    out = tmp_path / "derived"
+    argv = ["models", str(tiny_detector_dir), "--save", str(out), "--recalibrate", "--calibrate-on", str(calibration)]
+    with monkeypatch.context() as m:
+        m.setattr(recalibrate, "recalibrate_config", interrupted)
+        code, _, err = _run(capsys, *argv, "--no-progress")
+    assert code == 130 and not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["mine.jsonl"]
+    code, _, err = _run(capsys, *argv, "--no-progress")  # the same command again makes it whole
+    assert code == 0, err
+    assert json.loads((out / "dialcheck.json").read_text())["training"]["derived_from"]["recalibrated"]["on"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -250,18 +251,29 @@ def _save(args: argparse.Namespace) -> int:
         dialogues, where = calibration_dialogues(args.calibrate_on, args.data_dir)
         if not args.calibrate_on:
             where += " (validation fraction 0.08, seed 0)"
-    shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("MODEL_CARD.md", "__pycache__"))
-    (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
-    if args.recalibrate:
-        from ..training.recalibrate import recalibrate_config
+    # built beside OUT and renamed when whole: a run stopped while it recalibrates (minutes) must not leave a folder
+    # that loads as the derived model with NAME's thresholds under a record that says it was recalibrated
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = out.parent / f".{out.name}.partial-{os.getpid()}"
+    try:
+        shutil.copytree(src, work, ignore=shutil.ignore_patterns("MODEL_CARD.md", "__pycache__"))
+        (work / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
+        if args.recalibrate:
+            from ..training.recalibrate import recalibrate_config
 
-        set_threads(args.threads)
-        record, changed = recalibrate_config(out, cfg, dialogues, where, show_progress_bar=not args.no_progress)
-        changes += changed
-        cfg.training["derived_from"]["change"] = ", ".join(f"`{c}`" for c in changes) or "none (tau chosen again)"
-        cfg.training["derived_from"]["recalibrated"] = record
-        (out / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
-    write_model_card(out, cfg)
+            set_threads(args.threads)
+            record, changed = recalibrate_config(work, cfg, dialogues, where, show_progress_bar=not args.no_progress)
+            changes += changed
+            cfg.training["derived_from"]["change"] = ", ".join(f"`{c}`" for c in changes) or "none (tau chosen again)"
+            cfg.training["derived_from"]["recalibrated"] = record
+            (work / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
+        write_model_card(work, cfg)
+        if out.is_dir():
+            out.rmdir()  # new or empty: checked above
+        work.rename(out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     print(
         f"dialcheck: saved {out}: {args.name} with {', '.join(changes)}; measure it with "
         f"dialcheck evaluate --model {out} --update-card",
