@@ -365,3 +365,9 @@ def test_models_save_stopped_while_recalibrating_leaves_no_model_behind(
     code, _, err = _run(capsys, *argv, "--no-progress")  # the same command again makes it whole
     assert code == 0, err
     assert json.loads((out / "dialcheck.json").read_text())["training"]["derived_from"]["recalibrated"]["on"]
+
+
+def test_models_save_titles_the_card_with_the_folder_it_names(capsys, tmp_path, tiny_detector_dir):
+    code, _, err = _run(capsys, "models", str(tiny_detector_dir), "--save", str(tmp_path / "mymodel"), "--tau", "0.7")
+    assert code == 0, err
+    assert (tmp_path / "mymodel" / "MODEL_CARD.md").read_text().startswith("# mymodel\n")

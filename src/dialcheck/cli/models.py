@@ -267,7 +267,7 @@ def _save(args: argparse.Namespace) -> int:
             cfg.training["derived_from"]["change"] = ", ".join(f"`{c}`" for c in changes) or "none (tau chosen again)"
             cfg.training["derived_from"]["recalibrated"] = record
             (work / CONFIG_NAME).write_text(cfg.to_json(), encoding="utf-8")
-        write_model_card(work, cfg)
+        write_model_card(work, cfg, name=out.name)
         if out.is_dir():
             out.rmdir()  # new or empty: checked above
         work.rename(out)

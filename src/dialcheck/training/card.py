@@ -67,8 +67,10 @@ def _weights_line(config: DetectorConfig) -> str:
     return "- full fine-tuning (complete weights in this folder)"
 
 
-def write_model_card(folder: Path, config: DetectorConfig) -> Path:
-    """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics.
+def write_model_card(folder: Path, config: DetectorConfig, name: str | None = None) -> Path:
+    """Write ``MODEL_CARD.md``: what it is, how it was trained (command, data, time) and its metrics; titled
+    ``name``, by default the folder's name (a card written in a folder that is renamed when whole is given the
+    final one).
 
     Sections people added to an existing card (any ``## `` heading but Training and Evaluation) are kept,
     before Training, so re-running ``dialcheck evaluate --update-card`` refreshes only the numbers.
@@ -77,7 +79,7 @@ def write_model_card(folder: Path, config: DetectorConfig) -> Path:
     path = folder / "MODEL_CARD.md"
     kept = hand_written_sections(path.read_text(encoding="utf-8")) if path.is_file() else []
     lines = [
-        f"# {folder.name}",
+        f"# {name or folder.name}",
         "",
         f"- detector: `{config.detector}`",
         f"- base encoder: `{config.base}`",
