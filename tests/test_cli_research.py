@@ -371,3 +371,13 @@ def test_models_save_titles_the_card_with_the_folder_it_names(capsys, tmp_path, 
     code, _, err = _run(capsys, "models", str(tiny_detector_dir), "--save", str(tmp_path / "mymodel"), "--tau", "0.7")
     assert code == 0, err
     assert (tmp_path / "mymodel" / "MODEL_CARD.md").read_text().startswith("# mymodel\n")
+
+
+def test_train_checks_the_teacher_scores_file_it_will_write_before_scoring(capsys, tmp_path, tiny_detector_dir):
+    # it was written once every training pair was scored by the teacher (an hour with MPNet), then failed
+    argv = ["train", "--out", str(tmp_path / "out"), "--teacher", str(tiny_detector_dir), "--distill-alpha", "0.5"]
+    argv += ["--data-dir", str(tmp_path / "no-data"), "--no-progress"]
+    (tmp_path / "file").write_text("")
+    for path in (tmp_path / "file" / "scores.npz", tmp_path):
+        code, _, err = _run(capsys, *argv, "--save-teacher-scores", str(path))
+        assert code == 2 and "--save-teacher-scores: " in err and "data directory" not in err

@@ -562,6 +562,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--teacher: neither a saved detector folder nor a teacher-scores file", args.teacher)
     if args.save_teacher_scores and Path(args.teacher).is_file():
         raise InputError("--save-teacher-scores needs a teacher detector folder, not a scores file", args.teacher)
+    if args.save_teacher_scores:  # written once every pair is scored: a bad path must fail before that
+        if Path(args.save_teacher_scores).is_dir():
+            raise InputError("--save-teacher-scores: is a folder; give a file name", args.save_teacher_scores)
+        writable_folder(Path(args.save_teacher_scores).parent, "--save-teacher-scores")  # made if missing
     if args.teacher and Path(args.teacher).is_file():  # a scores file: checked before any data is read
         from ..training.distill import read_teacher_scores
 
