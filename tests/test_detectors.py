@@ -586,3 +586,43 @@ def test_score_turns_gives_the_pair_scores_predict_gives_those_turns(tiny_detect
     assert det.score_turns(dialogues, [[], [0]]) == [{}, {0: full[1][0]}]
     with pytest.raises(InputError, match="2 dialogues but 1 sets of turns"):
         det.score_turns(dialogues, [[0]])
+
+
+def _copy_model(src, dst):
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+@pytest.mark.parametrize("damage", ["cut", "text"])
+def test_a_damaged_weights_file_is_named_at_load_and_check_exits_2(tiny_detector_dir, tmp_path, capsys, damage):
+    # an interrupted copy (cut short) or a file that is not safetensors: named, not a safetensors traceback
+    from helpers_cli import run_cli
+
+    folder = _copy_model(tiny_detector_dir, tmp_path / "model")
+    weights = folder / "weights.safetensors"
+    weights.write_bytes(weights.read_bytes()[:200] if damage == "cut" else b"<html>not found</html>")
+    with pytest.raises(ModelError, match=r"weights\.safetensors: not a readable safetensors file .*copy it again"):
+        load_detector(folder).predict([DOGS])
+    data = tmp_path / "d.json"
+    data.write_text('["I have a dog.", "Nice.", "I never had a dog."]')
+    code, _, err = run_cli(capsys, "check", str(data), "--model", str(folder))
+    assert code == 2 and "weights.safetensors: not a readable safetensors file" in err and "Traceback" not in err
+
+
+def test_weights_trained_on_another_base_are_named_not_a_size_mismatch_traceback(tiny_detector_dir, tmp_path):
+    import json
+
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    config = json.loads((tiny_detector_dir / "dialcheck.json").read_text())
+    wider = tmp_path / "wider-bert"  # the same tokenizer, 48 wide where the weights were trained 32 wide
+    BertModel(
+        BertConfig(vocab_size=30522, hidden_size=48, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    ).save_pretrained(wider)
+    AutoTokenizer.from_pretrained(config["base"]).save_pretrained(wider)
+    folder = _copy_model(tiny_detector_dir, tmp_path / "model")
+    (folder / "dialcheck.json").write_text(json.dumps({**config, "base": str(wider)}))
+    with pytest.raises(ModelError, match=r"weights\.safetensors: weights do not fit the base .*wider-bert"):
+        load_detector(folder).predict([DOGS])

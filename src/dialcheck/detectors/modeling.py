@@ -291,9 +291,36 @@ def stored_in_half(folder: Path) -> bool:
         return False
     from safetensors import safe_open
 
-    with safe_open(str(weights), framework="pt") as f:
-        names = f.keys()  # a safetensors handle, not a dict: it is not iterable itself
-        return any(f.get_slice(k).get_dtype() == "F16" for k in names)
+    try:
+        with safe_open(str(weights), framework="pt") as f:
+            names = f.keys()  # a safetensors handle, not a dict: it is not iterable itself
+            return any(f.get_slice(k).get_dtype() == "F16" for k in names)
+    except Exception as e:  # a damaged file, named here and not deep in the safetensors library
+        raise ModelError(f"{weights}: {_damaged(e)}") from None
+
+
+def read_weights(path: Path) -> dict[str, Any]:
+    """The tensors of the safetensors file ``path``; a damaged one (cut short by an interrupted copy, or not
+    safetensors at all) is a :class:`ModelError` naming it, not the safetensors library's traceback.
+
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "weights.safetensors"
+    >>> _ = bad.write_bytes(b"not weights")
+    >>> read_weights(bad)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.ModelError: .../weights.safetensors: not a readable safetensors file (...): the model folder ...
+    """
+    from safetensors.torch import load_file
+
+    try:
+        return load_file(str(path))
+    except Exception as e:  # SafetensorError (header, length), or an OSError reading it
+        raise ModelError(f"{path}: {_damaged(e)}") from None
+
+
+def _damaged(e: Exception) -> str:
+    return f"not a readable safetensors file ({e}): the model folder is damaged or incomplete; copy it again"
 
 
 def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig, half: bool = False) -> None:
@@ -339,14 +366,17 @@ def load_trainable(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     if not weights.exists():
         raise ModelError(f"{folder}: {WEIGHTS_NAME} is missing")
     from peft import set_peft_model_state_dict
-    from safetensors.torch import load_file
 
     added = read_added_tokens(folder)
     if added is None and split_base(config.base)[1] is not None:
         raise ModelError(f"{folder}: the base {config.base!r} adds tokens but added_tokens.txt is missing")
     model, tok = build_model(config, added_tokens=added)
-    state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights)).items()}  # half-stored
-    result = set_peft_model_state_dict(model, state)
+    state = {k: v.float() if v.is_floating_point() else v for k, v in read_weights(weights).items()}  # half-stored
+    try:
+        result = set_peft_model_state_dict(model, state)
+    except RuntimeError as e:  # "size mismatch for ...": weights trained on another base than config.base
+        first = str(e).strip().splitlines()[-1].strip()
+        raise ModelError(f"{weights}: weights do not fit the base {config.base!r} ({first})") from None
     unexpected = getattr(result, "unexpected_keys", None)
     if unexpected:
         raise ModelError(f"{weights}: weights do not fit the base {config.base!r} (unexpected {unexpected[:3]})")
@@ -362,7 +392,6 @@ def load_pretrained(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     adapter (and added rows, pooler) are copied, the head too when the label lists are equal, else it is new.
     """
     from peft import get_peft_model_state_dict, set_peft_model_state_dict
-    from safetensors.torch import load_file
 
     folder = Path(folder)
     init = DetectorConfig.from_file(folder / CONFIG_NAME)
@@ -375,7 +404,7 @@ def load_pretrained(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
     if not (folder / WEIGHTS_NAME).exists():
         raise ModelError(f"{folder}: {WEIGHTS_NAME} is missing")
     model, tok = build_model(config, added_tokens=read_added_tokens(folder))
-    state = load_file(str(folder / WEIGHTS_NAME))
+    state = read_weights(folder / WEIGHTS_NAME)
     keep_head = list(init.labels) == list(config.labels)
     if not keep_head:
         state = {k: v for k, v in state.items() if not any(h in f".{k}" for h in _HEAD_KEYS)}
@@ -444,13 +473,11 @@ def load_model(folder: Path, config: DetectorConfig) -> tuple[Any, Any]:
         return model.eval(), tok
     adapter = config.adapter or {}
     if _lora_on_plain_base(folder, config) and set(adapter) <= _PLAIN_ADAPTER_KEYS:
-        from safetensors.torch import load_file
-
         weights = folder / WEIGHTS_NAME
         if not weights.exists():
             raise ModelError(f"{folder}: {WEIGHTS_NAME} is missing")
         model, tok = build_model(config, peft=False)
-        if merge_lora_plain(model, load_file(str(weights)), adapter):
+        if merge_lora_plain(model, read_weights(weights), adapter):
             return model.eval(), tok
     model, tok = load_trainable(folder, config)
     with _quiet_transformers():
