@@ -220,3 +220,11 @@ def test_probe_echo_keeps_per_kind_of_the_kinds_named(capsys, tmp_path, rewriter
     assert main(["probe", "echo", "--input", str(src), "--out", str(out), "--kinds", "cntq", "--per-kind", "1"]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 1 and rows[0]["kind"] == "CNTQ"
+
+
+def test_echo_set_load_of_a_missing_file_says_no_such_file_not_a_missing_corpus(tmp_path):
+    from dialcheck.errors import InputError
+
+    with pytest.raises(InputError, match="no such file") as e:
+        EchoSet.load(tmp_path / "stimuli.jsonl")
+    assert "corpus" not in str(e.value)

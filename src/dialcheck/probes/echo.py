@@ -386,10 +386,12 @@ class EchoSet:
 
     @classmethod
     def load(cls, path: str | Path) -> EchoSet:
+        """The stimuli a :meth:`save` wrote; a missing file is "no such file" (it is the user's, not a corpus)."""
         from ..datasets.base import read_jsonl
+        from ..io import require_file
 
         items = []
-        p = Path(path)
+        p = require_file(path)
         for n, obj in read_jsonl(p):
             try:
                 items.append(EchoItem.from_dict(obj))
