@@ -612,6 +612,8 @@ def readable_weights(folder: str | Path, name: str) -> None:
     traceback from the safetensors library. Only each file's header and length are read."""
     from safetensors import safe_open
 
+    from ..detectors.modeling import damaged_weights
+
     p = Path(folder)
     if not p.is_dir():
         return  # the command says what is wrong with the folder itself
@@ -620,6 +622,4 @@ def readable_weights(folder: str | Path, name: str) -> None:
             with safe_open(str(f), framework="pt"):
                 pass
         except Exception as e:  # SafetensorError, or an OSError reading it
-            raise InputError(
-                f"not a readable safetensors file ({e}): {name} is damaged or incomplete; copy it again", str(f)
-            ) from None
+            raise InputError(damaged_weights(e, name), str(f)) from None

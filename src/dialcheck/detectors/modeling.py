@@ -296,7 +296,7 @@ def stored_in_half(folder: Path) -> bool:
             names = f.keys()  # a safetensors handle, not a dict: it is not iterable itself
             return any(f.get_slice(k).get_dtype() == "F16" for k in names)
     except Exception as e:  # a damaged file, named here and not deep in the safetensors library
-        raise ModelError(f"{weights}: {_damaged(e)}") from None
+        raise ModelError(f"{weights}: {damaged_weights(e)}") from None
 
 
 def read_weights(path: Path) -> dict[str, Any]:
@@ -316,11 +316,12 @@ def read_weights(path: Path) -> dict[str, Any]:
     try:
         return load_file(str(path))
     except Exception as e:  # SafetensorError (header, length), or an OSError reading it
-        raise ModelError(f"{path}: {_damaged(e)}") from None
+        raise ModelError(f"{path}: {damaged_weights(e)}") from None
 
 
-def _damaged(e: Exception) -> str:
-    return f"not a readable safetensors file ({e}): the model folder is damaged or incomplete; copy it again"
+def damaged_weights(e: Exception, what: str = "the model folder") -> str:
+    """The one wording for a safetensors file that cannot be read (``e``) in ``what``."""
+    return f"not a readable safetensors file ({e}): {what} is damaged or incomplete; copy it again"
 
 
 def save_model(model: Any, tokenizer: Any, folder: Path, config: DetectorConfig, half: bool = False) -> None:
