@@ -163,9 +163,17 @@ def _splits(args: argparse.Namespace) -> list[str] | None:
 
 
 def _report_skipped(evaluator: Any) -> None:
+    """Name each bad record of the ``--data`` files once (file, line, field), then count them per file."""
     for name, errors in evaluator.skipped.items():
+        for e in errors:
+            print(f"dialcheck: skipped {e}", file=sys.stderr)
         if errors:
-            print(f"dialcheck: {name}: skipped {len(errors)} bad record(s); first: {errors[0]}", file=sys.stderr)
+            kept = len(evaluator.files[name])
+            print(
+                f"dialcheck: {errors[0].source or name}: skipped {len(errors)} of {len(errors) + kept} records "
+                f"({'each ' if len(errors) > 1 else ''}named above); split {name} holds the other {kept}",
+                file=sys.stderr,
+            )
 
 
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:

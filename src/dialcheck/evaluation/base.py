@@ -91,8 +91,8 @@ class SplitEvaluator:
                 _refuse(path, errors)
             self.files[name] = examples
             self.skipped[name] = errors
-            for e in errors:
-                log.warning("skipped: %s", e)
+            for e in errors:  # kept in ``skipped``; the caller reports them (the command line names each once)
+                log.debug("skipped: %s", e)
 
     def primary_of(self, results: dict[str, Any]) -> str:
         """``primary_metric``, or the same metric of the first user file when only files were evaluated."""
