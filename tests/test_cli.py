@@ -1420,6 +1420,28 @@ def test_score_refuses_a_json_document_with_one_error(capsys, tmp_path, tiny_det
     assert code == 0 and "scored 1 dialogue, skipped 1 bad line" in err
 
 
+def test_score_json_document_hint_never_names_an_existing_file(capsys, tmp_path, tiny_detector_dir):
+    import gzip
+    import shlex
+
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    src = tmp_path / "logs.json"
+    src.write_text(json.dumps([{"turns": ["Hi.", "Hello!"]}, {"turns": ["I like tea.", "Me too."]}], indent=2))
+    expected = []
+    for name in ["logs.jsonl", "logs.lines.jsonl", "logs.lines-2.jsonl", "logs.lines-3.jsonl"]:
+        code, _, err = _run(capsys, "score", str(src), str(tmp_path / "p.out"), *model)
+        target = shlex.quote(str(tmp_path / name))
+        assert code == 2 and err.count(f"> {target}") == 2, err  # both the jq and the python command
+        (tmp_path / name).write_text("the user's own file\n")  # exists from now on: the next hint avoids it
+        expected.append(name)
+    assert all((tmp_path / n).read_text() == "the user's own file\n" for n in expected)
+    gz = tmp_path / "dump.jsonl.gz"  # the input's own name is never offered, even once decompressed
+    gz.write_bytes(gzip.compress(json.dumps({"turns": ["Hi.", "Hello!"]}, indent=2).encode()))
+    (tmp_path / "dump.jsonl").write_text("kept\n")
+    code, _, err = _run(capsys, "score", str(gz), str(tmp_path / "p.out"), *model)
+    assert code == 2 and f"> {shlex.quote(str(tmp_path / 'dump.lines.jsonl'))}" in err, err
+
+
 def test_score_exits_2_when_it_scored_nothing_and_warns_on_an_empty_input(capsys, tmp_path, tiny_detector_dir):
     model = ["--model", str(tiny_detector_dir), "--no-progress"]
     bad = tmp_path / "bad.jsonl"

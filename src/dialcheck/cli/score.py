@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
+import os
 import shlex
 import sys
 from collections.abc import Iterator
@@ -238,6 +240,15 @@ def _looks_like_dialogues(value: Any) -> bool:
     )
 
 
+def _free_name(p: Path, base: str) -> Path:
+    """A ``.jsonl`` name beside ``p`` that names no existing file (nor ``p``): the converting command the hint
+    suggests writes to it, and pasting it must never overwrite a file of the user's."""
+    names = itertools.chain(
+        [f"{base}.jsonl", f"{base}.lines.jsonl"], (f"{base}.lines-{n}.jsonl" for n in itertools.count(2))
+    )
+    return next(t for t in map(p.with_name, names) if t.name != p.name and not os.path.lexists(t))
+
+
 def refuse_json_document(path: str) -> None:
     """Raise one :class:`InputError` when ``path`` holds a JSON document instead of JSON Lines: a file whose
     first line is no JSON value on its own but which parses whole (pretty-printed JSON), or a file of one line
@@ -272,7 +283,7 @@ def refuse_json_document(path: str) -> None:
     p = Path(path)
     gz = p.name.lower().endswith(".gz")
     base = p.name[: -3 if gz else None].removesuffix(".jsonl").removesuffix(".json")
-    target = p.with_name(base + ".jsonl" if base + ".jsonl" != p.name else base + ".lines.jsonl")
+    target = _free_name(p, base)
     src, dst = shlex.quote(path), shlex.quote(str(target))
     jq_cmd, py_cmd = (f"gzip -dc {src} | {jq}", f"gzip -dc {src} | python") if gz else (f"{jq} {src}", "python")
     py_in = "" if gz else f" < {src}"
