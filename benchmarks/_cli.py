@@ -3,6 +3,18 @@
 A missing data directory, a corpus or predictions file that is not there or not well formed, an unknown model
 folder: each raises a :class:`~dialcheck.errors.DialcheckError` (or an ``OSError`` naming the file), which
 :func:`run` prints as ``script.py: error: ...`` instead of a traceback.
+
+How a script keeps to that:
+
+- a number on the command line takes one of ``dialcheck.cli.common``'s checked types (``positive_int``,
+  ``nonnegative_int`` where 0 means none or all, ``seed_number``, ``unit_float``, ``positive_float``, ...), never a
+  bare ``int`` or ``float``, so ``--n 0`` or ``--threads -1`` is refused when the command line is read, before any
+  corpus or model is loaded (``tests/test_benchmark_scripts.py`` keeps every script to it);
+- a user error found later (options that do not go together, a file the user named that does not hold what the
+  script needs) raises :class:`~dialcheck.errors.InputError` with the message, or calls the parser's ``error``
+  while the parser is at hand: both exit 2, never ``raise SystemExit("message")``, whose status is 1;
+- status 1 is kept for a run that failed rather than was asked wrongly: a gate that is not met (``main`` returns 1),
+  a server that stopped or never answered.
 """
 
 from __future__ import annotations

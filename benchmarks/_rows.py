@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dialcheck.datasets.base import read_jsonl
+from dialcheck.errors import InputError
 from dialcheck.io import require_file
 
 T = TypeVar("T")
@@ -14,16 +15,16 @@ T = TypeVar("T")
 
 def parsed_rows(path: Path, parse: Callable[[dict[str, Any]], T], what: str) -> list[T]:
     """``parse(row)`` for each JSON line of ``path``; a row ``parse`` cannot read (a missing field, a wrong type)
-    stops the script with the file, the line and ``what`` the row should have been. A file that is not there or not
-    JSON lines is an :class:`InputError` (``_cli.run`` prints it and exits 2)."""
+    is an :class:`InputError` naming the file, the line and ``what`` the row should have been, as is a file that is
+    not there, not JSON lines or holds no rows (``_cli.run`` prints it and exits 2)."""
     out = []
     for n, row in read_jsonl(require_file(path)):  # not a "corpus file": a file the user named
         try:
             out.append(parse(row))
         except (KeyError, TypeError, ValueError) as e:
-            raise SystemExit(f"{path}, line {n}: not {what} ({type(e).__name__}: {e})") from e
+            raise InputError(f"not {what} ({type(e).__name__}: {e})", str(path), n) from e
     if not out:
-        raise SystemExit(f"{path}: no rows")
+        raise InputError("no rows", str(path))
     return out
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from _rows import cdconv_gold, halvings, parsed_rows
 
+from dialcheck.cli.common import positive_int
 from dialcheck.evaluation.cdconv import cdconv_metrics
 
 CATEGORIES = ("intra_sentence", "role_confusion", "history")
@@ -78,7 +79,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("choose_on", type=Path, help="predictions to choose the weights on (a held-out dev split)")
     ap.add_argument("--apply", nargs="*", type=Path, default=[], help="predictions files to apply them to")
-    ap.add_argument("--repeats", type=int, default=20, help="random halvings for the held-out estimate")
+    ap.add_argument("--repeats", type=positive_int, default=20, help="random halvings for the held-out estimate")
     args = ap.parse_args()
     gold, flag, probs = read(args.choose_on)
     w = choose(gold, flag, probs)

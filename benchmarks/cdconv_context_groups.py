@@ -18,6 +18,7 @@ from _rows import cdconv_labels, parsed_rows
 
 from dialcheck.datasets import load_dataset
 from dialcheck.datasets.cdconv import context_key
+from dialcheck.errors import InputError
 from dialcheck.evaluation.cdconv import cdconv_metrics
 
 GROUPS = ("train only", "dev only", "train and dev", "neither")
@@ -67,7 +68,7 @@ def main() -> None:
         rows = parsed_rows(path, dict, "a predictions row")
         unknown = [r["id"] for r in rows if r["id"] not in groups]
         if unknown:
-            raise SystemExit(f"{path}: {len(unknown)} rows are not official test conversations (e.g. {unknown[0]})")
+            raise InputError(f"{path}: {len(unknown)} rows are not official test conversations (e.g. {unknown[0]})")
         m = group_metrics(rows, groups)
         cells = [f"{m[g][0]}, {m[g][1]:.2f} / {m[g][2]:.2f}" if g in m else "–" for g in GROUPS]
         print(f"| {path} | " + " | ".join(cells) + " |")

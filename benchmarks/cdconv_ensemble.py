@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from dialcheck.datasets.cdconv import CATEGORIES, LABEL_NAMES
+from dialcheck.errors import InputError
 from dialcheck.evaluation.cdconv import cdconv_metrics
 from dialcheck.training.cdconv import MIX_GRID, TAU_GRID, choose_mix, grid_scores
 
@@ -33,7 +34,7 @@ def load(path: Path, split: str) -> tuple[list[str], np.ndarray, list[int]]:
     rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
     rows = sorted((r for r in rows if r["split"] == split), key=lambda r: r["id"])
     if not rows:
-        raise SystemExit(f"{path}: no {split} rows (evaluate with --splits dev,test --predictions)")
+        raise InputError(f"{path}: no {split} rows (evaluate with --splits dev,test --predictions)")
     cats = np.array([[r["label_scores"][c] for c in CATEGORIES] for r in rows])
     probs = np.column_stack([1.0 - cats.sum(1), cats])
     gold = [LABEL_NAMES.index(r["gold_category"]) if r["gold"] else 0 for r in rows]
@@ -53,7 +54,7 @@ def paired(a: Path, b: Path, split: str) -> tuple[np.ndarray, np.ndarray, list[i
     ids_a, pa, gold = load(a, split)
     ids_b, pb, gold_b = load(b, split)
     if ids_a != ids_b or gold != gold_b:
-        raise SystemExit(f"{a} and {b} do not hold the same {split} examples")
+        raise InputError(f"{a} and {b} do not hold the same {split} examples")
     return pa, pb, gold
 
 
@@ -71,13 +72,13 @@ def main(argv: list[str] | None = None) -> None:
         "(default: choose both by the lexical head's rule, which prefers B)",
     )
     args = p.parse_args(argv)
+    if args.weight is not None and args.weight not in MIX_GRID:  # before the files are read
+        p.error(f"argument --weight: must be one of {', '.join(map(str, MIX_GRID))}, got {args.weight:g}")
     pa, pb, gold = paired(args.a, args.b, "dev")
     scores = grid_scores(gold, lambda w, tau: decide(w * pa + (1 - w) * pb, tau))
     chosen, _top, se = choose_mix(scores, len(gold))
     best_tau = {w: max(TAU_GRID, key=lambda t, w=w: scores[(w, t)][0]) for w in MIX_GRID}
     if args.weight is not None:
-        if args.weight not in MIX_GRID:
-            raise SystemExit(f"--weight must be one of {MIX_GRID}")
         chosen = (args.weight, max(TAU_GRID, key=lambda t: (scores[(args.weight, t)][0], -abs(t - 0.5))))
     print(f"dev ({len(gold)}): weight of A, best tau, mean, 2-class acc, 4-class macro-F1 (one SE {se:.2f})")
     for w, tau in best_tau.items():

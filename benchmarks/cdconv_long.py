@@ -21,8 +21,10 @@ from typing import Any
 
 from _output import emit
 
+from dialcheck.cli.common import comma_choices, nonnegative_int, positive_int
 from dialcheck.datasets import load_dataset
 from dialcheck.detectors.categories import HISTORY_READINGS
+from dialcheck.errors import InputError
 from dialcheck.evaluation.cdconv import SPLITS, cdconv_metrics, example_label, verdict_label
 from dialcheck.schema import Dialogue, Example
 
@@ -78,11 +80,16 @@ def main() -> None:
     ap.add_argument("--model", default="cdconv-flat-gemma-v9", help="a four-category flat or pair detector")
     ap.add_argument("--split", default="test", choices=sorted(SPLITS))
     ap.add_argument("--fillers", default="0,2,4", help="comma-separated filler pairs per conversation")
-    ap.add_argument("--readings", default=",".join(HISTORY_READINGS), help="comma-separated history readings")
+    ap.add_argument(
+        "--readings",
+        type=comma_choices(HISTORY_READINGS),
+        default=",".join(HISTORY_READINGS),
+        help="comma-separated history readings",
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--limit", type=int, default=None, help="first N sessions (smoke runs only)")
+    ap.add_argument("--limit", type=positive_int, default=None, help="first N sessions (smoke runs only)")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = torch's default)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args()
@@ -92,9 +99,9 @@ def main() -> None:
     set_threads(args.threads)
     det = dialcheck.load(args.model)
     if not hasattr(det, "history"):
-        raise SystemExit(f"{args.model} has no history reading (a flat or pair four-category detector has)")
+        raise InputError(f"{args.model} has no history reading (a flat or pair four-category detector has)")
     base = load_dataset(SPLITS[args.split], args.data_dir)[: args.limit or None]
-    readings = [r.strip() for r in args.readings.split(",") if r.strip()]
+    readings = args.readings
     results: dict[str, Any] = {"model": args.model, "split": args.split, "seed": args.seed, "n": len(base)}
     rows = []
     for k in [int(x) for x in args.fillers.split(",") if x.strip()]:

@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 from _rows import cdconv_labels, halvings, parsed_rows
 
+from dialcheck.cli.common import positive_int, unit_float
+from dialcheck.errors import InputError
 from dialcheck.evaluation.cdconv import cdconv_metrics
 
 HISTORY = 3
@@ -52,7 +54,7 @@ def joined(pred_path: Path, pair_path: Path) -> tuple[np.ndarray, np.ndarray, np
     preds, pairs = read_predictions(pred_path), read_pair_scores(pair_path)
     missing = [k for k in preds if k not in pairs]
     if missing:
-        raise SystemExit(
+        raise InputError(
             f"{pair_path}: no pair score for {len(missing)} of the rows of {pred_path} (e.g. {missing[0]})"
         )
     keys = list(preds)
@@ -191,8 +193,8 @@ def main() -> None:
     )
     c.add_argument("pairs", type=Path, help="this script's score output for the same split")
     c.add_argument("--apply", nargs=2, action="append", default=[], metavar=("PREDICTIONS", "PAIRS"))
-    c.add_argument("--repeats", type=int, default=20)
-    c.add_argument("--at", type=float, action="append", default=[], help="also show the check at this tau_n")
+    c.add_argument("--repeats", type=positive_int, default=20)
+    c.add_argument("--at", type=unit_float, action="append", default=[], help="also show the check at this tau_n")
     args = ap.parse_args()
     if args.cmd == "score":
         splits = [x for x in args.splits.split(",") if x]

@@ -69,19 +69,53 @@ COLUMNS = (
 )
 
 
+def _seeds(text: str) -> list[int]:
+    """An argparse type: comma-separated training seeds, at least one."""
+    from dialcheck.cli.common import seed_number
+
+    seeds = [seed_number(x.strip()) for x in text.split(",") if x.strip()]
+    if not seeds:
+        raise argparse.ArgumentTypeError("name at least one seed")
+    return seeds
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    from dialcheck.cli.common import (
+        comma_choices,
+        nonnegative_int,
+        positive_float,
+        positive_int,
+        token_window,
+    )
+
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="runs/cdconv_table4", help="results folder (cells, pre-trained models, table)")
-    p.add_argument("--backbones", default=",".join(BACKBONES), help=f"comma-separated; known: {', '.join(BACKBONES)}")
-    p.add_argument("--pretrain", default="none,ocnli", help="none and/or ocnli")
-    p.add_argument("--detectors", default="hierarchical,flat", help=f"comma-separated; known: {', '.join(DETECTORS)}")
-    p.add_argument("--splits", default="official,disjoint", help="official and/or disjoint")
-    p.add_argument("--seeds", default="0,1,2,3", help="comma-separated seeds (the paper reports the mean of four)")
-    p.add_argument("--epochs", type=float, default=2.0, help="CDConv fine-tuning epochs")
-    p.add_argument("--pretrain-epochs", type=float, default=1.0, help="OCNLI pre-training epochs")
-    p.add_argument("--limit", type=int, default=None, help="first N train/test examples (dev N/4, OCNLI N): quick runs")
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0 = all cores)")
-    p.add_argument("--lr", type=float, default=None, help="default: 5e-4 (LoRA)")
+    p.add_argument(
+        "--backbones",
+        type=comma_choices(BACKBONES),
+        default=",".join(BACKBONES),
+        help=f"comma-separated; known: {', '.join(BACKBONES)}",
+    )
+    p.add_argument("--pretrain", type=comma_choices(("none", "ocnli")), default="none,ocnli", help="none and/or ocnli")
+    p.add_argument(
+        "--detectors",
+        type=comma_choices(DETECTORS),
+        default="hierarchical,flat",
+        help=f"comma-separated; known: {', '.join(DETECTORS)}",
+    )
+    p.add_argument(
+        "--splits", type=comma_choices(tuple(SPLITS)), default="official,disjoint", help="official and/or disjoint"
+    )
+    p.add_argument(
+        "--seeds", type=_seeds, default="0,1,2,3", help="comma-separated seeds (the paper reports the mean of four)"
+    )
+    p.add_argument("--epochs", type=positive_float, default=2.0, help="CDConv fine-tuning epochs")
+    p.add_argument("--pretrain-epochs", type=positive_float, default=1.0, help="OCNLI pre-training epochs")
+    p.add_argument(
+        "--limit", type=positive_int, default=None, help="first N train/test examples (dev N/4, OCNLI N): quick runs"
+    )
+    p.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = all cores)")
+    p.add_argument("--lr", type=positive_float, default=None, help="default: 5e-4 (LoRA)")
     p.add_argument("--data-dir", default=None)
     p.add_argument(
         "--base",
@@ -90,20 +124,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="BACKBONE=NAME",
         help="override a backbone's base (e.g. minilm-zh=/path/tiny+zh; tests use tiny random models)",
     )
-    p.add_argument("--gemma-max-length", type=int, default=64)
+    p.add_argument("--gemma-max-length", type=token_window, default=64)
     p.add_argument(
         "--eval-every",
-        type=int,
+        type=nonnegative_int,
         default=0,
         help="dev evaluation interval in steps (default: four times per epoch; raise it for gemma-lora)",
     )
     p.add_argument("--no-table", action="store_true", help="run cells only")
     p.add_argument("-v", "--verbose", action="store_true")
-    return p.parse_args(argv)
-
-
-def _items(s: str) -> list[str]:
-    return [x for x in s.split(",") if x]
+    args = p.parse_args(argv)
+    for item in args.base:  # before any data is read or model trained
+        name, _, base = item.partition("=")
+        if name not in BACKBONES or not base:
+            p.error(f"argument --base: expected BACKBONE=NAME with BACKBONE in {', '.join(BACKBONES)}, got {item!r}")
+    return args
 
 
 def cell_name(backbone: str, pretrain: str, detector: str, split: str, seed: int) -> str:
@@ -126,9 +161,7 @@ class Runner:
         for k in ("gemma-lora", "gemma-frozen"):
             self.backbones[k]["max_length"] = args.gemma_max_length
         for item in args.base:
-            name, _, base = item.partition("=")
-            if name not in self.backbones or not base:
-                raise SystemExit(f"--base {item!r}: expected BACKBONE=NAME with BACKBONE in {', '.join(BACKBONES)}")
+            name, _, base = item.partition("=")  # checked by parse_args
             self.backbones[name]["base"] = base
         self._data: dict[str, list] = {}
         self._features: dict[str, Any] = {}
@@ -381,15 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out / "cells").mkdir(parents=True, exist_ok=True)
     plan = [
         (b, p, d, s, seed)
-        for b in _items(args.backbones)
-        for p in _items(args.pretrain)
-        for d in _items(args.detectors)
-        for s in _items(args.splits)
-        for seed in map(int, _items(args.seeds))
+        for b in args.backbones  # each name checked by parse_args
+        for p in args.pretrain
+        for d in args.detectors
+        for s in args.splits
+        for seed in args.seeds
     ]
-    for b, p, d, s, _ in plan:
-        if b not in runner.backbones or p not in ("none", "ocnli") or d not in DETECTORS or s not in SPLITS:
-            raise SystemExit(f"unknown cell {b}/{p}/{d}/{s}")
     done = 0
     for i, key in enumerate(plan, 1):
         path = out / "cells" / f"{cell_name(*key)}.json"

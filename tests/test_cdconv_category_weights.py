@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pytest
 
+from dialcheck.errors import InputError
+
 
 def _row(gold_cat, flagged, probs):
     return {
@@ -60,5 +62,5 @@ def test_a_bad_row_names_the_file_and_line(load_benchmark, tmp_path):
     mod = load_benchmark("cdconv_category_weights")
     path = tmp_path / "p.jsonl"
     path.write_text(json.dumps(_row(None, False, (0.1, 0.1, 0.1))) + "\n" + '{"gold": 1}\n')
-    with pytest.raises(SystemExit, match=r"p\.jsonl, line 2"):
+    with pytest.raises(InputError, match=r"p\.jsonl, line 2"):
         mod.read(path)

@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pytest
 
+from dialcheck.errors import InputError
+
 
 def _write(path, rows):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -61,10 +63,10 @@ def test_missing_pair_scores_name_the_files(load_benchmark, tmp_path):
     mod = load_benchmark("cdconv_pair_check")
     p = _write(tmp_path / "p.jsonl", [_pred(0, None, None), _pred(1, None, None)])
     s = _write(tmp_path / "s.jsonl", [{"split": "dev", "id": "c0", "score": 0.1}])
-    with pytest.raises(SystemExit, match=r"s\.jsonl: no pair score for 1 of the rows of .*p\.jsonl"):
+    with pytest.raises(InputError, match=r"s\.jsonl: no pair score for 1 of the rows of .*p\.jsonl"):
         mod.joined(p, s)
     _write(s, [{"split": "dev", "id": "c0"}])
-    with pytest.raises(SystemExit, match=r"s\.jsonl, line 1"):
+    with pytest.raises(InputError, match=r"s\.jsonl, line 1"):
         mod.read_pair_scores(s)
 
 
