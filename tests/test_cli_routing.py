@@ -27,3 +27,13 @@ def test_evaluate_data_names_each_skipped_record_once_then_counts_them(capsys, c
     assert f"dialcheck: skipped {logs}, line 5: contradiction: expected true or false, got string" in err
     assert f"dialcheck: {logs}: skipped 2 of 5 records (each named above); split mylogs holds the other 3" in err
     assert "skipped" not in caplog.text  # the library's own log does not name them again
+
+
+def test_model_default_names_no_model_in_every_command_that_takes_one():
+    # one place: the type of --model, so no command can run the English default on everything again
+    from dialcheck.cli import build_parser
+
+    parser = build_parser()
+    for argv in (["check", "in.json"], ["score", "in.jsonl", "out.jsonl"], ["evaluate"], ["serve"], ["rerank", "x"]):
+        assert parser.parse_args([*argv, "--model", "default"]).model is None, argv
+        assert parser.parse_args([*argv, "-m", "runs/mine"]).model == "runs/mine", argv

@@ -263,6 +263,31 @@ def test_rerank_command_without_a_model_routes_each_record_like_check(capsys, tm
     assert f"{p}, line 1: the dialogue mixes Chinese turns" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag", ["--model", "-m"])
+def test_rerank_model_default_routes_each_record_as_without_a_model(capsys, tmp_path, monkeypatch, flag):
+    # rerank --model default ran the English default on a Chinese conversation, where check, score, evaluate and
+    # serve route each dialogue to the shipped default of its language
+    from dialcheck import api
+
+    dets = {lang: KeywordDetector() for lang in ("en", "tod", "zh")}
+    asked: list[object] = []
+    monkeypatch.setattr(api, "accelerate", lambda det, **kw: det)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": asked.append(model) or dets[language])
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": tmp_path)  # "shipped": exists
+    rows = [
+        {"id": "zh", "turns": ["你好。", "你好，我有一只猫。", "它几岁了？"], "candidates": ["我没有猫。", "三岁了。"]},
+        {"id": "en", "turns": CTX, "candidates": ["Rex and Fido."]},
+    ]
+    p = tmp_path / "in.jsonl"
+    p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows))
+    assert main(["rerank", str(p), "--json", flag, "default"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["id"] for o in out] == ["zh", "en"]
+    assert [d.last.text for d in dets["zh"].seen] == ["我没有猫。", "三岁了。"]  # the Chinese default
+    assert [d.last.text for d in dets["en"].seen] == ["Rex and Fido."]
+    assert asked == [None, None]  # no model named "default" was loaded
+
+
 def test_rerank_without_a_detector_routes_chinese_contexts_to_the_chinese_default(monkeypatch):
     from dialcheck import api
 

@@ -16,7 +16,6 @@ from ..schema import Dialogue, Verdict
 from .common import (
     add_model_options,
     add_speaker_option,
-    default_model_is_routed,
     language_warning,
     model_language_of,
     predict_for,
@@ -123,7 +122,6 @@ def raise_all(problems: Sequence[DialcheckError], source: str, total: int) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    default_model_is_routed(args)
     records = list(read_dialogues(args.input, allow_empty_last=bool(args.speaker)))
     dialogues: list[Dialogue] = []
     checked: list[int | None] = []

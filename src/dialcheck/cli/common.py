@@ -17,9 +17,11 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
         "-m",
+        type=model_option,
         default=None,
-        help="detector folder (default: the shipped English detector, or the task-oriented one for dialogues "
-        "with knowledge)",
+        help="detector folder or shipped model name (default, or 'default': each dialogue goes to the shipped "
+        "default of its kind: the task-oriented one with knowledge, the Chinese one for a Chinese conversation, "
+        "else the English one)",
     )
     p.add_argument("--tau", type=unit_float, default=None, help="decision threshold in [0, 1] (default: the model's)")
     p.add_argument("--eta-e", type=unit_float, default=None, help="evidence threshold in [0, 1] (default: the model's)")
@@ -563,10 +565,22 @@ def existing_file(path: str) -> Path:
     return p
 
 
+def model_option(value: str) -> str | None:
+    """The type of ``--model``: ``default`` names no model of its own (None, as without ``--model``), so that every
+    command routes each dialogue to the shipped default of its language, as ``dialcheck.check(d, model="default")``
+    does (rerank ran the English default on a Chinese conversation).
+
+    >>> model_option("default"), model_option("runs/mine")
+    (None, 'runs/mine')
+    """
+    from ..api import names_default
+
+    return None if names_default(value) else value
+
+
 def default_model_is_routed(args: argparse.Namespace) -> None:
-    """``--model default`` names no model of its own: each dialogue goes to the shipped default it routes to
-    (the Chinese one for a Chinese conversation), as without ``--model`` and as ``dialcheck.check(d,
-    model="default")``; it ran the English default on everything."""
+    """``--model default`` as None; :func:`model_option` already does so when the arguments are parsed, so this is
+    needed only for a namespace built by hand."""
     from ..api import names_default
 
     if getattr(args, "model", None) is not None and names_default(args.model):

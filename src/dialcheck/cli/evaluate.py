@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_model_options, check_outputs, comma_choices, default_model_is_routed, load_for, positive_int
+from .common import add_model_options, check_outputs, comma_choices, load_for, positive_int
 
 HELP = "evaluate a detector on the DECODE (default), CI-ToD or CDConv splits; JSON results and a Markdown table"
 
@@ -79,7 +79,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    default_model_is_routed(args)  # --model default: as without --model (--data: Chinese dialogues skipped)
     if args.update_card and args.data:  # refused before any model runs
         raise InputError("--update-card stores benchmark results in the model card; leave out --data")
     if args.update_card and args.limit is not None:
