@@ -35,14 +35,13 @@ SPLITS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    if sklearn_parts() is None:
-        return 2
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=tuple(SPLITS), default="official")
     ap.add_argument("--C", type=positive_float, default=1.0, help="inverse regularisation of the logistic regression")
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
+    sklearn_parts()  # installed, or a MissingDependencyError naming the install
     train_name, test_name = SPLITS[args.split]
     train, test = load_dataset(train_name, args.data_dir), load_dataset(test_name, args.data_dir)
     head = LexicalHead.fit([e.dialogue for e in train], [example_label(e) for e in train], LABEL_NAMES, c=args.C)

@@ -34,9 +34,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from dialcheck.cli.common import nonnegative_int
 from dialcheck.datasets.base import data_dir
 from dialcheck.datasets.circa import CircaExample, load_circa
-from dialcheck.errors import InputError
 
 _BARE = re.compile(
     r"^(yes|yeah|yep|yup|no|nope|nah|sure|definitely|absolutely|of course|certainly|not really|not at all)\b", re.I
@@ -124,15 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--data", "--data-dir", dest="data", help="data directory (default: ../shared/data or $DIALCHECK_DATA_DIR)"
     )
-    ap.add_argument("--per-label", type=int, default=4000, help="at most this many of each label (0: all)")
+    ap.add_argument("--per-label", type=nonnegative_int, default=4000, help="at most this many of each label (0: all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--held-out-from", default=None, metavar="FILE", help="keep only dialogues not in FILE")
     args = ap.parse_args(argv)
-    try:
-        rows = load_circa(data_dir(args.data))
-    except InputError as e:
-        print(f"circa_statement_dialogues: {e}", file=sys.stderr)
-        return 2
+    rows = load_circa(data_dir(args.data))  # a missing or bad corpus: InputError, exit 2 by _cli.run
     if args.held_out_from:
         records, counts = statement_records(rows, None, args.seed)
         records = held_out(records, Path(args.held_out_from), args.per_label or None, args.seed)

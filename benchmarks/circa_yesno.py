@@ -34,8 +34,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from dialcheck.analysis.answers import AnswerClassifier, load_answer_classifier, relaxed_accuracy
+from dialcheck.cli.common import (
+    nonnegative_int,
+    open_unit_float,
+    positive_float,
+    positive_int,
+    seed_number,
+    token_window,
+)
 from dialcheck.datasets import load_dataset
 from dialcheck.datasets.circa import SCENARIOS, CircaExample, judgement
+from dialcheck.errors import InputError
 from dialcheck.training.trainer import TrainConfig
 
 
@@ -155,6 +164,10 @@ def compare(args: argparse.Namespace) -> None:
     The models run in the order given and then once more in reverse, so a machine that slows down or
     speeds up during the run affects each model alike; pairs/s is reported for both passes.
     """
+    names = [m for m in args.models.split(",") if m]
+    for m in names:  # before torch, the data and the models load
+        if m.partition("@")[2] not in RUNTIMES:
+            raise InputError(f"--models: unknown runtime in {m!r}: use NAME, NAME@onnx, NAME@onnx-int8 or NAME@int8")
     import torch
 
     torch.set_num_threads(args.threads)
@@ -162,7 +175,6 @@ def compare(args: argparse.Namespace) -> None:
     _, val = split_by_question(data, args.validation_fraction, args.seed)
     questions, answers = [e.question for e in val], [e.answer for e in val]
     gold = [str(e.relaxed) for e in val]
-    names = [m for m in args.models.split(",") if m]
     loaded = {m: _runtime(load_answer_classifier(m.partition("@")[0]), m.partition("@")[2]) for m in names}
     speed: dict[str, list[float]] = {m: [] for m in names}
     proba = {}
@@ -187,13 +199,14 @@ def compare(args: argparse.Namespace) -> None:
         print(f"| {m} | {relaxed:.4f} | {three:.4f} | {speed[m][0]:.1f}, {speed[m][1]:.1f} | {same:.4f} | {change} |")
 
 
+RUNTIMES = ("", "onnx", "onnx-int8", "int8")  # after "@" in a compare model spec
+
+
 def _runtime(classifier: AnswerClassifier, runtime: str) -> AnswerClassifier:
     """``classifier`` on the runtime a ``compare`` model spec names after ``@``: ``onnx``, ``onnx-int8``,
     ``int8`` (torch), or nothing (torch float32)."""
     from dialcheck.api import accelerate
 
-    if runtime not in ("", "onnx", "onnx-int8", "int8"):
-        raise SystemExit(f"unknown runtime {runtime!r}: use NAME, NAME@onnx, NAME@onnx-int8 or NAME@int8")
     return accelerate(classifier, onnx=runtime.startswith("onnx"), int8=runtime.endswith("int8"))
 
 
@@ -232,18 +245,22 @@ def main() -> None:
         s = sub.add_parser(name)
         s.add_argument("--out", required=True)
         s.add_argument("--base", default="all-MiniLM-L6-v2")
-        s.add_argument("--lora", type=int, default=16)
-        s.add_argument("--epochs", type=float, default=2.0)
-        s.add_argument("--batch-size", type=int, default=32)
+        s.add_argument("--lora", type=nonnegative_int, default=16, help="LoRA rank (0 = full fine-tuning)")
+        s.add_argument("--epochs", type=positive_float, default=2.0)
+        s.add_argument("--batch-size", type=positive_int, default=32)
         # 1e-3 (the first recipe) collapsed to the majority class on all 31,840 rows; 3e-4 for 2 epochs did not
-        s.add_argument("--lr", type=float, default=3e-4)
-        s.add_argument("--max-length", type=int, default=96)
-        s.add_argument("--patience", type=int, default=3)
-        s.add_argument("--eval-every", type=int, default=0)
-        s.add_argument("--validation-fraction", type=float, default=0.05)
-        s.add_argument("--seed", type=int, default=0)
-        s.add_argument("--threads", type=int, default=1)
-        s.add_argument("--limit", type=int, default=0, help="train on at most N rows (speed probes)")
+        s.add_argument("--lr", type=positive_float, default=3e-4)
+        s.add_argument("--max-length", type=token_window, default=96)
+        s.add_argument("--patience", type=positive_int, default=3)
+        s.add_argument(
+            "--eval-every", type=nonnegative_int, default=0, help="validate every N steps (0 = four times per epoch)"
+        )
+        s.add_argument("--validation-fraction", type=open_unit_float, default=0.05)
+        s.add_argument("--seed", type=seed_number, default=0)
+        s.add_argument("--threads", type=nonnegative_int, default=1, help="torch threads (0 = all cores)")
+        s.add_argument(
+            "--limit", type=nonnegative_int, default=0, help="train on at most N rows (speed probes; 0 = all)"
+        )
         s.add_argument("--folds", default="", help="comma-separated held-out scenarios (default: all ten)")
         s.add_argument("--data-dir", default=None)
         s.add_argument("--no-progress", action="store_true")
@@ -251,9 +268,9 @@ def main() -> None:
             s.add_argument("--half", action="store_true", help="store adapter and head in float16 (half the size)")
     c = sub.add_parser("compare", help="validation accuracy and judging speed of saved classifiers")
     c.add_argument("--models", default="circa-yesno-mpnet-v1,circa-yesno-minilm-v2", help="folders or shipped names")
-    c.add_argument("--threads", type=int, default=1)
-    c.add_argument("--validation-fraction", type=float, default=0.05)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--threads", type=positive_int, default=1)
+    c.add_argument("--validation-fraction", type=open_unit_float, default=0.05)
+    c.add_argument("--seed", type=seed_number, default=0)
     c.add_argument("--data-dir", default=None)
     t = sub.add_parser("table")
     t.add_argument("results")

@@ -36,7 +36,6 @@ from pathlib import Path
 
 from dialcheck.datasets.base import data_dir
 from dialcheck.datasets.citod import load_citod
-from dialcheck.errors import InputError
 from dialcheck.io import example_record
 from dialcheck.schema import Example
 
@@ -113,12 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         "(DECODE's RCT transform), as a consistent dialogue",
     )
     args = ap.parse_args(argv)
+    if args.with_decode_rct and not args.with_decode_validation:
+        ap.error("--with-decode-rct needs --with-decode-validation")
     domains = [d.strip() for d in args.domains.split(",") if d.strip()] if args.domains else None
-    try:
-        records, counts = load_records(args.split, domains, args.data)
-    except InputError as e:  # e.g. weather train, never released
-        print(f"citod_history_dialogues: {e}", file=sys.stderr)
-        return 2
+    records, counts = load_records(args.split, domains, args.data)  # weather train (never released): InputError
     if args.with_decode_validation:
         from dialcheck.training.data import build_decode_training_data
 
@@ -131,9 +128,6 @@ def main(argv: list[str] | None = None) -> int:
             counts["decode_validation_rct"] = len(rct)
             val = [*val, *rct]
         records = [*map(example_record, val), *records]
-    elif args.with_decode_rct:
-        print("citod_history_dialogues: --with-decode-rct needs --with-decode-validation", file=sys.stderr)
-        return 2
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:

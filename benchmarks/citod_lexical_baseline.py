@@ -25,6 +25,7 @@ import sys
 import numpy as np
 from _sklearn import sklearn_parts
 
+from dialcheck.cli.common import positive_float
 from dialcheck.datasets import load_dataset
 from dialcheck.detectors.grounded import MARK_CONTEXT, MARK_REPLY, ROW_SEP, build_input, split_turns
 from dialcheck.evaluation.citod import TEST_SPLITS, citod_metrics, to_markdown
@@ -59,13 +60,9 @@ def _parts(e: Example) -> tuple[str, str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parts = sklearn_parts()
-    if parts is None:
-        return 2
-    csr_matrix, hstack, TfidfVectorizer, LogisticRegression = parts
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None, help="write the results here")
-    ap.add_argument("--C", type=float, default=3.0, help="inverse regularisation of the logistic regressions")
+    ap.add_argument("--C", type=positive_float, default=3.0, help="inverse regularisation of the logistic regressions")
     ap.add_argument("--features", choices=("words", "checks", "both"), default="words")
     ap.add_argument(
         "--vocabulary",
@@ -74,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         help="entity types for the checks: CI-ToD's entity files + each dialogue's table (corpus), or the table only",
     )
     args = ap.parse_args(argv)
+    csr_matrix, hstack, TfidfVectorizer, LogisticRegression = sklearn_parts()  # or an error naming the install
     from dialcheck.training.citod import check_vocabulary
 
     vocabulary = check_vocabulary() if args.features != "words" and args.vocabulary == "corpus" else {}

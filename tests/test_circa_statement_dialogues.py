@@ -2,7 +2,10 @@
 
 import json
 
+import pytest
+
 from dialcheck.datasets.circa import CircaExample
+from dialcheck.errors import InputError
 from dialcheck.io import parse_example
 from dialcheck.training.data import labelled_dialogue_pairs
 
@@ -44,10 +47,11 @@ def test_the_script_caps_each_label_and_is_seeded(load_benchmark, data_root, tmp
     assert all(r["evidence"] == [0] for r in records if r["contradiction"])
 
 
-def test_a_missing_corpus_is_named(load_benchmark, tmp_path, capsys):
+def test_a_missing_corpus_is_named(load_benchmark, tmp_path):
+    """An InputError, which _cli.run prints as 'circa_statement_dialogues.py: error: ...' with exit 2."""
     mod = load_benchmark("circa_statement_dialogues")
-    assert mod.main(["--out", str(tmp_path / "x.jsonl"), "--data", str(tmp_path)]) == 2
-    assert "circa-data.tsv" in capsys.readouterr().err
+    with pytest.raises(InputError, match=r"circa-data\.tsv"):
+        mod.main(["--out", str(tmp_path / "x.jsonl"), "--data", str(tmp_path)])
 
 
 def test_held_out_keeps_only_dialogues_not_in_the_training_file(load_benchmark, tmp_path):
