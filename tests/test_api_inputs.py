@@ -264,14 +264,19 @@ def test_a_saved_config_with_a_bad_threshold_is_a_model_error_naming_file_and_fi
 
 
 @pytest.mark.parametrize(
-    ("knowledge", "message"),
+    ("rows", "message"),
     [
-        (KnowledgeBase(("Valero",)), r"knowledge\[0\]: expected a mapping of column -> value, got string"),
-        (KnowledgeBase(({"poi": "Valero", "distance": 5},)), r"knowledge\[0\]\.distance: expected a string, got int"),
+        (("Valero",), r"knowledge\[0\]: expected a mapping of column -> value, got string"),
+        (({"poi": "Valero", "distance": 5},), r"knowledge\[0\]\.distance: expected a string, got int"),
     ],
 )
-def test_a_dialogue_built_in_python_with_a_bad_knowledge_base_is_refused(det, tiny_detector_dir, knowledge, message):
-    # it reached the task-oriented detector and failed there with an AttributeError ('list' has no 'rows')
+def test_a_dialogue_built_in_python_with_a_bad_knowledge_base_is_refused(det, tiny_detector_dir, rows, message):
+    # it reached the task-oriented detector and failed there with an AttributeError ('list' has no 'rows').
+    # KnowledgeBase refuses such rows when built; a table whose rows were swapped afterwards is still refused here
+    with pytest.raises(InputError, match=r"^KnowledgeBase\.rows\[0\]"):
+        KnowledgeBase(rows)
+    knowledge = KnowledgeBase()
+    object.__setattr__(knowledge, "rows", rows)
     d = Dialogue.from_texts(["Find me a gas station.", "Valero is 4 miles away."], knowledge=knowledge)
     with pytest.raises(InputError, match=r"^" + message):
         dialcheck.check(d, model=str(tiny_detector_dir))

@@ -1,6 +1,6 @@
 import pytest
 
-from dialcheck import Dialogue, Turn, Verdict
+from dialcheck import Dialogue, KnowledgeBase, Turn, Verdict
 from dialcheck.errors import InputError
 
 
@@ -41,3 +41,32 @@ def test_from_texts_refuses_a_single_string_or_no_speakers():
         "bot",
         "user",
     ]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (None, r"KnowledgeBase\.rows: expected a list of rows, got null"),
+        ("Valero", r"KnowledgeBase\.rows: expected a list of rows, got a string"),
+        ({"poi": "Valero"}, r"KnowledgeBase\.rows: expected a list of rows, got object \(one row: \[\{\.\.\.\}\]\)"),
+        (("Valero",), r"KnowledgeBase\.rows\[0\]: expected a mapping of column -> value, got string"),
+        (
+            ({"poi": "a"}, {"poi": "b", "distance": 5}),
+            r"KnowledgeBase\.rows\[1\]\.distance: expected a string, got int",
+        ),
+        (({"poi": "a", "open": None},), r"KnowledgeBase\.rows\[0\]\.open: expected a string, got null"),
+        (({1: "a"},), r"KnowledgeBase\.rows\[0\]: column names are strings, got int 1"),
+    ],
+)
+def test_knowledge_base_refuses_wrong_rows_when_built(rows, message):
+    # it was built as given, and failed later: len(KnowledgeBase(None)) with a TypeError, a table of one string
+    # read one column per character, a number only when check reached the detector
+    with pytest.raises(InputError, match=r"^" + message):
+        KnowledgeBase(rows)
+
+
+def test_knowledge_base_rows_given_as_a_list_or_generator_become_a_tuple():
+    rows = [{"poi": "Valero", "distance": "4 miles"}]
+    assert KnowledgeBase(rows).rows == tuple(rows)
+    assert KnowledgeBase(r for r in rows) == KnowledgeBase(tuple(rows))
+    assert KnowledgeBase().columns == () and len(KnowledgeBase([])) == 0

@@ -53,9 +53,41 @@ class Turn:
 
 @dataclass(frozen=True)
 class KnowledgeBase:
-    """A table the system could see (task-oriented dialogue): rows of column -> value strings."""
+    """A table the system could see (task-oriented dialogue): rows of column -> value strings.
+
+    ``rows`` is kept as a tuple (any iterable of rows is taken); a row that is no mapping, a column name or a
+    value that is no string, is an :class:`~dialcheck.errors.InputError` naming the field, here rather than in
+    the detector that later reads the table (:func:`dialcheck.io.parse_knowledge` turns numbers into strings).
+
+    >>> KnowledgeBase(({"poi": "Valero", "distance": 5},))
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: KnowledgeBase.rows[0].distance: expected a string, got int \
+(dialcheck.io.parse_knowledge reads a list of records, numbers included)
+    """
 
     rows: tuple[Mapping[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        hint = "(dialcheck.io.parse_knowledge reads a list of records, numbers included)"
+        rows = self.rows
+        if not isinstance(rows, tuple):
+            if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+                shown = "a string" if isinstance(rows, (str, bytes)) else _got(rows)
+                what = " (one row: [{...}])" if isinstance(rows, Mapping) else ""
+                raise InputError(f"KnowledgeBase.rows: expected a list of rows, got {shown}{what} {hint}")
+            rows = tuple(rows)
+            object.__setattr__(self, "rows", rows)
+        for i, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                raise InputError(
+                    f"KnowledgeBase.rows[{i}]: expected a mapping of column -> value, got {_got(row)} {hint}"
+                )
+            for k, v in row.items():
+                if not isinstance(k, str):
+                    raise InputError(f"KnowledgeBase.rows[{i}]: column names are strings, got {_got(k)} {k!r}")
+                if not isinstance(v, str):
+                    raise InputError(f"KnowledgeBase.rows[{i}].{k}: expected a string, got {_got(v)} {hint}")
 
     @property
     def columns(self) -> tuple[str, ...]:
