@@ -89,7 +89,9 @@ def load_cascade(model: str, threads: int) -> Any:
     set_threads(threads)
     det = dialcheck.load(model)
     if not hasattr(det, "band"):
-        raise SystemExit(f"{model}: not a cascade (no band)")
+        from dialcheck.errors import InputError
+
+        raise InputError(f"{model}: not a cascade (no band)")
     return det
 
 
@@ -134,10 +136,12 @@ def policy_verdicts(det: Any, dialogues: Sequence[Any]) -> tuple[dict[str, list]
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialcheck.cli.common import nonnegative_int
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="decode-cascade-v5")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=nonnegative_int, default=2, help="torch threads (0 = torch's default)")
     ap.add_argument("--json", default=None, help="write the numbers here")
     args = ap.parse_args(argv)
     import default_gate as gate

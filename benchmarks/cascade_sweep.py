@@ -22,7 +22,9 @@ from pathlib import Path
 
 from decode_tau_sweep import COLUMNS, read_predictions, redecide
 
+from dialcheck.cli.common import unit_float
 from dialcheck.datasets import load_dataset
+from dialcheck.errors import InputError
 from dialcheck.evaluation.decode import SPLITS, decode_metrics
 
 
@@ -39,7 +41,7 @@ def cascade_rows(
     both files hold."""
     splits = [s for s in fast if s in slow]  # a split only one file holds is left out
     if not splits:
-        raise SystemExit("the two prediction files share no split")
+        raise InputError("the two prediction files share no split")
     examples = {s: {e.id: e for e in load_dataset(SPLITS[s])} for s in splits}
     rows = []
     for low, high in bands:
@@ -52,7 +54,7 @@ def cascade_rows(
                 v = redecide(r, fast_tau, fast_eta_e)
                 if low <= v.score <= high:
                     if r["id"] not in other:
-                        raise SystemExit(f"the slow detector's file has no prediction for {split} {r['id']}")
+                        raise InputError(f"the slow detector's file has no prediction for {split} {r['id']}")
                     v, reread = redecide(other[r["id"]], slow_tau, slow_eta_e), reread + 1
                 verdicts.append(v)
             exs = [examples[split][r["id"]] for r in records]
@@ -74,27 +76,49 @@ def to_markdown(rows: list[dict[str, float]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def band(text: str) -> tuple[float, float]:
+    """An argparse type: LOW:HIGH, a band of scores in [0, 1] with LOW at most HIGH.
+
+    >>> band("0.2:0.9")
+    (0.2, 0.9)
+    """
+    low, sep, high = text.partition(":")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected LOW:HIGH, got {text!r}")
+    lo, hi = unit_float(low), unit_float(high)
+    if lo > hi:
+        raise argparse.ArgumentTypeError(f"LOW must not be above HIGH, got {text!r}")
+    return lo, hi
+
+
+def bands(text: str) -> list[tuple[float, float]]:
+    """An argparse type: comma-separated LOW:HIGH bands, at least one."""
+    out = [band(b.strip()) for b in text.split(",") if b.strip()]
+    if not out:
+        raise argparse.ArgumentTypeError("name at least one LOW:HIGH band")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("fast", type=Path, help="predictions of the fast detector (dialcheck evaluate --predictions)")
     p.add_argument("slow", type=Path, help="predictions of the slow detector, same splits")
-    p.add_argument("--fast-tau", type=float, required=True)
-    p.add_argument("--fast-eta-e", type=float, default=None, help="default: --fast-tau")
-    p.add_argument("--slow-tau", type=float, required=True)
-    p.add_argument("--slow-eta-e", type=float, default=None, help="default: --slow-tau")
-    p.add_argument("--bands", default="0:1", help="comma-separated LOW:HIGH bands of the fast detector's score")
+    p.add_argument("--fast-tau", type=unit_float, required=True)
+    p.add_argument("--fast-eta-e", type=unit_float, default=None, help="default: --fast-tau")
+    p.add_argument("--slow-tau", type=unit_float, required=True)
+    p.add_argument("--slow-eta-e", type=unit_float, default=None, help="default: --slow-tau")
+    p.add_argument(
+        "--bands", type=bands, default="0:1", help="comma-separated LOW:HIGH bands of the fast detector's score"
+    )
     p.add_argument("--markdown", type=Path, default=None)
     args = p.parse_args(argv)
-    bands = []
-    for b in args.bands.split(","):
-        low, high = (float(x) for x in b.split(":"))
+    for low, high in args.bands:  # before the predictions are read
         if not low <= args.fast_tau <= high:
-            raise SystemExit(f"band {b} must hold --fast-tau {args.fast_tau}")
-        bands.append((low, high))
+            p.error(f"argument --bands: band {low:g}:{high:g} must hold --fast-tau {args.fast_tau:g}")
     fe = args.fast_tau if args.fast_eta_e is None else args.fast_eta_e
     se = args.slow_tau if args.slow_eta_e is None else args.slow_eta_e
     rows = cascade_rows(
-        read_predictions([args.fast]), read_predictions([args.slow]), args.fast_tau, fe, args.slow_tau, se, bands
+        read_predictions([args.fast]), read_predictions([args.slow]), args.fast_tau, fe, args.slow_tau, se, args.bands
     )
     table = to_markdown(rows)
     sys.stdout.write(table)

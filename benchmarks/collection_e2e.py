@@ -54,18 +54,20 @@ DECODINGS = (("greedy", "greedy"), ("sample", "nucleus1"))
 
 
 def main() -> None:
+    from dialcheck.cli.common import positive_int, seed_number
+
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
     p.add_argument("--dataset", default="decode.dev.v1", help="registered dataset (dialogues)")
-    p.add_argument("--dialogues", type=int, default=40, help="first N dialogues of the dataset")
+    p.add_argument("--dialogues", type=positive_int, default=40, help="first N dialogues of the dataset")
     p.add_argument("--history", action="store_true", help="generators and the detector see the earlier turns too")
     p.add_argument("--reply-speaker", default=None, help="only contexts this speaker answers (e.g. bot, system)")
-    p.add_argument("--k", type=int, default=8, help="contexts per distance by FQness, and as many random ones")
+    p.add_argument("--k", type=positive_int, default=8, help="contexts per distance by FQness, and as many random ones")
     p.add_argument("--distances", default="1,3,5")
-    p.add_argument("--max-new-tokens", type=int, default=24)
+    p.add_argument("--max-new-tokens", type=positive_int, default=24)
     p.add_argument("--lm", default="SmolLM2-135M-Instruct")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--seed", type=seed_number, default=0)
+    p.add_argument("--threads", type=positive_int, default=1)
     p.add_argument("--logo", action="store_true", help="also run leave-one-generator-out (trains MiniLM twice)")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)

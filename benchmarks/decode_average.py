@@ -26,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from decode_tau_sweep import read_predictions, redecide
 
+from dialcheck.cli.common import nonnegative_int, unit_float
 from dialcheck.datasets import load_dataset
+from dialcheck.errors import InputError
 from dialcheck.evaluation.decode import SPLITS, decode_metrics
 from dialcheck.evaluation.metrics import balanced_accuracy, best_threshold
 
@@ -102,13 +104,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("pred_a", type=Path, help="dialcheck evaluate --predictions of A")
     p.add_argument("pred_b", type=Path, help="dialcheck evaluate --predictions of B")
     p.add_argument("--cache", type=Path, default=Path("runs/avg"))
-    p.add_argument("--eta-e", type=float, default=0.9)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--eta-e", type=unit_float, default=0.9)
+    p.add_argument("--threads", type=nonnegative_int, default=2, help="torch threads (0 = torch's default)")
     args = p.parse_args(argv)
     a, gold = validation_scores(args.model_a, args.cache, args.threads)
     b, gold_b = validation_scores(args.model_b, args.cache, args.threads)
     if gold != gold_b:
-        raise SystemExit("the two validation files do not hold the same dialogues")
+        raise InputError("the two validation files do not hold the same dialogues")
     table = choose(a, b, gold)
     w, tau, _ = max(table, key=lambda r: (r[2], -abs(r[0] - 0.5)))
     print(f"validation ({len(gold)} dialogues): weight of A, tau, balanced accuracy")

@@ -29,6 +29,7 @@ import numpy as np
 from _output import emit
 
 import dialcheck
+from dialcheck.cli.common import positive_int
 from dialcheck.datasets import load_dataset
 from dialcheck.schema import Dialogue, Example, Turn
 
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--threads", type=positive_int, default=None, help="torch threads (default: torch's)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)

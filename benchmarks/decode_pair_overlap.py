@@ -63,12 +63,13 @@ def summarise(rows: Iterable[tuple[str, int, str, str]]) -> list[tuple[str, int,
 def labelled_pairs(path: str) -> list[tuple[str, int, str, str]]:
     """Same-speaker (earlier turn, last turn) pairs of a labelled dialogue file, as ``evaluate --data`` reads it:
     a contradiction's evidence turns, and every earlier turn of the last speaker in a consistent dialogue."""
+    from dialcheck.errors import InputError
     from dialcheck.io import read_examples
     from dialcheck.training.data import labelled_dialogue_pairs
 
     examples, errors = read_examples(path)
     if errors:
-        raise SystemExit(f"{path}: {len(errors)} bad records, the first: {errors[0]}")
+        raise InputError(f"{path}: {len(errors)} bad records, the first: {errors[0]}")
     pairs, _ = labelled_dialogue_pairs(examples)
     contradicting = {p.group for p in pairs if p.label}  # their other turns are not pairs of a consistent chat
     name = path.rsplit("/", 1)[-1]

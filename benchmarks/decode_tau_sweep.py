@@ -20,8 +20,10 @@ import json
 import sys
 from pathlib import Path
 
+from dialcheck.cli.common import unit_float
 from dialcheck.datasets import load_dataset
 from dialcheck.detectors.utterance import decide
+from dialcheck.errors import InputError
 from dialcheck.evaluation.decode import SPLITS, decode_metrics
 from dialcheck.schema import Verdict
 
@@ -67,7 +69,7 @@ def read_predictions(paths: list[Path]) -> dict[str, list[dict]]:
     for key, record in tables[0].items():
         missing = [str(p) for p, t in zip(paths, tables, strict=True) if key not in t]
         if missing:
-            raise SystemExit(f"{missing[0]}: no prediction for {key[0]} {key[1]} (ensembles need the same splits)")
+            raise InputError(f"{missing[0]}: no prediction for {key[0]} {key[1]} (ensembles need the same splits)")
         scores = {
             t: sum(float(tab[key]["pair_scores"][t]) for tab in tables) / len(tables) for t in record["pair_scores"]
         }
@@ -99,6 +101,26 @@ def to_markdown(rows: list[dict[str, float]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def unit_floats(text: str) -> list[float]:
+    """An argparse type: comma-separated numbers in [0, 1], at least one.
+
+    >>> unit_floats("0.5, 0.7")
+    [0.5, 0.7]
+    """
+    out = [unit_float(x.strip()) for x in text.split(",") if x.strip()]
+    if not out:
+        raise argparse.ArgumentTypeError("name at least one number in [0, 1]")
+    return out
+
+
+def score_band(text: str) -> tuple[float, float]:
+    """An argparse type: LO,HI, two numbers in [0, 1] with LO at most HI."""
+    band = unit_floats(text)
+    if len(band) != 2 or band[0] > band[1]:
+        raise argparse.ArgumentTypeError(f"expected LO,HI with LO at most HI, got {text!r}")
+    return band[0], band[1]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument(
@@ -107,24 +129,25 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         help="JSONL written by dialcheck evaluate --predictions (several: ensemble)",
     )
-    p.add_argument("--taus", default="0.5,0.6,0.7,0.8,0.9")
-    p.add_argument("--eta-e", type=float, default=None, help="evidence threshold (default: equal to tau)")
+    p.add_argument("--taus", type=unit_floats, default="0.5,0.6,0.7,0.8,0.9", help="comma-separated thresholds")
+    p.add_argument("--eta-e", type=unit_float, default=None, help="evidence threshold (default: equal to tau)")
     p.add_argument("--markdown", type=Path, default=None)
     p.add_argument(
         "--band",
+        type=score_band,
         default=None,
         metavar="LO,HI",
         help="also print the largest dialogue score and the share of dialogues scoring in [LO, HI] (a pile-up)",
     )
     args = p.parse_args(argv)
     if args.band:
-        lo, hi = (float(x) for x in args.band.split(","))
+        lo, hi = args.band
         by_split = read_predictions(args.predictions)
         scores = [max(r["pair_scores"].values(), default=r["score"]) for rs in by_split.values() for r in rs]
         inside = sum(lo <= s <= hi for s in scores)
         share = f"{inside} ({inside / len(scores):.1%})"
         print(f"{len(scores)} dialogues; max score {max(scores):.6f}; in [{lo}, {hi}]: {share}")
-    rows = sweep(args.predictions, [float(t) for t in args.taus.split(",")], args.eta_e)
+    rows = sweep(args.predictions, args.taus, args.eta_e)
     table = to_markdown(rows)
     sys.stdout.write(table)
     if args.markdown:

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from dialcheck.errors import InputError
 from dialcheck.evaluation.decode import decode_metrics
 from dialcheck.schema import Dialogue, Example, Verdict
 
@@ -96,7 +97,7 @@ def test_tau_sweep_averages_pair_scores_over_prediction_files(tmp_path, load_ben
     v = sweep.redecide(merged, 0.55, 0.55)
     assert v.contradiction and v.evidence == (0,)
     b.write_text(json.dumps({**rec, "id": "dev:1"}) + "\n")
-    with pytest.raises(SystemExit, match="no prediction for dev dev:0"):
+    with pytest.raises(InputError, match="no prediction for dev dev:0"):  # exit 2 by _cli.run, not SystemExit's 1
         sweep.read_predictions([a, b])
 
 
