@@ -127,6 +127,7 @@ TARGETS = {"human_bot/accuracy": 78.0, "rct/accuracy": 75.0, "dev/accuracy": 87.
 
 sys.path.insert(0, str(HERE))
 
+from dialcheck.cli.common import nonnegative_float, nonnegative_int, positive_int  # noqa: E402
 from dialcheck.detectors.onnx import RUNTIMES  # noqa: E402
 
 
@@ -356,11 +357,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--candidate", default=None, help="detector folder (or --candidate-from)")
     ap.add_argument("--baseline", default="default", help="detector folder ('default' = the shipped one)")
-    ap.add_argument("--tolerance", type=float, default=1.0, help="accuracy points a gate may lose")
-    ap.add_argument("--limit", type=int, default=500, help="human-bot bot utterances to perturb (seeded)")
+    ap.add_argument("--tolerance", type=nonnegative_float, default=1.0, help="accuracy points a gate may lose")
+    ap.add_argument("--limit", type=positive_int, default=500, help="human-bot bot utterances to perturb (seeded)")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--eval-limit", type=int, default=None, help="first N dialogues per split (smoke runs only)")
-    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    ap.add_argument(
+        "--eval-limit", type=positive_int, default=None, help="first N dialogues per split (smoke runs only)"
+    )
+    ap.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = torch's default)")
     ap.add_argument(
         "--candidate-runtime", choices=RUNTIMES, default="torch", help="run the candidate on ONNX Runtime (or int8)"
     )

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from dialcheck.cli.common import nonnegative_int
 from dialcheck.schema import Dialogue
 
 YES = re.compile(
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default="all,last,answers")
     ap.add_argument("--splits", default="human_bot,rct,dev")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = torch's default)")
     args = ap.parse_args(argv)
 
     from dialcheck.api import load

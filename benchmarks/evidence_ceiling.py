@@ -176,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
                 by_split[record["split"]].append(record)
     records = by_split.get(args.split)
     if not records:
-        raise SystemExit(f"{args.predictions}: no predictions for split {args.split!r} (have: {sorted(by_split)})")
+        from dialcheck.errors import InputError
+
+        raise InputError(f"{args.predictions}: no predictions for split {args.split!r} (have: {sorted(by_split)})")
     table = ceilings(records)
     print(f"{args.predictions} ({args.split}, {len(records)} dialogues)\n")
     _print_table(table)

@@ -49,10 +49,12 @@ def small_sets(name: str, data_dir: str | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialcheck.cli.common import nonnegative_int
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("models", nargs="+", help="model folders ('default' = the shipped one)")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    ap.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = torch's default)")
     args = ap.parse_args(argv)
     from dialcheck.cli.common import set_threads
 

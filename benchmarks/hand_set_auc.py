@@ -13,6 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
+from dialcheck.errors import InputError
 from dialcheck.evaluation.metrics import roc_auc
 
 
@@ -27,7 +28,7 @@ def set_auc(path: Path, prefix: str = "") -> tuple[float, int, int]:
                 scores.append(float(row["score"]))
     n_pos = sum(gold)
     if not n_pos or n_pos == len(gold):
-        raise SystemExit(f"{path}: needs contradictions and consistent rows with ids starting {prefix!r}")
+        raise InputError(f"{path}: needs contradictions and consistent rows with ids starting {prefix!r}")
     return roc_auc(gold, scores), n_pos, len(gold) - n_pos
 
 

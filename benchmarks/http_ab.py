@@ -57,14 +57,20 @@ def post(port: int, body: bytes) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialcheck.cli.common import nonnegative_int, positive_int
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline-src", required=True, help="the other checkout's src folder")
-    ap.add_argument("--turns", type=int, default=4)
-    ap.add_argument("--n", type=int, default=100, help="dialogues per repetition")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=1, help="threads of each server (both run at once)")
+    ap.add_argument("--turns", type=positive_int, default=4)
+    ap.add_argument("--n", type=positive_int, default=100, help="dialogues per repetition")
+    ap.add_argument("--reps", type=positive_int, default=3)
+    ap.add_argument(
+        "--threads", type=nonnegative_int, default=1, help="threads of each server (both run at once; 0 = all cores)"
+    )
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
+    if not (Path(args.baseline_src) / "dialcheck").is_dir():  # else its server exits at once, said only as a code
+        ap.error(f"argument --baseline-src: {args.baseline_src} holds no dialcheck package (give a checkout's src)")
     ds = dialogues_of_length(args.turns, args.n, args.data_dir)
     bodies = [json.dumps({"turns": [{"speaker": t.speaker, "text": t.text} for t in d.turns]}).encode() for d in ds]
     here = str(Path(__file__).resolve().parents[1] / "src")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dialcheck.errors import InputError
+
 
 @pytest.fixture
 def script(load_benchmark):
@@ -72,7 +74,7 @@ def test_the_command_prints_the_table_and_writes_json(script, tmp_path, capsys):
     assert "| as predicted | 1 | 2 | 1 | 0 | 2 | 28.57 |" in printed
     saved = json.loads((tmp_path / "out.json").read_text())
     assert saved["policies"]["both"]["f1"] == 100.0
-    with pytest.raises(SystemExit, match="no predictions for split 'rct'"):
+    with pytest.raises(InputError, match="no predictions for split 'rct'"):
         script.main([str(path), "--split", "rct"])
 
 

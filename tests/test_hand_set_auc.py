@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dialcheck.errors import InputError
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -24,7 +26,7 @@ def test_hand_set_auc_hand_computed(load_benchmark, tmp_path):
     # of the 4 contradiction/consistent pairs, 3 are ordered right (0.4 < 0.5 is the one wrong)
     assert mod.set_auc(path, "handd-") == (0.75, 2, 2)
     assert mod.set_auc(path)[1:] == (3, 2)
-    with pytest.raises(SystemExit, match="needs contradictions and consistent rows"):
+    with pytest.raises(InputError, match="needs contradictions and consistent rows"):
         mod.set_auc(path, "handc-")
 
 
