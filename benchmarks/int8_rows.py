@@ -19,10 +19,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def main() -> None:
+    from dialcheck.cli.common import nonnegative_int, positive_int
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=None, help="detector on ONNX int8 (default: the shipped English one)")
-    ap.add_argument("--n", type=int, default=150)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--n", type=positive_int, default=150, help="human-bot dialogues")
+    ap.add_argument("--threads", type=nonnegative_int, default=2, help="threads (0 = the runtime's default)")
     args = ap.parse_args()
 
     import numpy as np

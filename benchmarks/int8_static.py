@@ -24,11 +24,13 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def main() -> None:
+    from dialcheck.cli.common import nonnegative_int, positive_int
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=None, help="detector (default: the shipped English one)")
-    ap.add_argument("--calibrate", type=int, default=256, help="DECODE train pairs to calibrate on")
-    ap.add_argument("--n", type=int, default=150)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--calibrate", type=positive_int, default=256, help="DECODE train pairs to calibrate on")
+    ap.add_argument("--n", type=positive_int, default=150, help="human-bot dialogues")
+    ap.add_argument("--threads", type=nonnegative_int, default=2, help="threads (0 = the runtime's default)")
     args = ap.parse_args()
 
     import numpy as np

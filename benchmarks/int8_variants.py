@@ -43,6 +43,15 @@ def probabilities(path, clf, col: int, pairs: list, threads: int) -> tuple:
 
 
 def main() -> None:
+    from dialcheck.cli.common import positive_int
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default="decode-utterance-minilm-v10,decode-utterance-mpnet-v1")
+    ap.add_argument("--pairs", type=positive_int, default=800)
+    ap.add_argument("--threads", type=positive_int, default=2)
+    ap.add_argument("--data-dir", default=None)
+    args = ap.parse_args()  # before torch and ONNX Runtime load: --help and a bad number answer at once
+
     import numpy as np
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -55,12 +64,6 @@ def main() -> None:
     from dialcheck.detectors.modeling import shipped_or_path
     from dialcheck.detectors.onnx import int8_range, onnx_cache_name, onnx_runner, weights_digest
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--models", default="decode-utterance-minilm-v10,decode-utterance-mpnet-v1")
-    ap.add_argument("--pairs", type=int, default=800)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--data-dir", default=None)
-    args = ap.parse_args()
     torch.set_num_threads(args.threads)
     logging.getLogger().setLevel(logging.ERROR)  # the quantizer's "consider pre-processing" hint
     dialogues = ten_turn_dialogues(400, args.data_dir)

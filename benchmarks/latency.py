@@ -61,7 +61,9 @@ def dialogues_of_length(n_turns: int, count: int, data_dir: str | None) -> list:
                 if len(out) == count:
                     return out
     if not out:
-        raise SystemExit(f"no DECODE dialogue has {n_turns} turns")
+        from dialcheck.errors import InputError
+
+        raise InputError(f"no DECODE dialogue has {n_turns} turns")
     return (out * (count // len(out) + 1))[:count]
 
 

@@ -53,20 +53,25 @@ def _read(model: str, dialogues: list) -> tuple[float, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialcheck.cli.common import nonnegative_int
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="the detector whose τ is chosen")
     ap.add_argument("--like", default="default", help="the detector whose false-alarm rate is kept (default: default)")
     ap.add_argument("--calibrate-on", default=None, help="labelled dialogues instead of DECODE's validation groups")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = torch's default)")
     ap.add_argument("--save", default=None, help="write --model with the chosen thresholds to this new folder")
     ap.add_argument("--json", default=None, help="write the record here")
     args = ap.parse_args(argv)
+    if args.save and Path(args.save).exists():  # before the scoring, not after it
+        ap.error(f"argument --save: {args.save} exists: choose a new folder")
 
     from dialcheck.cli.common import set_threads
     from dialcheck.detectors import model_folder
     from dialcheck.detectors.modeling import CONFIG_NAME, DetectorConfig
     from dialcheck.detectors.onnx import int8_range, int8_ranges
+    from dialcheck.errors import InputError
     from dialcheck.training.recalibrate import _int8_range, calibration_dialogues
 
     set_threads(args.threads)
@@ -97,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.save:
         out = Path(args.save)
         if out.exists():
-            raise SystemExit(f"{out} exists: choose a new folder")
+            raise InputError(f"{out} exists: choose a new folder")  # made while this ran
         shutil.copytree(model_folder(args.model), out)
         cfg_path = out / CONFIG_NAME
         cfg = DetectorConfig.from_file(cfg_path)
