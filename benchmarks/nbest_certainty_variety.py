@@ -32,11 +32,13 @@ SETTINGS = "beam5,beam10,nucleus10,beam20,diverse10,beam40"
 
 
 def main() -> None:
+    from dialcheck.cli.common import positive_int
+
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
     p.add_argument("--settings", default=SETTINGS)
-    p.add_argument("--per-kind", type=int, default=500)
-    p.add_argument("--max-new-tokens", type=int, default=16)
+    p.add_argument("--per-kind", type=positive_int, default=500)
+    p.add_argument("--max-new-tokens", type=positive_int, default=16)
     p.add_argument("--classifier", default=None, help="answer classifier (default: the shipped one)")
     p.add_argument("--report-only", action="store_true", help="judge stored lists again and summarise them")
     args = p.parse_args()

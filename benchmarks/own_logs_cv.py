@@ -35,6 +35,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from dialcheck.cli.common import positive_int
 from dialcheck.datasets import load_dataset
 from dialcheck.evaluation.metrics import roc_auc
 from dialcheck.io import example_record
@@ -82,16 +83,27 @@ def dialcheck(*args: str) -> list[str]:
     return [sys.executable, "-m", "dialcheck.cli", *args]
 
 
+def fold_count(text: str) -> int:
+    """An argparse type: at least two folds (one fold would leave no logs to train on)."""
+    try:
+        k = int(text)
+    except ValueError:
+        return positive_int(text)  # its message for what is not a whole number
+    if k < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2, got {k}")
+    return k
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--init", default=SHIPPED, help="detector to continue (default: v3, as in the documented runs)")
-    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--folds", type=fold_count, default=5)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--limit", type=int, default=2000, help="DECODE train groups in each continuation")
+    ap.add_argument("--limit", type=positive_int, default=2000, help="DECODE train groups in each continuation")
     ap.add_argument("--augment", default="random_premise,restate,perturb")
     ap.add_argument("--epochs", default="1")
-    ap.add_argument("--repeat", type=int, default=1, help="--dialogues-repeat of the fold runs")
+    ap.add_argument("--repeat", type=positive_int, default=1, help="--dialogues-repeat of the fold runs")
     ap.add_argument(
         "--unannotated",
         choices=("skip", "top"),

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 import dialcheck
+from dialcheck.cli.common import nonnegative_int, positive_int
 from dialcheck.probes.triggers import TriggerInput
 from dialcheck.probes.triggers_en import build_english_triggers, edits_a_question, rules_version
 
@@ -54,12 +55,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="default", help="comma-separated model folders ('default' = shipped)")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--limit", type=int, default=500, help="human-bot bot utterances to perturb (seeded sample)")
+    ap.add_argument(
+        "--limit", type=positive_int, default=500, help="human-bot bot utterances to perturb (seeded sample)"
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--examples", type=int, default=0, help="print N pairs of each kind (to check them by eye)")
+    ap.add_argument(
+        "--examples", type=nonnegative_int, default=0, help="print N pairs of each kind (to check them by eye)"
+    )
     ap.add_argument("--markdown", type=Path, default=None)
-    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
-    ap.add_argument("--rules", type=int, default=1, help="English trigger rules version (1 = the documented numbers)")
+    ap.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = torch's default)")
+    ap.add_argument(
+        "--rules",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="English trigger rules version (1 = the documented numbers)",
+    )
     args = ap.parse_args(argv)
     if args.threads:
         import torch

@@ -16,9 +16,11 @@ from decode_tau_sweep import read_predictions
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialcheck.cli.common import unit_float
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("predictions", help="JSONL written by dialcheck evaluate --predictions")
-    ap.add_argument("--tau", type=float, required=True, help="the model's decision threshold")
+    ap.add_argument("--tau", type=unit_float, required=True, help="the model's decision threshold")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
     from dialcheck.datasets import decode

@@ -32,7 +32,9 @@ from typing import Any
 from _output import emit
 
 import dialcheck
+from dialcheck.cli.common import nonnegative_int, positive_int
 from dialcheck.datasets import load_dataset
+from dialcheck.errors import InputError
 from dialcheck.schema import Example
 
 HERE = Path(__file__).resolve().parent
@@ -52,7 +54,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         rec = json.loads(line)
         if rec["judgement"] not in JUDGEMENTS:
-            raise SystemExit(f"{path}:{line_no}: judgement: {rec['judgement']!r} is not one of {JUDGEMENTS}")
+            raise InputError(f"{path}:{line_no}: judgement: {rec['judgement']!r} is not one of {JUDGEMENTS}")
         yield line_no, rec
 
 
@@ -68,10 +70,10 @@ def read_audit(path: Path, drawn: list[Example]) -> list[str]:
     for line_no, rec in _records(path):
         k = position.get(rec["id"])
         if k is None or k in judged or rec.get("draw") != k:
-            raise SystemExit(f"{path}:{line_no}: id: {rec['id']} is not draw {rec.get('draw')} of this RCT file")
+            raise InputError(f"{path}:{line_no}: id: {rec['id']} is not draw {rec.get('draw')} of this RCT file")
         judged[k] = rec["judgement"]
     if len(judged) != len(drawn):
-        raise SystemExit(f"{path}: {len(judged)} judgements for {len(drawn)} sampled dialogues")
+        raise InputError(f"{path}: {len(judged)} judgements for {len(drawn)} sampled dialogues")
     return [judged[k] for k in range(len(drawn))]
 
 
@@ -155,11 +157,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default="default", help="comma-separated model folders ('default' = shipped)")
     ap.add_argument("--audit", type=Path, default=AUDIT)
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--show", nargs=2, type=int, metavar=("FROM", "TO"), help="print sample dialogues, no scores")
-    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument(
+        "--show", nargs=2, type=nonnegative_int, metavar=("FROM", "TO"), help="print draws FROM..TO-1, no scores"
+    )
+    ap.add_argument("--threads", type=positive_int, default=None, help="torch threads (default: torch's)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)
+    if args.show and args.show[0] >= args.show[1]:
+        ap.error(f"argument --show: FROM must be below TO, got {args.show[0]} {args.show[1]}")
     drawn = sample(load_dataset("decode.rct.v1", args.data_dir))
     if args.show:
         show(drawn, *args.show)

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from dialcheck.datasets import load_dataset
+from dialcheck.errors import InputError
 from dialcheck.io import parse_dialogue
 from dialcheck.schema import Example
 
@@ -52,13 +53,13 @@ def test_an_audit_for_another_draw_or_an_unknown_judgement_is_refused(load_bench
         '{"draw": 0, "id": "x1", "judgement": "unclear"}',
     ):
         path.write_text(good + second + "\n")  # an id this draw lacks; an id judged at the wrong position
-        with pytest.raises(SystemExit, match=r"audit.jsonl:2: id"):
+        with pytest.raises(InputError, match=r"audit.jsonl:2: id"):
             ra.read_audit(path, drawn)
     path.write_text('{"draw": 0, "id": "x0", "judgement": "maybe"}\n')
-    with pytest.raises(SystemExit, match=r"audit.jsonl:1: judgement"):
+    with pytest.raises(InputError, match=r"audit.jsonl:1: judgement"):
         ra.read_audit(path, drawn)
     path.write_text(good)
-    with pytest.raises(SystemExit, match="1 judgements for 2"):
+    with pytest.raises(InputError, match="1 judgements for 2"):  # exit 2 by _cli.run
         ra.read_audit(path, drawn)
     path.write_text('{"draw": 1, "id": "x1", "judgement": "unclear"}\n' + good)  # any order
     assert ra.read_audit(path, drawn) == ["consistent", "unclear"]
