@@ -244,9 +244,56 @@ def test_check_and_score_cli_route_model_default_and_warn_of_an_explicit_model_o
     assert "model=None" not in caplog.text  # the library's own warning is not printed as well
     assert main(["score", str(log), str(tmp_path / "out.jsonl"), "--no-progress", "--model", english]) == 0
     err = capsys.readouterr().err
-    assert f"--model {english} was trained on English dialogues, but line 1 has Chinese turns" in err
+    # score does not yet say which script (language.foreign_scripts): its warning names the likely ones
+    assert f"--model {english} was trained on English dialogues, but line 1 has turns in another script (Chinese" in err
     assert "2 of the lines scored (lines 1, 3) have turns" in err
     assert main(["score", str(log), str(tmp_path / "d.jsonl"), "--no-progress", "--model", "default"]) == 0
     rows = [json.loads(x) for x in (tmp_path / "d.jsonl").read_text().splitlines()]
     assert [r["category"] for r in rows] == ["intra_sentence", None, "intra_sentence"]
     assert "warning" not in capsys.readouterr().err
+
+
+JA = ["犬を飼っていますか？", "はい、二匹います。", "名前は何ですか？", "犬は飼ったことがありません。"]
+KO = ["강아지 키우세요?", "네, 두 마리 있어요.", "이름이 뭐예요?", "저는 강아지를 키운 적이 없어요."]
+RU = ["У вас есть собака?", "Да, две собаки.", "Как их зовут?", "У меня никогда не было собаки."]
+AR = ["هل لديك كلب؟", "نعم، لدي كلبان.", "ما اسماهما؟", "لم يكن لدي كلب أبدا."]
+
+
+def test_an_english_model_warns_of_turns_in_any_other_script_but_not_of_accents_or_emoji(caplog, tiny_detector_dir):
+    # an English model on Japanese, Korean, Russian or Arabic turns said nothing: only Chinese was looked for
+    import dialcheck
+    from dialcheck.language import foreign_turns, turn_script
+
+    english = str(tiny_detector_dir)
+    for turns, script in ((JA, "Japanese"), (KO, "Korean"), (RU, "Cyrillic"), (AR, "Arabic")):
+        assert foreign_turns(Dialogue.from_texts(turns), "en") == [0, 1, 2, 3]
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="dialcheck.api"):
+            dialcheck.predict([turns], model=english)
+        assert f"tiny-utterance was trained on English dialogues, but the dialogue has {script} turns" in caplog.text
+        assert f"No shipped detector reads {script}: pass a model trained on it" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        dialcheck.predict([EN, ZH, JA], model=english)
+    assert "but 2 of 3 (dialogues[1], dialogues[2]) have Chinese and Japanese turns" in caplog.text
+    assert "shipped Chinese default; for the others, pass a model trained on their language" in caplog.text
+    caplog.clear()
+    accented = ["Did you like the café in Zürich? 😀", "Oui! The crème brûlée was naïve perfection 🎉🎉", "Où?"]
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        dialcheck.predict(
+            [accented, ["I met Сергей and 王伟 at the Hôtel Dieu.", "Nice 👍", "😂😂", "Ok"]], model=english
+        )
+    assert "trained on" not in caplog.text
+    assert turn_script("ＡＢＣ full-width letters") is None and turn_script("ｶﾀｶﾅ") == "Japanese"
+
+
+def test_check_cli_names_the_script_an_english_model_does_not_read(tmp_path, capsys, tiny_detector_dir):
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps({"turns": t}, ensure_ascii=False) for t in (EN, KO)) + "\n", "utf-8")
+    english = str(tiny_detector_dir)
+    assert main(["check", str(log), "--json", "--model", english]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"dialcheck: warning: --model {english} was trained on English dialogues, but dialogue 2 at line 2 has Korean "
+        "turns: its verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
+    ) in err

@@ -4,8 +4,9 @@ Without an explicit model (``model=None`` or ``"default"``), a dialogue that car
 (``"knowledge"``) goes to the shipped task-oriented detector (QI/HI/KBI labels, CI-ToD), a Chinese dialogue to
 the shipped Chinese default and any other dialogue to the shipped English contradiction detector; :func:`route`
 is the one place that decides. A model named explicitly checks every dialogue it is given, whatever its
-language; a dialogue in a language that model was not trained on (:func:`model_language`: Chinese turns for an
-English model, other turns for a Chinese one) is checked all the same, with a warning logged that names it.
+language; a dialogue in a language that model was not trained on (:func:`model_language`: for an English model,
+turns mostly in another script than Latin, Chinese, Japanese, Korean, Cyrillic, ...; other turns for a Chinese
+one) is checked all the same, with a warning logged that names it.
 
 >>> import dialcheck
 >>> v = dialcheck.check(["Do you have pets?", "Yes, two dogs.", "Their names?", "I never had a pet."])  # doctest: +SKIP
@@ -33,7 +34,13 @@ from .io import (
     parse_dialogue,
     upto_speaker,
 )
-from .language import check_chinese_conversation, check_not_japanese, dialogue_language, foreign_turns
+from .language import (
+    check_chinese_conversation,
+    check_not_japanese,
+    dialogue_language,
+    foreign_scripts,
+    foreign_turns,
+)
 from .schema import Dialogue, Verdict
 
 __all__ = ["accelerate", "check", "load", "model_language", "predict", "preferred_runtime", "route"]
@@ -226,22 +233,51 @@ def model_language(model: Detector | str | Path) -> str | None:
     return "en" if kind.startswith(_ENGLISH_TYPES) else None
 
 
-def language_warning(model: str, language: str, where: str, many: bool, leave_out: str) -> str:
+def language_warning(
+    model: str, language: str, where: str, many: bool, leave_out: str, scripts: Sequence[str] | None = None
+) -> str:
     """The warning about ``where`` (the dialogues named, ``many`` when several) holding turns in a language
     ``model``, trained on ``language``, does not read, and what to do instead (``leave_out``: how to name no
-    model). One wording for :func:`predict`'s log and the command line's stderr."""
+    model). For an English model, ``scripts`` names the scripts of those turns (``language.foreign_scripts``:
+    ``["Chinese"]``, ``["Japanese", "Korean"]``, ...); None when the caller does not know them. One wording for
+    :func:`predict`'s log and the command line's stderr.
+
+    >>> print(language_warning("M", "en", "the dialogue", False, "-", ["Korean"]))  # doctest: +NORMALIZE_WHITESPACE
+    M was trained on English dialogues, but the dialogue has Korean turns: its verdicts on them mean little. No
+    shipped detector reads Korean: pass a model trained on it
+    """
     has = "have" if many else "has"
     if language == "en":
+        scripts = list(scripts or ())
+        turns = f"{_and(scripts)} turns" if scripts else "turns in another script (Chinese, Japanese, Korean, ...)"
+        rest = [s for s in scripts if s != "Chinese"]
+        if scripts and not rest:
+            advice = (
+                f"{leave_out} to route Chinese conversations to the shipped Chinese default, or pass a Chinese "
+                "(cdconv.*) model"
+            )
+        elif "Chinese" in scripts or not scripts:
+            advice = (
+                f"{leave_out} to route Chinese conversations to the shipped Chinese default; for the others, pass a "
+                "model trained on their language"
+            )
+        else:
+            it = "it" if len(rest) == 1 else "them"
+            advice = f"No shipped detector reads {_and(rest)}: pass a model trained on {it}"
         return (
-            f"{model} was trained on English dialogues, but {where} {has} Chinese turns: its verdicts on them "
-            f"mean little. {leave_out} to route Chinese conversations to the shipped Chinese default, or pass a "
-            "Chinese (cdconv.*) model"
+            f"{model} was trained on English dialogues, but {where} {has} {turns}: its verdicts on them mean little. "
+            + advice
         )
     return (
         f"{model} was trained on Chinese conversations, but {where} {has} turns that are not Chinese: its "
         f"verdicts on them mean little. {leave_out} to route them to the shipped default for their language, or "
         "pass a model trained on it"
     )
+
+
+def _and(names: Sequence[str]) -> str:
+    """``names`` joined for a sentence: ``A``, ``A and B``, ``A, B and C``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def named_some(names: Sequence[str], total: int, shown: int = 5) -> str:
@@ -270,7 +306,8 @@ def warn_language(
         names = [f"dialogues[{i}]" for i in range(len(dialogues))] if names is None else names
         total = len(dialogues) if total is None else total
         where = "the dialogue" if total == 1 else named_some([names[i] for i in idx], total)
-        log.warning(language_warning(name, language, where, len(idx) > 1, "Leave the model out (model=None)"))
+        scripts = foreign_scripts([dialogues[i] for i in idx], language)
+        log.warning(language_warning(name, language, where, len(idx) > 1, "Leave the model out (model=None)", scripts))
     return idx
 
 

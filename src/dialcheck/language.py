@@ -1,4 +1,5 @@
-"""Script detection: is a dialogue Chinese? Decides which shipped default checks it (see ``api.route``).
+"""Script detection: is a dialogue Chinese? Decides which shipped default checks it (see ``api.route``), and
+which turns a model trained on English or Chinese cannot read (:func:`foreign_turns`, :func:`turn_script`).
 
 A turn's CJK share is the share of CJK ideographs among its letters (CJK ideographs plus Latin, Greek,
 Cyrillic, kana and Hangul letters; digits, punctuation and spaces do not count). A turn is Chinese when
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from .errors import InputError
 from .schema import Dialogue
@@ -32,8 +34,10 @@ __all__ = [
     "check_not_japanese",
     "cjk_share",
     "dialogue_language",
+    "foreign_scripts",
     "foreign_turns",
     "is_chinese",
+    "turn_script",
 ]
 
 ZH_SHARE = 0.5
@@ -97,18 +101,76 @@ def dialogue_language(d: Dialogue) -> str:
     return "mixed"
 
 
+_SCRIPTS = {"CJK": "Chinese", "HIRAGANA": "Japanese", "KATAKANA": "Japanese", "KATAKANA-HIRAGANA": "Japanese"}
+_SCRIPTS["HANGUL"] = "Korean"
+
+
+def _letter_script(ch: str) -> str | None:
+    """The script of a letter by its Unicode name ("Chinese", "Japanese" for kana, "Korean", "Cyrillic", ...);
+    None for a Latin letter, accented or not, and for a modifier letter (an apostrophe-like mark)."""
+    words = unicodedata.name(ch, "").split()
+    if words and words[0] in ("FULLWIDTH", "HALFWIDTH"):
+        words = words[1:]
+    if not words or words[0] in ("LATIN", "MODIFIER"):
+        return None
+    return _SCRIPTS.get(words[0], words[0].title())
+
+
+def turn_script(text: str) -> str | None:
+    """The script most of the letters of ``text`` are written in when it is not the Latin script of English:
+    ``"Chinese"`` (CJK ideographs), ``"Japanese"`` (kana, with or without kanji), ``"Korean"`` (Hangul), else the
+    Unicode script's name (``"Cyrillic"``, ``"Arabic"``, ``"Greek"``, ...). None for Latin text (a few accented
+    words or a foreign name in an English turn included) and for text without letters (numbers, emoji).
+
+    >>> turn_script("我养了一只狗。"), turn_script("犬を飼っています。"), turn_script("Привет, как дела?")
+    ('Chinese', 'Japanese', 'Cyrillic')
+    >>> turn_script("I had a café crème in Zürich 😀"), turn_script("I met Сергей there."), turn_script("42!")
+    (None, None, None)
+    """
+    scripts: Counter[str] = Counter()
+    latin = 0
+    for ch in text:
+        if not unicodedata.category(ch).startswith("L"):
+            continue
+        script = _letter_script(ch)
+        if script is None:
+            latin += unicodedata.category(ch) != "Lm"  # a Latin letter (not a modifier such as ʼ)
+        else:
+            scripts[script] += 1
+    other = sum(scripts.values())
+    if not other or other < ZH_SHARE * (other + latin):
+        return None
+    return "Japanese" if "Japanese" in scripts else scripts.most_common(1)[0][0]
+
+
 def foreign_turns(d: Dialogue, language: str) -> list[int]:
     """The turns of ``d`` that a detector trained on ``language`` (``"en"``: English, ``"zh"``: Chinese) was not
-    trained to read: the Chinese turns for ``"en"``; for ``"zh"``, the turns in another script (a short "OK" or
-    "haha" in a Chinese conversation does not count, as in :func:`dialogue_language`).
+    trained to read: for ``"en"``, the turns mostly in another script than Latin (Chinese, Japanese, Korean,
+    Cyrillic, Arabic, ...: see :func:`turn_script`; English in Latin letters with a few accented words or emoji
+    is read); for ``"zh"``, the turns in another script (a short "OK" or "haha" in a Chinese conversation does not
+    count, as in :func:`dialogue_language`).
 
-    >>> foreign_turns(Dialogue.from_texts(["Do you have a dog?", "我养了一只狗。"]), "en")
-    [1]
+    >>> foreign_turns(Dialogue.from_texts(["Do you have a dog?", "我养了一只狗。", "Да, у меня собака."]), "en")
+    [1, 2]
     >>> foreign_turns(Dialogue.from_texts(["你有狗吗？", "OK", "I have a dog."]), "zh")
     [2]
     """
-    unread = "zh" if language == "en" else "other"
-    return [i for i, x in enumerate(_turn_languages([t.text for t in d.turns])) if x == unread]
+    if language == "en":
+        return [i for i, t in enumerate(d.turns) if turn_script(t.text) is not None]
+    return [i for i, x in enumerate(_turn_languages([t.text for t in d.turns])) if x == "other"]
+
+
+def foreign_scripts(dialogues: Iterable[Dialogue], language: str) -> list[str]:
+    """The scripts (:func:`turn_script`) of the turns of ``dialogues`` that a detector trained on English does not
+    read, each once in order of appearance, for a warning to name them; [] for ``language`` ``"zh"``.
+
+    >>> foreign_scripts([Dialogue.from_texts(["Hi!", "안녕하세요", "你好", "안녕"])], "en")
+    ['Korean', 'Chinese']
+    """
+    if language != "en":
+        return []
+    found = [turn_script(d.turns[i].text) for d in dialogues for i in foreign_turns(d, language)]
+    return list(dict.fromkeys(s for s in found if s is not None))
 
 
 def is_chinese(d: Dialogue) -> bool:

@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from ..errors import DialcheckError, InputError
 from ..io import ends_with_user, read_dialogues, upto_speaker
-from ..language import foreign_turns
+from ..language import foreign_scripts, foreign_turns
 from ..schema import Dialogue, Verdict
 from .common import (
     add_model_options,
@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     checked: list[int | None] = []
     language = model_language_of(args)
     foreign: list[str] = []  # the dialogues in a language --model was not trained on, by name (and line)
+    foreign_dialogues: list[Dialogue] = []
     # all-or-nothing: a bad record stops before any model work, and every bad record is named, in input order
     problems: list[DialcheckError] = []
     for k, r in enumerate(records):
@@ -149,13 +150,15 @@ def run(args: argparse.Namespace) -> int:
         checked.append(turn)
         if language is not None and foreign_turns(d, language):
             foreign.append(f"{name} at line {r.at_line}" if r.at_line is not None else name)
+            foreign_dialogues.append(d)
     if problems:
         raise_all(problems, args.input, len(records))
     if foreign:
         from ..api import named_some
 
         where = "the dialogue" if len(records) == 1 else named_some(foreign, len(records))
-        print(language_warning(args, language, where, len(foreign) > 1), file=sys.stderr)  # type: ignore[arg-type]
+        scripts = foreign_scripts(foreign_dialogues, language)  # type: ignore[arg-type]
+        print(language_warning(args, language, where, len(foreign) > 1, scripts), file=sys.stderr)  # type: ignore[arg-type]
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):

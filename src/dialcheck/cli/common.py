@@ -597,12 +597,15 @@ def model_language_of(args: argparse.Namespace) -> str | None:
     return model_language(args.model)
 
 
-def language_warning(args: argparse.Namespace, language: str, where: str, many: bool) -> str:
+def language_warning(
+    args: argparse.Namespace, language: str, where: str, many: bool, scripts: Sequence[str] | None = None
+) -> str:
     """The stderr line warning that ``where`` (dialogues named by file and line) holds turns in a language
-    ``--model`` (trained on ``language``) does not read; one wording with the library's log."""
+    ``--model`` (trained on ``language``) does not read, in ``scripts`` (``language.foreign_scripts``: named when
+    given); one wording with the library's log."""
     from ..api import language_warning as text
 
-    return "dialcheck: warning: " + text(f"--model {args.model}", language, where, many, "Leave out --model")
+    return "dialcheck: warning: " + text(f"--model {args.model}", language, where, many, "Leave out --model", scripts)
 
 
 def writable_folder(path: str | Path, name: str) -> None:
