@@ -74,23 +74,27 @@ def band_rows(det: Any, examples: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from decode_tau_sweep import unit_floats
+
+    from dialcheck.cli.common import comma_choices, nonnegative_int
+    from dialcheck.evaluation.decode import SPLITS
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="decode-cascade-v6")
-    ap.add_argument("--splits", default="dev,human_bot,rct")
-    ap.add_argument("--floors", default="0.005,0.01,0.02,0.05,0.1,0.2")
+    ap.add_argument("--splits", type=comma_choices(tuple(SPLITS)), default="dev,human_bot,rct")
+    ap.add_argument("--floors", type=unit_floats, default="0.005,0.01,0.02,0.05,0.1,0.2")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=nonnegative_int, default=2, help="torch threads (0 = torch's default)")
     ap.add_argument("--json", default=None, help="write the numbers here")
     args = ap.parse_args(argv)
     from _output import emit
     from cascade_evidence import load_cascade
 
     from dialcheck.datasets import load_dataset
-    from dialcheck.evaluation.decode import SPLITS
 
     det = load_cascade(args.model, args.threads)
     det.recheck_floor = 0.0
-    floors = [float(f) for f in args.floors.split(",")]
+    floors = args.floors
     lines = [
         f"{args.model}, threads {args.threads}; band {det.band[0]:.3f}-{det.band[1]:.3f}, slow τ {det.tau:g}, "
         f"η_e {det.eta_e:g}\n",
@@ -98,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---:|",
     ]
     results: dict[str, Any] = {"model": args.model, "splits": {}}
-    for split in args.splits.split(","):
+    for split in args.splits:
         examples = load_dataset(SPLITS[split], args.data_dir)
         rows = band_rows(det, examples)
         results["splits"][split] = {"n": len(examples), "band": len(rows), "floors": {}}

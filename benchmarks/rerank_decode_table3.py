@@ -31,6 +31,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from dialcheck.cli.common import nonnegative_int, positive_int
 from dialcheck.datasets import load_dataset
 from dialcheck.generation import DecodingConfig, rerank_many
 from dialcheck.schema import Dialogue
@@ -108,11 +109,11 @@ def main() -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--lm", default=None)
     p.add_argument("--settings", default="beam10,topk10")
-    p.add_argument("--limit", type=int, default=0, help="random N contexts (0 = all 764)")
+    p.add_argument("--limit", type=nonnegative_int, default=0, help="random N contexts (0 = all 764)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-new-tokens", type=int, default=24)
-    p.add_argument("--max-context-tokens", type=int, default=256)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--max-new-tokens", type=positive_int, default=24)
+    p.add_argument("--max-context-tokens", type=positive_int, default=256)
+    p.add_argument("--threads", type=positive_int, default=1)
     p.add_argument("--data-dir", default=None)
     p.add_argument("--report-only", action="store_true", help="only score cached candidates")
     args = p.parse_args()

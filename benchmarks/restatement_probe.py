@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import dialcheck
+from dialcheck.cli.common import positive_int
 from dialcheck.datasets import load_dataset
 from dialcheck.io import parse_dialogue
 from dialcheck.language import SENTENCE_END
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default="default", help="comma-separated model folders ('default' = shipped)")
     ap.add_argument("--data", type=Path, default=HERE / "data" / "restatements.jsonl")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--limit", type=int, default=1000, help="human-bot utterances to use (seeded sample)")
+    ap.add_argument("--limit", type=positive_int, default=1000, help="human-bot utterances to use (seeded sample)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)
