@@ -204,15 +204,19 @@ def dialogue(k: int, contradiction: bool, rng: random.Random) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialcheck.cli.common import nonnegative_int, unit_float
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
-    ap.add_argument("--consistent", type=int, default=2000, help="consistent dialogues (default 2,000)")
-    ap.add_argument("--contradictions", type=int, default=1000, help="contradicting dialogues (default 1,000)")
+    ap.add_argument("--consistent", type=nonnegative_int, default=2000, help="consistent dialogues (default 2,000)")
+    ap.add_argument(
+        "--contradictions", type=nonnegative_int, default=1000, help="contradicting dialogues (default 1,000)"
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--tastes", type=float, default=0.0, help="share of dialogues about the bot's own taste (0-1)")
+    ap.add_argument("--tastes", type=unit_float, default=0.0, help="share of dialogues about the bot's own taste (0-1)")
     args = ap.parse_args(argv)
-    if not 0.0 <= args.tastes <= 1.0:
-        ap.error(f"--tastes must lie in [0, 1], got {args.tastes}")
+    if not args.consistent + args.contradictions:
+        ap.error("--consistent 0 and --contradictions 0 would write no dialogue")
     rng = random.Random(args.seed)
     labels = [False] * args.consistent + [True] * args.contradictions
     rng.shuffle(labels)

@@ -42,10 +42,12 @@ def largest_request(n_dialogues: int, max_chars: int, data_dir: str | None, seed
 
 
 def main() -> None:
+    from dialcheck.cli.common import positive_int
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None, help="detector folder (default: the shipped English default)")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--threads", type=positive_int, default=2)
+    ap.add_argument("--repeat", type=positive_int, default=3)
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
 

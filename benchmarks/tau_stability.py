@@ -43,14 +43,20 @@ def resampled_taus(scores: np.ndarray, labels: np.ndarray, n_boot: int, seed: in
 
 
 def main(argv: list[str] | None = None) -> int:
+    from decode_tau_sweep import unit_floats
+
+    from dialcheck.cli.common import nonnegative_int, positive_int, seed_number
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="default", help="detector name or folder (default: the shipped English one)")
     ap.add_argument("--calibrate-on", default=None, help="labelled dialogues (default: DECODE's held-out train groups)")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--n-boot", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--at", default="0.70,0.75", help="report the share of resampled τ at or above each value")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--n-boot", type=positive_int, default=200)
+    ap.add_argument("--seed", type=seed_number, default=0)
+    ap.add_argument(
+        "--at", type=unit_floats, default="0.70,0.75", help="report the share of resampled τ at or above each value"
+    )
+    ap.add_argument("--threads", type=nonnegative_int, default=2, help="torch threads (0 = torch's default)")
     ap.add_argument("--markdown", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -69,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     tau, bacc = best_threshold(scores, labels, balanced_accuracy, one_se=True)
     best_tau, best = best_threshold(scores, labels, balanced_accuracy)
     taus = resampled_taus(scores, labels, args.n_boot, args.seed)
-    at = [float(x) for x in args.at.split(",") if x.strip()]
+    at = args.at
     runtime = det.config.options.get("runtime") or "torch"
     where = f"{runtime}" + (f", {int8_range()} int8 range" if det.config.options.get("int8") else "")
     q10, q50, q90 = np.quantile(taus, [0.1, 0.5, 0.9])

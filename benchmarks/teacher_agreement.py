@@ -34,16 +34,19 @@ def agreement(scores: np.ndarray, labels: np.ndarray) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from dialcheck.training.data import build_decode_training_data
+    from dialcheck.cli.common import comma_choices, seed_number
+    from dialcheck.training.data import AUGMENTATIONS, build_decode_training_data
     from dialcheck.training.distill import teacher_pair_scores
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("teacher", help="the teacher detector folder given to dialcheck train --teacher")
-    ap.add_argument("--augment", default="random_premise", help="the --augment list of the training run")
+    pick = comma_choices(AUGMENTATIONS)
+    augments = lambda text: pick(text) if text.strip(" ,") else []  # noqa: E731  ('': the DECODE pairs alone)
+    ap.add_argument("--augment", type=augments, default="random_premise", help="the --augment list of the training run")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--seed", type=int, default=0, help="the --seed of the training run (it draws the mix)")
+    ap.add_argument("--seed", type=seed_number, default=0, help="the --seed of the training run (it draws the mix)")
     args = ap.parse_args(argv)
-    augment = [a for a in args.augment.split(",") if a]
+    augment = args.augment
     data = build_decode_training_data(args.data_dir, augment=augment, seed=args.seed)
     scores = teacher_pair_scores(args.teacher, data.train)
     by: dict[tuple[str, int], list[float]] = defaultdict(list)
