@@ -35,7 +35,9 @@ def ten_turn_dialogues(n: int, data_dir: str | None) -> list:
             if len(ex.dialogue.turns) >= 10:
                 out.append(Dialogue(ex.dialogue.turns[:10]))
     if len(out) < n:
-        raise SystemExit(f"only {len(out)} ten-turn dialogues available")
+        from dialcheck.errors import InputError
+
+        raise InputError(f"only {len(out)} ten-turn dialogues available, {n} asked for")
     return out[:n]
 
 
@@ -55,12 +57,7 @@ def timed(fn, repeat: int = 3) -> float:
 
 
 def main() -> None:
-    import torch
-
-    from dialcheck.api import load
     from dialcheck.cli.common import positive_int
-    from dialcheck.detectors import load_detector
-    from dialcheck.detectors.onnx import OnnxRunner
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None)
@@ -70,7 +67,14 @@ def main() -> None:
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--onnx", action="store_true", help="also time ONNX Runtime, float32 and int8")
     ap.add_argument("--against", nargs="+", default=[], help="other models timed in the same run")
-    args = ap.parse_args()
+    args = ap.parse_args()  # before torch loads: --help and a bad number answer at once
+
+    import torch
+
+    from dialcheck.api import load
+    from dialcheck.detectors import load_detector
+    from dialcheck.detectors.onnx import OnnxRunner
+
     torch.set_num_threads(args.threads)
     dialogues = ten_turn_dialogues(args.n, args.data_dir)
     n_pairs = sum(len(d.same_speaker_indices()) for d in dialogues)

@@ -65,7 +65,9 @@ def _cell(text: str) -> str:
 def sample(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not args.force:
-        sys.exit(f"{out} exists (it may hold judgements); --force overwrites it")
+        from dialcheck.errors import InputError
+
+        raise InputError(f"{out} exists (it may hold judgements); --force overwrites it")
     from dialcheck.datasets import data_dir as find_data_dir
 
     data_dir = find_data_dir(args.data_dir)
@@ -166,6 +168,8 @@ def score(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
+    from dialcheck.cli.common import nonnegative_int, positive_int
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("sample", help="run the methods and write a sheet to judge")
@@ -173,9 +177,9 @@ def main() -> int:
     s.add_argument("--source", default="cdconv.test.v1", help="zh: the CDConv dataset whose contexts are used")
     s.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--offset", type=int, default=0, help="first shuffled context to use")
-    s.add_argument("--contexts", type=int, default=300)
-    s.add_argument("--per-method", type=int, default=20)
+    s.add_argument("--offset", type=nonnegative_int, default=0, help="first shuffled context to use")
+    s.add_argument("--contexts", type=positive_int, default=300)
+    s.add_argument("--per-method", type=positive_int, default=20)
     s.add_argument("--out", required=True)
     s.add_argument("--force", action="store_true")
     s.set_defaults(fn=sample)
