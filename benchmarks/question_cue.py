@@ -24,6 +24,7 @@ from _output import emit
 from _rows import parsed_rows
 
 from dialcheck.datasets import load_dataset
+from dialcheck.errors import InputError
 from dialcheck.evaluation.metrics import accuracy, precision_recall_f1, roc_auc
 
 
@@ -62,7 +63,7 @@ def readings(files: list[Path]) -> list[dict[str, Any]]:
         hb = [r for r in rows if r["split"] == "human_bot"]
         rct = [r for r in rows if r["split"] == "rct"]
         if not hb or not rct:
-            raise SystemExit(f"{f}: needs human_bot and rct rows (evaluate --splits human_bot,rct --predictions)")
+            raise InputError(f"{f}: needs human_bot and rct rows (evaluate --splits human_bot,rct --predictions)")
         gold, pred = [r["gold"] for r in hb], [r["contradiction"] for r in hb]
         precision, recall, _ = precision_recall_f1(gold, pred)
         out.append(
