@@ -297,3 +297,35 @@ def test_check_cli_names_the_script_an_english_model_does_not_read(tmp_path, cap
         f"dialcheck: warning: --model {english} was trained on English dialogues, but dialogue 2 at line 2 has Korean "
         "turns: its verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
     ) in err
+
+
+def test_evaluate_data_warns_of_dialogues_in_a_language_the_model_was_not_trained_on(
+    tmp_path, capsys, tiny_detector_dir, tiny_hierarchical_dir
+):
+    # check and score warned of an English --model on Chinese turns; evaluate --data said nothing
+    data = tmp_path / "mixed.jsonl"
+    rows = [{"turns": EN, "contradiction": True}, {"id": "z1", "turns": ZH, "contradiction": True}]
+    rows += [{"turns": KO, "contradiction": False}]
+    data.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", "utf-8")
+    english = str(tiny_detector_dir)
+    argv = ["evaluate", "--data", str(data), "--no-progress", "--threads", "1"]
+    assert main([*argv, "--model", english]) == 0
+    err = capsys.readouterr().err
+    warning = (
+        f"dialcheck: warning: --model {english} was trained on English dialogues, but 2 of the 3 dialogues of "
+        f"{data} (z1, mixed.jsonl:3) have Chinese and Korean turns: its verdicts on them mean little. Evaluate "
+        "Chinese conversations with --benchmark cdconv --data FILE; for the others, pass a model trained on their "
+        "language"
+    )
+    assert err.count("dialcheck: warning:") == 1 and warning in err
+    assert "Leave out --model" not in err  # without it, evaluate skips Chinese dialogues: it routes none
+    en = tmp_path / "en.jsonl"
+    en.write_text(json.dumps({"turns": EN, "contradiction": True, "category": "history"}) + "\n")
+    chinese = ["--model", str(tiny_hierarchical_dir)]
+    assert main(["evaluate", "--benchmark", "cdconv", "--data", str(en), *argv[3:], *chinese]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"was trained on Chinese conversations, but the dialogue of {en} (en.jsonl:1) has turns that are not Chinese"
+        in err
+    )
+    assert "Evaluate English dialogues with --benchmark decode --data FILE" in err

@@ -234,13 +234,20 @@ def model_language(model: Detector | str | Path) -> str | None:
 
 
 def language_warning(
-    model: str, language: str, where: str, many: bool, leave_out: str, scripts: Sequence[str] | None = None
+    model: str,
+    language: str,
+    where: str,
+    many: bool,
+    leave_out: str,
+    scripts: Sequence[str] | None = None,
+    instead: str | None = None,
 ) -> str:
     """The warning about ``where`` (the dialogues named, ``many`` when several) holding turns in a language
     ``model``, trained on ``language``, does not read, and what to do instead (``leave_out``: how to name no
-    model). For an English model, ``scripts`` names the scripts of those turns (``language.foreign_scripts``:
-    ``["Chinese"]``, ``["Japanese", "Korean"]``, ...); None when the caller does not know them. One wording for
-    :func:`predict`'s log and the command line's stderr.
+    model, so that they are routed by language; ``instead``: another sentence for a caller that routes none, such
+    as ``evaluate --data``). For an English model, ``scripts`` names the scripts of those turns
+    (``language.foreign_scripts``: ``["Chinese"]``, ``["Japanese", "Korean"]``, ...); None when the caller does not
+    know them. One wording for :func:`predict`'s log and the command line's stderr.
 
     >>> print(language_warning("M", "en", "the dialogue", False, "-", ["Korean"]))  # doctest: +NORMALIZE_WHITESPACE
     M was trained on English dialogues, but the dialogue has Korean turns: its verdicts on them mean little. No
@@ -251,16 +258,11 @@ def language_warning(
         scripts = list(scripts or ())
         turns = f"{_and(scripts)} turns" if scripts else "turns in another script (Chinese, Japanese, Korean, ...)"
         rest = [s for s in scripts if s != "Chinese"]
+        instead = instead or f"{leave_out} to route Chinese conversations to the shipped Chinese default"
         if scripts and not rest:
-            advice = (
-                f"{leave_out} to route Chinese conversations to the shipped Chinese default, or pass a Chinese "
-                "(cdconv.*) model"
-            )
+            advice = f"{instead}, or pass a Chinese (cdconv.*) model"
         elif "Chinese" in scripts or not scripts:
-            advice = (
-                f"{leave_out} to route Chinese conversations to the shipped Chinese default; for the others, pass a "
-                "model trained on their language"
-            )
+            advice = f"{instead}; for the others, pass a model trained on their language"
         else:
             it = "it" if len(rest) == 1 else "them"
             advice = f"No shipped detector reads {_and(rest)}: pass a model trained on {it}"
@@ -268,10 +270,10 @@ def language_warning(
             f"{model} was trained on English dialogues, but {where} {has} {turns}: its verdicts on them mean little. "
             + advice
         )
+    instead = instead or f"{leave_out} to route them to the shipped default for their language"
     return (
         f"{model} was trained on Chinese conversations, but {where} {has} turns that are not Chinese: its "
-        f"verdicts on them mean little. {leave_out} to route them to the shipped default for their language, or "
-        "pass a model trained on it"
+        f"verdicts on them mean little. {instead}, or pass a model trained on it"
     )
 
 

@@ -598,14 +598,21 @@ def model_language_of(args: argparse.Namespace) -> str | None:
 
 
 def language_warning(
-    args: argparse.Namespace, language: str, where: str, many: bool, scripts: Sequence[str] | None = None
+    args: argparse.Namespace,
+    language: str,
+    where: str,
+    many: bool,
+    scripts: Sequence[str] | None = None,
+    instead: str | None = None,
 ) -> str:
     """The stderr line warning that ``where`` (dialogues named by file and line) holds turns in a language
     ``--model`` (trained on ``language``) does not read, in ``scripts`` (``language.foreign_scripts``: named when
-    given); one wording with the library's log."""
+    given); ``instead``: what to do for a command that does not route them by language when ``--model`` is left
+    out. One wording with the library's log."""
     from ..api import language_warning as text
 
-    return "dialcheck: warning: " + text(f"--model {args.model}", language, where, many, "Leave out --model", scripts)
+    name = f"--model {args.model}"
+    return "dialcheck: warning: " + text(name, language, where, many, "Leave out --model", scripts, instead)
 
 
 def writable_folder(path: str | Path, name: str) -> None:

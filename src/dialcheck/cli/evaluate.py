@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_model_options, check_outputs, comma_choices, load_for, positive_int
+from .common import (
+    add_model_options,
+    check_outputs,
+    comma_choices,
+    language_warning,
+    load_for,
+    model_language_of,
+    positive_int,
+)
 
 HELP = "evaluate a detector on the DECODE (default), CI-ToD or CDConv splits; JSON results and a Markdown table"
 
@@ -175,6 +183,32 @@ def _report_skipped(evaluator: Any) -> None:
             )
 
 
+def _warn_language(args: argparse.Namespace, evaluator: Any) -> None:
+    """Warn, per ``--data`` file, of the dialogues in a language ``--model`` was not trained on (Chinese turns for
+    an English model, as ``check`` and ``score`` do), naming them by id, before the model runs."""
+    from ..language import foreign_scripts, foreign_turns
+
+    language = model_language_of(args)
+    if language is None:
+        return
+    for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
+        foreign = [e for e in examples if foreign_turns(e.dialogue, language)]
+        if not foreign:
+            continue
+        ids = [e.id for e in foreign[:5]]
+        shown = ", ".join(ids) + (", ..." if len(foreign) > 5 else "")
+        total = len(examples)
+        where = f"the dialogue of {path}" if total == 1 else f"{len(foreign)} of the {total} dialogues of {path}"
+        scripts = foreign_scripts([e.dialogue for e in foreign], language)
+        instead = (  # without --model, evaluate --data skips them (decode) or reads them as Chinese (cdconv)
+            "Evaluate Chinese conversations with --benchmark cdconv --data FILE"
+            if language == "en"
+            else "Evaluate English dialogues with --benchmark decode --data FILE"
+        )
+        many = len(foreign) > 1
+        print(language_warning(args, language, f"{where} ({shown})", many, scripts, instead), file=sys.stderr)
+
+
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.decode import DecodeEvaluator, to_markdown
 
@@ -186,6 +220,7 @@ def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     except ValueError as e:
         raise InputError(str(e)) from None
     _report_skipped(evaluator)
+    _warn_language(args, evaluator)
     det = load_for(args)
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
     results["primary_metric"] = evaluator.primary_of(results)
@@ -232,6 +267,7 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     except ValueError as e:
         raise InputError(str(e)) from None
     _report_skipped(evaluator)
+    _warn_language(args, evaluator)
     det = load_for(args, language="zh")
     if not det.config.detector.startswith("cdconv."):
         raise InputError(f"the CDConv benchmark needs a four-category cdconv.* model, got {det.config.detector}")
