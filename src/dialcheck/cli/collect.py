@@ -11,6 +11,8 @@
     dialcheck collect analyse --contexts ctx.jsonl --replies labelled.jsonl
 
 ``autolabel`` lets a detector stand in for annotators (for trying the pipeline; not a human judgement).
+``responses`` keeps each finished batch beside ``--out`` (``OUT.part``, ``OUT.resume.json``): an interrupted
+run continues with ``--resume``, and writes what an uninterrupted run writes.
 Every file is JSONL of the records in :mod:`dialcheck.collection` unless its suffix says CSV.
 """
 
@@ -21,6 +23,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +81,55 @@ def _say(msg: str) -> None:
 def _summary_stream(out: str | None) -> Any:
     """Where a step prints its JSON summary: standard output, unless ``--out -`` gave that to the records."""
     return sys.stderr if out == "-" else sys.stdout
+
+
+# -- resuming (responses) ------------------------------------------------------------------------------
+def _add_resume_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help=f"continue an interrupted run into the same --out: the {what} it finished (kept in OUT.part, with "
+        "OUT.resume.json) are not made again, and the output is the one an uninterrupted run writes",
+    )
+
+
+def _no_resume_to_stdout(args: argparse.Namespace) -> None:
+    if args.resume and args.out == "-":
+        raise InputError("--resume needs an --out file: a run writing to standard output keeps no work to resume")
+
+
+def _model_id(name: str | None) -> str | None:
+    """A model as given (a name, or None for the default), a local folder by its absolute path."""
+    return str(Path(name).resolve()) if name and Path(name).exists() else name
+
+
+def _checkpoint(args: argparse.Namespace, settings: dict[str, Any], what: str) -> Any:
+    """The work files beside ``--out`` (None for standard output), read before any model is loaded: a resumed
+    run with other settings is refused, and so is a fresh run over an interrupted one's finished work."""
+    from ..collection.checkpoint import Checkpoint
+
+    if args.out == "-":
+        return None
+    cp = Checkpoint(args.out, settings)
+    if args.resume and cp.exists():
+        cp.resume()
+        _say(f"resuming: {len(cp.rows)} {what} of the interrupted run kept ({cp.done} batches)")
+    elif args.resume:
+        _say(f"nothing to resume (no {cp.state.name}): collecting from the start")
+    elif cp.exists() and cp.finished_units():
+        raise InputError(
+            f"an interrupted run's {what} are kept in {cp.part.name} and {cp.state.name}: pass --resume to "
+            "continue it, or delete those two files to start anew",
+            args.out,
+        )
+    return cp
+
+
+def _started(cp: Any) -> Any:
+    """The checkpoint, begun afresh unless it is being resumed (once the models are loaded)."""
+    if cp is not None and not cp.resumed:
+        cp.start()
+    return cp
 
 
 # -- contexts -----------------------------------------------------------------------------------------
@@ -190,8 +242,10 @@ def _endpoint_spec(spec: str) -> str:
 
 def run_responses(args: argparse.Namespace) -> int:
     from ..collection import CollectionContext, GeneratorSpec, collect_responses, read_records, write_records
+    from ..collection.checkpoint import fingerprint
     from ..generation.nbest import DecodingConfig, NBestGenerator
 
+    _no_resume_to_stdout(args)
     check_outputs([(args.out, "--out")], [(args.contexts, "--contexts")])
     contexts = read_records(args.contexts, CollectionContext)
     if not args.generator and not args.endpoint:
@@ -210,6 +264,25 @@ def run_responses(args: argparse.Namespace) -> int:
     remote_cfgs = [
         DecodingConfig.parse(r[3] if len(r) > 3 else "nucleus1", max_new_tokens=args.max_new_tokens) for r in remote
     ]
+    picks = [args.most_contradictory and cfg.n > 1 for cfg in [*local_cfgs, *remote_cfgs]]
+    settings = {  # what decides the replies
+        "step": "collect responses",
+        "contexts_sha256": fingerprint(c.to_dict() for c in contexts),
+        "batch_size": args.batch_size,
+        "generators": [
+            *(
+                {"name": name, "lm": _model_id(lm), "decoding": asdict(cfg)}
+                for (name, lm, _), cfg in zip(local, local_cfgs, strict=True)
+            ),
+            *(
+                {"name": r[0], "endpoint": r[1], "model": r[2], "decoding": asdict(cfg)}
+                for r, cfg in zip(remote, remote_cfgs, strict=True)
+            ),
+        ],
+        "most_contradictory": picks,
+        "detector": _model_id(args.model) if any(picks) else None,
+    }
+    checkpoint = _checkpoint(args, settings, "replies")
     set_threads(args.threads)
     specs = []
     loaded: dict[str, Any] = {}
@@ -226,8 +299,17 @@ def run_responses(args: argparse.Namespace) -> int:
         from ..api import load
 
         detector = load(args.model)
-    replies = collect_responses(contexts, specs, detector, args.batch_size, show_progress_bar=not args.no_progress)
+    replies = collect_responses(
+        contexts,
+        specs,
+        detector,
+        args.batch_size,
+        show_progress_bar=not args.no_progress,
+        checkpoint=_started(checkpoint),
+    )
     n = write_records(args.out, replies)
+    if checkpoint is not None:
+        checkpoint.finish()
     _say(f"wrote {n} replies from {len(specs)} generators to {args.out}")
     return 0
 
@@ -257,6 +339,7 @@ def _add_responses(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=positive_int, default=4)
     add_threads_option(p)
     p.add_argument("--out", "-o", required=True, help="JSONL of replies ('-': standard output)")
+    _add_resume_option(p, "replies")
     p.add_argument("--no-progress", action="store_true")
 
 
