@@ -9,7 +9,8 @@ How a script keeps to that:
 - a number on the command line takes one of ``dialcheck.cli.common``'s checked types (``positive_int``,
   ``nonnegative_int`` where 0 means none or all, ``seed_number``, ``unit_float``, ``positive_float``, ...), never a
   bare ``int`` or ``float``, so ``--n 0`` or ``--threads -1`` is refused when the command line is read, before any
-  corpus or model is loaded (``tests/test_benchmark_scripts.py`` keeps every script to it);
+  corpus or model is loaded (``tests/test_benchmark_scripts.py`` keeps every script to it), and a comma-separated
+  list of numbers takes :func:`comma_list` of one;
 - a user error found later (options that do not go together, a file the user named that does not hold what the
   script needs) raises :class:`~dialcheck.errors.InputError` with the message, or calls the parser's ``error``
   while the parser is at hand: both exit 2, never ``raise SystemExit("message")``, whose status is 1;
@@ -19,12 +20,15 @@ How a script keeps to that:
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dialcheck.errors import DialcheckError
+
+T = TypeVar("T")
 
 
 def run(main: Callable[..., Any], *args: Any) -> Any:
@@ -39,3 +43,28 @@ def run(main: Callable[..., Any], *args: Any) -> Any:
             raise
         print(f"{prog}: error: {e.filename}: {e.strerror or e}", file=sys.stderr)
     sys.exit(2)
+
+
+def comma_list(item: Callable[[str], T]) -> Callable[[str], list[T]]:
+    """An argparse type: comma-separated values, each read by the argparse type ``item``, at least one (``--taus
+    0.5,x`` was a ValueError traceback once the predictions were read, ``--fillers 2,-1`` a crash after the model
+    loaded).
+
+    >>> from dialcheck.cli.common import positive_int
+    >>> comma_list(positive_int)("1, 3,5")
+    [1, 3, 5]
+    >>> comma_list(positive_int)("1,0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be at least 1, got 0
+    >>> comma_list(positive_int)(",")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: expected a comma-separated list, got ','
+    """
+
+    def parse(text: str) -> list[T]:
+        values = [item(x.strip()) for x in text.split(",") if x.strip()]
+        if not values:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
+        return values
+
+    return parse

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from _cli import comma_list
 from _output import emit
 
 from dialcheck.cli.common import comma_choices, nonnegative_int, positive_int
@@ -79,7 +80,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="cdconv-flat-gemma-v9", help="a four-category flat or pair detector")
     ap.add_argument("--split", default="test", choices=sorted(SPLITS))
-    ap.add_argument("--fillers", default="0,2,4", help="comma-separated filler pairs per conversation")
+    ap.add_argument(
+        "--fillers",
+        type=comma_list(nonnegative_int),
+        default="0,2,4",
+        help="comma-separated filler pairs per conversation",
+    )
     ap.add_argument(
         "--readings",
         type=comma_choices(HISTORY_READINGS),
@@ -104,7 +110,7 @@ def main() -> None:
     readings = args.readings
     results: dict[str, Any] = {"model": args.model, "split": args.split, "seed": args.seed, "n": len(base)}
     rows = []
-    for k in [int(x) for x in args.fillers.split(",") if x.strip()]:
+    for k in args.fillers:
         examples = lengthen(base, k, args.seed)
         labels: dict[str, list[int]] = {}
         for reading in readings:

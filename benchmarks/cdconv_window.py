@@ -12,7 +12,10 @@ from __future__ import annotations
 import argparse
 import logging
 
+from _cli import comma_list
+
 from dialcheck.backbones import resolve_base
+from dialcheck.cli.common import comma_choices, token_window
 from dialcheck.datasets import load_dataset
 from dialcheck.detectors.categories import separator, stage_input
 from dialcheck.detectors.core import PairClassifier
@@ -26,8 +29,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", default="gemma-3-270m", help="base name or Hugging Face folder (its tokenizer)")
     ap.add_argument("--split", default="cdconv.train.v1", help="a registered CDConv dataset name")
-    ap.add_argument("--lengths", default="64,80,96", help="comma-separated --max-length values")
-    ap.add_argument("--stages", default="flat", help=f"comma-separated, from {', '.join(STAGES)}")
+    ap.add_argument(
+        "--lengths", type=comma_list(token_window), default="64,80,96", help="comma-separated --max-length values"
+    )
+    ap.add_argument(
+        "--stages", type=comma_choices(STAGES), default="flat", help=f"comma-separated, from {', '.join(STAGES)}"
+    )
     args = ap.parse_args()
     logging.getLogger("dialcheck.training.trainer").setLevel(logging.ERROR)  # the table says it all
     from transformers import AutoTokenizer
@@ -41,10 +48,10 @@ def main() -> None:
     print(f"{args.split} ({len(examples)} conversations), {args.base} tokenizer\n")
     print("| input | speaker tags | window | cut | cut % | 99% fit in |")
     print("|---|---|---|---|---|---|")
-    for stage in args.stages.split(","):
+    for stage in args.stages:
         for tags in (False, True):
             texts = [stage_input(stage, e.dialogue, sep, tags) for e in examples]
-            for n in (int(x) for x in args.lengths.split(",")):
+            for n in args.lengths:
                 r = window_report(PairClassifier(None, tok, ["none"], max_length=n), texts)
                 share = 100.0 * r["cut"] / max(1, r["pairs"])
                 print(f"| {stage} | {'yes' if tags else 'no'} | {n} | {r['cut']} | {share:.1f} | {r['p99_tokens']} |")

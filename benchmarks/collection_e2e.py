@@ -54,6 +54,8 @@ DECODINGS = (("greedy", "greedy"), ("sample", "nucleus1"))
 
 
 def main() -> None:
+    from _cli import comma_list
+
     from dialcheck.cli.common import positive_int, seed_number
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -63,7 +65,7 @@ def main() -> None:
     p.add_argument("--history", action="store_true", help="generators and the detector see the earlier turns too")
     p.add_argument("--reply-speaker", default=None, help="only contexts this speaker answers (e.g. bot, system)")
     p.add_argument("--k", type=positive_int, default=8, help="contexts per distance by FQness, and as many random ones")
-    p.add_argument("--distances", default="1,3,5")
+    p.add_argument("--distances", type=comma_list(positive_int), default="1,3,5", help="turns back, comma-separated")
     p.add_argument("--max-new-tokens", type=positive_int, default=24)
     p.add_argument("--lm", default="SmolLM2-135M-Instruct")
     p.add_argument("--seed", type=seed_number, default=0)
@@ -102,7 +104,7 @@ def main() -> None:
     timings: dict[str, float] = {}
     if (out / "results.json").exists():  # a re-run reuses earlier steps: keep the times they took
         timings.update(json.loads((out / "results.json").read_text(encoding="utf-8")).get("timings") or {})
-    distances = tuple(int(x) for x in args.distances.split(","))
+    distances = tuple(args.distances)
 
     # 1. contexts
     all_path, ctx_path = out / "all_contexts.jsonl", out / "contexts.jsonl"

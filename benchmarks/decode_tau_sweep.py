@@ -20,6 +20,8 @@ import json
 import sys
 from pathlib import Path
 
+from _cli import comma_list
+
 from dialcheck.cli.common import unit_float
 from dialcheck.datasets import load_dataset
 from dialcheck.detectors.utterance import decide
@@ -101,16 +103,7 @@ def to_markdown(rows: list[dict[str, float]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def unit_floats(text: str) -> list[float]:
-    """An argparse type: comma-separated numbers in [0, 1], at least one.
-
-    >>> unit_floats("0.5, 0.7")
-    [0.5, 0.7]
-    """
-    out = [unit_float(x.strip()) for x in text.split(",") if x.strip()]
-    if not out:
-        raise argparse.ArgumentTypeError("name at least one number in [0, 1]")
-    return out
+unit_floats = comma_list(unit_float)  # an argparse type: comma-separated numbers in [0, 1], at least one
 
 
 def score_band(text: str) -> tuple[float, float]:

@@ -35,7 +35,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dialcheck.cli.common import positive_int
+from dialcheck.cli.common import comma_choices, nonnegative_float, nonnegative_int, positive_int
 from dialcheck.datasets import load_dataset
 from dialcheck.evaluation.metrics import roc_auc
 from dialcheck.io import example_record
@@ -101,8 +101,13 @@ def main() -> int:
     ap.add_argument("--folds", type=fold_count, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit", type=positive_int, default=2000, help="DECODE train groups in each continuation")
-    ap.add_argument("--augment", default="random_premise,restate,perturb")
-    ap.add_argument("--epochs", default="1")
+    from dialcheck.training.data import AUGMENTATIONS
+
+    pick = comma_choices(AUGMENTATIONS)  # checked here, not by the first train run after the folds are written
+    ap.add_argument(
+        "--augment", type=lambda text: ",".join(pick(text)), default="random_premise,restate,perturb", help="as train"
+    )
+    ap.add_argument("--epochs", type=nonnegative_float, default=1.0, help="train --epochs of each continuation")
     ap.add_argument("--repeat", type=positive_int, default=1, help="--dialogues-repeat of the fold runs")
     ap.add_argument(
         "--unannotated",
@@ -112,7 +117,7 @@ def main() -> int:
         "with the starting detector's top pair as evidence (runs named foldK-top, row 'adapted-top')",
     )
     ap.add_argument("--splits", default="rct,dev", help="DECODE splits evaluated beside the human-bot folds")
-    ap.add_argument("--threads", default="1")
+    ap.add_argument("--threads", type=nonnegative_int, default=1, help="train/evaluate --threads (0 = all cores)")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument(
         "--calibrate",
@@ -132,7 +137,7 @@ def main() -> int:
         for f in range(k):
             model = out / f"cal{f}"
             if not (model / "dialcheck.json").exists():
-                cal = ["--calibrate-on", tests[f].replace("-test", "-train"), "--threads", args.threads]
+                cal = ["--calibrate-on", tests[f].replace("-test", "-train"), "--threads", str(args.threads)]
                 run(dialcheck("train", "--init", args.init, "--epochs", "0", "--out", str(model), *cal, *dd))
     elif not args.table:
         if not (out / "folds.json").exists():
@@ -140,9 +145,9 @@ def main() -> int:
             (out / "folds.json").write_text(json.dumps(counts, indent=2) + "\n")
         # --eval-every beyond the run: the final weights, not those of the best DECODE validation (with
         # --limit 2000 it has 227 dialogues and picks a step by noise; the logs are another domain anyway)
-        common = ["--limit", str(args.limit), "--augment", args.augment, "--epochs", args.epochs]
+        common = ["--limit", str(args.limit), "--augment", args.augment, "--epochs", f"{args.epochs:g}"]
         common += ["--eval-every", "1000000"]
-        common += ["--threads", args.threads, "--no-progress", *dd]
+        common += ["--threads", str(args.threads), "--no-progress", *dd]
         runs: list[tuple[str, list[str], list[str]]] = [("start", [], tests), ("control", [], tests)]
         sfx = "-top" if args.unannotated == "top" else ""
         if sfx:  # start and control do not depend on it: run (and shared) by the default variant
@@ -159,7 +164,7 @@ def main() -> int:
             if not (result.exists() and preds.exists()):
                 data = [a for f in test_files for a in ("--data", f)]
                 opts = ["--splits", args.splits, *data, "--json", str(result), "--predictions", str(preds)]
-                opts += ["--threads", args.threads]
+                opts += ["--threads", str(args.threads)]
                 run(dialcheck("evaluate", "--model", model, *opts, "--no-progress", *dd))
     tau = json.loads((Path(args.init) / "dialcheck.json").read_text())["thresholds"]["tau"]
     print(table(out, k, args.splits.split(","), tau))
