@@ -329,3 +329,24 @@ def test_evaluate_data_warns_of_dialogues_in_a_language_the_model_was_not_traine
         in err
     )
     assert "Evaluate English dialogues with --benchmark decode --data FILE" in err
+
+
+def test_rerank_warns_of_an_explicit_model_on_another_language_as_check_does(tmp_path, capsys, tiny_detector_dir):
+    # rerank --model ENGLISH on a Chinese context said nothing, where check and score warn
+    f = tmp_path / "in.jsonl"
+    rows = [
+        {"id": "en", "turns": EN[:3], "candidates": ["Rex.", "I never had a dog."]},
+        {"id": "ko", "turns": KO[:3], "candidates": ["초코예요.", "강아지 없어요."]},
+    ]
+    f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", "utf-8")
+    english = str(tiny_detector_dir)
+    assert main(["rerank", str(f), "--json", "--model", english, "--threads", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(x)["id"] for x in out.splitlines()] == ["en", "ko"]  # still re-ranked, as asked
+    assert (
+        err.count("dialcheck: warning:") == 1
+        and (
+            f"dialcheck: warning: --model {english} was trained on English dialogues, but ko at line 2 has Korean turns"
+        )
+        in err
+    )

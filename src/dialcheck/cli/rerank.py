@@ -145,6 +145,34 @@ def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: in
         raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None
 
 
+def _warn_language(args: argparse.Namespace, parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> None:
+    """As ``check`` does: one warning naming the records whose context or candidates are in a language ``--model``
+    was not trained on (it re-ranks them all the same)."""
+    from ..language import foreign_scripts, foreign_turns
+    from ..schema import Dialogue, Turn
+    from .common import language_warning, model_language_of
+
+    language = model_language_of(args)
+    if language is None:
+        return
+    from ..generation.rerank import _split_raw
+
+    names, read = [], []
+    for i, (n, d, cands, rid) in enumerate(parsed):
+        replies = [Turn("candidate", _split_raw(c, k)[0]) for k, c in enumerate(cands or [])]
+        whole = Dialogue((*d.turns, *replies)) if replies else d
+        if foreign_turns(whole, language):
+            label = rid or f"record {n}"
+            names.append(f"{label} at line {at[i]}" if at[i] is not None else label)
+            read.append(whole)
+    if names:
+        from ..api import named_some
+
+        where = "the record" if len(parsed) == 1 else named_some(names, len(parsed))
+        scripts = foreign_scripts(read, language)
+        print(language_warning(args, language, where, len(names) > 1, scripts), file=sys.stderr)
+
+
 def _generator(args: argparse.Namespace) -> Any:
     if args.endpoint:
         from ..generation.openai import OpenAIChatGenerator
@@ -169,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     records = _records(args.input)
     at = [line for _, _, line in records]
     parsed = _parse(records, name, bool(args.generate))
+    _warn_language(args, parsed, at)
     chosen = None
     if args.model is not None:  # loaded before any candidate is generated: a bad --model fails at once
         if Path(args.model).is_dir():
