@@ -568,8 +568,46 @@ def test_closing_the_compute_thread_gives_up_on_the_jobs_left_after_its_timeout(
     ct.close()
 
 
+def test_closing_an_inline_compute_thread_counts_the_checks_still_running_on_their_callers_threads():
+    """With workers=0 a job runs on the thread that submitted it (a server's request thread, no daemon), which
+    close cannot stop: the server asks how many still run, as the process would wait for them at exit."""
+    import threading
+
+    from dialcheck.serve import ComputeThread
+    from dialcheck.serve.compute import ComputeClosed
+
+    ct, gate, started, outcome = ComputeThread(workers=0), threading.Event(), threading.Event(), []
+
+    def request() -> None:
+        try:
+            outcome.append(ct.run(lambda: (started.set(), gate.wait(10), "late")[-1]))
+        except ComputeClosed as e:
+            outcome.append(e)
+
+    caller = threading.Thread(target=request)
+    caller.start()
+    assert started.wait(10)
+    assert ct.running_given_up() == 0  # not given up on yet
+    ct.close(timeout=0)
+    assert ct.running_given_up() == 1
+    gate.set()
+    caller.join(10)
+    assert ct.running_given_up() == 0 and isinstance(outcome[0], ComputeClosed)  # its result dropped
+    assert ct.run(lambda: 6 * 7) == 42
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_sigterm_stops_the_server_within_the_shutdown_timeout_while_a_check_holds_the_compute_thread(tmp_path):
+@pytest.mark.parametrize(
+    ("signame", "workers"),
+    [
+        ("SIGTERM", "1"),
+        ("SIGTERM", "0"),
+        # with --workers 0 (the --onnx default) the check runs on a request thread, which is no daemon: Ctrl-C
+        # stopped the server in time, then the interpreter waited at exit for the check to end (a minute here)
+        ("SIGINT", "0"),
+    ],
+)
+def test_a_signal_stops_the_server_within_the_shutdown_timeout_while_a_check_is_scored(tmp_path, signame, workers):
     """Without a bound the server waited for the check in progress, and every one queued behind it; with
     uvicorn's bound alone, for the app's shutdown, which waited for the compute thread."""
     import re
@@ -590,7 +628,8 @@ def test_sigterm_stops_the_server_within_the_shutdown_timeout_while_a_check_hold
                 threading.Event().wait(60)
 
         serve_cli.load_for = lambda args: Stuck()
-        sys.exit(main(["serve", "--model", "stand-in", "--port", "0", "--shutdown-timeout", "1"]))
+        workers = sys.argv[1]
+        sys.exit(main(["serve", "--model", "stand-in", "--port", "0", "--shutdown-timeout", "1", "--workers", workers]))
     """
     log = tmp_path / "server.log"
 
@@ -604,7 +643,7 @@ def test_sigterm_stops_the_server_within_the_shutdown_timeout_while_a_check_hold
         raise AssertionError(f"no {pattern!r} in the server's log:\n{log.read_text()}")
 
     with log.open("w") as err:
-        p = subprocess.Popen([sys.executable, "-c", server], stderr=err)
+        p = subprocess.Popen([sys.executable, "-c", server, workers], stderr=err)
     try:
         port = int(wait_for(r"http://127\.0\.0\.1:(\d+)").group(1))
         body = json.dumps(["I have a cat.", "no"]).encode()
@@ -617,7 +656,7 @@ def test_sigterm_stops_the_server_within_the_shutdown_timeout_while_a_check_hold
         threading.Thread(target=send, daemon=True).start()
         wait_for("scoring")
         start = time.monotonic()
-        p.send_signal(signal.SIGTERM)
+        p.send_signal(getattr(signal, signame))
         p.wait(20)
         assert time.monotonic() - start < 10
         assert "gave up on 1 job(s)" in log.read_text()

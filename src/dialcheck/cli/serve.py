@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 from typing import Any
 
 from ..errors import InputError, MissingDependencyError
@@ -99,4 +101,15 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(None, configure=lambda det: configure(det, args), compute=compute, **limits)
     # timeout_graceful_shutdown bounds the wait for requests in progress; the app then gives up on their checks
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=args.shutdown_timeout)
+    left = compute.running_given_up()
+    if left:
+        # With --workers 0 the checks given up on run on uvicorn's request threads, which are no daemons: the
+        # interpreter would wait for them at exit, unbounded. SIGTERM never gets here (uvicorn raises it again once
+        # it has stopped, and its default action ends the process); Ctrl-C does (uvicorn swallows the
+        # KeyboardInterrupt), so it ends the process the same way: the server has stopped and its log is flushed.
+        log.warning("stopped without waiting for %d check(s) still running on request threads", left)
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0

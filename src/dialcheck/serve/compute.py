@@ -48,6 +48,7 @@ class _Job:
     fn: Callable[[], Any] | None = None  # a plain call
     dialogues: list[Dialogue] | None = None  # or a check: dialogues and the function naming their detectors
     route: Route | None = None
+    inline: bool = False  # run on the submitting thread (workers=0): a request thread, which no close can stop
 
 
 class ComputeThread:
@@ -74,11 +75,18 @@ class ComputeThread:
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._jobs: set[_Job] = set()  # queued or running on the threads, until their future is done
+        self._given_up: list[_Job] = []  # inline jobs close gave up on (their callers' threads run them on)
         self._lock = threading.Lock()
 
     def _put(self, job: _Job) -> None:
-        if self.workers == 0:  # inline, on the caller's thread
-            self._call(job) if job.dialogues is None else self._checks([job])
+        if self.workers == 0:  # inline, on the caller's thread; kept in _jobs until it ends, not until it is settled
+            job.inline = True
+            with self._lock:
+                self._jobs.add(job)
+            try:
+                self._call(job) if job.dialogues is None else self._checks([job])
+            finally:
+                self._forget(job)
             return
         with self._lock:
             if not self._threads:
@@ -121,7 +129,8 @@ class ComputeThread:
         """Finish the queued jobs, then stop the threads; after ``timeout`` seconds (None: no limit) give up on
         the jobs still queued or running: their futures fail with :class:`ComputeClosed` (a queued one is
         cancelled), so that no caller waits on them any longer. A job given up on while it runs goes on to its end
-        on its (daemon) thread, which then stops; its result is dropped."""
+        on its (daemon) thread, which then stops; its result is dropped. With ``workers=0`` a job runs on the thread
+        that submitted it, which close cannot stop: :meth:`running_given_up` counts those still running."""
         with self._lock:
             threads, self._threads = self._threads, []
             jobs = list(self._jobs)  # not those submitted after this, which start new threads
@@ -133,11 +142,22 @@ class ComputeThread:
         given_up = 0
         for job in jobs:  # a queued job is cancelled (it will not run), a running one fails
             closed = ComputeClosed(f"{self.name} was closed before this job finished")
-            given_up += job.future.cancel() or _settle(job.future, error=closed)
+            if job.future.cancel() or _settle(job.future, error=closed):
+                given_up += 1
+                if job.inline:
+                    with self._lock:
+                        self._given_up.append(job)
         if given_up:
             log.warning(
                 "%s closed: gave up on %d job(s) still queued or running after %ss", self.name, given_up, timeout
             )
+
+    def running_given_up(self) -> int:
+        """How many jobs :meth:`close` gave up on still run on the threads that submitted them (``workers=0``).
+        Those are the server's request threads, which are no daemons: the interpreter waits for them at exit."""
+        with self._lock:
+            self._given_up = [job for job in self._given_up if job in self._jobs]
+            return len(self._given_up)
 
     def _loop(self) -> None:
         held: deque[_Job | None] = deque()  # taken from the queue while merging, runs next
