@@ -1,5 +1,5 @@
-"""``collect responses`` resumes an interrupted run, and neither resuming nor writing as
-it goes changes what it writes: an uninterrupted run writes what the code before ``--resume`` wrote, and an
+"""``collect contexts`` and ``collect responses`` resume an interrupted run, and neither resuming nor writing as
+they go changes what they write: an uninterrupted run writes what the code before ``--resume`` wrote, and an
 interrupted-then-resumed run writes the same bytes (sampled decoding included: its RNG stream runs across
 batches, and greedy batches depend on their padding, so the batches and the stream are kept)."""
 
@@ -217,3 +217,49 @@ def test_responses_resume_without_work_collects_from_the_start(capsys, lm, conte
     assert main(_responses_argv(lm, contexts, out, "--resume")) == 0
     assert "nothing to resume" in capsys.readouterr().err
     assert out.read_bytes() == uninterrupted
+
+
+def _reference_fqness(scorer: Any, contexts: list[Any]) -> list[Any]:
+    """FQnessScorer.score as it was before --resume."""
+    items: list[tuple[str, str]] = []
+    for c in contexts:
+        with_ref, without, cont = scorer.prompts(c)
+        items += [(with_ref, cont), (without, cont)]
+    lls: list[float] = []
+    for s in range(0, len(items), scorer.batch_size * 8):
+        lls += scorer.log_likelihoods(items[s : s + scorer.batch_size * 8])
+    return [replace(c, fqness=lls[2 * i] - lls[2 * i + 1]) for i, c in enumerate(contexts)]
+
+
+def test_fqness_scores_in_chunks_as_before(lm, contexts):
+    from dialcheck.collection import FQnessScorer
+
+    cands = [replace(c, fqness=None) for c in read_records(contexts, CollectionContext)]
+    scorer = FQnessScorer.load(str(lm), batch_size=1)
+    got, want = scorer.score(cands), _reference_fqness(scorer, cands)
+    assert [c.fqness for c in got] == [c.fqness for c in want]  # exactly: unrounded, as top-k sorts them
+
+
+@pytest.mark.parametrize("kills", [[3], [2, 2]])  # 14 contexts, batch size 1: 4 chunks of 4 contexts
+def test_contexts_interrupted_then_resumed_writes_the_same_bytes(
+    capsys, monkeypatch, lm, dialogues, contexts, tmp_path, kills
+):
+    from dialcheck.collection import FQnessScorer
+
+    want = (contexts.with_name("ctx.jsonl").read_bytes(), contexts.read_bytes())
+    out = tmp_path / "ctx.jsonl"
+    for n, kill in enumerate(kills):
+        with monkeypatch.context() as m:
+            kill_on_call(m, FQnessScorer, "log_likelihoods", kill)
+            assert main(_contexts_argv(lm, dialogues, out, *(["--resume"] if n else []))) == 130
+        assert not out.exists() and _work_files(out)
+        _new_process()
+    capsys.readouterr()
+    code = main(_contexts_argv(lm, dialogues, out, "--top-k", "2"))
+    assert code == 2 and "pass --resume to continue it" in capsys.readouterr().err
+    code = main([*_contexts_argv(lm, dialogues, out, "--resume"), "--distances", "1"])
+    assert code == 2 and "candidates differ" in capsys.readouterr().err
+    assert main(_contexts_argv(lm, dialogues, out, "--resume")) == 0
+    assert "resuming: " in capsys.readouterr().err
+    assert (out.read_bytes(), out.with_name("ctx-all.jsonl").read_bytes()) == want
+    assert not _work_files(out)

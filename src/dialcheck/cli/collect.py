@@ -11,8 +11,8 @@
     dialcheck collect analyse --contexts ctx.jsonl --replies labelled.jsonl
 
 ``autolabel`` lets a detector stand in for annotators (for trying the pipeline; not a human judgement).
-``responses`` keeps each finished batch beside ``--out`` (``OUT.part``, ``OUT.resume.json``): an interrupted
-run continues with ``--resume``, and writes what an uninterrupted run writes.
+``contexts`` and ``responses`` keep each finished batch beside ``--out`` (``OUT.part``, ``OUT.resume.json``):
+an interrupted run continues with ``--resume``, and writes what an uninterrupted run writes.
 Every file is JSONL of the records in :mod:`dialcheck.collection` unless its suffix says CSV.
 """
 
@@ -83,7 +83,7 @@ def _summary_stream(out: str | None) -> Any:
     return sys.stderr if out == "-" else sys.stdout
 
 
-# -- resuming (responses) ------------------------------------------------------------------------------
+# -- resuming (contexts, responses) --------------------------------------------------------------------
 def _add_resume_option(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--resume",
@@ -135,8 +135,10 @@ def _started(cp: Any) -> Any:
 # -- contexts -----------------------------------------------------------------------------------------
 def run_contexts(args: argparse.Namespace) -> int:
     from ..collection import FQnessScorer, candidate_contexts, select_random, select_top_k, write_records
+    from ..collection.checkpoint import fingerprint
 
     distances = _ints(args.distances, "--distances")
+    _no_resume_to_stdout(args)
     if not args.top_k and not args.random_k:  # else the LM scores every candidate and nothing is written
         raise InputError("--top-k 0 and --random-k 0 select no context: give --top-k N and/or --random-k N")
     check_outputs([(args.out, "--out"), (args.all_scores, "--all-scores")], [(args.input, "--input")])
@@ -175,14 +177,23 @@ def run_contexts(args: argparse.Namespace) -> int:
     )
     if not cands:
         raise InputError("no context ends in a question at the requested distances")
+    settings = {  # what decides the scores: the selection after them may change on resuming
+        "step": "collect contexts",
+        "candidates_sha256": fingerprint(c.to_dict() for c in cands),
+        "lm": _model_id(args.lm),
+        "batch_size": args.batch_size,
+    }
+    checkpoint = _checkpoint(args, settings, "FQness scores")
     set_threads(args.threads)
     scorer = FQnessScorer.load(args.lm, batch_size=args.batch_size)
-    scored = scorer.score(cands, show_progress_bar=not args.no_progress)
+    scored = scorer.score(cands, show_progress_bar=not args.no_progress, checkpoint=_started(checkpoint))
     if args.all_scores:
         write_records(args.all_scores, scored)
     top = select_top_k(scored, args.top_k, args.per_dialogue) if args.top_k else []
     rnd = select_random(scored, args.random_k, args.seed, exclude=[c.id for c in top]) if args.random_k else []
     n = write_records(args.out, [*top, *rnd])
+    if checkpoint is not None:
+        checkpoint.finish()
     _say(f"wrote {n} contexts ({len(top)} by FQness, {len(rnd)} random) to {args.out}")
     return 0
 
@@ -219,6 +230,7 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
     add_threads_option(p)
     p.add_argument("--all-scores", default=None, help="also write every scored candidate here")
     p.add_argument("--out", "-o", required=True, help="JSONL of contexts ('-': standard output)")
+    _add_resume_option(p, "FQness scores")
     p.add_argument("--no-progress", action="store_true")
 
 

@@ -36,8 +36,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..errors import InputError
 from ..language import _is_cjk
 from ..schema import Dialogue
+from .checkpoint import Checkpoint
 from .records import CollectionContext
 
 __all__ = [
@@ -210,21 +212,57 @@ class FQnessScorer:
                 out.append(float(logp[i, plen - 1 : len(r) - 1].sum()))
         return out
 
-    def score(self, contexts: Sequence[CollectionContext], show_progress_bar: bool = False) -> list[CollectionContext]:
-        """The contexts with ``fqness`` filled in, in input order."""
+    def score(
+        self,
+        contexts: Sequence[CollectionContext],
+        show_progress_bar: bool = False,
+        checkpoint: Checkpoint | None = None,
+    ) -> list[CollectionContext]:
+        """The contexts with ``fqness`` filled in, in input order.
+
+        They are scored in chunks of ``8 * batch_size`` likelihoods (four batches of contexts). With a
+        ``checkpoint`` (opened with :meth:`Checkpoint.start` or :meth:`Checkpoint.resume`) each chunk's scores
+        are recorded as it is finished, and the chunks an interrupted run finished are not scored again: the
+        batches, and so the scores, are those of an uninterrupted run.
+        """
         items: list[tuple[str, str]] = []
         for c in contexts:
             with_ref, without, cont = self.prompts(c)
             items += [(with_ref, cont), (without, cont)]
-        chunks = range(0, len(items), self.batch_size * 8)
+        size = self.batch_size * 8  # even: a chunk holds whole contexts
+        starts = range(0, len(items), size)
+        fq: list[float] = []
+        if checkpoint is not None:
+            for n, row in enumerate(checkpoint.rows):
+                if n >= len(contexts) or row.get("id") != contexts[n].id or not isinstance(row.get("fqness"), float):
+                    raise InputError(
+                        f"cannot resume: its record {n + 1} is not the FQness of context "
+                        f"{contexts[n].id if n < len(contexts) else None!r}; delete it and {checkpoint.state.name} "
+                        "to start anew",
+                        str(checkpoint.part),
+                    )
+                fq.append(row["fqness"])
+            if len(fq) != min(len(contexts), checkpoint.done * size // 2):
+                raise InputError(
+                    f"cannot resume: it holds {len(fq)} scores, not those of {checkpoint.done} chunks; delete it "
+                    f"and {checkpoint.state.name} to start anew",
+                    str(checkpoint.part),
+                )
+            starts = starts[checkpoint.done :]
+        chunks: Iterable[int] = starts
         if show_progress_bar:
             from tqdm.auto import tqdm
 
-            chunks = tqdm(chunks, desc="FQness", unit="chunk")
-        lls: list[float] = []
+            total = len(range(0, len(items), size))
+            chunks = tqdm(starts, desc="FQness", unit="chunk", total=total, initial=total - len(starts))
         for s in chunks:
-            lls += self.log_likelihoods(items[s : s + self.batch_size * 8])
-        return [replace(c, fqness=lls[2 * i] - lls[2 * i + 1]) for i, c in enumerate(contexts)]
+            lls = self.log_likelihoods(items[s : s + size])
+            scores = [lls[2 * j] - lls[2 * j + 1] for j in range(len(lls) // 2)]
+            if checkpoint is not None:
+                ids = [c.id for c in contexts[s // 2 : s // 2 + len(scores)]]
+                checkpoint.commit({"id": i, "fqness": v} for i, v in zip(ids, scores, strict=True))
+            fq += scores
+        return [replace(c, fqness=v) for c, v in zip(contexts, fq, strict=True)]
 
 
 def select_top_k(contexts: Iterable[CollectionContext], k: int, per_dialogue: int = 0) -> list[CollectionContext]:
