@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dialcheck.cli.common import unit_float
 from dialcheck.datasets.cdconv import CATEGORIES, LABEL_NAMES
 from dialcheck.errors import InputError
 from dialcheck.evaluation.cdconv import cdconv_metrics
@@ -58,6 +59,18 @@ def paired(a: Path, b: Path, split: str) -> tuple[np.ndarray, np.ndarray, list[i
     return pa, pb, gold
 
 
+def mix_weight(text: str) -> float:
+    """An argparse type: a weight of A on the grid the mix is chosen on (0, 0.1, ..., 1).
+
+    >>> mix_weight("0.5")
+    0.5
+    """
+    w = unit_float(text)
+    if w not in MIX_GRID:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(map(str, MIX_GRID))}, got {w:g}")
+    return w
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", type=Path, help="predictions of detector A (dev rows, and test rows unless --test-a)")
@@ -66,14 +79,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--test-b", type=Path, default=None)
     p.add_argument(
         "--weight",
-        type=float,
+        type=mix_weight,
         default=None,
         help="fix the weight of A (e.g. 0.5 for two seeds of one recipe) and choose only tau on dev "
         "(default: choose both by the lexical head's rule, which prefers B)",
     )
     args = p.parse_args(argv)
-    if args.weight is not None and args.weight not in MIX_GRID:  # before the files are read
-        p.error(f"argument --weight: must be one of {', '.join(map(str, MIX_GRID))}, got {args.weight:g}")
     pa, pb, gold = paired(args.a, args.b, "dev")
     scores = grid_scores(gold, lambda w, tau: decide(w * pa + (1 - w) * pb, tau))
     chosen, _top, se = choose_mix(scores, len(gold))
