@@ -25,14 +25,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def main() -> None:
-    import torch
-
-    from dialcheck.api import load
-    from dialcheck.cli.common import nonnegative_int, positive_int, seed_number
-    from dialcheck.datasets import load_dataset
-    from dialcheck.detectors.cascade import CascadeDetector
-    from dialcheck.evaluation.decode import decode_metrics
-    from dialcheck.probes.checklist import build_long_turns
+    from dialcheck.cli.common import comma_choices, nonnegative_int, positive_int, seed_number
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None, help="detector folder (default: the shipped English one)")
@@ -42,8 +35,22 @@ def main() -> None:
     ap.add_argument("--threads", type=positive_int, default=2)
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--chunk-tokens", type=positive_int, default=None, help="piece size (default: the detector's, 32)")
-    ap.add_argument("--sets", default="human-bot,dev", help="comma-separated: human-bot, dev")
-    args = ap.parse_args()
+    ap.add_argument(
+        "--sets",
+        type=comma_choices(("human-bot", "dev")),
+        default="human-bot,dev",
+        help="comma-separated: human-bot, dev",
+    )
+    args = ap.parse_args()  # before torch loads: --help and a bad number answer at once
+
+    import torch
+
+    from dialcheck.api import load
+    from dialcheck.datasets import load_dataset
+    from dialcheck.detectors.cascade import CascadeDetector
+    from dialcheck.evaluation.decode import decode_metrics
+    from dialcheck.probes.checklist import build_long_turns
+
     torch.set_num_threads(args.threads)
 
     det = load(args.model)
@@ -58,7 +65,7 @@ def main() -> None:
         f"dev (first {args.dev})": list(load_dataset("decode.dev.v1", args.data_dir))[: args.dev],
     }
     rows = []
-    wanted = args.sets.split(",")
+    wanted = args.sets
     for name, examples in sets.items():
         if name.split(" ")[0] not in wanted:
             continue
