@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -274,6 +275,40 @@ def test_malformed_corpus_records_name_the_record(tmp_path):
         load_citod_file(p, "navigate", "test")
 
 
+def test_malformed_corpus_records_name_the_line_they_start_on(tmp_path):
+    # the error named only the record's position in the list ("record 2"): in a pretty-printed file of thousands
+    # of lines, the user had to count records to find it
+    from dialcheck.datasets.citod import load_citod_file
+
+    good = {"dialogue": [{"turn": "driver", "utterance": "hi"}], "scenario": {"qi": "0", "hi": "0", "kbi": "0"}}
+    bad = dict(good, scenario={"qi": "0", "hi": "yes", "kbi": "0"})
+    text = json.dumps([good, good, bad], indent=4)
+    starts = [n for n, ln in enumerate(text.splitlines(), 1) if ln == "    {"]  # each record's opening brace
+    assert len(starts) == 3 and starts[0] == 2
+    p = tmp_path / "navigate_dev.json"
+    p.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_citod_file(p, "navigate", "dev")
+    assert str(e.value) == f"{p}, line {starts[2]}: record 2: scenario.hi: expected '0' or '1', got 'yes'"
+    assert (e.value.source, e.value.line) == (str(p), starts[2])
+    one = json.dumps(good)
+    p.write_text("[\n" + one + ",\n\n" + json.dumps({"dialogue": []}) + "\n]\n")
+    with pytest.raises(InputError, match=r", line 4: record 1: dialogue: expected a non-empty list of turns$"):
+        load_citod_file(p, "navigate", "dev")
+    # broken JSON is named where it breaks, as json.loads names it; a document that is no list says so
+    for text, message in [
+        ("[\n" + one + "\n" + one + "\n]", r", line 3: invalid JSON \(Expecting ',' delimiter"),
+        ("[\n" + one + ",\n{", r", line 3: invalid JSON \(Expecting property name"),
+        ("[]\n]", r", line 2: invalid JSON \(Extra data at column 1\)"),
+        (one, r": expected a JSON list of dialogues$"),
+    ]:
+        p.write_text(text)
+        with pytest.raises(InputError, match=re.escape(str(p)) + message):
+            load_citod_file(p, "navigate", "dev")
+    p.write_text(" [ ]\n")
+    assert load_citod_file(p, "navigate", "dev") == []
+
+
 @pytest.mark.parametrize(
     ("scenario", "message"),
     [
@@ -294,7 +329,7 @@ def test_corpus_flags_and_knowledge_of_the_wrong_type_are_refused(tmp_path, scen
     p.write_text(json.dumps([record, dict(record, scenario=good | scenario)]))
     with pytest.raises(InputError) as e:
         load_citod_file(p, "calendar", "dev")
-    assert str(e.value) == f"{p}: record 1: {message}"
+    assert str(e.value) == f"{p}, line 1: record 1: {message}"  # one line: both records start on it
     p.write_text(json.dumps([record]))
     (ex,) = load_citod_file(p, "calendar", "dev")
     assert ex.labels == {"QI": False, "HI": True, "KBI": False} and ex.dialogue.knowledge.rows == (
