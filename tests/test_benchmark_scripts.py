@@ -3,11 +3,15 @@ status 2, as ``dialcheck`` does, never a traceback."""
 
 from __future__ import annotations
 
+import argparse
+import inspect
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from dialcheck.cli import common
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("[a-z]*.py"))
@@ -125,3 +129,163 @@ def test_scripts_find_the_data_directory_as_dialcheck_does(tmp_path):
         assert "$DIALCHECK_DATA_DIR" in " ".join(r.stdout.split()), r.stdout
         r = _run(str(BENCHMARKS / script), "--out", str(tmp_path / "o.jsonl"), "--data-dir", str(tmp_path / "none"))
         assert r.returncode == 2 and f"data directory {tmp_path / 'none'} does not exist" in r.stderr, r.stderr
+
+
+# -- every number on a script's command line is checked when it is read ------------------------------------------
+
+
+class _Parsed(BaseException):  # not an Exception: no script's ``except Exception`` may swallow it
+    """Raised in place of parsing: carries the script's parser out of its main()."""
+
+
+def _parser(load_benchmark, monkeypatch, script: str) -> argparse.ArgumentParser:
+    """The argument parser ``script``'s main() builds, caught at its parse_args (so nothing else runs: no corpus
+    read, no model loaded)."""
+
+    def caught(self, args=None, namespace=None):
+        raise _Parsed(self)
+
+    monkeypatch.setattr(sys, "argv", [script])  # the parser's prog, as when run
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", caught)
+    main = load_benchmark(script[:-3]).main
+    params = list(inspect.signature(main).parameters.values())
+    with pytest.raises(_Parsed) as got:
+        if params and params[0].default is inspect.Parameter.empty:
+            main(_OWN_PARSER.get(script, []))
+        else:
+            main()
+    return got.value.args[0]
+
+
+# denial_kind_rule.py hands any other command line to dialcheck's own (after patching its reading rule in place).
+_OWN_PARSER = {"denial_kind_rule.py": ["--count"]}
+
+
+def _options(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
+    """``(subcommand words, action)`` of every option of ``parser`` and its subcommands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _options(sub, (*prefix, name))
+        elif action.option_strings:
+            yield prefix, action
+
+
+# A seed read only by random.Random may be any int; numpy's and torch's seeds take seed_number.
+_RANDOM_SEEDS = {"--seed"}
+# One value each checked type refuses; any other type of the scripts' (comma lists, bands, fold counts, ...)
+# refuses "-1".
+_BAD = {
+    common.positive_int: "0",
+    common.nonnegative_int: "-1",
+    common.seed_number: "-1",
+    common.unit_float: "1.5",
+    common.positive_float: "0",
+    common.nonnegative_float: "-1",
+    common.open_unit_float: "1",
+    common.positive_unit_float: "0",
+    common.unit_float_below_one: "1",
+    common.token_window: "8",
+    common.port_number: "70000",
+}
+
+
+def _scripts_own(kind: object) -> bool:
+    """A type the benchmarks define (a band, a list of seeds, comma_list(...)) or comma_choices(...)."""
+    module = getattr(kind, "__module__", "") or ""
+    own = module == "dialcheck.cli.common" or not (module.startswith("dialcheck") or module == "builtins")
+    return callable(kind) and kind is not Path and own
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_no_number_on_the_command_line_is_a_bare_int_or_float(script, load_benchmark, monkeypatch):
+    """About a hundred options were plain type=int or float: --n 0, --threads -1 or --tau 2 were taken and the
+    script failed late (a traceback after the corpora or the model were read) or silently measured nothing."""
+    bare = [
+        " ".join((*words, action.option_strings[-1]))
+        for words, action in _options(_parser(load_benchmark, monkeypatch, script))
+        if action.type in (int, float) and action.choices is None
+        if not (action.type is int and action.option_strings[-1] in _RANDOM_SEEDS)
+    ]
+    assert not bare, f"use a checked type of dialcheck.cli.common for {', '.join(bare)}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_checked_number_refuses_a_bad_value_with_status_2(script, load_benchmark, monkeypatch, capsys):
+    """Each option with a checked type, given a value out of its range, stops the parser with exit 2 and
+    'script.py: error: argument --x: ...', before main() goes on to read or load anything."""
+    parser = _parser(load_benchmark, monkeypatch, script)
+    monkeypatch.undo()  # the real parse_args again
+    checked = [
+        (words, action)
+        for words, action in _options(parser)
+        if action.type in _BAD or _scripts_own(action.type) or (action.type is int and action.choices is not None)
+    ]
+    for words, action in checked:
+        option = action.option_strings[-1]
+        bad = _BAD.get(action.type, "-1")
+        values = [bad] * action.nargs if isinstance(action.nargs, int) else [bad]
+        with pytest.raises(SystemExit) as e:
+            parser.parse_args([*words, option, *values])
+        err = capsys.readouterr().err
+        assert e.value.code == 2, (option, bad)
+        assert f"error: argument {option}:" in err or f"error: argument {'/'.join(action.option_strings)}:" in err, err
+
+
+# -- a user error found after the command line is read exits 2 too -----------------------------------------------
+
+# Exits with a message that stay status 1: a run that failed, not one asked wrongly (the server under test stopped,
+# or never answered /health).
+_FAILED_RUNS = {"http_ab.py": 2, "latency.py": 2}
+
+
+def _message_exits(path: Path) -> int:
+    """How many ``raise SystemExit(<text>)`` / ``sys.exit(<text>)`` the file holds (a message: status 1)."""
+    import ast
+
+    n = 0
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], (ast.JoinedStr, ast.Constant)):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f"{getattr(f.value, 'id', '')}.{f.attr}"
+            if name in ("SystemExit", "sys.exit") and isinstance(getattr(node.args[0], "value", ""), str):
+                n += 1
+    return n
+
+
+@pytest.mark.parametrize("script", [*SCRIPTS, "_rows.py", "_sklearn.py"])
+def test_no_user_error_is_a_systemexit_message(script):
+    """About fifty places raised SystemExit("message") for a user's mistake (a predictions file without the split
+    asked for, an audit of another draw, an output folder that exists): status 1 and no script name, where
+    argparse and _cli.run say 'script.py: error: ...' with status 2. They raise InputError (or call the parser's
+    error) now; only the failed runs in _FAILED_RUNS keep status 1."""
+    assert _message_exits(BENCHMARKS / script) == _FAILED_RUNS.get(script, 0)
+
+
+def test_run_maps_a_user_error_to_status_2_and_leaves_a_failed_check_at_1(load_benchmark, monkeypatch, capsys):
+    from dialcheck.errors import InputError
+
+    load_benchmark("turn_lengths")  # benchmarks/ on the import path, as when a script runs
+    from _cli import run
+
+    monkeypatch.setattr(sys, "argv", ["some_script.py"])
+
+    def wrong(*_):
+        raise InputError("needs human_bot rows", "p.jsonl")
+
+    with pytest.raises(SystemExit) as e:
+        run(wrong)
+    assert e.value.code == 2
+    assert capsys.readouterr().err == "some_script.py: error: p.jsonl: needs human_bot rows\n"
+    assert run(lambda: 1) == 1  # a gate that is not met (default_gate.py) keeps its status
+
+
+def test_a_former_systemexit_message_is_one_line_and_status_2(tmp_path):
+    """hand_set_auc.py exited 1 with a bare message when no row carried the --prefix asked for."""
+    pred = tmp_path / "p.jsonl"
+    pred.write_text('{"id": "handd-1", "gold": true, "score": 0.9}\n{"id": "handd-2", "gold": false, "score": 0.1}\n')
+    r = _run(str(BENCHMARKS / "hand_set_auc.py"), str(pred), "--prefix", "handz-")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == (
+        f"hand_set_auc.py: error: {pred}: needs contradictions and consistent rows with ids starting 'handz-'\n"
+    )
