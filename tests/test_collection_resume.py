@@ -263,3 +263,70 @@ def test_contexts_interrupted_then_resumed_writes_the_same_bytes(
     assert "resuming: " in capsys.readouterr().err
     assert (out.read_bytes(), out.with_name("ctx-all.jsonl").read_bytes()) == want
     assert not _work_files(out)
+
+
+def test_responses_most_contradictory_resumes_to_the_same_bytes(
+    capsys, monkeypatch, lm, contexts, tiny_detector_dir, tmp_path
+):
+    # the detector ranks each batch's candidates between batches: the sampling stream must not notice
+    from dialcheck.generation.nbest import NBestGenerator
+
+    def argv(out: Path, *extra: str) -> list[str]:
+        args = ["collect", "responses", "--contexts", str(contexts), "--generator", f"s={lm}:nucleus3", "--seed", "3"]
+        args += ["--batch-size", "2", "--max-new-tokens", "8", "--threads", "1", "--no-progress", "--out", str(out)]
+        return [*args, "--most-contradictory", "--model", str(tiny_detector_dir), *extra]
+
+    full, out = tmp_path / "full.jsonl", tmp_path / "replies.jsonl"
+    assert main(argv(full)) == 0
+    assert all("detector_score" in json.loads(x)["meta"] for x in full.read_text().splitlines())
+    with monkeypatch.context() as m:
+        kill_on_call(m, NBestGenerator, "_generate_batch", 3)
+        assert main(argv(out)) == 130
+    _new_process()
+    assert main(argv(out, "--resume")) == 0
+    assert out.read_bytes() == full.read_bytes()
+
+
+class _Echo:
+    """A generator of no known kind (answered in one call per speaker): replies name the context and a draw
+    from Python's global RNG, which runs on across calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def generate(self, contexts, config, batch_size=4, speaker=None, show_progress_bar=False):
+        import random
+
+        from dialcheck.generation import Candidate
+
+        self.calls += 1
+        return [[Candidate(f"{d.turns[-1].text} {random.random():.6f}")] for d in contexts]
+
+
+def test_collect_responses_resumes_any_generator_one_call_per_speaker(contexts, tmp_path):
+    import random
+
+    from dialcheck.collection import collect_responses
+    from dialcheck.collection.checkpoint import Checkpoint
+
+    ctx = read_records(contexts, CollectionContext)
+    random.seed(5)
+    want = collect_responses(ctx, [GeneratorSpec("e", _Echo()), GeneratorSpec("f", _Echo())])
+    random.seed(5)
+    dying = _Echo()
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt
+
+    dying.generate = killed
+    cp = Checkpoint(tmp_path / "r.jsonl", {"run": 1}).start()
+    with pytest.raises(KeyboardInterrupt):
+        collect_responses(ctx, [GeneratorSpec("e", _Echo()), GeneratorSpec("f", dying)], checkpoint=cp)
+    assert cp.done == 2  # e's replies to A's contexts, then to B's; f's were cut
+    random.seed(99)
+    resumed = Checkpoint(tmp_path / "r.jsonl", {"run": 1}).resume()
+    fresh = _Echo()
+    got = collect_responses(ctx, [GeneratorSpec("e", _Echo()), GeneratorSpec("f", fresh)], checkpoint=resumed)
+    assert [r.to_dict() for r in got] == [r.to_dict() for r in want] and fresh.calls == 2
+    with pytest.raises(Exception, match="made otherwise"):
+        Checkpoint(tmp_path / "r.jsonl", {"run": 2}).resume()
