@@ -35,6 +35,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from dialcheck.analysis.answers import AnswerClassifier, load_answer_classifier, relaxed_accuracy
 from dialcheck.cli.common import (
+    comma_choices,
     nonnegative_int,
     open_unit_float,
     positive_float,
@@ -102,8 +103,7 @@ def run_loso(args: argparse.Namespace) -> None:
     done = set()
     if out.exists():
         done = {json.loads(line)["held_out"] for line in out.read_text().splitlines() if line.strip()}
-    folds = args.folds.split(",") if args.folds else list(SCENARIOS)
-    for scenario in folds:
+    for scenario in args.folds:
         if scenario in done:
             print(f"{scenario}: done already, skipped", file=sys.stderr)
             continue
@@ -261,7 +261,12 @@ def main() -> None:
         s.add_argument(
             "--limit", type=nonnegative_int, default=0, help="train on at most N rows (speed probes; 0 = all)"
         )
-        s.add_argument("--folds", default="", help="comma-separated held-out scenarios (default: all ten)")
+        s.add_argument(
+            "--folds",
+            type=comma_choices(tuple(SCENARIOS)),
+            default=list(SCENARIOS),
+            help="comma-separated held-out scenarios (default: all ten)",
+        )
         s.add_argument("--data-dir", default=None)
         s.add_argument("--no-progress", action="store_true")
         if name == "final":

@@ -34,8 +34,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from dialcheck.cli.common import comma_choices
 from dialcheck.datasets.base import data_dir
-from dialcheck.datasets.citod import load_citod
+from dialcheck.datasets.citod import DOMAINS, load_citod
 from dialcheck.io import example_record
 from dialcheck.schema import Example
 
@@ -98,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--data", "--data-dir", dest="data", help="data directory (default: ../shared/data or $DIALCHECK_DATA_DIR)"
     )
-    ap.add_argument("--domains", default=None, help="comma-separated subset of calendar, navigate, weather")
+    ap.add_argument(
+        "--domains", type=comma_choices(DOMAINS), default=None, help=f"comma-separated subset of {', '.join(DOMAINS)}"
+    )
     ap.add_argument(
         "--with-decode-validation",
         action="store_true",
@@ -114,8 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.with_decode_rct and not args.with_decode_validation:
         ap.error("--with-decode-rct needs --with-decode-validation")
-    domains = [d.strip() for d in args.domains.split(",") if d.strip()] if args.domains else None
-    records, counts = load_records(args.split, domains, args.data)  # weather train (never released): InputError
+    records, counts = load_records(args.split, args.domains, args.data)  # weather train (never released): InputError
     if args.with_decode_validation:
         from dialcheck.training.data import build_decode_training_data
 

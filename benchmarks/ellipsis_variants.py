@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from dialcheck.cli.common import nonnegative_int
+from dialcheck.cli.common import comma_choices, nonnegative_int
 from dialcheck.schema import Dialogue
 
 YES = re.compile(
@@ -41,6 +41,8 @@ POSITIVE = {"do": "", "did": "did ", "are": "am ", "were": "was ", "have": "have
             "would": "would "}  # fmt: skip
 NEGATIVE = {"do": "don't ", "did": "didn't ", "are": "am not ", "were": "wasn't ", "have": "haven't ",
             "can": "can't ", "will": "won't ", "would": "wouldn't "}  # fmt: skip
+VARIANTS = ("all", "last", "answers")
+SPLITS = ("human_bot", "rct", "dev")  # the DECODE splits whose dialogues the readings change
 SWAP = {"your": "my", "yours": "mine", "yourself": "myself", "you": "me"}
 
 
@@ -99,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", required=True, help="evaluate --predictions file of the model, ellipsis off")
     ap.add_argument("--model", default=None, help="detector (default: the shipped English default)")
-    ap.add_argument("--variants", default="all,last,answers")
-    ap.add_argument("--splits", default="human_bot,rct,dev")
+    ap.add_argument("--variants", type=comma_choices(VARIANTS), default=list(VARIANTS), help="comma-separated")
+    ap.add_argument("--splits", type=comma_choices(SPLITS), default=list(SPLITS), help="comma-separated")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--threads", type=nonnegative_int, default=0, help="torch threads (0 = torch's default)")
     args = ap.parse_args(argv)
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     det = load(args.model)
     loaders = {"human_bot": decode.load_human_bot, "rct": decode.load_rct, "dev": decode.load_dev}
     root = data_root(args.data_dir)
-    examples = {s: loaders[s](root) for s in args.splits.split(",")}
+    examples = {s: loaders[s](root) for s in args.splits}
     shipped = utterance.implied_statement
     print("| reading | " + " | ".join(f"{s} accuracy (dialogues re-read)" for s in examples) + " |")
     print("|---|" + "---:|" * len(examples))
@@ -128,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         row.append(f" {100 * sum(base[(s, e.id)] == bool(e.label) for e in exs) / len(exs):.2f} |")
     print("".join(row))
     try:
-        for name in args.variants.split(","):
+        for name in args.variants:
             utterance.implied_statement = variant(name)
             det.ellipsis = "resolve"
             row = [f"| {name} |"]

@@ -19,19 +19,23 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def main() -> None:
+    from dialcheck.cli.common import comma_choices
+    from dialcheck.evaluation.decode import SPLITS
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=None, help="detector (default: the shipped English one)")
-    ap.add_argument("--splits", default="human_bot,rct,dev")
+    ap.add_argument(
+        "--splits", type=comma_choices(tuple(SPLITS)), default=["human_bot", "rct", "dev"], help="comma-separated"
+    )
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
 
     import dialcheck
     from dialcheck.datasets import load_dataset
-    from dialcheck.evaluation.decode import SPLITS
 
     det = dialcheck.load(args.model)
     print("| split | accuracy, one dialogue per call | dialogues/s |\n|---|---:|---:|")
-    for split in args.splits.split(","):
+    for split in args.splits:
         examples = list(load_dataset(SPLITS[split], args.data_dir))
         start = time.perf_counter()
         verdicts = [det.predict([e.dialogue])[0] for e in examples]

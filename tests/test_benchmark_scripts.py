@@ -289,3 +289,36 @@ def test_a_former_systemexit_message_is_one_line_and_status_2(tmp_path):
     assert r.stderr == (
         f"hand_set_auc.py: error: {pred}: needs contradictions and consistent rows with ids starting 'handz-'\n"
     )
+
+
+# -- names on the command line are checked when it is read too ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "message"),
+    [
+        # a KeyError traceback after the model and all three DECODE splits were loaded
+        ("ellipsis_variants.py", ["--variants", "all,lst"], "argument --variants: unknown: lst"),
+        ("ellipsis_variants.py", ["--splits", "dev,a2t"], "argument --splits: unknown: a2t"),
+        # a KeyError traceback after the model loaded
+        ("single_check.py", ["--splits", "dev,humanbot"], "argument --splits: unknown: humanbot"),
+        # trained nothing for the typo, silently (no Circa row has that scenario), after the others' folds
+        ("circa_yesno.py", ["loso", "--out", "r.jsonl", "--folds", "food,fod"], "argument --folds: unknown: fod"),
+        # an InputError only after CI-ToD was read, or (--domains ",") every domain
+        ("citod_history_dialogues.py", ["--domains", "calendar,wether"], "argument --domains: unknown: wether"),
+        ("citod_history_dialogues.py", ["--domains", ","], "argument --domains: name at least one of"),
+    ],
+    ids=["ellipsis-variants", "ellipsis-splits", "single-splits", "circa-folds", "citod", "citod-none"],
+)
+def test_a_name_list_with_a_typo_is_refused_when_the_command_line_is_read(
+    script, args, message, load_benchmark, monkeypatch, capsys
+):
+    """These comma-separated options were split only when used, after the model or corpora were loaded."""
+    parser = _parser(load_benchmark, monkeypatch, script)
+    monkeypatch.undo()  # the real parse_args again
+    with pytest.raises(SystemExit) as e:
+        parser.parse_args(args)
+    err = capsys.readouterr().err
+    assert e.value.code == 2
+    assert err.startswith(f"usage: {script}") and f"error: {message}" in err, err
+
