@@ -578,15 +578,6 @@ def model_option(value: str) -> str | None:
     return None if names_default(value) else value
 
 
-def default_model_is_routed(args: argparse.Namespace) -> None:
-    """``--model default`` as None; :func:`model_option` already does so when the arguments are parsed, so this is
-    needed only for a namespace built by hand."""
-    from ..api import names_default
-
-    if getattr(args, "model", None) is not None and names_default(args.model):
-        args.model = None
-
-
 def model_language_of(args: argparse.Namespace) -> str | None:
     """The language ``--model`` was trained on (``api.model_language``); None without ``--model`` or when it is
     unknown."""

@@ -37,7 +37,6 @@ from ..schema import Dialogue
 from .common import (
     add_model_options,
     add_speaker_option,
-    default_model_is_routed,
     language_warning,
     load_for,
     model_language_of,
@@ -320,7 +319,6 @@ def _count_lines(path: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    default_model_is_routed(args)
     out_path = Path(args.output)
     if args.input != "-":
         require_file(args.input)

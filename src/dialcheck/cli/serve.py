@@ -12,7 +12,6 @@ from ..errors import InputError, MissingDependencyError
 from ..serve.app import CJK_CHARS, MAX_CHARS
 from .common import (
     add_model_options,
-    default_model_is_routed,
     load_for,
     nonnegative_float,
     nonnegative_int,
@@ -86,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
         log.warning("--workers %d on torch: two threads driving torch slow each other down (see --help)", workers)
     compute = ComputeThread(workers=workers, batch_size=args.batch_size, max_batch_dialogues=args.max_dialogues)
     limits = {"max_dialogues": args.max_dialogues, "max_chars": args.max_chars}
-    default_model_is_routed(args)  # --model default: as without --model (a Chinese dialogue to the Chinese one)
     if args.model is not None:
         app = create_app(compute.run(lambda: load_for(args)), compute=compute, **limits)
     else:  # like `dialcheck check`: each dialogue to the shipped default it routes to (knowledge -> task-oriented)
