@@ -152,7 +152,7 @@ def test_responses_interrupted_then_resumed_writes_the_same_bytes(
     out = tmp_path / "replies.jsonl"
     for n, kill in enumerate(kills):
         with monkeypatch.context() as m:
-            kill_on_call(m, NBestGenerator, "_generate_batch", kill)
+            kill_on_call(m, NBestGenerator, "generate_batch", kill)
             assert main(_responses_argv(lm, contexts, out, *(["--resume"] if n else []))) == 130
         assert not out.exists() and _work_files(out)
         _new_process()
@@ -191,7 +191,7 @@ def test_responses_resume_refuses_other_settings_and_a_fresh_run_keeps_the_work(
 
     out = tmp_path / "replies.jsonl"
     with monkeypatch.context() as m:
-        kill_on_call(m, NBestGenerator, "_generate_batch", 11)
+        kill_on_call(m, NBestGenerator, "generate_batch", 11)
         assert main(_responses_argv(lm, contexts, out)) == 130
     kept = {p: p.read_bytes() for p in _work_files(out)}
     capsys.readouterr()
@@ -280,7 +280,7 @@ def test_responses_most_contradictory_resumes_to_the_same_bytes(
     assert main(argv(full)) == 0
     assert all("detector_score" in json.loads(x)["meta"] for x in full.read_text().splitlines())
     with monkeypatch.context() as m:
-        kill_on_call(m, NBestGenerator, "_generate_batch", 3)
+        kill_on_call(m, NBestGenerator, "generate_batch", 3)
         assert main(argv(out)) == 130
     _new_process()
     assert main(argv(out, "--resume")) == 0

@@ -147,15 +147,12 @@ def _units(
     spec: GeneratorSpec, speaker: str, idx: list[int], contexts: Sequence[CollectionContext], batch_size: int
 ) -> list[_Unit]:
     """The units of one generator's replies to one speaker's contexts, in the order they are made."""
-    from ..generation.nbest import DecodingConfig, NBestGenerator
+    from ..generation.nbest import NBestGenerator
     from ..generation.openai import OpenAIChatGenerator
 
     gen, dialogues = spec.generator, [contexts[i].dialogue for i in idx]
     if isinstance(gen, NBestGenerator):  # NBestGenerator.generate's batches, one at a time
-        cfg = DecodingConfig.parse(spec.decoding) if isinstance(spec.decoding, str) else spec.decoding.validate()
-        prompts = [gen.prompt(d, speaker) for d in dialogues]
-        order = sorted(range(len(prompts)), key=lambda j: len(prompts[j]))
-        batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+        cfg, prompts, batches = gen.batch_plan(dialogues, spec.decoding, batch_size, speaker)
 
         def batch(k: int, b: list[int]) -> Callable[[], list[Any]]:
             def run() -> list[Any]:
@@ -163,7 +160,7 @@ def _units(
                     import torch
 
                     torch.manual_seed(cfg.seed)
-                return gen._generate_batch([prompts[j] for j in b], cfg)
+                return gen.generate_batch([prompts[j] for j in b], cfg)
 
             return run
 

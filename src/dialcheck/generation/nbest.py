@@ -244,20 +244,33 @@ class NBestGenerator:
         """One n-best list (best first) per context, in input order."""
         import torch
 
-        cfg = DecodingConfig.parse(config) if isinstance(config, str) else config.validate()
-        prompts = [self.prompt(c, speaker) for c in contexts]
-        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+        cfg, prompts, batches = self.batch_plan(contexts, config, batch_size, speaker)
         out: list[list[Candidate]] = [[] for _ in prompts]
-        batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
         if show_progress_bar:
             from tqdm.auto import tqdm
 
             batches = tqdm(batches, desc=f"generating ({cfg.name})", unit="batch")
         torch.manual_seed(cfg.seed)
         for idx in batches:
-            for i, cands in zip(idx, self._generate_batch([prompts[i] for i in idx], cfg), strict=True):
+            for i, cands in zip(idx, self.generate_batch([prompts[i] for i in idx], cfg), strict=True):
                 out[i] = cands
         return out
+
+    def batch_plan(
+        self,
+        contexts: Sequence[Dialogue | Sequence[Turn | str]],
+        config: DecodingConfig | str = "beam10",
+        batch_size: int = 4,
+        speaker: str | None = None,
+    ) -> tuple[DecodingConfig, list[str], list[list[int]]]:
+        """The decoding config, the prompts and the batches (context indices, shortest prompts first) that
+        :meth:`generate` runs. Running ``torch.manual_seed(cfg.seed)`` and then :meth:`generate_batch` on each batch
+        in order gives :meth:`generate`'s lists; ``dialcheck collect responses`` does so to save each batch as it
+        goes (and to resume after an interruption)."""
+        cfg = DecodingConfig.parse(config) if isinstance(config, str) else config.validate()
+        prompts = [self.prompt(c, speaker) for c in contexts]
+        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+        return cfg, prompts, [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
 
     def _stop_ids(self) -> list[int]:
         ids = [self.tokenizer.eos_token_id] if self.tokenizer.eos_token_id is not None else []
@@ -266,7 +279,9 @@ class NBestGenerator:
             ids += nl[-1:]
         return ids
 
-    def _generate_batch(self, prompts: list[str], cfg: DecodingConfig) -> list[list[Candidate]]:
+    def generate_batch(self, prompts: list[str], cfg: DecodingConfig) -> list[list[Candidate]]:
+        """One n-best list per prompt of one batch, drawing on torch's RNG where ``cfg`` samples (see
+        :meth:`batch_plan`)."""
         import torch
 
         tok = self.tokenizer
