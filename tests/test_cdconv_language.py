@@ -244,8 +244,8 @@ def test_check_and_score_cli_route_model_default_and_warn_of_an_explicit_model_o
     assert "model=None" not in caplog.text  # the library's own warning is not printed as well
     assert main(["score", str(log), str(tmp_path / "out.jsonl"), "--no-progress", "--model", english]) == 0
     err = capsys.readouterr().err
-    # score does not yet say which script (language.foreign_scripts): its warning names the likely ones
-    assert f"--model {english} was trained on English dialogues, but line 1 has turns in another script (Chinese" in err
+    # score named no script ("turns in another script (Chinese, Japanese, Korean, ...)"), where check names them
+    assert f"--model {english} was trained on English dialogues, but line 1 has Chinese turns: its verdicts" in err
     assert "2 of the lines scored (lines 1, 3) have turns" in err
     assert main(["score", str(log), str(tmp_path / "d.jsonl"), "--no-progress", "--model", "default"]) == 0
     rows = [json.loads(x) for x in (tmp_path / "d.jsonl").read_text().splitlines()]
@@ -287,7 +287,7 @@ def test_an_english_model_warns_of_turns_in_any_other_script_but_not_of_accents_
     assert turn_script("ＡＢＣ full-width letters") is None and turn_script("ｶﾀｶﾅ") == "Japanese"
 
 
-def test_check_cli_names_the_script_an_english_model_does_not_read(tmp_path, capsys, tiny_detector_dir):
+def test_check_and_score_cli_name_the_script_an_english_model_does_not_read(tmp_path, capsys, tiny_detector_dir):
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(json.dumps({"turns": t}, ensure_ascii=False) for t in (EN, KO)) + "\n", "utf-8")
     english = str(tiny_detector_dir)
@@ -296,6 +296,12 @@ def test_check_cli_names_the_script_an_english_model_does_not_read(tmp_path, cap
     assert (
         f"dialcheck: warning: --model {english} was trained on English dialogues, but dialogue 2 at line 2 has Korean "
         "turns: its verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
+    ) in err
+    assert main(["score", str(log), str(tmp_path / "out.jsonl"), "--no-progress", "--model", english]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"dialcheck: warning: --model {english} was trained on English dialogues, but line 2 has Korean turns: its "
+        "verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
     ) in err
 
 

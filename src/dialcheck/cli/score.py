@@ -32,7 +32,7 @@ from ..io import (
     require_file,
     spoken_by,
 )
-from ..language import dialogue_language, foreign_turns
+from ..language import dialogue_language, foreign_scripts, foreign_turns
 from ..schema import Dialogue
 from .common import (
     add_model_options,
@@ -404,7 +404,8 @@ def run(args: argparse.Namespace) -> int:
                 if good and language is not None and foreign_turns(r.dialogue, language):  # type: ignore[arg-type]
                     foreign.append(r.line)
                     if len(foreign) == 1:  # at once, so a long run can be stopped; the summary counts them all
-                        print(language_warning(args, language, f"line {r.line}", False), file=sys.stderr)
+                        scripts = foreign_scripts([r.dialogue], language)  # type: ignore[list-item]
+                        print(language_warning(args, language, f"line {r.line}", False, scripts), file=sys.stderr)
             verdicts = predict_for(args, [d for _, _, d in units])
             lines = []
             for (r, turn, _d), v in zip(units, verdicts, strict=True):
