@@ -356,3 +356,30 @@ def test_rerank_warns_of_an_explicit_model_on_another_language_as_check_does(tmp
         )
         in err
     )
+
+
+def test_the_library_warns_when_the_default_a_dialogue_is_routed_to_does_not_read_its_script(defaults, caplog):
+    # without a model, a Korean, Russian or Arabic dialogue went to the English default without a word
+    import dialcheck
+    from dialcheck.batch import BatchScorer
+
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        v = dialcheck.check(KO)
+    assert v.score >= 0  # checked all the same, by the English default
+    assert (
+        "the shipped default tiny-utterance was trained on English dialogues, but the dialogue has Korean turns: its "
+        "verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
+    ) in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        verdicts = dialcheck.predict([EN, RU, ZH, AR], model="default")
+    assert len(verdicts) == 4 and verdicts[2].category == "intra_sentence"  # Chinese: the Chinese default
+    assert caplog.text.count("was trained on") == 1
+    assert "but 2 of 4 (dialogues[1], dialogues[3]) have Cyrillic and Arabic turns" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        dialcheck.predict([EN, ZH])
+        out = BatchScorer()({"turns": [EN, KO, [], ZH]})
+    assert out["error"][1] is None and out["score"][1] is not None
+    assert caplog.text.count("was trained on") == 1
+    assert "the shipped default tiny-utterance was trained on English dialogues, but rows[1] has Korean" in caplog.text

@@ -6,7 +6,9 @@ the shipped Chinese default and any other dialogue to the shipped English contra
 is the one place that decides. A model named explicitly checks every dialogue it is given, whatever its
 language; a dialogue in a language that model was not trained on (:func:`model_language`: for an English model,
 turns mostly in another script than Latin, Chinese, Japanese, Korean, Cyrillic, ...; other turns for a Chinese
-one) is checked all the same, with a warning logged that names it.
+one) is checked all the same, with a warning logged that names it. So is a dialogue routed to a default that was
+not trained on its script (:func:`routed_warnings`): no shipped default reads Korean, Russian or Arabic, so such a
+dialogue goes to the English one, whose verdict on it means little. (Japanese is refused by :func:`route`.)
 
 >>> import dialcheck
 >>> v = dialcheck.check(["Do you have pets?", "Yes, two dogs.", "Their names?", "I never had a pet."])  # doctest: +SKIP
@@ -313,6 +315,69 @@ def warn_language(
     return idx
 
 
+@functools.lru_cache(maxsize=16)
+def _folder_language(path: str) -> str | None:
+    return model_language(path)
+
+
+def routed_gaps(dialogues: Sequence[Dialogue], routes: Sequence[str]) -> dict[str, list[int]]:
+    """The dialogues (their indices) that the shipped default each was routed to (``routes[i]``: :func:`route` of
+    ``dialogues[i]``) was not trained to read (:func:`model_language`, :func:`~dialcheck.language.foreign_turns`):
+    a Korean, Russian or Arabic dialogue routed to the English default, by route. Japanese and Chinese never get
+    here: :func:`route` refuses the one and sends the other to the Chinese default."""
+    out: dict[str, list[int]] = {}
+    for i, (d, key) in enumerate(zip(dialogues, routes, strict=True)):
+        language = _folder_language(str(default_model_path(key)))
+        if language is not None and foreign_turns(d, language):
+            out.setdefault(key, []).append(i)
+    return out
+
+
+def routed_warnings(
+    dialogues: Sequence[Dialogue],
+    routes: Sequence[str],
+    names: Sequence[str] | None = None,
+    total: int | None = None,
+    instead: str | None = None,
+) -> list[tuple[list[int], str]]:
+    """For each shipped default that :func:`routed_gaps` finds given dialogues it was not trained to read: their
+    indices and one warning naming them (``dialogues[i]``, or ``names[i]`` of ``total``; "the dialogue" when there
+    is one and no names) and their scripts (:func:`language_warning`; ``instead``: the advice for a caller whose
+    dialogues would go to another default some other way). The one place every entry point without a model of its
+    own (:func:`predict`, ``BatchScorer``, the command line, the HTTP API) takes its warning from; none refuses
+    the dialogues: they are checked all the same."""
+    out = []
+    for key, idx in routed_gaps(dialogues, routes).items():
+        path = default_model_path(key)
+        language = _folder_language(str(path))
+        assert language is not None
+        total = len(dialogues) if total is None else total
+        if names is None and total == 1:
+            where = "the dialogue"
+        else:
+            shown = [f"dialogues[{i}]" for i in idx] if names is None else [names[i] for i in idx]
+            where = named_some(shown, total)
+        scripts = foreign_scripts([dialogues[i] for i in idx], language)
+        advice = instead or (  # only a conversation all in Chinese, without knowledge, goes to the Chinese default
+            "A conversation goes to the shipped Chinese default only all in Chinese"
+            + (" and without a knowledge table" if key == "tod" else "")
+        )
+        text = language_warning(f"the shipped default {path.name}", language, where, len(idx) > 1, "", scripts, advice)
+        out.append((idx, text))
+    return out
+
+
+def warn_routed(
+    dialogues: Sequence[Dialogue], routes: Sequence[str], names: Sequence[str] | None = None, total: int | None = None
+) -> list[int]:
+    """Log :func:`routed_warnings`; returns the indices of the dialogues they name."""
+    idx = []
+    for some, text in routed_warnings(dialogues, routes, names, total):
+        log.warning(text)
+        idx += some
+    return sorted(idx)
+
+
 def predict(
     dialogues: Sequence[Dialogue],
     model: str | Path | None = None,
@@ -321,8 +386,9 @@ def predict(
 ) -> list[Verdict]:
     """Verdicts in input order. With ``model`` every dialogue goes to it (a warning is logged for those in a
     language it was not trained on); without (None or ``"default"``), each goes to the shipped default that
-    :func:`route` names, dialogues of one default being scored in shared batches. ``configure`` is applied to
-    each detector used (e.g. threshold overrides). A dialogue may be anything :func:`check` takes."""
+    :func:`route` names, dialogues of one default being scored in shared batches (a warning is logged for those in
+    a script that default was not trained on, :func:`routed_warnings`: Korean, Russian, Arabic, ...). ``configure``
+    is applied to each detector used (e.g. threshold overrides). A dialogue may be anything :func:`check` takes."""
     return _predict(dialogues, model, batch_size, configure)
 
 
@@ -338,7 +404,10 @@ def _predict(
     batch_size = check_batch_size(batch_size)
     dialogues = as_dialogues(dialogues)
     if names_default(model):
-        dets = [load(language=route(d)) for d in dialogues]
+        routes = [route(d) for d in dialogues]
+        dets = [load(language=key) for key in routes]
+        if warn:
+            warn_routed(dialogues, routes)
     else:
         det = load(model)
         if warn:
@@ -378,7 +447,8 @@ def check(
     :class:`Turn` objects, or a ``{"turns": [...], "knowledge": [...]}`` / ``{"messages": [...]}`` object.
 
     Without ``model`` (None or ``"default"``), the shipped default for the dialogue checks it (:func:`route`: the
-    Chinese one for a Chinese conversation); a model named explicitly checks it whatever its language, with a
+    Chinese one for a Chinese conversation; the English one, with a warning logged, for a script no shipped default
+    reads, such as Korean, Russian or Arabic); a model named explicitly checks it whatever its language, with a
     warning logged when that model was not trained on it (:func:`model_language`).
 
     With ``speaker`` (e.g. ``"assistant"``) the turn checked is that speaker's last turn with text, as

@@ -66,8 +66,9 @@ class BatchScorer:
 
     ``model``: a detector folder or shipped name; None (or ``"default"``) routes each row to the shipped default
     for it, as :func:`dialcheck.predict` does (English, task-oriented with ``knowledge``, Chinese); a model named
-    explicitly scores every row, with a warning logged per batch naming the rows in a language it was not
-    trained on (:func:`dialcheck.api.model_language`). ``column``: the turns
+    explicitly scores every row; either way a warning is logged per batch naming the rows in a language the model
+    that scored them was not trained on (:func:`dialcheck.api.model_language`; a Korean row routed to the English
+    default, say), which are scored all the same. ``column``: the turns
     column. ``threads``: torch CPU threads for this worker (None leaves torch's default). ``onnx`` /
     ``int8``: run the detectors on ONNX Runtime / in int8, as ``--onnx`` / ``--int8`` do. ``speaker`` (a name or
     a list): check each row's last turn with text by that speaker, as ``--speaker`` does (a ``turn`` column
@@ -132,18 +133,23 @@ class BatchScorer:
         ok: list[int] = []
         dialogues: list[Dialogue] = []
         dets: list[Any] = []
+        routes: list[str] = []
         for i, row in enumerate(rows):
             try:
                 d = self._dialogue(row)
-                dets.append(api.load(self.model) if self.model is not None else api.load(language=api.route(d)))
+                key = "model" if self.model is not None else api.route(d)
+                dets.append(api.load(self.model) if self.model is not None else api.load(language=key))
             except DialcheckError as e:
                 out[i] = str(e)
                 continue
             ok.append(i)
             dialogues.append(d)
+            routes.append(key)
             turns[i] = len(d.turns) - 1
         if self.model is not None and dialogues:  # one detector for every row: say which rows it cannot read
             api.warn_language(dets[0], dialogues, [f"rows[{i}]" for i in ok], len(rows))
+        elif dialogues:  # each row to its shipped default: say which rows that default cannot read
+            api.warn_routed(dialogues, routes, [f"rows[{i}]" for i in ok], len(rows))
         fast = functools.partial(api.accelerate, onnx=self.onnx, int8=self.int8)
         for i, v in zip(ok, api.predict_grouped(dialogues, dets, self.batch_size, fast), strict=True):
             out[i] = v
