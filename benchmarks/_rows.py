@@ -21,7 +21,9 @@ def parsed_rows(path: Path, parse: Callable[[dict[str, Any]], T], what: str) -> 
     for n, row in read_jsonl(require_file(path)):  # not a "corpus file": a file the user named
         try:
             out.append(parse(row))
-        except (KeyError, TypeError, ValueError) as e:
+        except KeyError as e:  # the field, as the corpus readers name it
+            raise InputError(f"{e.args[0]}: missing (not {what})", str(path), n) from e
+        except (TypeError, ValueError) as e:
             raise InputError(f"not {what} ({type(e).__name__}: {e})", str(path), n) from e
     if not out:
         raise InputError("no rows", str(path))

@@ -16,13 +16,13 @@ of ``dialcheck evaluate --benchmark cdconv --splits dev,test`` (both splits in o
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
+from _rows import cdconv_gold, parsed_rows
 
 from dialcheck.cli.common import unit_float
-from dialcheck.datasets.cdconv import CATEGORIES, LABEL_NAMES
+from dialcheck.datasets.cdconv import CATEGORIES
 from dialcheck.errors import InputError
 from dialcheck.evaluation.cdconv import cdconv_metrics
 from dialcheck.training.cdconv import MIX_GRID, TAU_GRID, choose_mix, grid_scores
@@ -32,14 +32,18 @@ SHOWN = ("2class/accuracy", "4class/macro_f1", "4class/accuracy", *(f"f1/{c}" fo
 
 def load(path: Path, split: str) -> tuple[list[str], np.ndarray, list[int]]:
     """Ids, probabilities (columns: none, intra, role, history) and gold labels of one split, by id."""
-    rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
-    rows = sorted((r for r in rows if r["split"] == split), key=lambda r: r["id"])
+
+    def parse(r: dict) -> tuple[str, list[float], int] | None:
+        if r["split"] != split:
+            return None
+        return str(r["id"]), [float(r["label_scores"][c]) for c in CATEGORIES], cdconv_gold(r)
+
+    rows = sorted(r for r in parsed_rows(path, parse, "a CDConv predictions row") if r is not None)
     if not rows:
         raise InputError(f"{path}: no {split} rows (evaluate with --splits dev,test --predictions)")
-    cats = np.array([[r["label_scores"][c] for c in CATEGORIES] for r in rows])
+    cats = np.array([r[1] for r in rows])
     probs = np.column_stack([1.0 - cats.sum(1), cats])
-    gold = [LABEL_NAMES.index(r["gold_category"]) if r["gold"] else 0 for r in rows]
-    return [r["id"] for r in rows], probs, gold
+    return [r[0] for r in rows], probs, [r[2] for r in rows]
 
 
 def decide(probs: np.ndarray, tau: float) -> np.ndarray:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 from pathlib import Path
 
 from _cli import comma_list
+from _rows import parsed_rows
 
 from dialcheck.cli.common import unit_float
 from dialcheck.datasets import load_dataset
@@ -48,10 +48,16 @@ def redecide(record: dict, tau: float, eta_e: float) -> Verdict:
     return decide({int(k): float(v) for k, v in record["pair_scores"].items()}, tau, eta_e)
 
 
+def _keyed(record: dict) -> tuple[tuple[str, str], dict]:
+    """``((split, id), record)`` of a predictions row, its pair scores read as numbers."""
+    scores = {str(int(k)): float(v) for k, v in dict(record["pair_scores"]).items()}
+    return (str(record["split"]), str(record["id"])), {**record, "pair_scores": scores}
+
+
 def read_predictions(paths: list[Path]) -> dict[str, list[dict]]:
     """Records by split; with several files, each pair score is the mean over the files (an ensemble).
 
-    >>> import tempfile
+    >>> import json, tempfile
     >>> d = Path(tempfile.mkdtemp())
     >>> for name, s in (("a", 0.2), ("b", 0.6)):
     ...     _ = (d / name).write_text(json.dumps({"split": "dev", "id": "x", "pair_scores": {"0": s}}) + "\\n")
@@ -60,13 +66,7 @@ def read_predictions(paths: list[Path]) -> dict[str, list[dict]]:
     """
     tables = []
     for path in paths:
-        table: dict[tuple[str, str], dict] = {}
-        with path.open(encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    record = json.loads(line)
-                    table[(record["split"], record["id"])] = record
-        tables.append(table)
+        tables.append(dict(parsed_rows(path, _keyed, "a DECODE predictions row")))
     by_split: dict[str, list[dict]] = collections.defaultdict(list)
     for key, record in tables[0].items():
         missing = [str(p) for p, t in zip(paths, tables, strict=True) if key not in t]

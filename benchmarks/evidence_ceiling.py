@@ -33,6 +33,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from _rows import parsed_rows
+
 Policy = Callable[[dict[str, Any]], list[int]]
 
 
@@ -45,6 +47,12 @@ def _record(raw: dict[str, Any]) -> dict[str, Any]:
         "evidence": list(raw.get("evidence") or ()),
         "pair_scores": {int(k): float(v) for k, v in (raw.get("pair_scores") or {}).items()},
     }
+
+
+def _predicted(raw: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``(split, row)`` of a predictions row whose fields :func:`_record` can read."""
+    _record(raw)
+    return str(raw["split"]), raw
 
 
 def _top(r: dict[str, Any]) -> list[int]:
@@ -153,6 +161,14 @@ def credited(records: Sequence[dict[str, Any]], audit: Sequence[dict[str, Any]])
     ]
 
 
+def _audited(row: dict[str, Any]) -> dict[str, Any]:
+    """An audit row holding the fields :func:`credited` and the counts read (a KeyError names one it lacks)."""
+    missing = [k for k in ("id", "gold_turn_judged", "model_turn_judged") if k not in row]
+    if missing:
+        raise KeyError(missing[0])
+    return {**row, "model_turn": int(row["model_turn"])} if row["model_turn_judged"] == "yes" else row
+
+
 def _print_table(table: dict[str, dict[str, float]]) -> None:
     print("| policy | tp | fp consistent | fp extra | fn unflagged | fn flagged | pair evidence F1 |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -169,11 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the table as JSON here")
     args = ap.parse_args(argv)
     by_split: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
-    with args.predictions.open(encoding="utf-8") as f:  # every line kept (decode_tau_sweep's reader keys by id)
-        for line in f:
-            if line.strip():
-                record = json.loads(line)
-                by_split[record["split"]].append(record)
+    # every row kept (decode_tau_sweep's reader keys by id)
+    for split, record in parsed_rows(args.predictions, _predicted, "a predictions row"):
+        by_split[split].append(record)
     records = by_split.get(args.split)
     if not records:
         from dialcheck.errors import InputError
@@ -193,8 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     payload: dict[str, Any] = {"split": args.split, "policies": table, "wrong_top": n_wrong_top}
     payload["gold_recency"] = {str(k): v for k, v in recency.items()}
     if args.audit:
-        with args.audit.open(encoding="utf-8") as f:
-            audit = [json.loads(line) for line in f if line.strip()]
+        audit = parsed_rows(args.audit, _audited, "a row of judged turns")
         judged = {
             side: dict(collections.Counter(a[f"{side}_turn_judged"] for a in audit)) for side in ("gold", "model")
         }

@@ -10,8 +10,9 @@ set, where accuracy moves with τ. 0.5 is chance; below it the model ranks the c
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from _rows import parsed_rows
 
 from dialcheck.errors import InputError
 from dialcheck.evaluation.metrics import roc_auc
@@ -19,13 +20,12 @@ from dialcheck.evaluation.metrics import roc_auc
 
 def set_auc(path: Path, prefix: str = "") -> tuple[float, int, int]:
     """ROC AUC and the numbers of contradictions and consistent rows read from one predictions file."""
-    gold, scores = [], []
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            if str(row.get("id", "")).startswith(prefix):
-                gold.append(bool(row["gold"]))
-                scores.append(float(row["score"]))
+
+    def parse(row: dict) -> tuple[bool, float] | None:
+        return (bool(row["gold"]), float(row["score"])) if str(row.get("id", "")).startswith(prefix) else None
+
+    rows = [r for r in parsed_rows(path, parse, "a predictions row") if r is not None]
+    gold, scores = [g for g, _ in rows], [s for _, s in rows]
     n_pos = sum(gold)
     if not n_pos or n_pos == len(gold):
         raise InputError(f"{path}: needs contradictions and consistent rows with ids starting {prefix!r}")

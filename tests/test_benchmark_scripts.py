@@ -322,3 +322,46 @@ def test_a_name_list_with_a_typo_is_refused_when_the_command_line_is_read(
     assert e.value.code == 2
     assert err.startswith(f"usage: {script}") and f"error: {message}" in err, err
 
+
+# -- the predictions files a script reads name their bad line --------------------------------------------------------
+
+_CDCONV_ROW = '{"split": "dev", "id": "c1", "gold": false, "gold_category": null, "label_scores": %s}'
+_DECODE_ROW = '{"split": "dev", "id": "d1", "gold": true, "contradiction": true, "score": 0.9, "pair_scores": %s}'
+
+
+@pytest.mark.parametrize(
+    ("script", "good", "missing", "args"),
+    [
+        (
+            "cdconv_ensemble.py",
+            _CDCONV_ROW % '{"intra_sentence": 0.1, "role_confusion": 0.1, "history": 0.1}',
+            "label_scores",
+            ["{f}"] * 2,
+        ),
+        ("decode_tau_sweep.py", _DECODE_ROW % '{"0": 0.9}', "pair_scores", ["{f}"]),
+        ("evidence_ceiling.py", _DECODE_ROW % '{"0": 0.9}', "contradiction", ["{f}"]),
+        ("hand_set_auc.py", _DECODE_ROW % '{"0": 0.9}', "score", ["{f}"]),
+    ],
+    ids=["cdconv_ensemble", "decode_tau_sweep", "evidence_ceiling", "hand_set_auc"],
+)
+def test_a_bad_line_of_a_predictions_file_is_named_with_its_file_and_line(
+    script, good, missing, args, load_benchmark, tmp_path, monkeypatch, capsys
+):
+    """They read predictions with bare json.loads: a malformed line was a JSONDecodeError traceback naming no
+    file, a row without a field a KeyError traceback."""
+    import json
+
+    mod = load_benchmark(script[:-3])
+    from _cli import run
+
+    row = json.loads(good)
+    del row[missing]
+    for second, message in (("{not json", "line 2: "), (json.dumps(row), f"line 2: {missing}: missing")):
+        f = tmp_path / "p.jsonl"
+        f.write_text(f"{good}\n{second}\n", encoding="utf-8")
+        monkeypatch.setattr(sys, "argv", [script, *(a.format(f=f) for a in args)])
+        with pytest.raises(SystemExit) as e:
+            run(mod.main)
+        err = capsys.readouterr().err
+        assert e.value.code == 2, err
+        assert err.startswith(f"{script}: error: {f}, {message}") and err.count("\n") == 1, err
