@@ -383,3 +383,44 @@ def test_the_library_warns_when_the_default_a_dialogue_is_routed_to_does_not_rea
     assert out["error"][1] is None and out["score"][1] is not None
     assert caplog.text.count("was trained on") == 1
     assert "the shipped default tiny-utterance was trained on English dialogues, but rows[1] has Korean" in caplog.text
+
+
+def test_check_and_score_cli_warn_when_the_default_a_dialogue_is_routed_to_does_not_read_its_script(
+    tmp_path, capsys, defaults
+):
+    # without --model, a Korean or Russian log went to the English default and its verdicts came without a word
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps({"turns": t}, ensure_ascii=False) for t in (EN, KO, ZH, RU)) + "\n", "utf-8")
+    for model in ([], ["--model", "default"]):
+        assert main(["check", str(log), "--json", *model]) == 0
+        out, err = capsys.readouterr()
+        assert len(out.splitlines()) == 4  # checked all the same
+        assert (
+            err.count("dialcheck: warning:") == 1
+            and (
+                "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of 4 "
+                "(dialogue 2 at line 2, dialogue 4 at line 4) have Korean and Cyrillic turns: its verdicts on them mean "
+                "little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
+            )
+            in err
+        )
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(RU, ensure_ascii=False), "utf-8")
+    assert main(["check", str(one)]) == 0
+    assert (
+        "tiny-utterance was trained on English dialogues, but the dialogue has Cyrillic turns"
+        in capsys.readouterr().err
+    )
+    out_path = tmp_path / "out.jsonl"
+    assert main(["score", str(log), str(out_path), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert len(out_path.read_text().splitlines()) == 4
+    assert (
+        "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but line 2 has "
+        "Korean turns: its verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
+    ) in err
+    assert err.count("dialcheck: warning:") == 2
+    assert "2 of the lines scored (lines 2, 4) have turns the shipped default they were routed to was not" in err
+    log.write_text("\n".join(json.dumps({"turns": t}, ensure_ascii=False) for t in (EN, ZH)) + "\n", "utf-8")
+    assert main(["check", str(log)]) == 0 and main(["score", str(log), str(out_path), "--overwrite"]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -20,6 +20,7 @@ from .common import (
     model_language_of,
     predict_for,
     route_error,
+    routed_warning,
 )
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
@@ -128,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
     language = model_language_of(args)
     foreign: list[str] = []  # the dialogues in a language --model was not trained on, by name (and line)
     foreign_dialogues: list[Dialogue] = []
+    labels: list[str] = []  # each dialogue checked by name (and line), for a warning
     # all-or-nothing: a bad record stops before any model work, and every bad record is named, in input order
     problems: list[DialcheckError] = []
     for k, r in enumerate(records):
@@ -148,8 +150,9 @@ def run(args: argparse.Namespace) -> int:
             continue
         dialogues.append(d)
         checked.append(turn)
+        labels.append(f"{name} at line {r.at_line}" if r.at_line is not None else name)
         if language is not None and foreign_turns(d, language):
-            foreign.append(f"{name} at line {r.at_line}" if r.at_line is not None else name)
+            foreign.append(labels[-1])
             foreign_dialogues.append(d)
     if problems:
         raise_all(problems, args.input, len(records))
@@ -159,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         where = "the dialogue" if len(records) == 1 else named_some(foreign, len(records))
         scripts = foreign_scripts(foreign_dialogues, language)  # type: ignore[arg-type]
         print(language_warning(args, language, where, len(foreign) > 1, scripts), file=sys.stderr)  # type: ignore[arg-type]
+    routed_warning(args, dialogues, labels if len(records) > 1 else None, len(records))  # Korean to English, ...
     from ..detectors.grounded import knowledge_notes
 
     for i, d in enumerate(dialogues):

@@ -606,6 +606,33 @@ def language_warning(
     return "dialcheck: warning: " + text(name, language, where, many, "Leave out --model", scripts, instead)
 
 
+def routed_warning(
+    args: argparse.Namespace,
+    dialogues: Sequence[Any],
+    names: Sequence[str] | None = None,
+    total: int | None = None,
+    instead: str | None = None,
+    routes: Sequence[str] | None = None,
+    show: bool = True,
+) -> list[int]:
+    """Without ``--model``: print on stderr the warning (``api.routed_warnings``, the library's words) naming the
+    ``dialogues`` (``names[i]`` of ``total``) routed to a shipped default that was not trained on their script (a
+    Korean, Russian or Arabic dialogue to the English default), which are checked all the same; returns their
+    indices. ``routes``: each dialogue's shipped default (``api.route``, by default) or the one a command that
+    routes none uses for all. Without ``show``, only the indices (a command that has warned once already)."""
+    if args.model is not None or not dialogues:
+        return []
+    from ..api import route, routed_warnings
+
+    routes = [route(d) for d in dialogues] if routes is None else routes
+    found: list[int] = []
+    for idx, text in routed_warnings(dialogues, routes, names, total, instead):
+        if show:
+            print("dialcheck: warning: " + text, file=sys.stderr)
+        found += idx
+    return sorted(found)
+
+
 def writable_folder(path: str | Path, name: str) -> None:
     """Refuse an output folder ``name`` that cannot be made or written, before any work: a file, a path under a
     file, or under a folder this user cannot write to (it would fail only when the first result is saved)."""

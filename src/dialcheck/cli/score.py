@@ -43,6 +43,7 @@ from .common import (
     positive_int,
     predict_for,
     route_error,
+    routed_warning,
     same_file,
     writable_output,
 )
@@ -406,6 +407,8 @@ def run(args: argparse.Namespace) -> int:
                     if len(foreign) == 1:  # at once, so a long run can be stopped; the summary counts them all
                         scripts = foreign_scripts([r.dialogue], language)  # type: ignore[list-item]
                         print(language_warning(args, language, f"line {r.line}", False, scripts), file=sys.stderr)
+                elif good and routed_warning(args, [good[-1][2]], [f"line {r.line}"], 1, show=not foreign):
+                    foreign.append(r.line)  # routed to a default that does not read its script (Korean to English)
             verdicts = predict_for(args, [d for _, _, d in units])
             lines = []
             for (r, turn, _d), v in zip(units, verdicts, strict=True):
@@ -453,9 +456,10 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     if len(foreign) > 1:
+        who = f"--model {args.model}" if args.model is not None else "the shipped default they were routed to"
         print(
             f"dialcheck: warning: {len(foreign)} of the lines scored (lines {', '.join(map(str, foreign[:5]))}"
-            f"{', ...' if len(foreign) > 5 else ''}) have turns --model {args.model} was not trained on (see above)",
+            f"{', ...' if len(foreign) > 5 else ''}) have turns {who} was not trained on (see above)",
             file=sys.stderr,
         )
     if n_user:
