@@ -398,9 +398,9 @@ def test_check_and_score_cli_warn_when_the_default_a_dialogue_is_routed_to_does_
         assert (
             err.count("dialcheck: warning:") == 1
             and (
-                "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of 4 "
-                "(dialogue 2 at line 2, dialogue 4 at line 4) have Korean and Cyrillic turns: its verdicts on them mean "
-                "little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
+                "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of "
+                "4 (dialogue 2 at line 2, dialogue 4 at line 4) have Korean and Cyrillic turns: its verdicts on them "
+                "mean little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
             )
             in err
         )
@@ -424,3 +424,31 @@ def test_check_and_score_cli_warn_when_the_default_a_dialogue_is_routed_to_does_
     log.write_text("\n".join(json.dumps({"turns": t}, ensure_ascii=False) for t in (EN, ZH)) + "\n", "utf-8")
     assert main(["check", str(log)]) == 0 and main(["score", str(log), str(out_path), "--overwrite"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_serve_logs_a_dialogue_answered_by_a_model_not_trained_on_its_script(defaults, caplog, tiny_detector_dir):
+    # the HTTP API answered a Korean dialogue with the English default, or Chinese turns with an English --model,
+    # without a word: the answer is unchanged (no new field), and the server's log names the dialogue and script
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from dialcheck.detectors import load_detector
+    from dialcheck.serve import create_app
+
+    routed = TestClient(create_app(None))
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        r = routed.post("/check", json={"dialogues": [EN, KO, ZH]})
+    assert r.status_code == 200 and set(r.json()) == {"verdicts"} and len(r.json()["verdicts"]) == 3
+    assert "the shipped default tiny-utterance was trained on English dialogues, but dialogues[1] has Korean" in (
+        caplog.text
+    )
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        assert routed.post("/rank", json={"context": RU[:3], "candidates": ["Rex.", "No."]}).status_code == 200
+        assert routed.post("/check", json={"dialogues": [EN, ZH]}).status_code == 200
+    assert caplog.text.count("was trained on") == 1 and "but the /rank request has Cyrillic turns" in caplog.text
+    caplog.clear()
+    explicit = TestClient(create_app(load_detector(tiny_detector_dir)))
+    with caplog.at_level("WARNING", logger="dialcheck.api"):
+        assert explicit.post("/check", json=ZH).status_code == 200
+    assert "tiny-utterance was trained on English dialogues, but the dialogue has Chinese turns" in caplog.text

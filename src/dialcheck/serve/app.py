@@ -7,7 +7,9 @@
   naming it and its field (``dialogues[1]: turns[0].text: expected a string, got int``).
 - Without a model, each dialogue goes to the shipped default that :func:`dialcheck.route` names, as in
   ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
-  English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so).
+  English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so). A dialogue in a script the
+  model that answers was not trained on (a Korean one routed to the English default, Chinese turns given to an
+  English ``--model``) is answered all the same, with a warning in the server's log naming it and the script.
 - ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}`` (optional ``"speaker"``); candidates
   least contradictory first, scored as one check job, so they merge with the /check requests waiting beside them.
   An empty (or blank) candidate is a 422 naming it (``candidates[2]: the candidate is empty: ...``), as an empty
@@ -39,7 +41,7 @@ from ..detectors.base import candidate_dialogues, candidate_texts, ranked_candid
 from ..errors import DialcheckError, InputError, MissingDependencyError
 from ..io import json_type, parse_dialogue, upto_speaker
 from ..language import _is_cjk
-from ..schema import Dialogue
+from ..schema import Dialogue, Turn
 from .compute import ComputeClosed, ComputeThread, wait
 
 __all__ = ["create_app"]
@@ -330,6 +332,16 @@ def create_app(
                 raise HTTPException(422, where + (e.message if isinstance(e, InputError) else str(e))) from None
         return out
 
+    def warn_unread(dialogues: list[Dialogue], names: list[str] | None = None, first_route: bool = False) -> None:
+        """Log, as the library does, the dialogues of a request answered by a model not trained on their script (an
+        English model on Chinese turns, a Korean dialogue routed to the English default): the answer is the same.
+        ``first_route``: all go where the first routes (a /rank request)."""
+        if detector is not None:
+            api.warn_language(detector, dialogues, names)
+        else:
+            routes = [api.route(dialogues[0])] * len(dialogues) if first_route else [api.route(d) for d in dialogues]
+            api.warn_routed(dialogues, routes, names)
+
     @app.get("/", response_class=HTMLResponse)
     def page() -> str:
         return PAGE
@@ -360,6 +372,7 @@ def create_app(
         dialogues = parse_many(body, speakers)
         within_budget(dialogues)
         verdicts = wait(compute.check(dialogues, routed))
+        warn_unread(dialogues)
         out = []
         for d, v in zip(dialogues, verdicts, strict=True):
             rec: dict[str, Any] = {"id": d.meta.get("id")}
@@ -399,6 +412,8 @@ def create_app(
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
         # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
         verdicts = wait(compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)))
+        whole = Dialogue((*ctx.turns, *(Turn("candidate", c) for c in cands)), ctx.knowledge)
+        warn_unread([whole], ["the /rank request"])
         ranked = ranked_candidates(cands, verdicts)
         return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
 
