@@ -34,6 +34,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from _rows import parsed_rows
+
 from dialcheck.cli.common import nonnegative_int
 from dialcheck.datasets.base import data_dir
 from dialcheck.datasets.circa import CircaExample, load_circa
@@ -108,7 +110,7 @@ def statement_records(
 def held_out(records: Sequence[dict], used: Path, per_label: int | None, seed: int = 0) -> list[dict]:
     """The records whose turns are not those of any dialogue in ``used``, ``per_label`` of each label drawn
     with the seed, contradictions first."""
-    seen = {json.dumps(json.loads(line)["turns"]) for line in used.read_text(encoding="utf-8").splitlines() if line}
+    seen = set(parsed_rows(used, lambda r: json.dumps(r["turns"]), "a dialogue with turns"))
     rest = [r for r in records if json.dumps(r["turns"]) not in seen]
     rng = random.Random(seed)
     out = []

@@ -33,6 +33,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from _rows import parsed_rows
+
 from dialcheck.analysis.answers import AnswerClassifier, load_answer_classifier, relaxed_accuracy
 from dialcheck.cli.common import (
     comma_choices,
@@ -98,11 +100,11 @@ def evaluate(clf: AnswerClassifier, rows: list[CircaExample]) -> dict:
 
 
 def run_loso(args: argparse.Namespace) -> None:
-    data = [e for e in load_dataset("circa.v1", args.data_dir) if e.relaxed is not None]
     out = Path(args.out)
     done = set()
-    if out.exists():
-        done = {json.loads(line)["held_out"] for line in out.read_text().splitlines() if line.strip()}
+    if out.exists() and out.stat().st_size:  # a re-run: the folds it holds are done
+        done = {r["held_out"] for r in parsed_rows(out, _fold_result, "a row of circa_yesno.py loso")}
+    data = [e for e in load_dataset("circa.v1", args.data_dir) if e.relaxed is not None]
     for scenario in args.folds:
         if scenario in done:
             print(f"{scenario}: done already, skipped", file=sys.stderr)
@@ -210,8 +212,14 @@ def _runtime(classifier: AnswerClassifier, runtime: str) -> AnswerClassifier:
     return accelerate(classifier, onnx=runtime.startswith("onnx"), int8=runtime.endswith("int8"))
 
 
+def _fold_result(row: dict) -> dict:
+    """A row of ``loso``'s results file, with the fields :func:`table` reads."""
+    accuracies = {k: float(row[k]) for k in ("relaxed_accuracy", "judgement_accuracy")}
+    return {**row, "held_out": str(row["held_out"]), "n": int(row["n"]), **accuracies}
+
+
 def table(args: argparse.Namespace) -> None:
-    rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
+    rows = parsed_rows(Path(args.results), _fold_result, "a row of circa_yesno.py loso")
     order = {s: i for i, s in enumerate(SCENARIOS)}
     rows.sort(key=lambda r: order.get(r["held_out"], 99))
     print("| held-out scenario | test pairs | relaxed accuracy (5 labels) | yes/no/ambiguous accuracy |")

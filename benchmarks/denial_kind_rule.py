@@ -14,10 +14,11 @@ the first file and the others.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
+
+from _rows import parsed_rows
 
 from dialcheck.detectors import utterance
 from dialcheck.detectors.subjects import _PETS, _fragments, _named
@@ -102,16 +103,17 @@ def denies_another_kind(earlier: str, last: str) -> bool:
     return False
 
 
+def _prediction(row: dict) -> tuple[str, dict]:
+    """``(id, row)`` of a ``dialcheck evaluate --predictions`` row, with the fields :func:`count` reads."""
+    gold, flagged, score = bool(row["gold"]), bool(row["contradiction"]), float(row["score"])
+    return str(row["id"]), {**row, "gold": gold, "contradiction": flagged, "score": score}
+
+
 def count(paths: list[Path], prefix: str = "") -> None:
     """Consistent chats flagged and contradictions caught in each predictions file; verdicts that changed."""
     runs = []
     for p in paths:
-        rows = {}
-        with p.open(encoding="utf-8") as f:
-            for line in f:
-                r = json.loads(line)
-                if str(r["id"]).startswith(prefix):
-                    rows[r["id"]] = r
+        rows = {i: r for i, r in parsed_rows(p, _prediction, "a predictions row") if i.startswith(prefix)}
         runs.append(rows)
         flagged = sum(1 for r in rows.values() if not r["gold"] and r["contradiction"])
         caught = sum(1 for r in rows.values() if r["gold"] and r["contradiction"])

@@ -18,10 +18,11 @@ pairs only for turns it resolves):
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+
+from _rows import parsed_rows
 
 from dialcheck.cli.common import comma_choices, nonnegative_int
 from dialcheck.schema import Dialogue
@@ -97,6 +98,11 @@ def _resolves(d: Dialogue) -> bool:
     return any(utterance.implied_statement(d, i) for i in range(len(d.turns)))
 
 
+def _verdict(row: dict) -> tuple[tuple[str, str], bool]:
+    """``((split, id), contradiction)`` of a ``dialcheck evaluate --predictions`` row."""
+    return (str(row["split"]), str(row["id"])), bool(row["contradiction"])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", required=True, help="evaluate --predictions file of the model, ellipsis off")
@@ -114,10 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     from dialcheck.detectors import utterance
 
     set_threads(args.threads)
-    base: dict[tuple[str, str], bool] = {}
-    for line in Path(args.baseline).read_text(encoding="utf-8").splitlines():
-        p = json.loads(line)
-        base[(p["split"], p["id"])] = bool(p["contradiction"])
+    base = dict(parsed_rows(Path(args.baseline), _verdict, "a predictions row"))
     det = load(args.model)
     loaders = {"human_bot": decode.load_human_bot, "rct": decode.load_rct, "dev": decode.load_dev}
     root = data_root(args.data_dir)

@@ -21,7 +21,6 @@ out), beside the share of the sample a perfect detector would have to flag.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import sys
@@ -51,10 +50,15 @@ def sample(examples: list[Example], seed: int = SEED, size: int = SIZE) -> list[
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, record)`` of the audit file; a judgement it does not know names its line."""
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        rec = json.loads(line)
+    from dialcheck.datasets.base import read_jsonl
+    from dialcheck.io import require_file
+
+    for line_no, rec in read_jsonl(require_file(path)):  # a bad line: an InputError naming it
+        for key in ("id", "judgement"):
+            if key not in rec:
+                raise InputError(f"{key}: missing", str(path), line_no)
         if rec["judgement"] not in JUDGEMENTS:
-            raise InputError(f"{path}:{line_no}: judgement: {rec['judgement']!r} is not one of {JUDGEMENTS}")
+            raise InputError(f"judgement: {rec['judgement']!r} is not one of {JUDGEMENTS}", str(path), line_no)
         yield line_no, rec
 
 
@@ -70,7 +74,7 @@ def read_audit(path: Path, drawn: list[Example]) -> list[str]:
     for line_no, rec in _records(path):
         k = position.get(rec["id"])
         if k is None or k in judged or rec.get("draw") != k:
-            raise InputError(f"{path}:{line_no}: id: {rec['id']} is not draw {rec.get('draw')} of this RCT file")
+            raise InputError(f"id: {rec['id']} is not draw {rec.get('draw')} of this RCT file", str(path), line_no)
         judged[k] = rec["judgement"]
     if len(judged) != len(drawn):
         raise InputError(f"{path}: {len(judged)} judgements for {len(drawn)} sampled dialogues")

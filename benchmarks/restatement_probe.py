@@ -21,6 +21,8 @@ import random
 import sys
 from pathlib import Path
 
+from _rows import parsed_rows
+
 import dialcheck
 from dialcheck.cli.common import positive_int
 from dialcheck.datasets import load_dataset
@@ -31,15 +33,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def hand_set(path: Path) -> tuple[list, list[int]]:
-    import json
-
-    dialogues, labels = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            obj = json.loads(line)
-            dialogues.append(parse_dialogue(obj))
-            labels.append(int(obj["label"]))
-    return dialogues, labels
+    rows = parsed_rows(path, lambda r: (parse_dialogue(r), int(r["label"])), "a labelled dialogue")
+    return [d for d, _ in rows], [label for _, label in rows]
 
 
 def bot_utterances(data_dir: str | None) -> list[str]:

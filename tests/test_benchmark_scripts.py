@@ -327,6 +327,8 @@ def test_a_name_list_with_a_typo_is_refused_when_the_command_line_is_read(
 
 _CDCONV_ROW = '{"split": "dev", "id": "c1", "gold": false, "gold_category": null, "label_scores": %s}'
 _DECODE_ROW = '{"split": "dev", "id": "d1", "gold": true, "contradiction": true, "score": 0.9, "pair_scores": %s}'
+_FOLD_ROW = '{"held_out": "food", "n": 3, "relaxed_accuracy": 0.5, "judgement_accuracy": 0.5}'
+_LABELLED_ROW = '{"turns": [{"speaker": "A", "text": "I live in Paris."}], "label": 0}'
 
 
 @pytest.mark.parametrize(
@@ -341,8 +343,21 @@ _DECODE_ROW = '{"split": "dev", "id": "d1", "gold": true, "contradiction": true,
         ("decode_tau_sweep.py", _DECODE_ROW % '{"0": 0.9}', "pair_scores", ["{f}"]),
         ("evidence_ceiling.py", _DECODE_ROW % '{"0": 0.9}', "contradiction", ["{f}"]),
         ("hand_set_auc.py", _DECODE_ROW % '{"0": 0.9}', "score", ["{f}"]),
+        ("ellipsis_variants.py", _DECODE_ROW % '{"0": 0.9}', "contradiction", ["--baseline", "{f}"]),
+        ("denial_kind_rule.py", _DECODE_ROW % '{"0": 0.9}', "gold", ["--count", "{f}"]),
+        ("circa_yesno.py", _FOLD_ROW, "relaxed_accuracy", ["table", "{f}"]),
+        ("restatement_probe.py", _LABELLED_ROW, "label", ["--data", "{f}"]),
     ],
-    ids=["cdconv_ensemble", "decode_tau_sweep", "evidence_ceiling", "hand_set_auc"],
+    ids=[
+        "cdconv_ensemble",
+        "decode_tau_sweep",
+        "evidence_ceiling",
+        "hand_set_auc",
+        "ellipsis_variants",
+        "denial_kind_rule",
+        "circa_yesno",
+        "restatement_probe",
+    ],
 )
 def test_a_bad_line_of_a_predictions_file_is_named_with_its_file_and_line(
     script, good, missing, args, load_benchmark, tmp_path, monkeypatch, capsys
@@ -359,9 +374,35 @@ def test_a_bad_line_of_a_predictions_file_is_named_with_its_file_and_line(
     for second, message in (("{not json", "line 2: "), (json.dumps(row), f"line 2: {missing}: missing")):
         f = tmp_path / "p.jsonl"
         f.write_text(f"{good}\n{second}\n", encoding="utf-8")
-        monkeypatch.setattr(sys, "argv", [script, *(a.format(f=f) for a in args)])
+        argv = [a.format(f=f) for a in args]
+        monkeypatch.setattr(sys, "argv", [script, *argv])
         with pytest.raises(SystemExit) as e:
-            run(mod.main)
+            run(mod.main, *([argv] if script in _OWN_PARSER else []))
         err = capsys.readouterr().err
         assert e.value.code == 2, err
         assert err.startswith(f"{script}: error: {f}, {message}") and err.count("\n") == 1, err
+
+
+def test_the_held_out_file_names_a_bad_line(load_benchmark, tmp_path):
+    """circa_statement_dialogues --held-out-from (read after the Circa corpus) was read with bare json.loads: a
+    bad line was a traceback naming no file, a row without turns a KeyError."""
+    from dialcheck.errors import InputError
+
+    f = tmp_path / "used.jsonl"
+    f.write_text('{"turns": []}\n{"id": "x"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"used\.jsonl, line 2: turns: missing"):
+        load_benchmark("circa_statement_dialogues").held_out([], f, None)
+
+
+def test_the_rct_audit_file_names_a_bad_line(load_benchmark, tmp_path):
+    """rct_audit --audit (read after DECODE's RCT split) was read with bare json.loads: a traceback naming no
+    file, or a KeyError for a row without its judgement."""
+    from dialcheck.errors import InputError
+
+    f = tmp_path / "used.jsonl"
+    f.write_text('{"id": "a", "judgement": "unclear"}\n{"id": "b", "judgement": "unclear"\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"used\.jsonl, line 2: "):
+        load_benchmark("rct_audit").judgements(f)
+    f.write_text('{"id": "a", "judgement": "unclear"}\n{"id": "b"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"used\.jsonl, line 2: judgement: missing"):
+        load_benchmark("rct_audit").judgements(f)

@@ -53,10 +53,10 @@ def test_an_audit_for_another_draw_or_an_unknown_judgement_is_refused(load_bench
         '{"draw": 0, "id": "x1", "judgement": "unclear"}',
     ):
         path.write_text(good + second + "\n")  # an id this draw lacks; an id judged at the wrong position
-        with pytest.raises(InputError, match=r"audit.jsonl:2: id"):
+        with pytest.raises(InputError, match=r"audit\.jsonl, line 2: id"):
             ra.read_audit(path, drawn)
     path.write_text('{"draw": 0, "id": "x0", "judgement": "maybe"}\n')
-    with pytest.raises(InputError, match=r"audit.jsonl:1: judgement"):
+    with pytest.raises(InputError, match=r"audit\.jsonl, line 1: judgement"):
         ra.read_audit(path, drawn)
     path.write_text(good)
     with pytest.raises(InputError, match="1 judgements for 2"):  # exit 2 by _cli.run
