@@ -452,3 +452,33 @@ def test_serve_logs_a_dialogue_answered_by_a_model_not_trained_on_its_script(def
     with caplog.at_level("WARNING", logger="dialcheck.api"):
         assert explicit.post("/check", json=ZH).status_code == 200
     assert "tiny-utterance was trained on English dialogues, but the dialogue has Chinese turns" in caplog.text
+
+
+def test_evaluate_data_without_a_model_warns_of_dialogues_the_benchmarks_default_does_not_read(
+    tmp_path, capsys, defaults
+):
+    # evaluate --data without --model ran the English default on Korean and Russian dialogues without a word
+    data = tmp_path / "mixed.jsonl"
+    rows = [{"turns": t, "contradiction": True} for t in (EN, ZH, KO, RU)]
+    data.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", "utf-8")
+    argv = ["evaluate", "--data", str(data), "--no-progress", "--threads", "1"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert (
+        err.count("dialcheck: warning:") == 1
+        and (
+            "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of 3 "
+            f"(mixed.jsonl:3, mixed.jsonl:4) of {data} have Korean and Cyrillic turns: its verdicts on them mean "
+            "little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
+        )
+        in err
+    )
+    en = tmp_path / "en.jsonl"
+    en.write_text(json.dumps({"turns": EN, "contradiction": True, "category": "history"}) + "\n")
+    assert main(["evaluate", "--benchmark", "cdconv", "--data", str(en), *argv[3:]]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"the shipped default {defaults['zh'].name} was trained on Chinese conversations, but en.jsonl:1 of {en} has "
+        "turns that are not Chinese: its verdicts on them mean little. Evaluate English dialogues with --benchmark "
+        "decode --data FILE"
+    ) in err

@@ -339,13 +339,14 @@ def routed_warnings(
     names: Sequence[str] | None = None,
     total: int | None = None,
     instead: str | None = None,
+    of: str = "",
 ) -> list[tuple[list[int], str]]:
-    """For each shipped default that :func:`routed_gaps` finds given dialogues it was not trained to read: their
-    indices and one warning naming them (``dialogues[i]``, or ``names[i]`` of ``total``; "the dialogue" when there
-    is one and no names) and their scripts (:func:`language_warning`; ``instead``: the advice for a caller whose
-    dialogues would go to another default some other way). The one place every entry point without a model of its
-    own (:func:`predict`, ``BatchScorer``, the command line, the HTTP API) takes its warning from; none refuses
-    the dialogues: they are checked all the same."""
+    """For each shipped default that :func:`routed_gaps` finds given dialogues it was not trained to read: their indices
+    and one warning naming them (``dialogues[i]``, or ``names[i]`` of ``total``; "the dialogue" when there is one and no
+    names; ``of`` follows the names: " of FILE") and their scripts (:func:`language_warning`; ``instead``: the advice
+    for a caller whose dialogues would go to another default some other way). The one place every entry point without a
+    model of its own (:func:`predict`, ``BatchScorer``, the command line, the HTTP API) takes its warning from; none
+    refuses the dialogues: they are checked all the same."""
     out = []
     for key, idx in routed_gaps(dialogues, routes).items():
         path = default_model_path(key)
@@ -353,10 +354,10 @@ def routed_warnings(
         assert language is not None
         total = len(dialogues) if total is None else total
         if names is None and total == 1:
-            where = "the dialogue"
+            where = "the dialogue" + of
         else:
             shown = [f"dialogues[{i}]" for i in idx] if names is None else [names[i] for i in idx]
-            where = named_some(shown, total)
+            where = named_some(shown, total) + of
         scripts = foreign_scripts([dialogues[i] for i in idx], language)
         advice = instead or (  # only a conversation all in Chinese, without knowledge, goes to the Chinese default
             "A conversation goes to the shipped Chinese default only all in Chinese"

@@ -614,19 +614,21 @@ def routed_warning(
     instead: str | None = None,
     routes: Sequence[str] | None = None,
     show: bool = True,
+    of: str = "",
 ) -> list[int]:
     """Without ``--model``: print on stderr the warning (``api.routed_warnings``, the library's words) naming the
     ``dialogues`` (``names[i]`` of ``total``) routed to a shipped default that was not trained on their script (a
-    Korean, Russian or Arabic dialogue to the English default), which are checked all the same; returns their
-    indices. ``routes``: each dialogue's shipped default (``api.route``, by default) or the one a command that
-    routes none uses for all. Without ``show``, only the indices (a command that has warned once already)."""
+    Korean, Russian or Arabic dialogue to the English default), which are checked all the same; returns their indices.
+    ``routes``: each dialogue's shipped default (``api.route``, by default) or the one a command that routes none uses
+    for all; ``of`` follows the names (" of FILE"). Without ``show``, only the indices (a command that has warned once
+    already)."""
     if args.model is not None or not dialogues:
         return []
     from ..api import route, routed_warnings
 
     routes = [route(d) for d in dialogues] if routes is None else routes
     found: list[int] = []
-    for idx, text in routed_warnings(dialogues, routes, names, total, instead):
+    for idx, text in routed_warnings(dialogues, routes, names, total, instead, of):
         if show:
             print("dialcheck: warning: " + text, file=sys.stderr)
         found += idx

@@ -20,6 +20,7 @@ from .common import (
     load_for,
     model_language_of,
     positive_int,
+    routed_warning,
 )
 
 HELP = "evaluate a detector on the DECODE (default), CI-ToD or CDConv splits; JSON results and a Markdown table"
@@ -183,11 +184,22 @@ def _report_skipped(evaluator: Any) -> None:
             )
 
 
-def _warn_language(args: argparse.Namespace, evaluator: Any) -> None:
+def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en") -> None:
     """Warn, per ``--data`` file, of the dialogues in a language ``--model`` was not trained on (Chinese turns for
-    an English model, as ``check`` and ``score`` do), naming them by id, before the model runs."""
+    an English model, as ``check`` and ``score`` do), naming them by id, before the model runs; without ``--model``,
+    of those the benchmark's shipped default (``default``: ``"en"`` for decode, ``"zh"`` for cdconv) was not trained
+    on (a Korean dialogue for the English one), as ``check`` does for the default it routes to."""
     from ..language import foreign_scripts, foreign_turns
 
+    if args.model is None:
+        other = "cdconv" if default == "en" else "decode"
+        for path, examples in zip(args.data, evaluator.files.values(), strict=True):
+            ids = [e.id for e in examples]
+            instead = f"Evaluate {'Chinese conversations' if other == 'cdconv' else 'English dialogues'} with "
+            instead += f"--benchmark {other} --data FILE"
+            dialogues = [e.dialogue for e in examples]
+            routed_warning(args, dialogues, ids, len(ids), instead, [default] * len(ids), of=f" of {path}")
+        return
     language = model_language_of(args)
     if language is None:
         return
@@ -267,7 +279,7 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     except ValueError as e:
         raise InputError(str(e)) from None
     _report_skipped(evaluator)
-    _warn_language(args, evaluator)
+    _warn_language(args, evaluator, "zh")
     det = load_for(args, language="zh")
     if not det.config.detector.startswith("cdconv."):
         raise InputError(f"the CDConv benchmark needs a four-category cdconv.* model, got {det.config.detector}")
