@@ -10,7 +10,8 @@ How a script keeps to that:
   ``nonnegative_int`` where 0 means none or all, ``seed_number``, ``unit_float``, ``positive_float``, ...), never a
   bare ``int`` or ``float``, so ``--n 0`` or ``--threads -1`` is refused when the command line is read, before any
   corpus or model is loaded (``tests/test_benchmark_scripts.py`` keeps every script to it), and a comma-separated
-  list of numbers takes :func:`comma_list` of one;
+  list of numbers takes :func:`comma_list` of one, and a file read only after the corpora or a model takes
+  :func:`readable_file`;
 - a user error found later (options that do not go together, a file the user named that does not hold what the
   script needs) raises :class:`~dialcheck.errors.InputError` with the message, or calls the parser's ``error``
   while the parser is at hand: both exit 2, never ``raise SystemExit("message")``, whose status is 1;
@@ -21,6 +22,7 @@ How a script keeps to that:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -68,3 +70,24 @@ def comma_list(item: Callable[[str], T]) -> Callable[[str], list[T]]:
         return values
 
     return parse
+
+
+def readable_file(text: str) -> Path:
+    """An argparse type: a file that is there and can be read, checked when the command line is read rather than
+    when the script comes to it, after minutes of building pairs or loading a model.
+
+    >>> readable_file("no/such.jsonl")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: no such file: no/such.jsonl
+    >>> readable_file(".")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: is a directory, expected a file: .
+    """
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"is a directory, expected a file: {text}")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot be read (permission denied): {text}")
+    return path

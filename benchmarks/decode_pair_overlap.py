@@ -16,6 +16,7 @@ import argparse
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from pathlib import Path
 
 _STOP_WORDS = (
     "i a an the to and my is it of you do in that have but for so like be am i'm me what are was on not with too "
@@ -60,7 +61,7 @@ def summarise(rows: Iterable[tuple[str, int, str, str]]) -> list[tuple[str, int,
     ]
 
 
-def labelled_pairs(path: str) -> list[tuple[str, int, str, str]]:
+def labelled_pairs(path: str | Path) -> list[tuple[str, int, str, str]]:
     """Same-speaker (earlier turn, last turn) pairs of a labelled dialogue file, as ``evaluate --data`` reads it:
     a contradiction's evidence turns, and every earlier turn of the last speaker in a consistent dialogue."""
     from dialcheck.errors import InputError
@@ -72,11 +73,13 @@ def labelled_pairs(path: str) -> list[tuple[str, int, str, str]]:
         raise InputError(f"{path}: {len(errors)} bad records, the first: {errors[0]}")
     pairs, _ = labelled_dialogue_pairs(examples)
     contradicting = {p.group for p in pairs if p.label}  # their other turns are not pairs of a consistent chat
-    name = path.rsplit("/", 1)[-1]
+    name = Path(path).name
     return [(name, p.label, p.first, p.second) for p in pairs if p.label or p.group not in contradicting]
 
 
 def main(argv: list[str] | None = None) -> None:
+    from _cli import readable_file
+
     from dialcheck.cli.common import comma_choices
     from dialcheck.training.data import AUGMENTATIONS, build_decode_training_data
 
@@ -87,7 +90,9 @@ def main(argv: list[str] | None = None) -> None:
         "--augment", type=augments, default="random_premise,restate,anli,nli_samples", help="as dialcheck train"
     )
     p.add_argument("--data-dir", default=None)
-    p.add_argument("--data", action="append", default=[], help="labelled dialogues (JSON/JSONL), repeatable")
+    p.add_argument(
+        "--data", type=readable_file, action="append", default=[], help="labelled dialogues (JSON/JSONL), repeatable"
+    )
     args = p.parse_args(argv)
     data = build_decode_training_data(args.data_dir, augment=args.augment)
     rows = [(p.source, int(p.label), p.first, p.second) for p in data.train]

@@ -406,3 +406,19 @@ def test_the_rct_audit_file_names_a_bad_line(load_benchmark, tmp_path):
     f.write_text('{"id": "a", "judgement": "unclear"}\n{"id": "b"}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"used\.jsonl, line 2: judgement: missing"):
         load_benchmark("rct_audit").judgements(f)
+
+
+def test_decode_pair_overlap_checks_its_data_files_when_the_command_line_is_read(
+    load_benchmark, tmp_path, monkeypatch, capsys
+):
+    """Its --data files were read only after the DECODE training pairs were built (minutes, with the NLI sets)."""
+    parser = _parser(load_benchmark, monkeypatch, "decode_pair_overlap.py")
+    monkeypatch.undo()  # the real parse_args again
+    good = tmp_path / "a.jsonl"
+    good.write_text("{}\n", encoding="utf-8")
+    assert parser.parse_args(["--data", str(good)]).data == [good]
+    for bad, message in ((tmp_path / "none.jsonl", "no such file"), (tmp_path, "is a directory, expected a file")):
+        with pytest.raises(SystemExit) as e:
+            parser.parse_args(["--data", str(good), "--data", str(bad)])
+        assert e.value.code == 2
+        assert f"decode_pair_overlap.py: error: argument --data: {message}: {bad}" in capsys.readouterr().err
