@@ -482,3 +482,26 @@ def test_evaluate_data_without_a_model_warns_of_dialogues_the_benchmarks_default
         "turns that are not Chinese: its verdicts on them mean little. Evaluate English dialogues with --benchmark "
         "decode --data FILE"
     ) in err
+
+
+def test_rerank_without_a_model_warns_of_records_the_default_they_route_to_does_not_read(tmp_path, capsys, defaults):
+    f = tmp_path / "in.jsonl"
+    rows = [
+        {"id": "en", "turns": EN[:3], "candidates": ["Rex.", "I never had a dog."]},
+        {"id": "ko", "turns": KO[:3], "candidates": ["초코예요.", "강아지 없어요."]},
+    ]
+    f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", "utf-8")
+    assert main(["rerank", str(f), "--json", "--threads", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(x)["id"] for x in out.splitlines()] == ["en", "ko"]  # still re-ranked
+    assert (
+        err.count("dialcheck: warning:") == 1
+        and (
+            "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but ko at line 2 "
+            "has Korean turns: its verdicts on them mean little. No shipped detector reads Korean"
+        )
+        in err
+    )
+    f.write_text(json.dumps(rows[1], ensure_ascii=False) + "\n", "utf-8")
+    assert main(["rerank", str(f), "--threads", "1"]) == 0
+    assert "but the record has Korean turns" in capsys.readouterr().err

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import json_error, parse_dialogue, read_input
-from .common import add_model_options, load_for, positive_int, raise_every, readable_weights
+from .common import add_model_options, load_for, positive_int, raise_every, readable_weights, routed_warning
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
 
@@ -145,25 +145,33 @@ def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: in
         raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None
 
 
+def _read(parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> tuple[list[Any], list[str]]:
+    """Each record as the text a detector reads (its context, then its candidates) and its name for a warning."""
+    from ..generation.rerank import _split_raw
+    from ..schema import Dialogue, Turn
+
+    wholes, names = [], []
+    for i, (n, d, cands, rid) in enumerate(parsed):
+        replies = [Turn("candidate", _split_raw(c, k)[0]) for k, c in enumerate(cands or [])]
+        wholes.append(Dialogue((*d.turns, *replies), d.knowledge) if replies else d)
+        label = rid or f"record {n}"
+        names.append(f"{label} at line {at[i]}" if at[i] is not None else label)
+    return wholes, names
+
+
 def _warn_language(args: argparse.Namespace, parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> None:
     """As ``check`` does: one warning naming the records whose context or candidates are in a language ``--model``
     was not trained on (it re-ranks them all the same)."""
     from ..language import foreign_scripts, foreign_turns
-    from ..schema import Dialogue, Turn
     from .common import language_warning, model_language_of
 
     language = model_language_of(args)
     if language is None:
         return
-    from ..generation.rerank import _split_raw
-
     names, read = [], []
-    for i, (n, d, cands, rid) in enumerate(parsed):
-        replies = [Turn("candidate", _split_raw(c, k)[0]) for k, c in enumerate(cands or [])]
-        whole = Dialogue((*d.turns, *replies)) if replies else d
+    for whole, label in zip(*_read(parsed, at), strict=True):
         if foreign_turns(whole, language):
-            label = rid or f"record {n}"
-            names.append(f"{label} at line {at[i]}" if at[i] is not None else label)
+            names.append(label)
             read.append(whole)
     if names:
         from ..api import named_some
@@ -222,6 +230,13 @@ def run(args: argparse.Namespace) -> int:
             continue
         groups.setdefault(key, []).append(i)
     raise_every(unroutable, len(parsed), "records", name, "re-ranked")
+    if args.model is None:  # as check does: the records routed to a default that does not read their script
+        keys = [""] * len(parsed)
+        for key, members in groups.items():
+            for i in members:
+                keys[i] = key
+        wholes, labels = _read(parsed, at)
+        routed_warning(args, wholes, labels if len(parsed) > 1 else ["the record"], len(parsed), routes=keys)
     results: list[Any] = [None] * len(parsed)
     for language, members in groups.items():  # like `check`: knowledge -> task-oriented, Chinese -> CDConv
         det = chosen if language == "model" else load_for(args, language=language)
