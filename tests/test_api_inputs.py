@@ -364,3 +364,36 @@ def test_the_reply_to_a_chat_is_the_assistants_not_the_system_prompts(messages, 
     assert {d.turns[-1].speaker for d in rec.seen} == {expected}  # was "system" after [system, user]
     # what an OpenAI-style endpoint is sent: the instructions stay a system message, not the assistant's turn
     assert [m["role"] for m in OpenAIChatGenerator("http://localhost:1", "m").messages(as_context(context))] == roles
+
+
+def test_load_from_several_threads_at_once_loads_the_model_once(tiny_detector_dir, monkeypatch):
+    """Each thread that missed the cache loaded its own copy (4 threads: 4 copies of the default, 960 MB instead of
+    260) and kept a detector the cache did not hold; the others now wait for the first."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dialcheck import api
+
+    calls = []
+
+    def slow_load(path):
+        calls.append(path)
+        time.sleep(0.2)  # long enough for every thread to miss the cache without the lock
+        return load_detector(path)
+
+    monkeypatch.setattr(api, "load_detector", slow_load)
+    api._cached.cache_clear()
+    start = threading.Barrier(4)
+
+    def load(_):
+        start.wait()
+        return dialcheck.load(str(tiny_detector_dir))
+
+    try:
+        with ThreadPoolExecutor(4) as ex:
+            dets = list(ex.map(load, range(4)))
+        assert len(calls) == 1
+        assert all(d is dets[0] for d in dets) and dialcheck.load(str(tiny_detector_dir)) is dets[0]
+    finally:
+        api._cached.cache_clear()

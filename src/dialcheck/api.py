@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,6 +52,10 @@ M = TypeVar("M")
 
 log = logging.getLogger(__name__)
 
+# load() from several threads at once: without it, each thread missed the cache, loaded its own copy of the model
+# (4 threads: 4 copies, 960 MB instead of 260 for the English default) and got a detector the cache did not hold
+_LOAD_LOCK = threading.RLock()
+
 
 def _offline() -> None:
     # Never reach for a model hub: every model here is local.
@@ -72,12 +77,19 @@ def _cached(path: str) -> Detector:
 
 
 def load(model: str | Path | None = None, language: str = "en") -> Detector:
-    """A detector from a folder, or the shipped default for ``language`` (cached per process).
+    """A detector from a folder, or the shipped default for ``language`` (cached per process: every call for
+    one model returns the same object, also when several threads call at once; the first loads it, the others
+    wait for it).
 
     ``language="tod"`` is the task-oriented (knowledge-grounded) default. The name of a model shipped
     with the package (e.g. ``"decode-utterance-minilm-v4"``) works where no such folder exists here.
     """
     _offline()
+    with _LOAD_LOCK:
+        return _load(model, language)
+
+
+def _load(model: str | Path | None, language: str) -> Detector:
     if model is not None and (not isinstance(model, (str, Path)) or not str(model).strip()):
         shown = "an empty string" if isinstance(model, str) else json_type(model)
         raise InputError(f"model: expected a model folder or a shipped model's name, got {shown}")
