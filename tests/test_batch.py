@@ -6,6 +6,7 @@ import pytest
 
 from dialcheck.batch import VERDICT_COLUMNS, BatchScorer, score_dataset
 from dialcheck.detectors import load_detector
+from dialcheck.errors import InputError
 from dialcheck.io import parse_dialogue
 from helpers_chat import CHAT, TOOL_CALL
 
@@ -75,7 +76,9 @@ def test_another_turns_column_and_bad_batches(tiny_detector_dir):
     scorer = BatchScorer(model=str(tiny_detector_dir), column="messages")
     out = scorer({"messages": [ROWS[0]["turns"]], "turns": [None]})
     assert out["error"] == [None] and out["score"] == pytest.approx([_expected(tiny_detector_dir)[0].score], abs=1e-6)
-    assert scorer({"turns": [["a", "b"]]})["error"] == ["messages: missing"]
+    assert scorer({"turns": [["a", "b"]]})["error"] == [
+        "messages: missing (the row has: turns; column= names the column of turns)"
+    ]
     with pytest.raises(ValueError, match="unequal length"):
         scorer({"messages": [["a"], ["b"]], "id": ["x"]})
     with pytest.raises(TypeError, match="DataFrame or a mapping"):
@@ -140,3 +143,36 @@ def test_speaker_checks_each_rows_last_turn_with_text_by_that_speaker(tiny_detec
     assert out["score"][:2] == pytest.approx([want.score, want.score], abs=1e-6)
     plain = BatchScorer(model=str(tiny_detector_dir), column="messages")({"messages": rows})
     assert "turn" not in plain and "the last turn is empty" in plain["error"][1]  # without speaker: as before
+
+
+def test_chat_completion_rows_are_read_as_dialcheck_score_reads_them(tiny_detector_dir):
+    """A row is a record as ``dialcheck score`` reads it, ``{"messages": [...]}`` included: with the default column
+    such rows (a Ray dataset of chat-completion logs) all came back 'turns: missing' unless column="messages"."""
+    chat = [
+        {"role": "user", "content": "I have two dogs."},
+        {"role": "assistant", "content": "Nice."},
+        {"role": "user", "content": "I never had a dog."},
+    ]
+    pd = pytest.importorskip("pandas")
+    want = load_detector(tiny_detector_dir).predict([parse_dialogue({"messages": chat})])[0]
+    frame = pd.DataFrame({"turns": [None, ["x"]], "messages": [chat, None], "id": ["a", "b"]})
+    out = BatchScorer(model=str(tiny_detector_dir))(frame)
+    assert list(out["error"]) == [None, None]
+    assert out["score"][0] == pytest.approx(want.score, abs=1e-6)
+    out = BatchScorer(model=str(tiny_detector_dir))({"id": ["c"]})
+    assert out["error"] == ["turns: missing (the row has: id; column= names the column of turns)"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"column": None}, "column: expected the name of the column of turns, got null"),
+        ({"column": ""}, "column: expected the name of the column of turns, got an empty string"),
+        ({"threads": "2"}, "threads: expected a whole number of at least 0 (0 or None: torch's default), got string"),
+        ({"threads": -1}, "threads: expected a whole number of at least 0 (0 or None: torch's default), got -1"),
+    ],
+)
+def test_bad_scorer_arguments_are_named(tiny_detector_dir, kw, message):
+    with pytest.raises(InputError) as e:
+        BatchScorer(model=str(tiny_detector_dir), **kw)
+    assert str(e.value) == message

@@ -3,8 +3,8 @@ that hands out batches of rows as columns).
 
 ``dialcheck score`` covers one machine. Beyond it, the rows of a chat-log table are scored where they
 live: each worker builds one :class:`BatchScorer` (the detector is loaded once, in the constructor) and
-calls it on batches. A row is a dialogue record as ``dialcheck score`` reads it (``turns``, optional
-``knowledge`` and ``id``); the batch comes back with the verdict columns added. A bad row is never dropped
+calls it on batches. A row is a dialogue record as ``dialcheck score`` reads it (``turns`` or chat-completion
+``messages``, optional ``knowledge`` and ``id``); the batch comes back with the verdict columns added. A bad row is never dropped
 and never fails the batch: it keeps its place with its ``error`` set and empty verdict columns, so good
 rows are not lost and bad ones can be selected afterwards (``ds.filter(lambda r: r["error"] is None)``).
 
@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import functools
 import logging
+import numbers
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import DialcheckError
-from .io import check_batch_size, check_speakers, parse_dialogue, upto_speaker
+from .errors import DialcheckError, InputError
+from .io import check_batch_size, check_speakers, json_type, parse_dialogue, upto_speaker
 from .schema import Dialogue, Verdict
 
 __all__ = ["VERDICT_COLUMNS", "BatchScorer", "score_dataset"]
@@ -69,7 +70,8 @@ class BatchScorer:
     explicitly scores every row; either way a warning is logged per batch naming the rows in a language the model
     that scored them was not trained on (:func:`dialcheck.api.model_language`; a Korean row routed to the English
     default, say), which are scored all the same. ``column``: the turns
-    column. ``threads``: torch CPU threads for this worker (None leaves torch's default). ``onnx`` /
+    column (by default ``turns``, or ``messages`` in a row without turns: a chat-completion log, as ``dialcheck score``
+    reads it). ``threads``: torch CPU threads for this worker (None leaves torch's default). ``onnx`` /
     ``int8``: run the detectors on ONNX Runtime / in int8, as ``--onnx`` / ``--int8`` do. ``speaker`` (a name or
     a list): check each row's last turn with text by that speaker, as ``--speaker`` does (a ``turn`` column
     says which; e.g. ``"assistant"`` for chat-completion logs ending with the user's message or a tool
@@ -95,6 +97,16 @@ class BatchScorer:
 
         batch_size = check_batch_size(batch_size)
         speakers = check_speakers(speaker)
+        if not isinstance(column, str) or not column:
+            shown = "an empty string" if isinstance(column, str) else json_type(column)
+            raise InputError(f"column: expected the name of the column of turns, got {shown}")
+        if threads is not None and (
+            isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0
+        ):
+            shown = json_type(threads) if isinstance(threads, (str, bool, list, dict)) else repr(threads)
+            raise InputError(
+                f"threads: expected a whole number of at least 0 (0 or None: torch's default), got {shown}"
+            )
         if api.names_default(model):  # "default": routed per row, as dialcheck.predict does
             model = None
         if threads:
@@ -109,16 +121,21 @@ class BatchScorer:
 
     def _dialogue(self, row: dict[str, Any]) -> Dialogue:
         obj = {k: _plain(v) for k, v in row.items() if not _missing(v)}
-        if self.column not in obj:
-            raise DialcheckError(f"{self.column}: missing")
-        obj["turns"] = obj.pop(self.column)
+        key = self.column
+        if key == "turns" and key not in obj and "messages" in obj:
+            key = "messages"  # a chat-completion log, as dialcheck score reads it (parse_dialogue takes "messages")
+        elif key not in obj:
+            has = ", ".join(map(str, obj)) or "no cell that is not empty"
+            raise DialcheckError(f"{key}: missing (the row has: {has}; column= names the column of turns)")
+        else:
+            obj["turns"] = obj.pop(key)
         d = parse_dialogue(obj, allow_empty_last=self.speakers is not None)
         if self.speakers is None:
             return d
         try:
             return upto_speaker(d, self.speakers)
         except DialcheckError as e:
-            raise DialcheckError(f"{self.column}: {e.message}") from None
+            raise DialcheckError(f"{key}: {e.message}") from None
 
     def score_rows(self, rows: list[dict[str, Any]]) -> list[Verdict | str]:
         """One verdict per row, or the message of the error that kept the row from being scored."""
