@@ -4,8 +4,8 @@ that hands out batches of rows as columns).
 ``dialcheck score`` covers one machine. Beyond it, the rows of a chat-log table are scored where they
 live: each worker builds one :class:`BatchScorer` (the detector is loaded once, in the constructor) and
 calls it on batches. A row is a dialogue record as ``dialcheck score`` reads it (``turns`` or chat-completion
-``messages``, optional ``knowledge`` and ``id``); the batch comes back with the verdict columns added. A bad row is never dropped
-and never fails the batch: it keeps its place with its ``error`` set and empty verdict columns, so good
+``messages``, optional ``knowledge`` and ``id``); the batch comes back with the verdict columns added. A bad row is
+never dropped and never fails the batch: it keeps its place with its ``error`` set and empty verdict columns, so good
 rows are not lost and bad ones can be selected afterwards (``ds.filter(lambda r: r["error"] is None)``).
 
 >>> import ray  # doctest: +SKIP
