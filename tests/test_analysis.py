@@ -279,3 +279,31 @@ def test_judging_refuses_a_list_another_live_run_is_writing(tmp_path):
         writer.wait()
     # the writer is gone: its stale lock no longer blocks
     assert judge_folder(tmp_path, settings, _items(), KeywordJudge()) == 2
+
+
+def test_stored_lists_torn_or_damaged_are_read_without_a_traceback(tmp_path):
+    # an interrupted --generate-only run leaves a torn last line: judging it later (nbest --rejudge) raised
+    # json's JSONDecodeError; a damaged line or a record without its replies raised too, naming no file
+    from dialcheck.analysis.experiment import judge_folder
+    from dialcheck.errors import InputError
+
+    settings = [DecodingConfig.parse("beam2")]
+    run_nbest_experiment(_items(), FixedGenerator(), None, settings, tmp_path)
+    path = tmp_path / "nbest-beam2.jsonl"
+    good = path.read_text()
+    path.write_text(good + '{"id": "cntq:3", "ki')
+    assert judge_folder(tmp_path, settings, _items(), KeywordJudge()) == 2
+    assert [r["inputs"] for r in summarize_folder(tmp_path, settings)] == [1, 1]
+    assert path.read_text().count("\n") == 2 and "cntq:3" not in path.read_text()
+    first, second = path.read_text().splitlines()
+    for bad, message in [
+        ("{bad", "line 1: not an n-best output line: invalid JSON"),
+        (json.dumps({"id": "entq:1", "kind": "ENTQ", "expected": "yes"}), "line 1: not an n-best output line: replies"),
+        (first.replace('"kind": "ENTQ"', '"kind": 3'), "line 1: not an n-best output line: kind: expected ENTQ"),
+        (first.replace('["yes", "yes"]', '["yes"]'), "line 1: not an n-best output line: judgements"),
+    ]:
+        path.write_text(bad + "\n" + second + "\n")
+        with pytest.raises(InputError, match=message):
+            summarize_folder(tmp_path, settings)
+        with pytest.raises(InputError, match=str(path)):
+            judge_folder(tmp_path, settings, _items(), KeywordJudge())

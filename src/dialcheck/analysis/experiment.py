@@ -51,6 +51,54 @@ def _done_ids(path: Path) -> set[str]:
     return done
 
 
+def _stored(path: Path) -> list[dict[str, Any]]:
+    """The n-best records of ``path``, each checked; a torn last line (no newline: an interrupted run stopped
+    while writing it) is not a stored list and is left out, as a resumed run cuts it. Any other line that is
+    not a record is an :class:`InputError` naming the file and line (a traceback before)."""
+    from ..io import json_error, json_type
+
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    recs = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            if n == len(lines):  # the last line, without its newline
+                log.warning("%s, line %d: a torn last line (an interrupted run) is left out", path, n)
+                continue
+            raise InputError(f"not an n-best output line: {json_error(e)}", str(path), n) from None
+        problem = None
+        if not isinstance(rec, dict):
+            problem = f"expected a JSON object, got {json_type(rec)}"
+        else:
+            for key, ok, want in (
+                ("id", lambda v: isinstance(v, str), "a string"),
+                ("kind", lambda v: v in ("ENTQ", "CNTQ"), "ENTQ or CNTQ"),
+                ("expected", lambda v: v in ("yes", "no"), "yes or no"),
+                ("replies", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+            ):
+                if key not in rec:
+                    problem = f"{key}: missing"
+                elif not ok(rec[key]):
+                    problem = f"{key}: expected {want}, got {json.dumps(rec[key], ensure_ascii=False)[:40]}"
+                if problem:
+                    break
+            judged = rec.get("judgements") if problem is None else None
+            if judged is not None and not (
+                isinstance(judged, list)
+                and len(judged) == len(rec["replies"])
+                and all(j in ("yes", "no", "ambiguous") for j in judged)
+            ):
+                problem = f"judgements: expected null or one of yes, no, ambiguous per reply ({len(rec['replies'])})"
+        if problem:
+            raise InputError(f"not an n-best output line: {problem}", str(path), n)
+        recs.append(rec)
+    return recs
+
+
 def _lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
@@ -170,8 +218,7 @@ def judge_folder(
                 "lines written meanwhile; wait for that run, or copy the lists to another folder and judge them there "
                 f"(if process {pid} is not a dialcheck run, delete {_lock_path(path).name})"
             )
-        recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        recs = [r for r in recs if r["id"] in questions]
+        recs = [r for r in _stored(path) if r["id"] in questions]
         qs = [questions[r["id"]] for r in recs for _ in r["replies"]]
         replies = [x for r in recs for x in r["replies"]]
         judged = classifier.judge(qs, replies) if replies else []
@@ -193,7 +240,7 @@ def summarize_folder(
         path = Path(out_dir) / f"nbest-{cfg.name}.jsonl"
         if not path.exists():
             continue
-        recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        recs = _stored(path)
         if ids is not None:
             recs = [r for r in recs if r["id"] in ids]
         if any(r.get("judgements") is None for r in recs):
