@@ -1512,7 +1512,7 @@ def test_nbest_names_every_bad_stimulus_record_before_any_work(capsys, tmp_path)
         _stimulus(question=None),
         _stimulus(kind="BOGUS"),
         _stimulus(kind="CNTQ"),  # a contradiction question expects "no"
-        _stimulus(source=...),  # source may be left out
+        _stimulus(id="entq:6", source=...),  # source may be left out
     ]
     stim.write_text("\n".join(lines) + "\n")
     out = tmp_path / "run"

@@ -67,6 +67,39 @@ def test_nbest_reads_its_settings_before_making_the_output_folder(capsys, tmp_pa
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (",", "--settings: no decoding setting in ','"),
+        ("beam2,beam2", "--settings: beam2 is beam2 again"),
+        ("nucleus2,sample2", "--settings: sample2 is nucleus2 again"),
+    ],
+)
+def test_nbest_refuses_no_setting_or_one_setting_twice(capsys, tmp_path, settings, message):
+    # no setting wrote an empty table with exit 0; one twice wrote its rows twice in results.json
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text(_stimulus(1) + "\n")
+    out = tmp_path / "run"
+    code, _, err = _run(capsys, "nbest", "--out", str(out), "--stimuli", str(stim), "--settings", settings)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_nbest_refuses_an_empty_stimuli_file_or_a_stimulus_id_given_twice(capsys, tmp_path):
+    # an empty file said 'every pair was skipped', naming no file; two stimuli of one id were stored, resumed
+    # and judged as one (--rejudge asked the second's replies the first's question)
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text("")
+    out = tmp_path / "run"
+    args = ["nbest", "--out", str(out), "--stimuli", str(stim), "--generate-only"]
+    code, _, err = _run(capsys, *args)
+    assert code == 2 and f"{stim}: no stimuli: the file is empty" in err
+    stim.write_text(_stimulus(1) + "\n" + _stimulus(2) + "\n" + _stimulus(1, "Do you live in Ohio?") + "\n")
+    code, _, err = _run(capsys, *args)
+    assert code == 2 and f"{stim}, line 3: id: 'entq:1' is the id of line 1 too" in err
+    assert not out.exists()
+
+
 def _collection(tmp_path, labelled: bool = True):
     """Four contexts and two generators' replies to each, labelled (c1 and c3 contradictory) or not."""
     from dialcheck.collection import CollectedReply, CollectionContext, write_records

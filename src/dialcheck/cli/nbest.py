@@ -104,16 +104,11 @@ def run(args: argparse.Namespace) -> int:
     from ..analysis.answers import load_answer_classifier
     from ..analysis.experiment import judge_folder, run_nbest_experiment, summarize_folder
     from ..analysis.report import markdown_table, plot_certainty_variety
-    from ..generation.nbest import DecodingConfig
     from ..probes.echo import EchoSet
 
     out = Path(args.out)
     stimuli_path = out / "stimuli.jsonl"
-    settings = [  # read with the command line: a typo is refused before any folder or file is made
-        DecodingConfig.parse(s, max_new_tokens=args.max_new_tokens, diversity_penalty=args.diversity_penalty)
-        for s in args.settings.split(",")
-        if s.strip()
-    ]
+    settings = _settings(args)  # read with the command line: a typo is refused before any folder or file is made
     if args.rejudge and args.generate_only:
         raise InputError("--rejudge judges stored lists and --generate-only judges nothing: use one of them")
     if args.rejudge and not any(_has_lists(out, cfg.name) for cfg in settings):  # before any stimulus is built
@@ -188,6 +183,25 @@ def run(args: argparse.Namespace) -> int:
 
 STIMULUS_KINDS = {"ENTQ": "yes", "CNTQ": "no"}  # kind -> the expected answer
 GENERATION_FILE = "generation.json"  # per setting: the generator and decoding its stored lists were made with
+
+
+def _settings(args: argparse.Namespace) -> list[Any]:
+    """The decoding settings of ``--settings``; none at all (``--settings ,``: an empty table and exit 0 before) or
+    one setting twice (``beam5,beam5``, ``nucleus10,sample10``: its rows twice in results.json) is refused."""
+    from ..generation.nbest import DecodingConfig
+
+    settings, given = [], {}
+    for spec in args.settings.split(","):
+        if not spec.strip():
+            continue
+        cfg = DecodingConfig.parse(spec, max_new_tokens=args.max_new_tokens, diversity_penalty=args.diversity_penalty)
+        if cfg.name in given:
+            raise InputError(f"--settings: {spec.strip()} is {given[cfg.name]} again (give each setting once)")
+        given[cfg.name] = spec.strip()
+        settings.append(cfg)
+    if not settings:
+        raise InputError(f"--settings: no decoding setting in {args.settings!r} (e.g. beam5,beam10,nucleus10)")
+    return settings
 
 
 def _has_lists(out: Path, name: str) -> bool:
@@ -290,6 +304,7 @@ def load_stimuli(path: str) -> Any:
     items: list[Any] = []
     errors: list[InputError] = []
     total = 0
+    lines: dict[str, int] = {}  # id -> the line it is first given on
     for n, obj in read_jsonl(p):
         total += 1
         missing = [k for k in fields if k not in obj and k != "source"]
@@ -305,10 +320,15 @@ def load_stimuli(path: str) -> Any:
             problem = (
                 f"expected: a {obj['kind']} question expects {STIMULUS_KINDS[obj['kind']]!r}, got {obj['expected']!r}"
             )
+        if problem is None and obj["id"] in lines:  # lists are stored, resumed and judged by id
+            problem = f"id: {obj['id']!r} is the id of line {lines[obj['id']]} too (give each stimulus its own id)"
         if problem:
             errors.append(InputError(problem, str(p), n))
         else:
+            lines[obj["id"]] = n
             items.append(EchoItem.from_dict(obj))
+    if not total:
+        raise InputError("no stimuli: the file is empty", str(p))
     raise_every(errors, total, "stimuli", str(p), "generated")
     return EchoSet(items)
 
