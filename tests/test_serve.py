@@ -664,3 +664,62 @@ def test_a_signal_stops_the_server_within_the_shutdown_timeout_while_a_check_is_
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_rank_reads_its_context_as_detector_rank_does(tiny_detector_dir):
+    """/rank refused a context ending with a tool call ("the last turn is empty", advising "speaker": "assistant",
+    which on /rank names the reply's speaker) and an empty context, both of which Detector.rank ranks: the context's
+    last turn is not the one checked."""
+    det = load_detector(tiny_detector_dir)
+    client = TestClient(create_app(det))
+    chat = [
+        {"role": "user", "content": "Do you have pets?"},
+        {"role": "assistant", "content": "Yes, two dogs."},
+        {"role": "user", "content": "Names?"},
+        {"role": "assistant", "content": None},
+    ]
+    for context in ({"messages": chat}, []):
+        r = client.post("/rank", json={"context": context, "candidates": ["I have no dogs.", "Rex and Max."]})
+        assert r.status_code == 200, r.json()
+        want = det.rank(context, ["I have no dogs.", "Rex and Max."])
+        assert [x["index"] for x in r.json()["ranked"]] == [x.index for x in want]
+        assert [x["score"] for x in r.json()["ranked"]] == pytest.approx([x.verdict.score for x in want], abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "detail"),
+    [
+        ("/check", {"turns": ["a", "b"], "speaker": ""}, "speaker: empty (name the speaker whose turn is checked)"),
+        ("/check", {"turns": ["a", "b"], "speaker": 3}, "speaker: expected a speaker name or a list of names, got int"),
+        (
+            "/check",
+            {"turns": ["a", "b"], "speaker": []},
+            "speaker: an empty list names no speaker (give a name, or None for the last turn)",
+        ),
+        ("/check", {"dialogues": []}, "dialogues: expected a non-empty list, got an empty list"),
+        ("/check", {"dialogues": {"turns": ["a"]}}, "dialogues: expected a non-empty list, got object"),
+        (
+            "/check",
+            [["I have a dog.", "Nice."], ["a", "b"]],
+            'expected one dialogue or {"dialogues": [...]}, got a list of lists: a bare list is one dialogue\'s turns; '
+            'send several dialogues as {"dialogues": [...]}',
+        ),
+        ("/rank", {"context": ["a"]}, 'candidates: missing (expected {"context": dialogue, "candidates": [strings]})'),
+        ("/rank", {"candidates": ["x"]}, 'context: missing (expected {"context": dialogue, "candidates": [strings]})'),
+        ("/rank", [1], 'expected {"context": dialogue, "candidates": [strings]}, got list'),
+        (
+            "/rank",
+            {"context": ["a"], "candidates": "x"},
+            "candidates: expected a non-empty list of strings, got string",
+        ),
+        ("/rank", {"context": ["a"], "candidates": ["x", 1]}, "candidates[1]: expected a string, got int"),
+        (
+            "/rank",
+            {"context": "hi", "candidates": ["x"]},
+            "context: expected a list of turns, got a string (a context is a list of turns)",
+        ),
+    ],
+)
+def test_a_bad_field_is_a_422_naming_it_and_what_it_got(client, route, body, detail):
+    r = client.post(route, json=body)
+    assert (r.status_code, r.json()) == (422, {"detail": detail})

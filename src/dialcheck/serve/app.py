@@ -10,7 +10,9 @@
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so). A dialogue in a script the
   model that answers was not trained on (a Korean one routed to the English default, Chinese turns given to an
   English ``--model``) is answered all the same, with a warning in the server's log naming it and the script.
-- ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}`` (optional ``"speaker"``); candidates
+- ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}`` (optional ``"speaker"``: who says the
+  reply; the context read as :meth:`Detector.rank <dialcheck.detectors.Detector.rank>` reads it, so it may be empty
+  or end with a turn without text, such as an assistant's tool call); candidates
   least contradictory first, scored as one check job, so they merge with the /check requests waiting beside them.
   An empty (or blank) candidate is a 422 naming it (``candidates[2]: the candidate is empty: ...``), as an empty
   last turn is on /check: an empty reply says nothing to check, and scored it would rank above a contradiction.
@@ -39,7 +41,7 @@ from typing import Any
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, candidate_texts, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import json_type, parse_dialogue, upto_speaker
+from ..io import as_context, check_speakers, json_type, parse_dialogue, upto_speaker
 from ..language import _is_cjk
 from ..schema import Dialogue, Turn
 from .compute import ComputeClosed, ComputeThread, wait
@@ -164,6 +166,11 @@ def read_chars(d: Dialogue) -> int:
     return n
 
 
+def _shown(value: Any) -> str:
+    """A bad value's JSON type, or "an empty list"."""
+    return "an empty list" if value == [] else json_type(value)
+
+
 def _describe(det: Detector) -> dict[str, Any]:
     c = det.config
     thresholds = dict(c.thresholds)
@@ -267,21 +274,25 @@ def create_app(
                 )
 
     def speakers_of(body: Any) -> list[str] | None:
-        value = body.get("speaker") if isinstance(body, dict) else None
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return [value]
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return value
-        raise HTTPException(422, "speaker: expected a string or a non-empty list of strings")
+        """The request's ``"speaker"``, checked as ``dialcheck.check(speaker=...)`` checks it (a blank name was
+        answered "speaker[0]: empty" and 3 "expected a string or a non-empty list of strings", naming no value)."""
+        try:
+            return check_speakers(body.get("speaker") if isinstance(body, dict) else None)
+        except InputError as e:
+            raise HTTPException(422, e.message) from None
 
     def parse_many(body: Any, speakers: list[str] | None = None) -> list[Any]:
         """The request's dialogues; with ``"speaker"``, each cut after its last turn with text by that speaker."""
         named = isinstance(body, dict) and "dialogues" in body  # {"dialogues": [...]}: errors name the index
         items = body["dialogues"] if named else [body]
         if not isinstance(items, list) or not items:
-            raise HTTPException(422, "dialogues: expected a non-empty list")
+            raise HTTPException(422, f"dialogues: expected a non-empty list, got {_shown(items)}")
+        if not named and isinstance(body, list) and any(isinstance(t, list) for t in body):
+            raise HTTPException(
+                422,
+                'expected one dialogue or {"dialogues": [...]}, got a list of lists: a bare list is one dialogue\'s '
+                'turns; send several dialogues as {"dialogues": [...]}',
+            )
         if len(items) > max_dialogues:
             raise HTTPException(413, f"dialogues: at most {max_dialogues} per request, got {len(items)}")
         out = []
@@ -384,22 +395,27 @@ def create_app(
 
     @app.post("/rank", openapi_extra=json_request)
     def rank(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
-        if not isinstance(body, dict) or "context" not in body or "candidates" not in body:
-            raise HTTPException(422, 'expected {"context": dialogue, "candidates": [strings]}')
+        shape = '{"context": dialogue, "candidates": [strings]}'
+        if not isinstance(body, dict):
+            raise HTTPException(422, f"expected {shape}, got {json_type(body)}")
+        for key in ("context", "candidates"):
+            if key not in body:
+                raise HTTPException(422, f"{key}: missing (expected {shape})")
         no_threshold_options(body)
         cands = body["candidates"]
-        if not isinstance(cands, list) or not cands or not all(isinstance(c, str) for c in cands):
-            raise HTTPException(422, "candidates: expected a non-empty list of strings")
+        if not isinstance(cands, list) or not cands:
+            raise HTTPException(422, f"candidates: expected a non-empty list of strings, got {_shown(cands)}")
         if len(cands) > max_dialogues:
             raise HTTPException(413, f"candidates: at most {max_dialogues} per request, got {len(cands)}")
-        try:  # a lone surrogate ("\ud800" in JSON), which no model reads, or an empty candidate, as Detector.rank
+        try:  # a candidate that is no string, a lone surrogate ("\ud800" in JSON), which no model reads, or an empty
+            # candidate, as Detector.rank
             candidate_texts(cands)
         except InputError as e:
             raise HTTPException(422, e.message) from None
-        try:
-            ctx = parse_dialogue(body["context"])
+        try:  # as Detector.rank reads it: its last turn may be empty (a tool call), as the context may be
+            ctx = as_context(body["context"])
         except InputError as e:
-            raise HTTPException(422, f"context: {e.message}") from None
+            raise HTTPException(422, e.message) from None
 
         speaker = body.get("speaker")
         if speaker is not None and not isinstance(speaker, str):
