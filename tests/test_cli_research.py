@@ -159,6 +159,37 @@ def test_collect_aggregate_refuses_labels_that_name_no_reply(capsys, tmp_path):
     assert json.loads(stdout)["written"] == 2 and json.loads(stdout)["unmatched_items"] == 1
 
 
+def test_collect_aggregate_refuses_labels_of_which_no_item_has_enough(capsys, tmp_path):
+    # one annotator's file (or --min-annotators above the annotators) discarded every item: an empty file, exit 0
+    _, replies = _collection(tmp_path, labelled=False)
+    (tmp_path / "a1.csv").write_text("item_id,label\nc0/g,1\nc0/h,0\n")
+    out = tmp_path / "labelled.jsonl"
+    argv = ["collect", "aggregate", "--labels", str(tmp_path / "a1.csv"), "--replies", str(replies), "--out", str(out)]
+    code, stdout, err = _run(capsys, *argv)
+    assert code == 2 and "no item has the 3 labels --min-annotators asks for (the most any has: 1" in err
+    assert not out.exists() and stdout == ""
+    code, stdout, err = _run(capsys, *argv, "--min-annotators", "1", "--min-contradictory", "1")
+    assert code == 0 and json.loads(stdout)["written"] == 2, err
+
+
+def test_collect_quiz_refuses_answers_to_no_gold_question_and_lists_an_annotator_who_answered_none(capsys, tmp_path):
+    # answers naming no quiz question printed '0 of 0 annotators passed' with exit 0; an annotator whose answers
+    # were all to other items was left out of the scores instead of failing
+    gold, answers = tmp_path / "gold.csv", tmp_path / "answers.csv"
+    gold.write_text("item_id,label\nq1,1\nq2,0\n")
+    answers.write_text("item_id,annotator,label\nQ1,x,1\nQ2,x,0\n")
+    code, stdout, err = _run(capsys, "collect", "quiz", "--gold", str(gold), "--answers", str(answers))
+    assert code == 2 and "no answer is to a question of" in err and "'Q1'" in err and "'q1'" in err
+    answers.write_text("item_id,annotator,label\nq1,x,1\nq2,x,0\nQ1,y,1\n")
+    code, stdout, err = _run(capsys, "collect", "quiz", "--gold", str(gold), "--answers", str(answers))
+    rows = [json.loads(x) for x in stdout.splitlines()]
+    assert code == 0 and [(r["annotator"], r["correct"], r["passed"]) for r in rows] == [
+        ("x", 2, True),
+        ("y", 0, False),
+    ]
+    assert "1 of 2 annotators passed" in err
+
+
 def test_collect_logo_and_analyse_refuse_replies_without_labels(capsys, tmp_path):
     # collect responses' own output (not yet labelled): logo printed no row and analyse empty tests, exit 0
     ctx, replies = _collection(tmp_path, labelled=False)

@@ -425,6 +425,13 @@ def run_aggregate(args: argparse.Namespace) -> int:
     labels = read_labels(args.labels, errors=errors)
     raise_every(errors, len(labels) + len(errors), "labels", " ".join(args.labels), "aggregated")
     items = aggregate(labels, args.min_annotators, args.min_contradictory)
+    if items and all(a.annotators < args.min_annotators for a in items):  # every item discarded: an empty file, exit 0
+        most = max(a.annotators for a in items)
+        raise InputError(
+            f"no item has the {args.min_annotators} labels --min-annotators asks for (the most any has: {most}, from "
+            f"{len({lab.annotator for lab in labels})} annotator(s)): give every annotator's labels, or a lower "
+            "--min-annotators"
+        )
     counts = Counter(
         "discarded" if a.label is None else ("contradictory" if a.label else "non_contradictory") for a in items
     )
@@ -487,6 +494,11 @@ def run_quiz(args: argparse.Namespace) -> int:
     gold = {g.item_id: g.label for g in read_labels([args.gold], annotator="gold", errors=errors)}
     answers = read_labels(args.answers, errors=errors)
     raise_every(errors, len(gold) + len(answers) + len(errors), "rows", " ".join([args.gold, *args.answers]), "scored")
+    if gold and answers and not any(a.item_id in gold for a in answers):  # "0 of 0 annotators passed", exit 0 before
+        raise InputError(
+            f"no answer is to a question of {args.gold}: the answers name {answers[0].item_id!r}, the gold "
+            f"{next(iter(gold))!r} ...; item_id must hold the quiz's question ids in both"
+        )
     results = score_quiz(answers, gold, args.pass_mark)
     for r in results:
         print(json.dumps({**r.__dict__, "accuracy": round(r.accuracy, 4)}))

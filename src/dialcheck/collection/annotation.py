@@ -291,18 +291,22 @@ def kappa_from_labels(labels: Iterable[AnnotatorLabel], raters: int | None = Non
 
 
 def score_quiz(answers: Iterable[AnnotatorLabel], gold: Mapping[str, bool], pass_mark: float = 0.8) -> list[QuizResult]:
-    """Score each annotator's quiz answers against ``gold``; unanswered questions count as wrong.
+    """Score each annotator's quiz answers against ``gold``; unanswered questions count as wrong, so an annotator
+    who answered none of them is listed with nothing correct (not left out).
 
     >>> gold = {"q1": True, "q2": False}
     >>> [(r.annotator, r.correct, r.passed) for r in score_quiz([AnnotatorLabel("q1", "ann", True)], gold)]
     [('ann', 1, False)]
+    >>> [(r.annotator, r.answered, r.passed) for r in score_quiz([AnnotatorLabel("q9", "bob", True)], gold)]
+    [('bob', 0, False)]
     """
     if not gold:
         raise ValueError("the quiz has no questions")
     by_ann: dict[str, dict[str, bool]] = {}
     for a in answers:
+        given = by_ann.setdefault(a.annotator, {})
         if a.item_id in gold:
-            by_ann.setdefault(a.annotator, {})[a.item_id] = a.label
+            given[a.item_id] = a.label
     out = []
     for ann in sorted(by_ann):
         given = by_ann[ann]
