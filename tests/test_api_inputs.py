@@ -397,3 +397,16 @@ def test_load_from_several_threads_at_once_loads_the_model_once(tiny_detector_di
         assert all(d is dets[0] for d in dets) and dialcheck.load(str(tiny_detector_dir)) is dets[0]
     finally:
         api._cached.cache_clear()
+
+
+@pytest.mark.parametrize("blank", ["\u200b", "\u200b\u200d", " \ufeff ", "\u00ad", "\u2060\n"])
+def test_a_turn_of_invisible_characters_only_is_empty_everywhere(det, tiny_detector_dir, blank):
+    """A zero-width space passed the emptiness checks (str.strip keeps it): as the last turn it was scored, and as a
+    candidate it ranked above any reply that contradicts, where a blank one is refused."""
+    with pytest.raises(InputError, match=r"^turns\[2\]\.text: the last turn is empty: there is nothing to check$"):
+        dialcheck.check([*CTX, blank], model=str(tiny_detector_dir))
+    with pytest.raises(InputError, match=r"^candidates\[1\]: the candidate is empty: there is nothing to check$"):
+        det.rank(CTX, ["Rex.", blank])
+    chat = [{"role": "assistant", "content": "I have two dogs."}, {"role": "assistant", "content": blank}]
+    assert dialcheck.io.upto_speaker(dialcheck.io.parse_dialogue(chat, allow_empty_last=True), ["assistant"]).last.text
+    assert not dialcheck.io.is_blank(blank + "ok") and not dialcheck.io.is_blank("🐶")

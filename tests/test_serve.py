@@ -349,7 +349,7 @@ def test_a_chinese_request_is_budgeted_by_the_tokens_the_model_reads(tiny_base):
     assert small.post("/check", json={"dialogues": [turns] * 3}).status_code == 200
 
 
-@pytest.mark.parametrize("empty", ["", "   ", "\n\t"])
+@pytest.mark.parametrize("empty", ["", "   ", "\n\t", "\u200b", " \ufeff\u200d"])  # invisible characters only
 def test_an_empty_rank_candidate_is_a_located_422_as_an_empty_last_turn_is_on_check(empty):
     """Scored, an empty reply got a low contradiction score and ranked above a real reply that contradicts."""
     det = _Counting()

@@ -33,6 +33,7 @@ import io
 import json
 import numbers
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -51,6 +52,7 @@ __all__ = [
     "ends_with_user",
     "example_record",
     "input_lines",
+    "is_blank",
     "json_type",
     "json_type_name",
     "open_input",
@@ -69,6 +71,21 @@ __all__ = [
 ]
 
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: white space and invisible format characters only (a zero-width space, joiner
+    or byte-order mark, a soft hyphen: Unicode category Cf). Such a last turn or candidate says nothing to check, and
+    scored it was a reply that contradicts nothing (a bot's ``"\u200b"`` ranked above any real reply).
+
+    >>> is_blank(" \u200b\u200d\ufeff"), is_blank("\u00a0"), is_blank("ok\u200b"), is_blank("🐶")
+    (True, True, False, False)
+    """
+    if not text.strip() or text.isascii():
+        return not text.strip()
+    return not any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+
+
 CATEGORIES = ("intra_sentence", "role_confusion", "history")  # CDConv's, as in dialcheck.datasets.cdconv
 
 
@@ -421,7 +438,7 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         raise InputError(f"{tkey}: the dialogue is empty (at least one turn is needed)")
     alternate = not _names_speakers(turns_raw)
     turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey, alternate) for i, t in enumerate(turns_raw))
-    if not allow_empty_last and not turns[-1].text.strip():
+    if not allow_empty_last and is_blank(turns[-1].text):
         field = "content" if tkey == "messages" else "text"
         hint = ""
         if tkey == "messages":
@@ -524,7 +541,7 @@ def check_dialogue(d: Dialogue, allow_empty_last: bool = False) -> Dialogue:
             raise InputError(f"turns[{i}].speaker: expected a string, got {json_type(t.speaker)}")
         if not t.speaker.strip():
             raise InputError(f"turns[{i}].speaker: empty (name who said the turn)")
-    if not allow_empty_last and not d.turns[-1].text.strip():
+    if not allow_empty_last and is_blank(d.turns[-1].text):
         raise InputError(f"turns[{len(d.turns) - 1}].text: the last turn is empty: there is nothing to check")
     if d.knowledge is not None:
         _check_knowledge_base(d.knowledge)
@@ -651,7 +668,7 @@ def spoken_by(d: Dialogue, speakers: list[str] | None) -> list[int]:
     [1]
     """
     by = d.turns_by(speakers) if speakers else range(len(d.turns))
-    return [i for i in by if d.turns[i].text.strip()]
+    return [i for i in by if not is_blank(d.turns[i].text)]
 
 
 def upto_speaker(d: Dialogue, speakers: str | Sequence[str]) -> Dialogue:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from ..errors import InputError, ModelError
-from ..io import as_context, as_texts, check_batch_size, check_reply_speaker, reply_speaker
+from ..io import as_context, as_texts, check_batch_size, check_reply_speaker, is_blank, reply_speaker
 from ..schema import Dialogue, Turn, Verdict
 from .core import CONTRADICTION, PairClassifier, _OnnxOnly
 from .modeling import (
@@ -263,7 +263,8 @@ class Detector(ABC):
 
 
 def candidate_texts(candidates: Iterable[str]) -> list[str]:
-    """Candidate replies as a list of strings (:func:`~dialcheck.io.as_texts`); an empty or blank one is an
+    """Candidate replies as a list of strings (:func:`~dialcheck.io.as_texts`); an empty or blank one
+    (:func:`~dialcheck.io.is_blank`: white space or invisible characters such as a zero-width space only) is an
     :class:`~dialcheck.errors.InputError` naming it, as an empty last turn is for ``check``: it says nothing to
     check, and scored it would rank above any reply that contradicts.
 
@@ -274,7 +275,7 @@ def candidate_texts(candidates: Iterable[str]) -> list[str]:
     """
     texts = as_texts(candidates)
     for i, c in enumerate(texts):
-        if not c.strip():
+        if is_blank(c):
             raise InputError(f"candidates[{i}]: the candidate is empty: there is nothing to check")
     return texts
 
