@@ -203,6 +203,41 @@ def test_probe_triggers_cli_refuses_contexts_in_the_other_language(tmp_path, cap
     assert not out.exists()
 
 
+def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys):
+    # a Japanese u1 was refused with "for English contexts pass --language en", which then took it (its kana are
+    # not CJK ideographs), as it took Korean and Russian ones: English rules on them built nothing but "Sure."
+    src, out = tmp_path / "ctx.jsonl", tmp_path / "t.jsonl"
+    rows = [{"u1": "あなたは何が好きですか？"}, {"u1": "당신은 무엇을 좋아합니까?"}, {"u1": "Что ты любишь?"}]
+    src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    args = ["probe", "triggers", "--input", str(src), "--out", str(out), "--methods", "short_utterance"]
+    for language in ("zh", "en"):
+        assert main([*args, "--language", language]) == 2
+        err = capsys.readouterr().err
+        for n, script in enumerate(("Japanese", "Korean", "Cyrillic"), start=1):
+            assert f"ctx.jsonl, line {n}: u1: {script}, but triggers are built for Chinese (--language zh" in err
+        assert "pass --language en" not in err
+    assert not out.exists()
+
+
+def test_probe_triggers_cli_reads_stdin_and_refuses_a_file_without_contexts(tmp_path, capsys, monkeypatch):
+    import io
+
+    # --input - was "-: no such file"; an empty --input was "no contexts: give --input and/or --source"
+    out = tmp_path / "t.jsonl"
+    text = json.dumps({"u1": DOG.u1}, ensure_ascii=False) + "\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    args = ["probe", "triggers", "--out", str(out), "--methods", "short_utterance", "--input"]
+    assert main([*args, "-"]) == 0
+    assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == ["stdin:1"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"u1": 5}\n')))
+    assert main([*args, "-"]) == 2
+    assert "<stdin>, line 1: u1: expected a string, got int" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n \n", encoding="utf-8")
+    assert main([*args, str(empty)]) == 2
+    assert f"{empty}: no contexts in it (JSONL: one JSON object a line)" in capsys.readouterr().err
+
+
 def test_probe_triggers_cli_refuses_an_output_that_is_its_input_or_a_folder(tmp_path, capsys):
     # --out naming the --input file overwrote the user's contexts with the triggers built from them
     src = tmp_path / "ctx.jsonl"

@@ -85,16 +85,23 @@ def _string(obj: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def input_name(path: str) -> str:
+    """How messages and default ids name the input ``path``: ``<stdin>`` for "-"."""
+    return "<stdin>" if path == "-" else path
+
+
 def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str = "records") -> list[T]:
-    """``parse(object, line)`` of every JSON object of the JSONL file ``path``. Like ``check``, every bad line
-    (not UTF-8, not JSON, not an object, a bad field) is named, all but the last on stderr, before the file
-    is refused with exit 2."""
-    p = require_file(path)
+    """``parse(object, line)`` of every JSON object of the JSONL file ``path`` ("-": standard input). Like
+    ``check``, every bad line (not UTF-8, not JSON, not an object, a bad field) is named, all but the last on
+    stderr, before the file is refused with exit 2; a file without a record is refused too (it was named, so
+    building from nothing would be a silent mistake)."""
+    name = input_name(path)
+    stream = sys.stdin.buffer if path == "-" else open_input(require_file(path), path)
     out: list[T] = []
     errors: list[InputError] = []
     total = 0
     try:
-        for n, raw in enumerate(input_lines(open_input(p, path), path), start=1):
+        for n, raw in enumerate(input_lines(stream, name), start=1):
             if not raw.strip():
                 continue
             total += 1
@@ -108,10 +115,12 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
                     raise InputError(f"expected a JSON object, got {json_type(obj)}")
                 out.append(parse(obj, n))
             except InputError as e:
-                errors.append(e.at(path, n))
+                errors.append(e.at(name, n))
     except InputError as e:  # a damaged .gz: after the errors of the lines read before it
         errors.append(e)
-    raise_every(errors, total, what, path, "built")
+    raise_every(errors, total, what, name, "built")
+    if not total:
+        raise InputError(f"no {what} in it (JSONL: one JSON object a line)", name)
     return out
 
 
@@ -120,7 +129,7 @@ def read_nli_file(path: str) -> list[Any]:
     from ..datasets.nli3 import NLI_LABELS, NLIPair
 
     short = {"e": "entailment", "n": "neutral", "c": "contradiction"}
-    p = Path(path)
+    p = Path("stdin" if path == "-" else path)  # ids "stdin:N" for piped pairs
 
     def parse(obj: dict[str, Any], n: int) -> Any:
         premise, hypothesis = _string(obj, "premise"), _string(obj, "hypothesis")
@@ -163,7 +172,9 @@ def build_echo_items(args: argparse.Namespace) -> tuple[Any, Any]:
 def add_echo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", "-o", required=True, help="JSONL file of stimuli ('-': standard output)")
     p.add_argument("--source", default="", help=f"comma-separated corpora: {', '.join(SOURCES)}")
-    p.add_argument("--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label)")
+    p.add_argument(
+        "--input", default=None, help="your own NLI pairs (JSONL: premise, hypothesis, label; '-': standard input)"
+    )
     p.add_argument(
         "--kinds",
         type=echo_kinds,
@@ -207,18 +218,25 @@ def run_echo(args: argparse.Namespace) -> int:
 
 def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
     """User contexts (JSONL: ``u1`` required, ``b1`` and ``id`` optional) as :class:`TriggerInput` records;
-    with ``language`` (``zh`` or ``en``), a ``u1`` plainly in the other language is refused. Every bad line
-    is named before the file is refused (:func:`read_records`)."""
-    from ..language import OTHER_SHARE, ZH_SHARE, cjk_share
+    with ``language`` (``zh`` or ``en``), a ``u1`` plainly in the other language is refused, and so is one in a
+    third script (Japanese, Korean, Cyrillic, ...: :func:`dialcheck.language.turn_script`), whose triggers would
+    come out in neither. Every bad line is named before the file is refused (:func:`read_records`)."""
+    from ..language import OTHER_SHARE, ZH_SHARE, cjk_share, turn_script
     from ..probes.triggers import TriggerInput
 
-    name = Path(path).name
+    name = "stdin" if path == "-" else Path(path).name  # ids "stdin:N" for piped contexts
 
     def parse(obj: dict[str, Any], n: int) -> Any:
         u1 = _string(obj, "u1")
         if not u1.strip():
             raise InputError("u1: empty utterance")
         b1 = _string(obj, "b1", default="")
+        script = turn_script(u1)
+        if language and script not in (None, "Chinese"):  # not "pass --language en" for Japanese: no rule reads it
+            raise InputError(
+                f"u1: {script}, but triggers are built for Chinese (--language zh, the default) or English "
+                "(--language en) contexts only"
+            )
         share = cjk_share(u1)  # else the triggers come out in the other language, silently
         if language == "zh" and share < OTHER_SHARE and any(ch.isalpha() for ch in u1):
             raise InputError(
@@ -239,7 +257,7 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", "-o", required=True, help="JSONL file of (u1, b1, u2, method, detail) ('-': standard output)"
     )
-    p.add_argument("--input", default=None, help="your contexts (JSONL: u1, optional b1 and id)")
+    p.add_argument("--input", default=None, help="your contexts (JSONL: u1, optional b1 and id; '-': standard input)")
     p.add_argument(
         "--source",
         default=None,
