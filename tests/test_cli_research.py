@@ -445,3 +445,49 @@ def test_train_checks_the_teacher_scores_file_it_will_write_before_scoring(capsy
     for path in (tmp_path / "file" / "scores.npz", tmp_path):
         code, _, err = _run(capsys, *argv, "--save-teacher-scores", str(path))
         assert code == 2 and "--save-teacher-scores: " in err and "data directory" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["export", "--replies", "{empty}", "--out", "{tmp}/tasks.csv"],
+        [
+            "responses",
+            "--contexts",
+            "{empty}",
+            "--out",
+            "{tmp}/r.jsonl",
+            "--generator",
+            "g=SmolLM2-135M-Instruct:greedy",
+        ],
+        ["autolabel", "--replies", "{empty}", "--out", "{tmp}/a.jsonl"],
+        ["released", "{empty}", "--out", "{tmp}/l.jsonl"],
+    ],
+)
+def test_collect_steps_refuse_an_empty_input_file(capsys, tmp_path, argv):
+    # each wrote an empty output (a header-only CSV, no reply, no label) with exit 0
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    argv = [a.format(empty=empty, tmp=tmp_path) for a in argv]
+    code, _, err = _run(capsys, "collect", *argv)
+    assert code == 2 and f"{empty}: no records: the file is empty" in err and "Traceback" not in err
+    assert [p.name for p in tmp_path.iterdir()] == ["empty.jsonl"]
+
+
+def test_an_output_under_a_file_says_the_file_is_not_a_folder(capsys, tmp_path):
+    # 'the folder x.jsonl does not exist' of a file that does exist
+    rel = tmp_path / "rel.jsonl"
+    rel.write_text(
+        json.dumps(
+            {
+                "utterances": ["I am vegan.", "How was dinner?", "I had steak."],
+                "speakers": ["A", "B", "A"],
+                "annotation_target_pair": [0, 2],
+                "rgm_name": "g",
+                "contradictory_label_count": 3,
+            }
+        )
+        + "\n"
+    )
+    code, _, err = _run(capsys, "collect", "released", str(rel), "--out", str(rel / "sub" / "out.jsonl"))
+    assert code == 2 and f"--out: {rel} is a file, not a folder" in err and "does not exist" not in err

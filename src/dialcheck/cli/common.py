@@ -553,6 +553,9 @@ def writable_output(path: str | Path, name: str) -> None:
         raise InputError(f"{name}: is a folder; give a file name", str(path))
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
+        up = next((a for a in (parent, *parent.parents) if a.exists()), None)
+        if up is not None and not up.is_dir():  # "the folder x.jsonl does not exist" of an existing file before
+            raise InputError(f"{name}: {up} is a file, not a folder", str(path))
         raise InputError(f"{name}: the folder {parent} does not exist", str(path))
     if (p.exists() and not os.access(p, os.W_OK)) or not os.access(parent, os.W_OK):
         raise InputError(f"{name}: cannot be written here (permission denied)", str(path))

@@ -26,13 +26,16 @@ def iter_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def read_records(path: str | Path, cls: Any) -> list[Any]:
-    """Records of type ``cls`` (anything with ``from_dict``) from a JSONL file."""
+    """Records of type ``cls`` (anything with ``from_dict``) from a JSONL file; a file without any (empty or
+    blank) is an :class:`InputError`: every step given one wrote an empty output with exit 0."""
     out = []
     for n, obj in iter_objects(path):
         try:
             out.append(cls.from_dict(obj))
         except InputError as e:
             raise e.at(str(path), n) from None
+    if not out:
+        raise InputError("no records: the file is empty", str(path))
     return out
 
 

@@ -114,6 +114,8 @@ def read_released(path: str | Path) -> ReleasedCollection:
             tba += 1
         else:
             replies.append(r)
+    if not replies and not tba:
+        raise InputError("no records: the file is empty", str(p))
     if tba:
         log.info("%s: skipped %d unreleased ([[TBA]]) replies", p, tba)
     return ReleasedCollection(tuple(replies), tba)
