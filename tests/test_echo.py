@@ -228,3 +228,28 @@ def test_echo_set_load_of_a_missing_file_says_no_such_file_not_a_missing_corpus(
     with pytest.raises(InputError, match="no such file") as e:
         EchoSet.load(tmp_path / "stimuli.jsonl")
     assert "corpus" not in str(e.value)
+
+
+def test_probe_echo_reads_stdin_and_refuses_a_file_without_pairs(capsys, tmp_path, monkeypatch, rewriter):
+    import io
+    import sys
+
+    # --input - was "-: no such file"; an empty --input was "no NLI pairs: give --source and/or --input"
+    row = {"premise": "I live in South Carolina.", "hypothesis": "I'm in South Carolina.", "label": "e"}
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(row).encode() + b"\n")))
+    out = tmp_path / "echo.jsonl"
+    assert main(["probe", "echo", "--input", "-", "--out", str(out)]) == 0
+    assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["entq:stdin:1"]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["probe", "echo", "--input", str(empty), "--out", str(out)]) == 2
+    assert f"{empty}: no NLI pairs in it (JSONL: one JSON object a line)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "premise", ["我住在北京，已经五年了。", "Yo vivo en Madrid con mi esposa.", "Я живу в Москве."]
+)
+def test_build_echo_set_skips_a_premise_that_is_not_english(rewriter, premise):
+    # a Spanish premise became the bot's turn before an English question; a Chinese one was "premise_no_subject"
+    es = build_echo_set([NLIPair(premise, "I live in Madrid.", "entailment", "mine", "1")], rewriter)
+    assert es.items == [] and es.skipped == {"premise_non_english": 1}

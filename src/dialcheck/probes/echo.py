@@ -400,6 +400,28 @@ class EchoSet:
         return cls(items)
 
 
+#: A premise is held to be English on its function words from this many words on (a short English premise
+#: often has none: "Tough love works sometimes.", "Split second decisions save lives").
+PREMISE_MIN_WORDS = 6
+
+
+def _premise_english(text: str) -> bool:
+    """Whether the premise ``text`` may be English: most of its letters Latin (an English premise may quote a
+    name in Cyrillic or Greek) and, from :data:`PREMISE_MIN_WORDS` words on, one of them an English function word.
+
+    >>> _premise_english("I live in Boston."), _premise_english("我住在北京。"), _premise_english("Yo vivo en Madrid.")
+    (True, False, True)
+    >>> _premise_english("Yo vivo en Madrid con mi esposa.")
+    False
+    """
+    from ..language import turn_script
+
+    if turn_script(text) is not None:
+        return False
+    words = re.findall(r"[A-Za-z']+", text.lower())
+    return len(words) < PREMISE_MIN_WORDS or any(w in _ENGLISH_WORDS for w in words)
+
+
 def _premise_reason(text: str, doc: Any, max_words: int) -> str | None:
     if not text:
         return "premise_empty"
@@ -409,6 +431,8 @@ def _premise_reason(text: str, doc: Any, max_words: int) -> str | None:
         return "premise_too_long"
     if '"' in text or "“" in text:
         return "premise_quotation"
+    if not _premise_english(text):  # else a Spanish statement is the bot's turn before an English question
+        return "premise_non_english"  # (and "我住在北京。" was skipped as "premise_no_subject")
     if not any(t.dep_ in _SUBJECT_DEPS for t in doc):
         return "premise_no_subject"
     if not any(t.tag_ in _FINITE for t in doc):
