@@ -491,3 +491,18 @@ def test_an_output_under_a_file_says_the_file_is_not_a_folder(capsys, tmp_path):
     )
     code, _, err = _run(capsys, "collect", "released", str(rel), "--out", str(rel / "sub" / "out.jsonl"))
     assert code == 2 and f"--out: {rel} is a file, not a folder" in err and "does not exist" not in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--feature", ","], "--feature: no feature to test"),
+        (["--feature", "contains_how", "--regex", "contains_how=how"], "'contains_how' is named twice"),
+        (["--regex", "=how"], "--regex: the feature needs a name before '='"),
+    ],
+)
+def test_collect_analyse_refuses_no_feature_a_nameless_one_or_one_name_twice(capsys, tmp_path, extra, message):
+    # no feature printed nothing with exit 0; a nameless or twice-named one printed rows no reader could tell apart
+    ctx, replies = _collection(tmp_path)
+    code, stdout, err = _run(capsys, "collect", "analyse", "--contexts", str(ctx), "--replies", str(replies), *extra)
+    assert code == 2 and message in err and stdout == ""

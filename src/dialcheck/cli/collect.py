@@ -643,8 +643,16 @@ def run_analyse(args: argparse.Namespace) -> int:
         def pred(c: CollectionContext, rx: re.Pattern[str] = rx) -> bool:
             return bool(rx.search(c.question))
 
+        if not name.strip():
+            raise InputError(f"--regex: the feature needs a name before '=' (NAME=PATTERN), got {spec!r}")
         pred.__name__ = name
         features.append(pred)
+    names = [f if isinstance(f, str) else f.__name__ for f in features]
+    if not names:  # --feature ',' printed nothing with exit 0
+        raise InputError("--feature: no feature to test (known: " + ", ".join(FEATURES) + "; or give --regex)")
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:  # two rows of one name: which is which?
+        raise InputError(f"--feature/--regex: {twice!r} is named twice; give each feature its own name")
     contexts = read_records(args.contexts, CollectionContext)
     replies = _labelled(args, _load_replies(args))
     counts = contradictions_per_context(replies)
