@@ -723,3 +723,17 @@ def test_rank_reads_its_context_as_detector_rank_does(tiny_detector_dir):
 def test_a_bad_field_is_a_422_naming_it_and_what_it_got(client, route, body, detail):
     r = client.post(route, json=body)
     assert (r.status_code, r.json()) == (422, {"detail": detail})
+
+
+def test_the_readme_reaches_the_compute_thread_from_a_bare_import_dialcheck():
+    """README: `ct = dialcheck.serve.ComputeThread()` after `import dialcheck` was an AttributeError (a subpackage
+    is an attribute only once imported); a fresh interpreter, as the other tests import dialcheck.serve."""
+    import subprocess
+
+    code = (
+        "import sys, dialcheck; assert 'dialcheck.serve' not in sys.modules; "
+        "ct = dialcheck.serve.ComputeThread(); print(ct.run(lambda: 6 * 7), dialcheck.batch.BatchScorer.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["42", "BatchScorer"]
