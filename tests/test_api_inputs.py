@@ -410,3 +410,8 @@ def test_a_turn_of_invisible_characters_only_is_empty_everywhere(det, tiny_detec
     chat = [{"role": "assistant", "content": "I have two dogs."}, {"role": "assistant", "content": blank}]
     assert dialcheck.io.upto_speaker(dialcheck.io.parse_dialogue(chat, allow_empty_last=True), ["assistant"]).last.text
     assert not dialcheck.io.is_blank(blank + "ok") and not dialcheck.io.is_blank("🐶")
+
+
+def test_a_list_of_dialogues_given_where_one_is_expected_says_so(tiny_detector_dir):
+    with pytest.raises(InputError, match=r"got list \(a list of dialogues\? one dialogue was expected here\)$"):
+        dialcheck.check([GOOD, GOOD], model=str(tiny_detector_dir))

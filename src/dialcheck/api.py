@@ -401,7 +401,9 @@ def predict(
     language it was not trained on); without (None or ``"default"``), each goes to the shipped default that
     :func:`route` names, dialogues of one default being scored in shared batches (a warning is logged for those in
     a script that default was not trained on, :func:`routed_warnings`: Korean, Russian, Arabic, ...). ``configure``
-    is applied to each detector used (e.g. threshold overrides). A dialogue may be anything :func:`check` takes."""
+    is applied to each detector used (e.g. threshold overrides); those are the process's shared detectors
+    (:func:`load`), so a change it makes stays for every later call. A dialogue may be anything :func:`check`
+    takes."""
     return _predict(dialogues, model, batch_size, configure)
 
 
