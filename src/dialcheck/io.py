@@ -231,7 +231,9 @@ def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
     """Write one JSON object per line to ``path`` ("-": standard output) and return how many were written.
 
     A file is written under a temporary name and renamed at the end, so an interrupted run never leaves half
-    a file behind; its folder is created. Non-ASCII text is kept as is.
+    a file behind; its folder is created; a symbolic link stays one (its target is replaced). What is not a
+    regular file, ``/dev/null`` or a named pipe, is written in place: a file renamed over it replaced the device.
+    Non-ASCII text is kept as is.
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "out" / "rows.jsonl"
@@ -249,13 +251,18 @@ def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
         sys.stdout.flush()
         return n
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
+    in_place = p.exists() and not p.is_file()  # /dev/null, /dev/stdout on a pipe, a FIFO
+    if p.is_symlink() and not in_place:
+        p = p.resolve()
+    if not in_place:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p if in_place else p.with_name(p.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
-    tmp.replace(p)
+    if not in_place:
+        tmp.replace(p)
     return n
 
 

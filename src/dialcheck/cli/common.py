@@ -551,6 +551,12 @@ def writable_output(path: str | Path, name: str) -> None:
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{name}: is a folder; give a file name", str(path))
+    if p.exists() and not p.is_file():  # /dev/null, a named pipe: written in place (io.write_jsonl), not beside
+        if not os.access(p, os.W_OK):
+            raise InputError(f"{name}: cannot be written here (permission denied)", str(path))
+        return
+    if p.is_symlink():  # its target is written, in the target's folder
+        p = p.resolve()
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         up = next((a for a in (parent, *parent.parents) if a.exists()), None)
