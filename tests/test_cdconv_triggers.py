@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from dialcheck.cli import main
-from dialcheck.errors import MissingDependencyError
+from dialcheck.errors import InputError, MissingDependencyError
 from dialcheck.probes import triggers as tr
 from dialcheck.probes.triggers import (
     BackTranslationParaphraser,
@@ -201,6 +201,22 @@ def test_probe_triggers_cli_refuses_contexts_in_the_other_language(tmp_path, cap
     assert main([*args, "--language", "en"]) == 2
     assert "ctx.jsonl, line 1: u1: Chinese, but --language en" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_lexicon_load_names_a_dictionary_that_is_not_utf8_or_holds_no_entries(tmp_path):
+    # a GBK copy of Cilin was a UnicodeDecodeError traceback; files of another format (or empty) loaded as an empty
+    # lexicon, and every synonym, antonym and negation trigger was "nothing to change" with exit 0
+    files = {"synonym": "Gb09A01= 喜欢 喜爱\n", "antonym": "喜欢——讨厌\n", "negative": "不\t0\t2\n"}
+    for kind, text in files.items():
+        (tmp_path / f"dict_{kind}.txt").write_text(text, encoding="utf-8")
+    assert ChineseLexicon.load(tmp_path).synonyms["喜欢"] == ("喜爱",)
+    (tmp_path / "dict_synonym.txt").write_bytes("Gb09A01= 喜欢 喜爱\n".encode("gbk"))
+    with pytest.raises(InputError, match=r"dict_synonym.txt, line 1: not UTF-8 text: byte 0xbb at column 12"):
+        ChineseLexicon.load(tmp_path)
+    (tmp_path / "dict_synonym.txt").write_text("Gb09A01= 喜欢 喜爱\n", encoding="utf-8")
+    (tmp_path / "dict_antonym.txt").write_text("喜欢,讨厌\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"dict_antonym.txt: no entries in it \(lines like '冷——热'\)"):
+        ChineseLexicon.load(tmp_path)
 
 
 def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys):

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InputError, MissingDependencyError
-from ..io import write_jsonl
+from ..io import decode_utf8, write_jsonl
 from ..schema import Dialogue, Turn
 
 if TYPE_CHECKING:
@@ -250,10 +250,18 @@ class ChineseLexicon:
             if not f.is_file():
                 raise InputError("Chinese dictionary file is missing (pass --dict-dir)", str(f))
 
-        def lines(p: Path) -> list[str]:
-            return p.read_text(encoding="utf-8").splitlines()
+        def lines(p: Path) -> list[str]:  # a GBK copy (as Cilin often is) was a UnicodeDecodeError traceback
+            return decode_utf8(p.read_bytes(), str(p)).splitlines()
 
-        return cls.from_lines(lines(files["synonym"]), lines(files["antonym"]), lines(files["negative"]))
+        lex = cls.from_lines(lines(files["synonym"]), lines(files["antonym"]), lines(files["negative"]))
+        for kind, found, form in (
+            ("synonym", lex.synonyms, "Aa01A01= 人 士 人物"),
+            ("antonym", lex.antonyms, "冷——热"),
+            ("negative", lex.negators, "不<TAB>0<TAB>2"),
+        ):
+            if not found:  # else every synonym, antonym or negation trigger is silently "nothing to change"
+                raise InputError(f"no entries in it (lines like '{form}'): not a Chinese dictionary", str(files[kind]))
+        return lex
 
 
 # -- helpers ------------------------------------------------------------------------------------------
