@@ -681,6 +681,8 @@ def test_rank_reads_its_context_as_detector_rank_does(tiny_detector_dir):
     for context in ({"messages": chat}, []):
         r = client.post("/rank", json={"context": context, "candidates": ["I have no dogs.", "Rex and Max."]})
         assert r.status_code == 200, r.json()
+        if context:  # the reply after the assistant's tool call is the assistant's: it is paired with turn 1
+            assert [set(x["pair_scores"]) for x in r.json()["ranked"]] == [{"1"}, {"1"}]
         want = det.rank(context, ["I have no dogs.", "Rex and Max."])
         assert [x["index"] for x in r.json()["ranked"]] == [x.index for x in want]
         assert [x["score"] for x in r.json()["ranked"]] == pytest.approx([x.verdict.score for x in want], abs=1e-5)

@@ -352,6 +352,7 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
         raise InputError(
             f"{key}[{i}]: expected an object with 'speaker' and 'text' (or 'role' and 'content') or a string, "
             f"got {json_type(t)}"
+            + (" (a list of dialogues? one dialogue was expected here)" if isinstance(t, (list, tuple)) else "")
         )
     if "text" in t:
         text = t["text"]
@@ -486,14 +487,19 @@ def check_reply_speaker(value: Any) -> str | None:
 def reply_speaker(context: Dialogue) -> str:
     """Who speaks next after ``context``: the speaker of the second-to-last turn (alternating turns), leaving out
     a ``system`` message (a chat's instructions, never the replying speaker); after a lone ``user`` turn (or only
-    a system message), ``assistant``; else the other of A/B.
+    a system message), ``assistant``; else the other of A/B. A context that ends with a turn without text (an
+    assistant's tool call, ``content: null``) is continued by that turn's speaker.
 
     >>> reply_speaker(Dialogue.from_texts(["I have a cat.", "Nice."]))
     'A'
     >>> chat = as_context([{"role": "system", "content": "You are Max."}, {"role": "user", "content": "Hi!"}])
     >>> reply_speaker(chat)  # not "system", the second-to-last turn's speaker
     'assistant'
+    >>> reply_speaker(as_context([{"role": "user", "content": "Pets?"}, {"role": "assistant", "content": None}]))
+    'assistant'
     """
+    if context.turns and is_blank(context.turns[-1].text) and context.turns[-1].speaker != "system":
+        return context.turns[-1].speaker  # a tool call: the reply with text that follows is its speaker's
     said = [t.speaker for t in context.turns if t.speaker != "system"]
     if len(said) >= 2:
         return said[-2]
