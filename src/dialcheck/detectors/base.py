@@ -255,7 +255,8 @@ class Detector(ABC):
         a ``{"turns": [...]}`` / ``{"messages": [...]}`` object; ``candidates``: a list of strings. A single
         string for either is an :class:`~dialcheck.errors.InputError`. ``speaker`` is who says the reply; by
         default :func:`~dialcheck.io.reply_speaker`: the speaker of the second-to-last context turn (alternating
-        turns; a ``system`` message left out, ``assistant`` after a lone ``user`` turn), else ``"B"``.
+        turns; a ``system`` message left out, ``assistant`` after a lone ``user`` turn; after a last turn without
+        text, an assistant's tool call, that turn's speaker), else ``"B"``.
         """
         texts = candidate_texts(candidates)
         dialogues = candidate_dialogues(context, texts, speaker)
