@@ -272,6 +272,27 @@ def test_real_wordnet(tmp_path):
     assert t is not None and t.u2 == "The soup is cold."
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("nltk") is None or not Path("/usr/share/wordnet/index.sense").is_file(),
+    reason="needs nltk and Debian's wordnet-base + wordnet-sense-index",
+)
+def test_damaged_wordnet_is_named_and_its_copy_not_kept_once_repaired(tmp_path):
+    import shutil
+
+    from dialcheck.errors import InputError
+
+    # a truncated data.noun was an AttributeError traceback at the first word looked up; and the cached copy was
+    # keyed by the folder's path alone, so the damaged copy stayed in use after the files were reinstalled
+    src, cache = tmp_path / "wordnet", tmp_path / "cache"
+    shutil.copytree("/usr/share/wordnet", src)
+    good = (src / "data.noun").read_bytes()
+    (src / "data.noun").write_bytes(good[:100_000])
+    with pytest.raises(InputError, match=r"wordnet: the WordNet files look damaged: no tagged first sense of 'dog'"):
+        WordNetLexicon.load(src, cache=cache)
+    (src / "data.noun").write_bytes(good)
+    assert "occupation" in WordNetLexicon.load(src, cache=cache).synonyms("job", "n")
+
+
 def _hot_soup(text: str) -> list[en.Tok]:
     assert text == "The soup is hot."
     return tagged("The/DT soup/NN is/VBZ/be hot/JJ ./.")

@@ -676,7 +676,10 @@ def wordnet_root(source: str | Path = DEBIAN_WORDNET, cache: str | Path | None =
         cache = cache_dir()
     root = Path(cache) / "nltk_data"
     target = root / "corpora" / "wordnet"
-    stamp = f"{src.resolve()}\n"
+    # the files' sizes and times too: a copy of damaged files stayed in use after they were reinstalled
+    stamp = f"{src.resolve()}\n" + "".join(
+        f"{f} {(src / f).stat().st_size} {(src / f).stat().st_mtime_ns}\n" for f in _WN_FILES
+    )
     done = target / ".dialcheck-source"
     if done.is_file() and done.read_text(encoding="utf-8") == stamp:
         return root
@@ -698,6 +701,35 @@ def wordnet_root(source: str | Path = DEBIAN_WORDNET, cache: str | Path | None =
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("WordNet files of %s copied to %s", src, target)
     return root
+
+
+_CHECK_WORDS = (("dog", "n"), ("run", "v"), ("happy", "a"), ("quickly", "r"))
+
+
+def _check_wordnet(reader: Any, src: Path) -> None:
+    """Refuse WordNet files that do not give the first sense, with its tagged count, of a common word of each part
+    of speech: a truncated ``data.noun`` or an empty ``index.sense`` was an AttributeError traceback at the first
+    word looked up, or synonyms and antonyms silently never found."""
+    from ..errors import InputError
+
+    def sense_count(word: str, pos: str) -> int:
+        import warnings
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "No WordNet synset found for pos=n at offset=..."
+                senses = reader.synsets(word, pos)
+                return senses[0].lemmas()[0].count() if senses and senses[0] is not None else 0
+        except Exception:
+            return 0
+
+    bad = [w for w, pos in _CHECK_WORDS if sense_count(w, pos) <= 0]
+    if bad:
+        raise InputError(
+            f"the WordNet files look damaged: no tagged first sense of {', '.join(repr(w) for w in bad)}; reinstall "
+            f"them (`{APT_COMMAND} --reinstall`) or pass --wordnet-dir",
+            str(src),
+        )
 
 
 class WordNetLexicon:
@@ -746,7 +778,9 @@ class WordNetLexicon:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "multilingual functions are not available"
-            return cls(WordNetCorpusReader(str(root / "corpora" / "wordnet"), None), **kwargs)
+            reader = WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+        _check_wordnet(reader, src)
+        return cls(reader, **kwargs)
 
     @staticmethod
     def _ok(name: str, word: str) -> bool:
