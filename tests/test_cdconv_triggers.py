@@ -248,6 +248,10 @@ def test_probe_triggers_cli_reads_stdin_and_refuses_a_file_without_contexts(tmp_
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"u1": 5}\n')))
     assert main([*args, "-"]) == 2
     assert "<stdin>, line 1: u1: expected a string, got int" in capsys.readouterr().err
+    blank = tmp_path / "blank.jsonl"  # a zero-width space passed str.strip and was built on as a context
+    blank.write_text(json.dumps({"u1": "\u200b\u200d"}) + "\n", encoding="utf-8")
+    assert main([*args, str(blank)]) == 2
+    assert f"{blank}, line 1: u1: empty utterance" in capsys.readouterr().err
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n \n", encoding="utf-8")
     assert main([*args, str(empty)]) == 2

@@ -34,7 +34,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
-from ..io import check_id, decode_utf8, input_lines, json_error, json_type, open_input, require_file, write_jsonl
+from ..io import (
+    check_id,
+    decode_utf8,
+    input_lines,
+    is_blank,
+    json_error,
+    json_type,
+    open_input,
+    require_file,
+    write_jsonl,
+)
 from .common import check_outputs, comma_choices, nonnegative_int, positive_int, raise_every, seed_number
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
@@ -228,7 +238,7 @@ def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
 
     def parse(obj: dict[str, Any], n: int) -> Any:
         u1 = _string(obj, "u1")
-        if not u1.strip():
+        if is_blank(u1):  # white space or invisible characters only ("\u200b"), which str.strip keeps
             raise InputError("u1: empty utterance")
         b1 = _string(obj, "b1", default="")
         script = turn_script(u1)
