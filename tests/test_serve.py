@@ -285,7 +285,11 @@ def test_a_request_over_the_text_budget_is_a_413_and_one_within_it_is_answered(t
 
     apps = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
-    assert main(["serve", "--model", str(tiny_detector_dir), "--max-chars", "20", "--max-dialogues", "2"]) == 0
+    # --port 0: the port is probed before the model loads, and 8000 may be another server's here
+    assert (
+        main(["serve", "--model", str(tiny_detector_dir), "--max-chars", "20", "--max-dialogues", "2", "--port", "0"])
+        == 0
+    )
     client = TestClient(apps[0])
     ok = client.post("/check", json=["I have a cat.", "no"])  # 15 characters
     assert ok.status_code == 200 and len(ok.json()["verdicts"]) == 1
@@ -739,3 +743,28 @@ def test_the_readme_reaches_the_compute_thread_from_a_bare_import_dialcheck():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["42", "BatchScorer"]
+
+
+def test_a_port_in_use_or_a_host_not_here_is_refused_before_a_model_loads(monkeypatch, capsys):
+    """uvicorn found out after the model had loaded (10-20 s for the default), and said so in its own log line."""
+    import socket
+
+    import uvicorn
+
+    import dialcheck.cli.serve as serve_cli
+    from dialcheck.cli import main
+
+    loads = []
+    monkeypatch.setattr(serve_cli, "load_for", lambda args: loads.append(args))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: loads.append("run"))
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        assert main(["serve", "--model", "x", "--port", str(port)]) == 2 and loads == []
+        assert (
+            f"--port {port}: in use on 127.0.0.1: another server listens there (stop it, or pick another --port)"
+            in capsys.readouterr().err
+        )
+    assert main(["serve", "--model", "x", "--host", "no-such-host.invalid", "--port", str(port)]) == 2 and loads == []
+    assert "--host no-such-host.invalid: cannot listen on no-such-host.invalid:" in capsys.readouterr().err

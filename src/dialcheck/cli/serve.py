@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
+import socket
 import sys
 from typing import Any
 
@@ -67,6 +69,26 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def check_listen(host: str, port: int) -> None:
+    """Refuse, before any model loads, a ``--host`` this machine cannot listen on or a ``--port`` another server
+    holds: uvicorn found out only after the model had loaded (10-20 s for the default), in its own log line. The
+    probe binds as uvicorn does (IPv6 for a host with a colon, ``SO_REUSEADDR``); port 0 (any free one) is left
+    to uvicorn."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port left in TIME_WAIT is free
+        try:
+            probe.bind((host, port))
+        except (OSError, UnicodeError) as e:
+            if getattr(e, "errno", None) == errno.EADDRINUSE:
+                raise InputError(
+                    f"--port {port}: in use on {host}: another server listens there (stop it, or pick another --port)"
+                ) from None
+            why = getattr(e, "strerror", None) or str(e)
+            raise InputError(f"--host {host}: cannot listen on {host}:{port} ({why})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -81,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--max-dialogues", args.max_dialogues), ("--max-chars", args.max_chars)):
         if value < 1:
             raise InputError(f"{flag} must be 1 or more, got {value}")
+    check_listen(args.host, args.port)
     if workers != 1 and not args.onnx:
         log.warning("--workers %d on torch: two threads driving torch slow each other down (see --help)", workers)
     compute = ComputeThread(workers=workers, batch_size=args.batch_size, max_batch_dialogues=args.max_dialogues)
