@@ -205,3 +205,25 @@ def test_metrics_of_nothing_are_zero_and_empty_evidence_sets_agree():
     assert m.best_threshold([], [], m.accuracy) == (0.5, 0.0)
     # no gold evidence and none predicted (a consistent dialogue left alone) is a perfect match, by hand: 1, 1, 1
     assert m.evidence_prf([], []) == (1.0, 1.0, 1.0)
+
+
+def test_raw_human_bot_leaves_out_roc_auc_when_one_class_is_all_it_holds():
+    # evaluate --splits human_bot_raw --limit 3 wrote "roc_auc": NaN, which is not JSON (jq refuses the file)
+    examples = [_ex(False, ()), _ex(False, ()), _ex(False, ())]
+    verdicts = [Verdict(False, s, (), None, {0: s}) for s in (0.1, 0.2, 0.3)]
+    m = decode_metrics("human_bot_raw", examples, verdicts)
+    assert "roc_auc" not in m and m["accuracy"] == 100.0
+    both = decode_metrics("human_bot_raw", [*examples[:2], _ex(True, (0,))], verdicts)
+    assert both["roc_auc"] == 100.0  # 0.3 above 0.1 and 0.2
+
+
+def test_the_primary_metric_names_a_split_that_was_evaluated():
+    # evaluate --splits dev reported "primary_metric": "human_bot/accuracy", a key its results do not hold
+    from dialcheck.cli.evaluate import _finite
+    from dialcheck.evaluation.decode import DecodeEvaluator
+
+    results = {"dev/n": 3.0, "dev/accuracy": 66.67, "rct/accuracy": 50.0}
+    assert DecodeEvaluator(["rct", "dev"]).primary_of(results) == "rct/accuracy"
+    assert DecodeEvaluator(["dev"]).primary_of({"dev/accuracy": 1.0}) == "dev/accuracy"
+    assert DecodeEvaluator().primary_of({"human_bot/accuracy": 70.0, "dev/accuracy": 1.0}) == "human_bot/accuracy"
+    assert _finite({"x/roc_auc": float("nan"), "x/n": 1.0}) == {"x/roc_auc": None, "x/n": 1.0}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         det, evaluator, results, table = _decode(args)
     sys.stdout.write(table)
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        Path(args.json_out).write_text(json.dumps(_finite(results), indent=2) + "\n", encoding="utf-8")
     if args.markdown:
         Path(args.markdown).write_text(table, encoding="utf-8")
     if args.predictions:
@@ -124,6 +125,16 @@ def run(args: argparse.Namespace) -> int:
         (det.path / CONFIG_NAME).write_text(det.config.to_json(), encoding="utf-8")
         (write_citod_card if args.benchmark == "citod" else write_model_card)(det.path, det.config)
     return 0
+
+
+def _finite(results: dict[str, Any]) -> dict[str, Any]:
+    """``results`` with a value that is not a finite number (an undefined metric) as null: Python's json writes NaN,
+    which is not JSON, and jq or a browser refuse the whole file.
+
+    >>> _finite({"a/roc_auc": float("nan"), "a/n": 3.0, "primary_metric": "a/accuracy"})
+    {'a/roc_auc': None, 'a/n': 3.0, 'primary_metric': 'a/accuracy'}
+    """
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in results.items()}
 
 
 def _ablating(args: argparse.Namespace) -> bool:
@@ -262,7 +273,7 @@ def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     if args.no_vocabulary:
         det.config.options["vocabulary"] = None
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
-    results["primary_metric"] = evaluator.primary_metric
+    results["primary_metric"] = evaluator.primary_of(results)
     results["row_selection"] = det.config.options.get("selection", "overlap")
     results["history"] = bool(det.config.options.get("history", True))
     results["entity_checks"] = bool(det.config.options.get("checks", False))

@@ -95,10 +95,18 @@ class SplitEvaluator:
                 log.debug("skipped: %s", e)
 
     def primary_of(self, results: dict[str, Any]) -> str:
-        """``primary_metric``, or the same metric of the first user file when only files were evaluated."""
-        if self.primary_metric in results or not self.files:
-            return self.primary_metric
-        return f"{next(iter(self.files))}/{self.primary_metric.split('/', 1)[1]}"
+        """``primary_metric``, or, when its split was not evaluated (``--splits dev``, or only files), the same
+        metric of the first split or file evaluated that has it, so that the key names a value of ``results``.
+
+        >>> class E(SplitEvaluator):
+        ...     known_splits = ("dev", "test")
+        ...     primary_metric = "test/accuracy"
+        >>> E(["dev"]).primary_of({"dev/n": 5.0, "dev/accuracy": 80.0})
+        'dev/accuracy'
+        """
+        metric = self.primary_metric.split("/", 1)[1]
+        keys = [self.primary_metric, *(f"{s}/{metric}" for s in [*self.splits, *self.files])]
+        return next((k for k in keys if k in results), self.primary_metric)
 
     def gold(self, example: Example) -> dict[str, Any]:
         """The gold fields written beside each verdict by :meth:`write_predictions`."""
