@@ -768,3 +768,22 @@ def test_a_port_in_use_or_a_host_not_here_is_refused_before_a_model_loads(monkey
         )
     assert main(["serve", "--model", "x", "--host", "no-such-host.invalid", "--port", str(port)]) == 2 and loads == []
     assert "--host no-such-host.invalid: cannot listen on no-such-host.invalid:" in capsys.readouterr().err
+
+
+def test_a_speaker_or_tau_in_a_dialogue_object_of_a_batch_is_that_dialogues(client):
+    """The one-dialogue form honours its object's "speaker" (and refuses "tau"); in {"dialogues": [...]} the same
+    object's were silently ignored: its last turn (here the user's) was checked at the server's thresholds."""
+    chat = [*CHAT[:4], {"role": "user", "content": "ok"}]
+    one = client.post("/check", json={"messages": chat, "speaker": "assistant"}).json()["verdicts"][0]
+    r = client.post("/check", json={"dialogues": [{"messages": chat, "speaker": "assistant"}, {"messages": chat}]})
+    a, b = r.json()["verdicts"]
+    assert a == one and a["turn"] == 3 and "turn" not in b
+    r = client.post("/check", json={"dialogues": [{"messages": chat}], "speaker": "user"})
+    assert r.json()["verdicts"][0]["turn"] == 4
+    r = client.post("/check", json={"dialogues": [{"messages": chat, "speaker": "assistant"}], "speaker": "user"})
+    # a dialogue's own speaker wins over the request's
+    assert r.json()["verdicts"][0]["turn"] == 3
+    r = client.post("/check", json={"dialogues": [{"messages": chat}, {"messages": chat, "tau": 0.3}]})
+    assert r.status_code == 422 and r.json()["detail"].startswith("dialogues[1]: tau: not a request option")
+    r = client.post("/check", json={"dialogues": [{"messages": chat, "speaker": 3}]})
+    assert r.json()["detail"] == "dialogues[0]: speaker: expected a speaker name or a list of names, got int"

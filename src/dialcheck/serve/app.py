@@ -2,9 +2,9 @@
 
 - ``POST /check``: ``{"dialogues": [dialogue, ...]}`` or one dialogue; returns ``{"verdicts": [...]}``
   with the same fields as ``dialcheck check --json``. ``"speaker": "assistant"`` (beside ``dialogues``, or in the
-  one dialogue's object) checks each dialogue's last turn with text by that speaker, as ``--speaker`` does, and
-  adds ``"turn"``. A bad dialogue gives status 422 and a message
-  naming it and its field (``dialogues[1]: turns[0].text: expected a string, got int``).
+  one dialogue's object, or in a dialogue object of ``dialogues``, for that dialogue) checks each dialogue's last
+  turn with text by that speaker, as ``--speaker`` does, and adds ``"turn"``. A bad dialogue gives status 422 and a
+  message naming it and its field (``dialogues[1]: turns[0].text: expected a string, got int``).
 - Without a model, each dialogue goes to the shipped default that :func:`dialcheck.route` names, as in
   ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so). A dialogue in a script the
@@ -261,7 +261,7 @@ def create_app(
     # message); this tells /docs that they take a JSON body
     json_request = {"requestBody": {"required": True, "content": {"application/json": {"schema": {}}}}}
 
-    def no_threshold_options(body: Any) -> None:
+    def no_threshold_options(body: Any, where: str = "") -> None:
         """A request cannot set thresholds; say so rather than answer at the server's own (a silent trap)."""
         if not isinstance(body, dict):
             return
@@ -269,20 +269,22 @@ def create_app(
             if key in body:
                 raise HTTPException(
                     422,
-                    f"{key}: not a request option; the thresholds are the server's (`dialcheck serve --tau --eta-e`), "
-                    "or compare each verdict's `score` and `pair_scores` with your own",
+                    f"{where}{key}: not a request option; the thresholds are the server's (`dialcheck serve --tau "
+                    "--eta-e`), or compare each verdict's `score` and `pair_scores` with your own",
                 )
 
-    def speakers_of(body: Any) -> list[str] | None:
+    def speakers_of(body: Any, where: str = "") -> list[str] | None:
         """The request's ``"speaker"``, checked as ``dialcheck.check(speaker=...)`` checks it (a blank name was
         answered "speaker[0]: empty" and 3 "expected a string or a non-empty list of strings", naming no value)."""
         try:
             return check_speakers(body.get("speaker") if isinstance(body, dict) else None)
         except InputError as e:
-            raise HTTPException(422, e.message) from None
+            raise HTTPException(422, where + e.message) from None
 
-    def parse_many(body: Any, speakers: list[str] | None = None) -> list[Any]:
-        """The request's dialogues; with ``"speaker"``, each cut after its last turn with text by that speaker."""
+    def parse_many(body: Any, speakers: list[str] | None = None) -> list[tuple[Dialogue, bool]]:
+        """The request's dialogues, each with whether a ``"speaker"`` cut it after its last turn with text by that
+        speaker: the request's, or (in ``{"dialogues": [...]}``) the dialogue object's own, as in the one-dialogue
+        form (an item's own speaker, or tau, was silently ignored: its last turn was checked)."""
         named = isinstance(body, dict) and "dialogues" in body  # {"dialogues": [...]}: errors name the index
         items = body["dialogues"] if named else [body]
         if not isinstance(items, list) or not items:
@@ -297,11 +299,15 @@ def create_app(
             raise HTTPException(413, f"dialogues: at most {max_dialogues} per request, got {len(items)}")
         out = []
         for i, obj in enumerate(items):
+            prefix = f"dialogues[{i}]: " if len(items) > 1 or named else ""
+            own = speakers
+            if named and isinstance(obj, dict):
+                no_threshold_options(obj, prefix)
+                own = speakers_of(obj, prefix) or speakers
             try:
-                d = parse_dialogue(obj, allow_empty_last=speakers is not None)
-                out.append(d if speakers is None else upto_speaker(d, speakers))
+                d = parse_dialogue(obj, allow_empty_last=own is not None)
+                out.append((d if own is None else upto_speaker(d, own), own is not None))
             except InputError as e:
-                prefix = f"dialogues[{i}]: " if len(items) > 1 or named else ""
                 raise HTTPException(422, prefix + e.message) from None
         return out
 
@@ -379,15 +385,15 @@ def create_app(
     @app.post("/check", openapi_extra=json_request)
     def check(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
         no_threshold_options(body)
-        speakers = speakers_of(body)
-        dialogues = parse_many(body, speakers)
+        parsed = parse_many(body, speakers_of(body))
+        dialogues = [d for d, _ in parsed]
         within_budget(dialogues)
         verdicts = wait(compute.check(dialogues, routed))
         warn_unread(dialogues)
         out = []
-        for d, v in zip(dialogues, verdicts, strict=True):
+        for (d, cut), v in zip(parsed, verdicts, strict=True):
             rec: dict[str, Any] = {"id": d.meta.get("id")}
-            if speakers is not None:  # which turn was checked, as `dialcheck check --speaker --json` says
+            if cut:  # which turn was checked, as `dialcheck check --speaker --json` says
                 rec["turn"] = len(d.turns) - 1
             rec.update(v.to_dict())
             out.append(rec)
