@@ -807,3 +807,22 @@ def test_training_reports_pairs_the_window_cuts(tiny_base, caplog, max_length, c
         assert "2 of 8 training pairs (25.0%)" in warnings[0].getMessage()
         assert "19 tokens would keep 99%" in warnings[0].getMessage()
     assert res.record(cfg, {})["window"] == res.window
+
+
+def test_the_card_size_leaves_out_the_training_state_of_the_run_writing_it(tmp_path, tiny_detector_dir):
+    # train writes the card before it removes OUT/checkpoint and OUT/resume: a 3 MB run's card said 19.6 MB
+    import shutil
+
+    from dialcheck.detectors.modeling import DetectorConfig
+    from dialcheck.training.card import write_model_card
+
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_detector_dir, folder)
+    config = DetectorConfig.from_file(folder / "dialcheck.json")
+    alone = write_model_card(folder, config).read_text()
+    for sub in ("checkpoint", "resume"):
+        (folder / sub).mkdir()
+        (folder / sub / "state.pt").write_bytes(b"\0" * 3_000_000)
+    with_state = write_model_card(folder, config).read_text()
+    size = [x for x in alone.splitlines() if x.startswith("- size on disk: ")]
+    assert size and size == [x for x in with_state.splitlines() if x.startswith("- size on disk: ")]

@@ -11,9 +11,19 @@ from ..detectors.modeling import DetectorConfig
 __all__ = ["write_model_card"]
 
 
+# what a running train keeps in OUT until it ends (the card is written before they are removed): not the model
+RUN_STATE = ("checkpoint", "resume")
+
+
 def _size(folder: Path) -> str:
-    # sub-folders count: a hierarchical detector's stages, a cascade's second detector
-    total = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and f.name != "MODEL_CARD.md")
+    """The model's size: sub-folders count (a hierarchical detector's stages, a cascade's second detector), the
+    training state of the run that is writing the card does not (OUT/checkpoint and OUT/resume, removed as it ends).
+    """
+    total = sum(
+        f.stat().st_size
+        for f in folder.rglob("*")
+        if f.is_file() and f.name != "MODEL_CARD.md" and f.relative_to(folder).parts[0] not in RUN_STATE
+    )
     return f"{total / 1e6:.1f} MB"
 
 
