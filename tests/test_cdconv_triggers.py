@@ -219,6 +219,24 @@ def test_lexicon_load_names_a_dictionary_that_is_not_utf8_or_holds_no_entries(tm
         ChineseLexicon.load(tmp_path)
 
 
+def test_probe_triggers_cli_refuses_two_contexts_with_one_id(tmp_path, capsys):
+    src = tmp_path / "ctx.jsonl"
+    rows = [{"u1": DOG.u1, "id": "a"}, {"u1": RAIN.u1, "id": "b"}, {"u1": ASK.u1, "id": "a"}]
+    src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    args = [
+        "probe",
+        "triggers",
+        "--input",
+        str(src),
+        "--out",
+        str(tmp_path / "t.jsonl"),
+        "--methods",
+        "short_utterance",
+    ]
+    assert main(args) == 2  # the triggers of two contexts came out under one id
+    assert f"{src}, line 3: id: 'a' is the id of line 1 too (give each record its own id)" in capsys.readouterr().err
+
+
 def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys):
     # a Japanese u1 was refused with "for English contexts pass --language en", which then took it (its kana are
     # not CJK ideographs), as it took Korean and Russian ones: English rules on them built nothing but "Sure."

@@ -253,3 +253,15 @@ def test_build_echo_set_skips_a_premise_that_is_not_english(rewriter, premise):
     # a Spanish premise became the bot's turn before an English question; a Chinese one was "premise_no_subject"
     es = build_echo_set([NLIPair(premise, "I live in Madrid.", "entailment", "mine", "1")], rewriter)
     assert es.items == [] and es.skipped == {"premise_non_english": 1}
+
+
+def test_probe_echo_refuses_two_pairs_with_one_id(capsys, tmp_path):
+    # both became "entq:1", which nbest --stimuli then refused (it stores and resumes its lists by id)
+    src = tmp_path / "nli.jsonl"
+    rows = [
+        {"premise": "I live in Texas.", "hypothesis": "I am in Texas.", "label": "e", "id": 1},
+        {"premise": "I have a dog.", "hypothesis": "I own a dog.", "label": "e", "id": "1"},
+    ]
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert main(["probe", "echo", "--input", str(src), "--out", str(tmp_path / "e.jsonl")]) == 2
+    assert f"{src}, line 2: id: '1' is the id of line 1 too (give each record its own id)" in capsys.readouterr().err
