@@ -415,3 +415,39 @@ def test_a_turn_of_invisible_characters_only_is_empty_everywhere(det, tiny_detec
 def test_a_list_of_dialogues_given_where_one_is_expected_says_so(tiny_detector_dir):
     with pytest.raises(InputError, match=r"got list \(a list of dialogues\? one dialogue was expected here\)$"):
         dialcheck.check([GOOD, GOOD], model=str(tiny_detector_dir))
+
+
+def test_a_model_being_loaded_holds_up_only_the_threads_that_want_it(tiny_detector_dir, tmp_path, monkeypatch):
+    """One process-wide lock would have kept a server's requests for a loaded model waiting while another loads (an
+    ONNX export takes minutes): the lock is per model folder."""
+    import shutil
+    import threading
+
+    from dialcheck import api
+
+    other = shutil.copytree(tiny_detector_dir, tmp_path / "other")
+    release, started = threading.Event(), threading.Event()
+
+    def blocking_load(path):
+        if str(path) == str(other.resolve()):
+            started.set()
+            assert release.wait(30)
+        return load_detector(path)
+
+    monkeypatch.setattr(api, "load_detector", blocking_load)
+    api._cached.cache_clear()
+    try:
+        loaded = dialcheck.load(str(tiny_detector_dir))
+        slow = threading.Thread(target=dialcheck.load, args=(str(other),))
+        slow.start()
+        assert started.wait(30)
+        got = []
+        quick = threading.Thread(target=lambda: got.append(dialcheck.load(str(tiny_detector_dir))))
+        quick.start()
+        quick.join(10)
+        assert got == [loaded]  # not held up by the other model's load
+        release.set()
+        slow.join(30)
+    finally:
+        release.set()
+        api._cached.cache_clear()

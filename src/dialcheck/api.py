@@ -52,9 +52,17 @@ M = TypeVar("M")
 
 log = logging.getLogger(__name__)
 
-# load() from several threads at once: without it, each thread missed the cache, loaded its own copy of the model
-# (4 threads: 4 copies, 960 MB instead of 260 for the English default) and got a detector the cache did not hold
-_LOAD_LOCK = threading.RLock()
+# load() from several threads at once: without a lock, each thread missed the cache, loaded its own copy of the model
+# (4 threads: 4 copies, 960 MB instead of 260 for the English default) and got a detector the cache did not hold.
+# One lock per model folder: a thread loading one model (or exporting it to ONNX, minutes) holds up only the threads
+# that want that model, not those whose model is loaded already (a server's other requests).
+_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_for(path: str) -> threading.RLock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(path, threading.RLock())
 
 
 def _offline() -> None:
@@ -85,11 +93,13 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
     with the package (e.g. ``"decode-utterance-minilm-v4"``) works where no such folder exists here.
     """
     _offline()
-    with _LOAD_LOCK:
-        return _load(model, language)
+    path = _model_path(model, language)
+    with _lock_for(path):
+        return preferred_runtime(_cached(path))
 
 
-def _load(model: str | Path | None, language: str) -> Detector:
+def _model_path(model: str | Path | None, language: str) -> str:
+    """The folder :func:`load` loads ``model`` from, checked to exist."""
     if model is not None and (not isinstance(model, (str, Path)) or not str(model).strip()):
         shown = "an empty string" if isinstance(model, str) else json_type(model)
         raise InputError(f"model: expected a model folder or a shipped model's name, got {shown}")
@@ -97,11 +107,11 @@ def _load(model: str | Path | None, language: str) -> Detector:
         path = default_model_path(language)
         if not path.exists():
             raise ModelError(f"the shipped default model is missing at {path}; reinstall dialcheck")
-        return preferred_runtime(_cached(str(path)))
+        return str(path)
     folder = model_folder(model, language).resolve()
     if not folder.exists():
         raise ModelError(_no_model(model, folder))
-    return preferred_runtime(_cached(str(folder)))
+    return str(folder)
 
 
 def _no_model(model: str | Path, folder: Path) -> str:
