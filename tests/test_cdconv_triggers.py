@@ -237,6 +237,15 @@ def test_probe_triggers_cli_refuses_two_contexts_with_one_id(tmp_path, capsys):
     assert f"{src}, line 3: id: 'a' is the id of line 1 too (give each record its own id)" in capsys.readouterr().err
 
 
+def test_probe_triggers_cli_warns_when_nothing_was_built(tmp_path, capsys):
+    src = tmp_path / "ctx.jsonl"
+    src.write_text(json.dumps({"u1": "你好吗？"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    args = ["probe", "triggers", "--input", str(src), "--out", str(tmp_path / "t.jsonl"), "--methods", "inquire_user"]
+    assert main(args) == 0
+    err = capsys.readouterr().err  # was "0 triggers from 1 contexts ()" and nothing more than the skip counts
+    assert "0 triggers from 1 contexts\n" in err and "warning: no trigger was built" in err
+
+
 def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys):
     # a Japanese u1 was refused with "for English contexts pass --language en", which then took it (its kana are
     # not CJK ideographs), as it took Korean and Russian ones: English rules on them built nothing but "Sure."

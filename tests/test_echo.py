@@ -265,3 +265,11 @@ def test_probe_echo_refuses_two_pairs_with_one_id(capsys, tmp_path):
     src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     assert main(["probe", "echo", "--input", str(src), "--out", str(tmp_path / "e.jsonl")]) == 2
     assert f"{src}, line 2: id: '1' is the id of line 1 too (give each record its own id)" in capsys.readouterr().err
+
+
+def test_probe_echo_warns_when_every_pair_is_skipped(capsys, tmp_path, rewriter):
+    src = tmp_path / "nli.jsonl"
+    src.write_text(json.dumps({"premise": "I live in Texas.", "hypothesis": "I do not live in Texas.", "label": "c"}))
+    assert main(["probe", "echo", "--input", str(src), "--out", str(tmp_path / "e.jsonl")]) == 0
+    err = capsys.readouterr().err  # an empty file with exit 0 and no word that nothing was built
+    assert "warning: no echo question was built: every pair was skipped" in err and "negation 1" in err

@@ -226,6 +226,8 @@ def run_echo(args: argparse.Namespace) -> int:
     es.save(args.out)
     counts = es.counts()
     print(f"dialcheck: wrote {args.out}: {counts['ENTQ']} ENTQ, {counts['CNTQ']} CNTQ", file=sys.stderr)
+    if not es.items:  # an empty file with exit 0 read as a success
+        print("dialcheck: warning: no echo question was built: every pair was skipped", file=sys.stderr)
     if es.skipped:
         reasons = ", ".join(f"{k} {v}" for k, v in es.skipped.most_common())
         print(f"dialcheck: skipped {sum(es.skipped.values())} pairs: {reasons}", file=sys.stderr)
@@ -351,8 +353,12 @@ def run_triggers(args: argparse.Namespace) -> int:
     ts.save(args.out)
     counts = ", ".join(f"{k} {v}" for k, v in ts.counts().items())
     print(
-        f"dialcheck: wrote {args.out}: {len(ts.items)} triggers from {len(inputs)} contexts ({counts})", file=sys.stderr
+        f"dialcheck: wrote {args.out}: {len(ts.items)} triggers from {len(inputs)} contexts"
+        + (f" ({counts})" if counts else ""),
+        file=sys.stderr,
     )
+    if not ts.items:  # an empty file with exit 0 read as a success
+        print("dialcheck: warning: no trigger was built: every method skipped every context", file=sys.stderr)
     if ts.skipped:
         reasons = ", ".join(f"{k} {v}" for k, v in ts.skipped.most_common())
         print(f"dialcheck: skipped: {reasons}", file=sys.stderr)
