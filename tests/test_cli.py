@@ -1554,3 +1554,23 @@ def test_collect_analyse_names_an_invalid_regex(capsys, tmp_path):
     code, _, err = _run(capsys, *argv, "--regex", "how=(")
     assert code == 2 and "--regex how: not a valid regular expression (missing ), unterminated subpattern" in err
     assert "Traceback" not in err
+
+
+def test_train_refuses_full_with_a_lora_rank_before_any_work(capsys, tmp_path, tiny_base):
+    # --full --lora 8 trained every weight (a 90 MB folder) and dropped --lora 8 without a word
+    out = tmp_path / "model"
+    argv = ["train", "--out", str(out), "--base", str(tiny_base), "--full", "--lora", "8", "--limit", "10"]
+    code, _, err = _run(capsys, *argv, "--data-dir", str(tmp_path / "no-data"), "--no-progress")
+    assert code == 2 and "--full trains every weight and --lora 8" in err and "data directory" not in err
+    assert not out.exists()
+    code, _, err = _run(capsys, *argv[:6], "--lora", "0", "--full", "--data-dir", str(tmp_path / "no-data"))
+    assert code == 2 and "data directory" in err  # --full --lora 0 say the same thing: on to the data
+
+
+def test_train_warns_when_nothing_is_held_out_to_set_tau_on(capsys, tmp_path, tiny_base, data_root):
+    # --limit 5 holds out no validation dialogue: tau stayed 0.5, set on nothing, with exit 0 and no word
+    out = tmp_path / "model"
+    argv = ["train", "--out", str(out), "--base", str(tiny_base), "--lora", "4", "--limit", "5", "--epochs", "0.5"]
+    code, _, err = _run(capsys, *argv, "--data-dir", str(data_root), "--no-progress", "--batch-size", "16")
+    assert code == 0, err
+    assert "warning: no validation dialogues (--limit 5 leaves none held out" in err and "0.5" in err

@@ -82,9 +82,9 @@ def add_parser(sub: Any) -> None:
         "characters MiniLM lacks (e.g. all-MiniLM-L6-v2+zh for --task cdconv/ocnli)",
     )
     p.add_argument(
-        "--lora", type=nonnegative_int, default=16, metavar="R", help="LoRA rank (default 16); 0 = full fine-tuning"
+        "--lora", type=nonnegative_int, default=None, metavar="R", help="LoRA rank (default 16); 0 = full fine-tuning"
     )
-    p.add_argument("--full", action="store_true", help="full fine-tuning (same as --lora 0)")
+    p.add_argument("--full", action="store_true", help="full fine-tuning (same as --lora 0; refused with --lora R)")
     p.add_argument(
         "--augment",
         default=None,
@@ -500,6 +500,11 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
             "cascade and paircheck"
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
+    if args.full and args.lora:  # the run trained every weight, and --lora R was dropped without a word
+        raise InputError(
+            f"--full trains every weight and --lora {args.lora} a LoRA adapter of rank {args.lora}: give one"
+        )
+    args.lora = 16 if args.lora is None else args.lora
     for folder in inits:  # a damaged weights file is named now, not as a traceback once the data is built
         readable_weights(folder, f"the --init folder {folder}")
     if args.teacher and Path(args.teacher).is_dir():
@@ -720,6 +725,7 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
     if calibration is not None:
         validation_dialogues = calibration
         info["calibration_file"] = args.calibrate_on
+    _warn_validation(args, validation_dialogues, data.validation)
     teacher_scores, alpha_by = None, None
     if args.teacher:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
@@ -768,6 +774,28 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
     print(f"dialcheck: saved {out} ({json.dumps(det.config.metrics)})", file=sys.stderr)
     return 0
+
+
+def _warn_validation(args: argparse.Namespace, dialogues: Any, pairs: Any) -> None:
+    """Say so when the run has nothing to validate on, or one label only (a small ``--limit``): it would save a
+    model whose tau and eta_e were never set (0.5), or set on one class, with exit 0 and no word."""
+    labels = {e.label for e in dialogues} if dialogues is not None else {p.label == 1 for p in pairs}
+    what = "validation dialogues" if dialogues is not None else "validation pairs"
+    where = f" (--limit {args.limit} leaves none held out at --validation-fraction {args.validation_fraction})"
+    if not labels:
+        print(
+            f"dialcheck: warning: no {what}{where if args.limit else ''}: no early stopping, and tau and eta_e "
+            f"are set on nothing ({'the --init detector' + chr(39) + 's' if args.init else 'the defaults, 0.5'} are "
+            "kept); give a larger --limit or --calibrate-on FILE",
+            file=sys.stderr,
+        )
+    elif len(labels) == 1:
+        kind = "contradictions" if True in labels else "consistent"
+        print(
+            f"dialcheck: warning: the {what} are all {kind}: tau is chosen on one class and means little; give a "
+            "larger --limit or --calibrate-on FILE",
+            file=sys.stderr,
+        )
 
 
 def _add_own_dialogues(
