@@ -246,6 +246,26 @@ def test_probe_triggers_cli_warns_when_nothing_was_built(tmp_path, capsys):
     assert "0 triggers from 1 contexts\n" in err and "warning: no trigger was built" in err
 
 
+def test_probe_triggers_cli_names_a_json_document_once_with_the_command_that_converts_it(tmp_path, capsys):
+    # a pretty-printed list of contexts was a bad line per line ("16 of 16 contexts are bad"), one list on one line
+    # "expected a JSON object, got list"
+    rows = [{"u1": DOG.u1, "id": "a"}, {"u1": RAIN.u1, "id": "b"}]
+    args = ["probe", "triggers", "--out", str(tmp_path / "t.jsonl"), "--methods", "short_utterance", "--input"]
+    for indent in (2, None):
+        src = tmp_path / "ctx.json"
+        src.write_text(json.dumps(rows, ensure_ascii=False, indent=indent), encoding="utf-8")
+        assert main([*args, str(src)]) == 2
+        err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+        assert err == [
+            f"dialcheck: error: {src}: a JSON document, not JSON Lines: contexts are read one JSON object a line; "
+            f"convert it with: jq -c '.[]' {src} > {tmp_path / 'ctx.jsonl'}"
+        ]
+    src = tmp_path / "ctx.jsonl"  # JSON Lines with bad lines are still named line by line
+    src.write_text(json.dumps(rows[0], ensure_ascii=False) + "\n[1]\n", encoding="utf-8")
+    assert main([*args, str(src)]) == 2
+    assert f"{src}, line 2: expected a JSON object, got list" in capsys.readouterr().err
+
+
 def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys):
     # a Japanese u1 was refused with "for English contexts pass --language en", which then took it (its kana are
     # not CJK ideographs), as it took Korean and Russian ones: English rules on them built nothing but "Sure."

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -122,14 +123,17 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
     stream = sys.stdin.buffer if path == "-" else open_input(require_file(path), path)
     out: list[T] = []
     errors: list[InputError] = []
+    raws: list[bytes] = []  # the lines while none is good: a JSON document is named as one
     total = 0
     try:
         for n, raw in enumerate(input_lines(stream, name), start=1):
+            if not out:
+                raws.append(raw)
             if not raw.strip():
                 continue
             total += 1
             try:
-                line = decode_utf8(raw, path, n)
+                line = decode_utf8(raw, name, n)
                 try:
                     obj = json.loads(line.rstrip("\r\n"))
                 except json.JSONDecodeError as e:
@@ -141,10 +145,38 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
                 errors.append(e.at(name, n))
     except InputError as e:  # a damaged .gz: after the errors of the lines read before it
         errors.append(e)
+    if errors and not out:
+        _refuse_json_document(b"".join(raws), path, name, what)
     raise_every(errors, total, what, name, "built")
     if not total:
         raise InputError(f"no {what} in it (JSONL: one JSON object a line)", name)
     return out
+
+
+def _refuse_json_document(data: bytes, path: str, name: str, what: str) -> None:
+    """One error, with the command that converts it, for an input that is a JSON document (a list of records,
+    pretty-printed or not, or one pretty-printed record) where JSON Lines are read: else every line of it was
+    named as bad ("16 of 16 contexts are bad")."""
+    try:
+        value = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return
+    many = isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    pretty = isinstance(value, dict) and sum(1 for ln in data.splitlines() if ln.strip()) > 1
+    if not many and not pretty:  # one object on one line is JSON Lines, its errors named as they are
+        return
+    jq = "jq -c '.[]'" if many else "jq -c ."
+    if path == "-":
+        convert = f"pipe it through {jq}"
+    else:
+        from .score import _free_name
+
+        p = Path(path)
+        gz = p.name.lower().endswith(".gz")
+        target = _free_name(p, p.name[: -3 if gz else None].removesuffix(".jsonl").removesuffix(".json"))
+        src, dst = shlex.quote(path), shlex.quote(str(target))
+        convert = f"convert it with: {f'gzip -dc {src} | {jq}' if gz else f'{jq} {src}'} > {dst}"
+    raise InputError(f"a JSON document, not JSON Lines: {what} are read one JSON object a line; {convert}", name)
 
 
 def read_nli_file(path: str) -> list[Any]:
