@@ -86,8 +86,9 @@ def _cached(path: str) -> Detector:
 
 def load(model: str | Path | None = None, language: str = "en") -> Detector:
     """A detector from a folder, or the shipped default for ``language`` (cached per process: every call for
-    one model returns the same object, also when several threads call at once; the first loads it, the others
-    wait for it).
+    one of the last 4 models loaded returns the same object, also when several threads call at once; the first
+    loads it, the others wait for it. A fifth model pushes the least recently used out of the cache, and a later
+    call loads that one again as a new object).
 
     ``language="tod"`` is the task-oriented (knowledge-grounded) default. The name of a model shipped
     with the package (e.g. ``"decode-utterance-minilm-v4"``) works where no such folder exists here.
