@@ -826,3 +826,21 @@ def test_the_card_size_leaves_out_the_training_state_of_the_run_writing_it(tmp_p
     with_state = write_model_card(folder, config).read_text()
     size = [x for x in alone.splitlines() if x.startswith("- size on disk: ")]
     assert size and size == [x for x in with_state.splitlines() if x.startswith("- size on disk: ")]
+
+
+def test_a_resumed_run_records_the_best_validation_as_the_uninterrupted_run_does(tiny_base, tmp_path, monkeypatch):
+    # the metrics took "step" and "elapsed_s" from the checkpoint saved at the best validation in this process:
+    # a run resumed after its best validation saved a config without them, unlike the same run uninterrupted
+    whole = _resume_run(tiny_base, tmp_path / "whole", checkpoint=tmp_path / "whole-ckpt")
+    with monkeypatch.context() as m:
+        _interrupt_at_validation(m, 3)
+        with pytest.raises(KeyboardInterrupt):
+            _resume_run(tiny_base, tmp_path / "cut", checkpoint=tmp_path / "cut-ckpt")
+    resumed = _resume_run(tiny_base, tmp_path / "cut", resume=True, checkpoint=tmp_path / "cut-ckpt")
+    best = whole.config.training["best_step"]
+    assert best < 8  # the best validation came before the interruption (in the last one, at step 8)
+    for det in (whole, resumed):
+        assert det.config.metrics["step"] == best and "elapsed_s" in det.config.metrics
+    assert {k: v for k, v in whole.config.metrics.items() if k != "elapsed_s"} == {
+        k: v for k, v in resumed.config.metrics.items() if k != "elapsed_s"
+    }

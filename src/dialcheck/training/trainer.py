@@ -746,7 +746,10 @@ def train_detector(
             **({"distill_alpha_by": by} if teacher_scores is not None and by else {}),
         },
     )
-    detector.config.metrics = rounded_metrics(detector.config.metrics, final)
+    # the best validation's record (its step and time), as the checkpoint saved at it carries: read from the
+    # history, so that a resumed run whose best came before the interruption records it too
+    best = next((h for h in res.history if h.get("step") == res.best_step), {})
+    detector.config.metrics = rounded_metrics(rounded_metrics(detector.config.metrics, best), final)
     return detector
 
 
