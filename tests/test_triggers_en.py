@@ -123,6 +123,11 @@ def test_word_list_lexicon_is_symmetric_and_case_blind():
         ("Isn't it nice?", "Is it nice?"),
         ("Don't worry about it!", "Worry about it!"),
         ("Do you have pets? I don't.", "Do you have pets? I do."),
+        # chat spelling without the apostrophe (spaCy's "do" + "nt"): was "i do notnt know lol"
+        ("i dont know lol", "i know lol"),
+        ("I cant swim", "I can swim"),
+        ("she doesnt like it", "she likes it"),
+        ("Isnt it nice?", "Is it nice?"),
     ],
 )
 def test_negation_adds_or_removes(nlp, u1, u2):

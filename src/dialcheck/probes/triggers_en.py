@@ -336,6 +336,15 @@ def _match_case(src: str, word: str) -> str:
 # -- negation -----------------------------------------------------------------------------------------
 
 _NEG = frozenset({"not", "n't"})
+
+
+def _is_neg(t: Tok) -> bool:
+    """``not`` or ``n't``, or the ``nt`` spaCy splits from a chat's "dont", "cant", "didnt" (lemma ``not``): a
+    negation was added beside it ("i do notnt know")."""
+    low = t.text.lower()
+    return low in _NEG or (low == "nt" and t.lemma == "not")
+
+
 _NEGATIVE_TEXT = (
     "not n't never no nothing nobody none nowhere neither nor noone cannot hardly barely scarcely seldom rarely"
 )
@@ -365,10 +374,16 @@ def _subject_before(toks: Sequence[Tok], sent: Sequence[int], k: int) -> bool:
     return False
 
 
+def _neg_name(t: Tok) -> str:
+    """A removed negation as a trigger's detail names it: "not", "n't" (for a chat's "nt" too)."""
+    return "n't" if t.text.lower() == "nt" else t.text.lower()
+
+
 def _joined(verb: str, neg: str) -> str:
     """How a removed negation is named in a trigger's detail: "don't", "do not", "can't"."""
-    space = "" if neg.lower() == "n't" else " "
-    return verb.lower() + space + neg.lower()
+    if neg.lower() in ("n't", "nt"):
+        return verb.lower() + "n't"
+    return verb.lower() + " " + neg.lower()
 
 
 def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[_Edit, str] | None:
@@ -392,24 +407,24 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
                 ed.set(nxt, _match_case(p.text, toks[nxt].text))
                 return ed, f"-{_joined(p.text, toks[i].text)}"
             ed.delete(i)  # Don't you like it? -> Do you like it?
-            return ed, f"-{toks[i].text.lower()}"
+            return ed, f"-{_neg_name(toks[i])}"
         verb = next((j for j in after if toks[j].tag not in ("RB", "RBR", "RBS")), None)
         if verb is None or toks[verb].tag != "VB":
             ed.delete(i)  # I don't. -> I do.
-            return ed, f"-{toks[i].text.lower()}"
+            return ed, f"-{_neg_name(toks[i])}"
         form = {"do": lambda v: v, "does": third_person, "did": past_tense}[p.text.lower()]
         ed.delete(prev)
         ed.delete(i)
         ed.set(verb, _match_case(p.text, form(toks[verb].text)))
         return ed, f"-{_joined(p.text, toks[i].text)}"
     ed.delete(i)  # is not -> is, can't -> can ...
-    return ed, f"-{toks[i].text.lower()}"
+    return ed, f"-{_neg_name(toks[i])}"
 
 
 def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str] | None:
     """``toks`` with a negation added to the first finite verb of the sentence ``sent``, or None."""
     words = [toks[j] for j in sent if toks[j].tag not in _PUNCT_TAGS]
-    if not words or any(t.text.lower() in _NEGATIVE_WORDS for t in words):
+    if not words or any(t.text.lower() in _NEGATIVE_WORDS or _is_neg(t) for t in words):
         return None  # already negative: no double negation
     question = toks[sent[-1]].text == "?"
     lead = next((t for t in words if t.tag != "UH" and t.dep != "intj"), words[0]) if _v2() else words[0]
@@ -537,7 +552,7 @@ def negate(toks: Sequence[Tok], rng: random.Random | None = None) -> tuple[str, 
     sents = _sentences(toks)
     for sent in sents:
         for i in sent:
-            if toks[i].text.lower() in _NEG and i - 1 in sent and toks[i - 1].tag.startswith(("VB", "MD")):
+            if _is_neg(toks[i]) and i - 1 in sent and toks[i - 1].tag.startswith(("VB", "MD")):
                 removed = _remove_negation(toks, sent, i)
                 return None if removed is None else (_agree_polarity(toks, sent, *removed), removed[1])
     added = [(s, r) for s in sents if (r := _add_negation(toks, s)) is not None]
