@@ -128,11 +128,32 @@ def test_word_list_lexicon_is_symmetric_and_case_blind():
         ("I cant swim", "I can swim"),
         ("she doesnt like it", "she likes it"),
         ("Isnt it nice?", "Is it nice?"),
+        # a question without its mark: was "don't do you like emojis"; an elliptic do: was "I don't do."
+        ("do you like emojis", "don't you like emojis"),
+        ("😀 do you like emojis", "😀 don't you like emojis"),
+        ("Can you swim", "Can't you swim"),
+        ("I do.", "I don't."),
+        ("Yes I do", "No I don't"),
     ],
 )
 def test_negation_adds_or_removes(nlp, u1, u2):
     t = negation_en(TriggerInput(u1), random.Random(0))
     assert t is not None and t.u2 == u2 and t.method == "negation"
+
+
+@pytest.mark.parametrize(
+    ("u1", "u2"),
+    [
+        ("i dont know lol", "i do notnt know lol"),
+        ("do you like emojis", "don't do you like emojis"),
+        ("I do.", "I don't do."),
+    ],
+)
+def test_negation_of_frozen_rules_1_is_unchanged(nlp, u1, u2):
+    # rules 1 built --augment perturb of the shipped English models: their outputs stay as they were, faults included
+    with en.rules_version(1):
+        t = negation_en(TriggerInput(u1), random.Random(0))
+    assert t is not None and t.u2 == u2
 
 
 @pytest.mark.parametrize("u1", ["Hi!", "I never eat meat.", "What do you do?", "what do you do for a living"])

@@ -342,7 +342,7 @@ def _is_neg(t: Tok) -> bool:
     """``not`` or ``n't``, or the ``nt`` spaCy splits from a chat's "dont", "cant", "didnt" (lemma ``not``): a
     negation was added beside it ("i do notnt know")."""
     low = t.text.lower()
-    return low in _NEG or (low == "nt" and t.lemma == "not")
+    return low in _NEG or (_v2() and low == "nt" and t.lemma == "not")
 
 
 _NEGATIVE_TEXT = (
@@ -426,8 +426,9 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
     words = [toks[j] for j in sent if toks[j].tag not in _PUNCT_TAGS]
     if not words or any(t.text.lower() in _NEGATIVE_WORDS or _is_neg(t) for t in words):
         return None  # already negative: no double negation
-    question = toks[sent[-1]].text == "?"
     lead = next((t for t in words if t.tag != "UH" and t.dep != "intj"), words[0]) if _v2() else words[0]
+    # a chat's question often has no mark: "do you like emojis" got "don't do you like emojis"
+    question = toks[sent[-1]].text == "?" or (_v2() and _inverted_start(words))
     if words[0].text.lower() in _WH or lead.text.lower() in _WH:
         return None  # "(Cool,) what don't you do?" says little (also without the question mark)
     if _v2() and words[0].text.lower() in _SUBORDINATORS:
@@ -450,7 +451,11 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
     nxt = next((toks[j] for j in sent if j > f and toks[j].tag not in ("RB", "RBR", "RBS")), None)
     inverted = question and not _subject_before(toks, sent, f)
     aux_have = t.lemma == "have" and (inverted or (nxt is not None and nxt.tag == "VBN"))
+    elliptic = nxt is None or nxt.tag in _PUNCT_TAGS  # "I do." was "I don't do."
     aux_do = t.lemma == "do" and (inverted or (nxt is not None and nxt.tag == "VB"))
+    if _v2() and t.lemma == "do" and elliptic and low in _CONTRACTED:
+        ed.set(f, _match_case(t.text, _CONTRACTED[low]))
+        return ed, "+n't"
     aux = t.tag == "MD" or t.lemma == "be" or aux_have or aux_do or low.startswith("'")
     if _v2() and inverted and not aux:
         return None  # "Ever tried it?" (no subject, no auxiliary): no place for the negation
@@ -490,6 +495,22 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
         return None
     ed.set(f, f"{_match_case(t.text, do)}n't {base}")
     return ed, f"+{do}n't"
+
+
+_INVERTING = frozenset({"be", "do", "have"})
+
+
+def _inverted_start(words: Sequence[Tok]) -> bool:
+    """Whether a sentence opens (after interjections) with a finite auxiliary or modal followed by a subject
+    pronoun: a yes/no question without its question mark ("do you like emojis", "can you swim")."""
+    rest = [t for t in words if t.tag != "UH" and t.dep != "intj" and any(c.isalpha() for c in t.text)]
+    if len(rest) < 3:
+        return False
+    aux, subject = rest[0], rest[1]
+    finite_aux = aux.tag == "MD" or (aux.tag in _FINITE and aux.lemma in _INVERTING)
+    return (
+        finite_aux and subject.tag in ("PRP", "EX") and subject.text.lower() not in ("me", "him", "her", "us", "them")
+    )
 
 
 _SENTENCE_ADVERBS = frozenset(["probably", "definitely", "certainly", "surely", "obviously", "clearly", "likely"])
