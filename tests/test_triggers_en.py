@@ -134,6 +134,7 @@ def test_word_list_lexicon_is_symmetric_and_case_blind():
         ("Can you swim", "Can't you swim"),
         ("I do.", "I don't."),
         ("Yes I do", "No I don't"),
+        ("They certainly do and they certainly are.", "They certainly don't and they certainly are."),
     ],
 )
 def test_negation_adds_or_removes(nlp, u1, u2):
@@ -147,6 +148,7 @@ def test_negation_adds_or_removes(nlp, u1, u2):
         ("i dont know lol", "i do notnt know lol"),
         ("do you like emojis", "don't do you like emojis"),
         ("I do.", "I don't do."),
+        ("so what do you do", "so what don't do you do"),
     ],
 )
 def test_negation_of_frozen_rules_1_is_unchanged(nlp, u1, u2):
@@ -156,7 +158,17 @@ def test_negation_of_frozen_rules_1_is_unchanged(nlp, u1, u2):
     assert t is not None and t.u2 == u2
 
 
-@pytest.mark.parametrize("u1", ["Hi!", "I never eat meat.", "What do you do?", "what do you do for a living"])
+@pytest.mark.parametrize(
+    "u1",
+    [
+        "Hi!",
+        "I never eat meat.",
+        "What do you do?",
+        "what do you do for a living",
+        "so what do you do",  # was "so what don't do you do"
+        "Oh, where do you live",
+    ],
+)
 def test_negation_skips_what_it_cannot_flip(nlp, u1):
     assert negation_en(TriggerInput(u1), random.Random(0)) is None
 

@@ -436,6 +436,8 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
     if _v2() and question and any(t.tag in ("WP", "WRB", "WDT", "WP$") for t in words):
         return None  # "Great choices, what are their names?": a wh-question after a phrase
     ed = _Edit(toks)
+    if _v2() and any(t.text.lower() in _WH for t in words[:2]):
+        return None  # "so what do you do" got "so what don't do you do": a wh-question after a word
     f = next((j for j in sent if toks[j].tag in _FINITE), None)
     if f is None:  # an imperative: Go home. -> Don't go home.
         first = next((j for j in sent if toks[j].tag not in _PUNCT_TAGS and toks[j].tag != "UH"), None)
@@ -451,7 +453,7 @@ def _add_negation(toks: Sequence[Tok], sent: Sequence[int]) -> tuple[_Edit, str]
     nxt = next((toks[j] for j in sent if j > f and toks[j].tag not in ("RB", "RBR", "RBS")), None)
     inverted = question and not _subject_before(toks, sent, f)
     aux_have = t.lemma == "have" and (inverted or (nxt is not None and nxt.tag == "VBN"))
-    elliptic = nxt is None or nxt.tag in _PUNCT_TAGS  # "I do." was "I don't do."
+    elliptic = nxt is None or nxt.tag in _PUNCT_TAGS or nxt.tag == "CC"  # "I do." was "I don't do."
     aux_do = t.lemma == "do" and (inverted or (nxt is not None and nxt.tag == "VB"))
     if _v2() and t.lemma == "do" and elliptic and low in _CONTRACTED:
         ed.set(f, _match_case(t.text, _CONTRACTED[low]))
