@@ -466,3 +466,17 @@ def test_lexical_from_with_dev_refits_that_head_on_train_and_dev_with_its_mix_an
     )
     assert code == 2 and "--epochs 0 alone" in err
     assert not (tmp_path / "x").exists()
+
+
+def test_a_rank_that_cuts_nothing_is_refused_for_one_detector_and_not_recorded_as_a_cut(two_lora, tmp_path):
+    # train --init A --rank 40 on a rank-16 A printed "its adapter cut to rank 40", copied A unchanged and carded it
+    # "cut to rank 16 (truncated SVD)"; a soup whose summed ranks are at most --rank was carded as cut too
+    a, b = two_lora  # rank 4 each
+    for rank in (4, 40):
+        with pytest.raises(InputError, match=f"rank {rank} cuts nothing: its LoRA adapter is of rank 4"):
+            average_detectors([a], tmp_path / f"one{rank}", rank=rank)
+        assert not (tmp_path / f"one{rank}").exists()
+    exact = json.loads((average_detectors([a, b], tmp_path / "exact", rank=8) / "dialcheck.json").read_text())
+    assert exact["adapter"]["r"] == 8 and "rank" not in exact["training"]["init"]
+    cut = json.loads((average_detectors([a, b], tmp_path / "cut", rank=6) / "dialcheck.json").read_text())
+    assert cut["adapter"]["r"] == 6 and cut["training"]["init"]["rank"] == 6

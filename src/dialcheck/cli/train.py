@@ -328,7 +328,7 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="R",
         help="decode, with --init: cut the LoRA adapter of the --init detector (or of the soup of several) to "
-        "rank R by truncated SVD before training or calibrating (a smaller file; an approximation: use "
+        "rank R (below its own) by truncated SVD before training or calibrating (a smaller file; an approximation: use "
         "--epochs 0 to recalibrate and compare the validation numbers); cdconv: the same for a soup of several "
         "--init folders (exact when R is at least the rank of their average, e.g. A A A B with A of rank 24 and "
         "B of rank 8: R 32)",
@@ -604,7 +604,14 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         args.init = str(average_detectors(folders, Path(tmp) / "soup", rank=args.rank, half=args.half))
         args.init_soup = folders  # the run records the soup (or the cut) as its start
         what = f"the average of {len(folders)} detectors" if len(folders) > 1 else folders[0]
-        cut = f", its adapter cut to rank {args.rank}" if args.rank is not None else ""
+        cut = ""
+        if args.rank is not None:  # a soup's summed ranks may be at most --rank: then it is exact, not cut
+            r = json.loads((Path(args.init) / "dialcheck.json").read_text(encoding="utf-8"))["adapter"]["r"]
+            cut = (
+                f", its adapter cut to rank {r}"
+                if r == args.rank
+                else f" of rank {r} (exact: --rank {args.rank} cuts nothing)"
+            )
         print(f"dialcheck: starting from {what}{cut}", file=sys.stderr)
         return _run_decode(args, out)
 

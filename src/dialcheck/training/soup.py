@@ -139,6 +139,11 @@ def average_detectors(
     _check_compatible(paths, configs)
     w = _weights(len(paths), weights)
     lora = bool(configs[0].adapter and configs[0].adapter.get("type") == "lora")
+    own = int((configs[0].adapter or {}).get("r", 0))
+    if len(paths) == 1 and lora and rank is not None and rank >= own:  # else the "cut" copied it, said cut to R
+        raise InputError(
+            f"rank {rank} cuts nothing: its LoRA adapter is of rank {own}; give a rank below {own}", str(paths[0])
+        )
     name = WEIGHTS_NAME if lora else _FULL_WEIGHTS
     loaded = [_load(p / name) for p in paths]
     states, dtypes = [s for s, _ in loaded], loaded[0][1]
@@ -179,7 +184,9 @@ def average_detectors(
         for p, wi, c in zip(paths, w, configs, strict=True)
     ]
     config.training = {"init": {"soup": soup}}  # what a run from the soup records as its start
-    if rank is not None:  # rank is refused above for a fully fine-tuned detector, so this is a LoRA cut
+    # rank is refused above for a fully fine-tuned detector, so this is a LoRA cut, unless the ranks summed are at
+    # most rank: then the soup is exact, and its card must not say it was cut (truncated SVD)
+    if rank is not None and config.adapter["r"] < sum(int(c.adapter["r"]) for c in configs):  # type: ignore[index]
         config.training["init"]["rank"] = config.adapter["r"]  # type: ignore[index]
     config.metrics = {}
     (target / CONFIG_NAME).write_text(config.to_json(), encoding="utf-8")
