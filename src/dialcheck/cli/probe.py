@@ -124,11 +124,13 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
     out: list[T] = []
     errors: list[InputError] = []
     raws: list[bytes] = []  # the lines while none is good: a JSON document is named as one
+    size = 0
     total = 0
     try:
         for n, raw in enumerate(input_lines(stream, name), start=1):
-            if not out:
+            if not out and size < _DOCUMENT_BYTES:
                 raws.append(raw)
+                size += len(raw)
             if not raw.strip():
                 continue
             total += 1
@@ -145,12 +147,15 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
                 errors.append(e.at(name, n))
     except InputError as e:  # a damaged .gz: after the errors of the lines read before it
         errors.append(e)
-    if errors and not out:
+    if errors and not out and size < _DOCUMENT_BYTES:
         _refuse_json_document(b"".join(raws), path, name, what)
     raise_every(errors, total, what, name, "built")
     if not total:
         raise InputError(f"no {what} in it (JSONL: one JSON object a line)", name)
     return out
+
+
+_DOCUMENT_BYTES = 64 << 20  # an input without a good line is kept for that check up to this size only
 
 
 def _refuse_json_document(data: bytes, path: str, name: str, what: str) -> None:
