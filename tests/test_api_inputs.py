@@ -451,3 +451,29 @@ def test_a_model_being_loaded_holds_up_only_the_threads_that_want_it(tiny_detect
     finally:
         release.set()
         api._cached.cache_clear()
+
+
+def test_a_speaker_in_a_dialogue_object_is_honoured_over_speaker_and_a_tau_refused(tiny_detector_dir):
+    """dialcheck.check({...}) silently ignored the object's "speaker" (the user's last turn was checked), though
+    POST /check and dialcheck check honour it; its "tau" too (POST /check refuses it)."""
+    from helpers_chat import CHAT
+
+    model = str(tiny_detector_dir)
+    det = load_detector(tiny_detector_dir)
+    own = {"messages": CHAT, "speaker": "assistant"}
+    expected = det.predict([Dialogue.from_texts([m["content"] for m in CHAT[:4]], ("user", "assistant") * 2)])[0]
+    assert dialcheck.check(own, model=model) == expected
+    assert dialcheck.check(own, model=model, speaker="user") == expected  # the object's own over speaker=
+    assert dialcheck.check({"messages": CHAT}, model=model, speaker="assistant") == expected
+    assert dialcheck.predict([own], model=model) == [expected]  # predict and Detector.predict read it alike
+    assert det.predict([own]) == [expected]
+    for bad, message in [
+        ({**own, "speaker": 3}, r"^speaker: expected a speaker name or a list of names, got int$"),
+        ({**own, "speaker": ""}, r"^speaker: empty"),
+        ({**own, "tau": 0.2}, r"^tau: not a dialogue field; the thresholds are the model's"),
+        ({"turns": ["a", "b"], "threshold": 0.2}, r"^threshold: not a dialogue field"),
+    ]:
+        with pytest.raises(InputError, match=message):
+            dialcheck.check(bad, model=model)
+    with pytest.raises(InputError, match=r"^dialogues\[1\]: eta_e: not a dialogue field"):
+        det.predict([own, {**own, "eta_e": 0.1}])

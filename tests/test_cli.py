@@ -1574,3 +1574,54 @@ def test_train_warns_when_nothing_is_held_out_to_set_tau_on(capsys, tmp_path, ti
     code, _, err = _run(capsys, *argv, "--data-dir", str(data_root), "--no-progress", "--batch-size", "16")
     assert code == 0, err
     assert "warning: no validation dialogues (--limit 5 leaves none held out" in err and "0.5" in err
+
+
+def test_check_and_score_honour_a_speaker_in_the_dialogue_object_over_speaker(capsys, tmp_path, tiny_detector_dir):
+    """A "speaker" in a dialogue object was silently ignored by check and score (the user's last turn was checked),
+    though POST /check honours it: the object's speaker is used, over --speaker, as the HTTP API reads it."""
+    p = tmp_path / "chat.jsonl"
+    rows = [{"id": "a", "messages": CHAT, "speaker": "assistant"}, {"id": "b", "messages": CHAT}]
+    p.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    model = ["--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0"]
+    code, out, err = _run(capsys, "check", str(p), "--json", *model)
+    a, b = (json.loads(x) for x in out.splitlines())
+    assert code == 0 and a["turn"] == 3 and a["evidence"] == [1] and "turn" not in b
+    assert "b: the last turn is the user's" in err and "a: the last turn" not in err
+    code, out, _ = _run(capsys, "check", str(p), "--json", *model, "--speaker", "user")
+    a, b = (json.loads(x) for x in out.splitlines())
+    assert code == 0 and (a["turn"], b["turn"]) == (3, 4)  # a's own speaker over --speaker
+    out_p = tmp_path / "v.jsonl"
+    code, _, err = _run(capsys, "score", str(p), str(out_p), *model, "--no-progress")
+    a, b = (json.loads(x) for x in out_p.read_text().splitlines())
+    assert code == 0 and (a["id"], a["turn"]) == ("a", 3) and "turn" not in b
+    code, _, _ = _run(capsys, "score", str(p), str(out_p), *model, "--no-progress", "--overwrite", "--every-turn")
+    assert [(r["id"], r["turn"]) for r in map(json.loads, out_p.read_text().splitlines())] == [
+        ("a", 1), ("a", 3), ("b", 1), ("b", 2), ("b", 3), ("b", 4)
+    ]  # fmt: skip
+
+
+def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp_path, tiny_detector_dir):
+    """A dialogue object's "tau" (which POST /check refuses) was silently ignored by check and score, as was a
+    "speaker" that names no one: each is now a bad record naming file, line and field (score skips the line)."""
+    p = tmp_path / "chat.jsonl"
+    rows = [
+        {"id": "a", "messages": CHAT, "speaker": "assistant"},
+        {"id": "b", "messages": CHAT, "speaker": 3},
+        {"id": "c", "messages": CHAT, "speaker": " "},
+        {"id": "d", "messages": CHAT, "tau": 0.2},
+        {"id": "e", "messages": CHAT, "speaker": "bot"},
+    ]
+    p.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    model = ["--model", str(tiny_detector_dir)]
+    code, _, err = _run(capsys, "check", str(p), *model)
+    assert code == 2 and "nothing was checked" in err
+    assert f"{p}, line 2: speaker: expected a speaker name or a list of names, got int" in err
+    assert f"{p}, line 3: speaker: empty (name the speaker whose turn is checked)" in err
+    assert f"{p}, line 4: tau: not a dialogue field; the thresholds are the model's (`--tau` / `--eta-e`" in err
+    assert f"{p}, line 5: e: no turn with text by bot" in err
+    out_p = tmp_path / "v.jsonl"
+    code, _, err = _run(capsys, "score", str(p), str(out_p), *model, "--no-progress")
+    assert code == 0 and [json.loads(x)["id"] for x in out_p.read_text().splitlines()] == ["a"]
+    assert f"skipped {p}, line 2: speaker: expected a speaker name" in err
+    assert f"skipped {p}, line 4: tau: not a dialogue field" in err
+    assert "scored 2 dialogues, 1 with no turn by bot to check, skipped 3 bad lines" in err

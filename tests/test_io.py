@@ -418,3 +418,17 @@ def test_english_only_reading_skips_chinese_and_mixed_dialogues_naming_their_lin
     assert len(read_examples(p)[0]) == 3  # a model named with --model reads them all
     ev = DecodeEvaluator(files=[p], english=True)
     assert len(ev.files["mine"]) == 1 and len(ev.skipped["mine"]) == 2
+
+
+def test_reading_dialogues_to_check_takes_each_objects_speaker_over_the_callers(tmp_path):
+    """read_dialogues(checking=True), what check and score read with: a record's own "speaker" over --speaker (it
+    was dropped), its last turn may then be empty (a tool call); a bad speaker or a "tau" is a bad record."""
+    chat = [{"role": "user", "content": "Pets?"}, {"role": "assistant", "content": None}]
+    items = [{"messages": chat, "speaker": "assistant"}, ["a", "b"], {"turns": ["a"], "speaker": ["A", 2]},
+             {"turns": ["a"], "tau": 0.5}, {"turns": ["a"], "speaker": None}]  # fmt: skip
+    p = _write(tmp_path, "in.json", "[\n" + ",\n".join(map(json.dumps, items)) + "\n]\n")  # item i on line i + 2
+    recs = list(read_dialogues(p, checking=True, speakers=["B"]))
+    assert [r.speakers for r in recs] == [["assistant"], ["B"], None, None, ["B"]]
+    assert str(recs[2].error) == f"{p}, line 4: dialogue 3: speaker[1]: expected a speaker name (a string), got int"
+    assert str(recs[3].error).startswith(f"{p}, line 5: dialogue 4: tau: not a dialogue field; the thresholds are")
+    assert [r.speakers for r in read_dialogues(p, checking=True) if r.ok] == [["assistant"], None, None]

@@ -34,7 +34,8 @@ from .io import (
     check_dialogue,
     check_speakers,
     json_type,
-    parse_dialogue,
+    parse_checked,
+    parse_dialogue,  # noqa: F401 (route's doctest)
     upto_speaker,
 )
 from .language import (
@@ -478,11 +479,13 @@ def check(
     warning logged when that model was not trained on it (:func:`model_language`).
 
     With ``speaker`` (e.g. ``"assistant"``) the turn checked is that speaker's last turn with text, as
-    ``dialcheck check --speaker``: a chat log may end with the user's message or a tool call. Evidence
+    ``dialcheck check --speaker``: a chat log may end with the user's message or a tool call. A dialogue object's
+    own ``"speaker"`` is used over ``speaker``, as ``dialcheck check`` and the HTTP API read it; a ``"tau"``,
+    ``"eta_e"`` or ``"threshold"`` in it is an :class:`InputError` (set a detector's ``tau`` and ``eta_e``). Evidence
     indices are those of the whole dialogue; :func:`dialcheck.io.upto_speaker` gives the turn checked."""
     speakers = check_speakers(speaker)
     if isinstance(dialogue, Dialogue):
         d = check_dialogue(dialogue, allow_empty_last=speakers is not None)
     else:
-        d = parse_dialogue(dialogue, allow_empty_last=speakers is not None)
+        d, speakers = parse_checked(dialogue, speakers)
     return predict([d if speakers is None else upto_speaker(d, speakers)], model)[0]

@@ -56,6 +56,7 @@ __all__ = [
     "json_type",
     "json_type_name",
     "open_input",
+    "parse_checked",
     "parse_dialogue",
     "parse_example",
     "parse_knowledge",
@@ -450,8 +451,8 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         field = "content" if tkey == "messages" else "text"
         hint = ""
         if tkey == "messages":
-            hint = ' (a tool call? --speaker assistant, or "speaker": "assistant" over HTTP, checks the last reply'
-            hint += " with text)"
+            hint = ' (a tool call? --speaker assistant, or "speaker": "assistant" in the dialogue object, checks'
+            hint += " the last reply with text)"
         raise InputError(f"{tkey}[{len(turns) - 1}].{field}: the last turn is empty: there is nothing to check{hint}")
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 
@@ -529,6 +530,43 @@ def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
         if not name.strip():
             raise InputError(f"{where}: empty (name the speaker whose turn is checked)")
     return list(names)
+
+
+THRESHOLD_KEYS = ("tau", "eta_e", "threshold")  # a dialogue (or request) cannot set them: refused, never ignored
+
+# Where a caller's thresholds are set, for the error about a threshold in a dialogue object (HTTP has its own).
+THRESHOLDS_HINT = (
+    "the thresholds are the model's (`--tau` / `--eta-e` on the command line; a detector's `tau` and `eta_e` in Python)"
+)
+
+
+def parse_checked(
+    obj: Any, speakers: list[str] | None = None, thresholds: str = THRESHOLDS_HINT
+) -> tuple[Dialogue, list[str] | None]:
+    """One dialogue to check from its JSON value, and the speakers whose last turn with text is checked (None: its
+    last turn): a dialogue object's own ``"speaker"`` (a name or a list of names, as :func:`check_speakers` reads
+    it; ``null`` is none) over ``speakers`` (the caller's: ``--speaker``, ``speaker=``, a request's), as the HTTP
+    API reads it. The dialogue is not cut (:func:`upto_speaker` cuts it); with speakers, its last turn may be empty
+    (a tool call). A ``"tau"``, ``"eta_e"`` or ``"threshold"`` in the object is an :class:`InputError` naming it
+    (``thresholds``: where they are set), as is a bad speaker: never silently ignored.
+
+    >>> d, who = parse_checked({"turns": ["Pets?", "A dog.", "Bye", ""], "speaker": "B"}, ["A"])
+    >>> who, len(d.turns)
+    (['B'], 4)
+    >>> parse_checked({"turns": ["Hi"], "speaker": ""})
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: speaker: empty (name the speaker whose turn is checked)
+    """
+    if isinstance(obj, dict):
+        for key in THRESHOLD_KEYS:
+            if key in obj:
+                raise InputError(
+                    f"{key}: not a dialogue field; {thresholds}, or compare each verdict's `score` and "
+                    "`pair_scores` with your own"
+                )
+        speakers = check_speakers(obj.get("speaker")) or speakers
+    return parse_dialogue(obj, allow_empty_last=speakers is not None), speakers
 
 
 def check_dialogue(d: Dialogue, allow_empty_last: bool = False) -> Dialogue:
@@ -643,7 +681,9 @@ def as_texts(values: Any, field: str = "candidates") -> list[str]:
 def as_dialogues(items: Iterable[Any]) -> list[Dialogue]:
     """What a detector's ``predict`` accepts: :class:`Dialogue` objects, and anything :func:`parse_dialogue`
     reads (a list of strings, a ``{"turns": ...}`` or ``{"messages": ...}`` object); a bad one raises
-    :class:`InputError` naming it (``dialogues[2]: turns[0].text: ...``).
+    :class:`InputError` naming it (``dialogues[2]: turns[0].text: ...``). An object is read as :func:`parse_checked`
+    reads it: with a ``"speaker"``, its last turn with text by that speaker is the one checked (it is cut after
+    it), and a ``"tau"`` in it is refused.
 
     >>> [d.last.text for d in as_dialogues([["Hi", "Hello"], {"turns": ["a", "b", "c"]}])]
     ['Hello', 'c']
@@ -667,7 +707,8 @@ def as_dialogues(items: Iterable[Any]) -> list[Dialogue]:
             raise InputError(f'dialogues[{i}]: expected a dialogue, got a string (one dialogue: [["Hi", ...]])')
         else:
             try:
-                out.append(parse_dialogue(obj))
+                d, who = parse_checked(obj)
+                out.append(d if who is None else upto_speaker(d, who))
             except InputError as e:
                 raise InputError(f"dialogues[{i}]: {e.message}") from None
     return out
@@ -808,7 +849,9 @@ class ParsedRecord:
     """One input record: its position (1-based line for JSONL, 0-based item for JSON lists) and result.
 
     ``example`` is set when labelled dialogues were read (:func:`read_examples`); ``at_line`` is the 1-based
-    line of the file the record is on, when it is known (JSONL, or a JSON file of one line)."""
+    line of the file the record is on, when it is known (JSONL, or a JSON file of one line). ``speakers``: whose
+    last turn with text is checked (None: the last turn), when dialogues to check were read (:func:`parse_checked`:
+    the record's own ``"speaker"`` over the reader's ``speakers``)."""
 
     line: int
     dialogue: Dialogue | None
@@ -816,19 +859,23 @@ class ParsedRecord:
     raw_id: str | None = None
     example: Example | None = None
     at_line: int | None = None
+    speakers: list[str] | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
 
-_Parser = Callable[[Any], Dialogue | Example]  # parse_dialogue or parse_example, configured
+# parse_dialogue, parse_checked or parse_example, configured
+_Parser = Callable[[Any], Dialogue | Example | tuple[Dialogue, list[str] | None]]
 
 
 def _parse(obj: Any, parser: _Parser, raw_id: str | None, line: int, at_line: int | None) -> ParsedRecord:
     got = parser(obj)
     if isinstance(got, Example):
         return ParsedRecord(line, got.dialogue, None, raw_id, got, at_line)
+    if isinstance(got, tuple):
+        return ParsedRecord(line, got[0], None, raw_id, at_line=at_line, speakers=got[1])
     return ParsedRecord(line, got, None, raw_id, at_line=at_line)
 
 
@@ -877,6 +924,8 @@ def read_dialogues(
     require_category: bool = False,
     allow_empty_last: bool = False,
     utf8_per_line: bool = False,
+    checking: bool = False,
+    speakers: list[str] | None = None,
 ) -> Iterator[ParsedRecord]:
     """Parse every dialogue in a JSON/JSONL file, ``-`` (stdin) or an open text stream.
 
@@ -887,15 +936,21 @@ def read_dialogues(
     ``require_category`` also requires each contradiction's CDConv category. ``allow_empty_last`` accepts a
     dialogue whose last turn has no text (see :func:`parse_dialogue`).
 
+    ``checking=True`` reads dialogues to check (``dialcheck check`` and ``score``) as :func:`parse_checked` does:
+    each record's ``speakers`` is its own ``"speaker"``, or else ``speakers`` (``--speaker``), and a record with a
+    ``"speaker"`` that is no name, or with a ``"tau"``, ``"eta_e"`` or ``"threshold"``, is a bad record.
+
     Bytes that are not UTF-8 stop the whole input with their line and column, unless ``utf8_per_line``
     (``read_examples``): then a JSONL input is decoded line by line and such a line is one more bad record
     (a JSON document still fails as a whole). A streamed JSONL input (``jsonl=True``) is always read so.
     """
-    parser: _Parser = (
-        partial(parse_example, require_category=require_category)
-        if labelled
-        else partial(parse_dialogue, allow_empty_last=allow_empty_last)
-    )
+    parser: _Parser
+    if labelled:
+        parser = partial(parse_example, require_category=require_category)
+    elif checking:
+        parser = partial(parse_checked, speakers=speakers)
+    else:
+        parser = partial(parse_dialogue, allow_empty_last=allow_empty_last)
     return _read_dialogues(source, name, jsonl, parser, utf8_per_line)
 
 

@@ -30,7 +30,11 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("check", help=HELP, description=HELP)
     p.add_argument("input", help="JSON (one dialogue or a list), JSONL (one per line), or - for stdin")
     p.add_argument("--json", action="store_true", help="one JSON object per dialogue and line, in input order")
-    add_speaker_option(p, "check the last turn by this speaker instead of the last turn; the JSON says which (turn)")
+    add_speaker_option(
+        p,
+        "check the last turn by this speaker instead of the last turn; the JSON says which (turn); a dialogue "
+        'object\'s own "speaker" is used over it',
+    )
     add_model_options(p)
     p.set_defaults(func=run)
 
@@ -123,7 +127,8 @@ def raise_all(problems: Sequence[DialcheckError], source: str, total: int) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    records = list(read_dialogues(args.input, allow_empty_last=bool(args.speaker)))
+    # a dialogue object's own "speaker" over --speaker, as the HTTP API reads it; its "tau" is a bad record
+    records = list(read_dialogues(args.input, checking=True, speakers=args.speaker))
     dialogues: list[Dialogue] = []
     checked: list[int | None] = []
     language = model_language_of(args)
@@ -139,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
         d, turn = r.dialogue, None
         name = d.meta.get("id") or f"dialogue {k + 1}"
         try:
-            if args.speaker:
-                d = upto_speaker(d, args.speaker)
+            if r.speakers:
+                d = upto_speaker(d, r.speakers)
                 turn = len(d.turns) - 1
             problem = route_error(args, d)  # e.g. Chinese and English turns mixed: before any model work
             if problem is not None:
@@ -169,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         name = d.meta.get("id") or f"dialogue {i + 1}"
         for note in knowledge_notes(d.knowledge):
             print(f"dialcheck: note: {name}: {note}", file=sys.stderr)
-        if not args.speaker and ends_with_user(d):
+        if checked[i] is None and ends_with_user(d):
             print(
                 f"dialcheck: note: {name}: the last turn is the user's; --speaker assistant checks the "
                 "assistant's last reply instead",

@@ -61,7 +61,7 @@ def add_parser(sub: Any) -> None:
     add_speaker_option(
         p,
         "check only turns by this speaker: with --every-turn each of them, otherwise the last one (a dialogue "
-        "without one gives no line and is counted)",
+        'without one gives no line and is counted); a record\'s own "speaker" is used over it',
     )
     p.add_argument("--errors", default=None, help="also write bad input lines to this JSONL file")
     p.add_argument("--chunk-size", type=positive_int, default=256, help="dialogues per scoring chunk (default 256)")
@@ -352,7 +352,8 @@ def run(args: argparse.Namespace) -> int:
     done = point.done
     if args.model is not None:
         load_for(args)  # a missing or broken --model fails before any output is written
-    records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True, allow_empty_last=bool(args.speaker))
+    # a record's own "speaker" over --speaker, as the HTTP API reads it; its "tau" makes it a bad line
+    records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True, checking=True, speakers=args.speaker)
     bar = None
     if not args.no_progress:
         from tqdm.auto import tqdm
@@ -361,6 +362,7 @@ def run(args: argparse.Namespace) -> int:
     reported = _reported_errors(Path(args.errors)) if args.errors and args.resume else set()
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
     n_ok = n_bad = n_none = n_user = n_part = n_part_turns = 0
+    unsaid: dict[str, int] = {}  # how many lines had no turn to check, by the speakers named (--speaker or their own)
     language = model_language_of(args)
     foreign: list[int] = []  # the lines scored whose turns --model was not trained to read (Chinese for English)
 
@@ -385,9 +387,11 @@ def run(args: argparse.Namespace) -> int:
                     n_bad += 1
                     report(r.error)
                     continue
-                n_user += not args.speaker and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
-                mine = _units(r, args.every_turn, args.speaker, routed=args.model is None)
+                n_user += not r.speakers and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
+                mine = _units(r, args.every_turn, r.speakers, routed=args.model is None)
                 n_none += not mine
+                if not mine and r.speakers:
+                    unsaid[" or ".join(r.speakers)] = unsaid.get(" or ".join(r.speakers), 0) + 1
                 good = []
                 for turn, d in mine:  # e.g. Chinese and English turns mixed: that record is skipped, not the job
                     problem = route_error(args, d)
@@ -447,7 +451,12 @@ def run(args: argparse.Namespace) -> int:
     if errors_f:
         errors_f.close()
     resumed = f" ({len(done)} already done)" if done else ""
-    none = f", {n_none} with no turn by {' or '.join(args.speaker)} to check" if args.speaker else ""
+    if args.speaker and list(unsaid) in ([], [" or ".join(args.speaker)]):
+        none = f", {n_none} with no turn by {' or '.join(args.speaker)} to check"
+    elif unsaid:  # a record's own "speaker" named another
+        none = f", {sum(unsaid.values())} with no turn by {', '.join(unsaid)} to check"
+    else:
+        none = ""
     part = f", {n_part} of them in part ({_plural(n_part_turns, 'turn')} skipped)" if n_part else ""
     target = "<stdout>" if to_stdout else out_path
     print(
