@@ -784,6 +784,8 @@ def test_a_speaker_or_tau_in_a_dialogue_object_of_a_batch_is_that_dialogues(clie
     # a dialogue's own speaker wins over the request's
     assert r.json()["verdicts"][0]["turn"] == 3
     r = client.post("/check", json={"dialogues": [{"messages": chat}, {"messages": chat, "tau": 0.3}]})
-    assert r.status_code == 422 and r.json()["detail"].startswith("dialogues[1]: tau: not a request option")
+    assert r.status_code == 422 and r.json()["detail"].startswith(
+        "dialogues[1]: tau: not a dialogue field; the thresholds are the server's"
+    )
     r = client.post("/check", json={"dialogues": [{"messages": chat, "speaker": 3}]})
     assert r.json()["detail"] == "dialogues[0]: speaker: expected a speaker name or a list of names, got int"

@@ -41,7 +41,7 @@ from typing import Any
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, candidate_texts, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import as_context, check_speakers, json_type, parse_dialogue, upto_speaker
+from ..io import THRESHOLD_KEYS, as_context, check_speakers, json_type, parse_checked, upto_speaker
 from ..language import _is_cjk
 from ..schema import Dialogue, Turn
 from .compute import ComputeClosed, ComputeThread, wait
@@ -69,6 +69,8 @@ WINDOW_CHARS = 512
 # the tokens the budget allowed, and two 3,000-character Chinese turns (144,000 of the 500,000 characters) were read
 # as some 9,000 pairs of pieces. The budget counts each CJK ideograph (:mod:`dialcheck.language`) as CJK_CHARS.
 CJK_CHARS = 4
+# Where a request's thresholds are set, for the 422 about a "tau" in a request or in one of its dialogue objects.
+SERVER_THRESHOLDS = "the thresholds are the server's (`dialcheck serve --tau --eta-e`)"
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>dialcheck</title>
@@ -261,30 +263,30 @@ def create_app(
     # message); this tells /docs that they take a JSON body
     json_request = {"requestBody": {"required": True, "content": {"application/json": {"schema": {}}}}}
 
-    def no_threshold_options(body: Any, where: str = "") -> None:
+    def no_threshold_options(body: Any) -> None:
         """A request cannot set thresholds; say so rather than answer at the server's own (a silent trap)."""
         if not isinstance(body, dict):
             return
-        for key in ("tau", "eta_e", "threshold"):
+        for key in THRESHOLD_KEYS:
             if key in body:
                 raise HTTPException(
                     422,
-                    f"{where}{key}: not a request option; the thresholds are the server's (`dialcheck serve --tau "
-                    "--eta-e`), or compare each verdict's `score` and `pair_scores` with your own",
+                    f"{key}: not a request option; {SERVER_THRESHOLDS}, or compare each verdict's `score` and "
+                    "`pair_scores` with your own",
                 )
 
-    def speakers_of(body: Any, where: str = "") -> list[str] | None:
+    def speakers_of(body: Any) -> list[str] | None:
         """The request's ``"speaker"``, checked as ``dialcheck.check(speaker=...)`` checks it (a blank name was
         answered "speaker[0]: empty" and 3 "expected a string or a non-empty list of strings", naming no value)."""
         try:
             return check_speakers(body.get("speaker") if isinstance(body, dict) else None)
         except InputError as e:
-            raise HTTPException(422, where + e.message) from None
+            raise HTTPException(422, e.message) from None
 
     def parse_many(body: Any, speakers: list[str] | None = None) -> list[tuple[Dialogue, bool]]:
         """The request's dialogues, each with whether a ``"speaker"`` cut it after its last turn with text by that
-        speaker: the request's, or (in ``{"dialogues": [...]}``) the dialogue object's own, as in the one-dialogue
-        form (an item's own speaker, or tau, was silently ignored: its last turn was checked)."""
+        speaker: the dialogue object's own over the request's, read as ``dialcheck check`` reads a file
+        (:func:`~dialcheck.io.parse_checked`; an item's own speaker, or tau, was silently ignored)."""
         named = isinstance(body, dict) and "dialogues" in body  # {"dialogues": [...]}: errors name the index
         items = body["dialogues"] if named else [body]
         if not isinstance(items, list) or not items:
@@ -300,12 +302,8 @@ def create_app(
         out = []
         for i, obj in enumerate(items):
             prefix = f"dialogues[{i}]: " if len(items) > 1 or named else ""
-            own = speakers
-            if named and isinstance(obj, dict):
-                no_threshold_options(obj, prefix)
-                own = speakers_of(obj, prefix) or speakers
             try:
-                d = parse_dialogue(obj, allow_empty_last=own is not None)
+                d, own = parse_checked(obj, speakers, SERVER_THRESHOLDS)
                 out.append((d if own is None else upto_speaker(d, own), own is not None))
             except InputError as e:
                 raise HTTPException(422, prefix + e.message) from None
