@@ -789,3 +789,13 @@ def test_a_speaker_or_tau_in_a_dialogue_object_of_a_batch_is_that_dialogues(clie
     )
     r = client.post("/check", json={"dialogues": [{"messages": chat, "speaker": 3}]})
     assert r.json()["detail"] == "dialogues[0]: speaker: expected a speaker name or a list of names, got int"
+
+
+@pytest.mark.parametrize("key", ["turns", "messages"])
+def test_a_body_with_one_dialogue_and_dialogues_is_a_422_naming_both(client, key):
+    """{"turns": [...], "dialogues": [...]} was answered for "dialogues" alone: the one dialogue was silently
+    left out."""
+    one = ["I have a cat.", "Nice.", "I never had pets."] if key == "turns" else CHAT
+    r = client.post("/check", json={key: one, "dialogues": [["a", "b"]]})
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith(f'dialogues, {key}: a request is one dialogue ({{"{key}": [...]}}) or')

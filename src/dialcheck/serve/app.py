@@ -1,6 +1,7 @@
 """The HTTP API and a one-page web form.
 
-- ``POST /check``: ``{"dialogues": [dialogue, ...]}`` or one dialogue; returns ``{"verdicts": [...]}``
+- ``POST /check``: ``{"dialogues": [dialogue, ...]}`` or one dialogue (a body with both ``dialogues`` and a
+  dialogue's ``turns`` or ``messages`` is a 422 naming both); returns ``{"verdicts": [...]}``
   with the same fields as ``dialcheck check --json``. ``"speaker": "assistant"`` (beside ``dialogues``, or in the
   one dialogue's object, or in a dialogue object of ``dialogues``, for that dialogue) checks each dialogue's last
   turn with text by that speaker, as ``--speaker`` does, and adds ``"turn"``. A bad dialogue gives status 422 and a
@@ -288,6 +289,13 @@ def create_app(
         speaker: the dialogue object's own over the request's, read as ``dialcheck check`` reads a file
         (:func:`~dialcheck.io.parse_checked`; an item's own speaker, or tau, was silently ignored)."""
         named = isinstance(body, dict) and "dialogues" in body  # {"dialogues": [...]}: errors name the index
+        both = [k for k in ("turns", "messages") if named and k in body]
+        if both:  # the one dialogue beside the list was silently left out
+            raise HTTPException(
+                422,
+                f'dialogues, {both[0]}: a request is one dialogue ({{"{both[0]}": [...]}}) or {{"dialogues": [...]}}, '
+                "not both (put the one dialogue in the list)",
+            )
         items = body["dialogues"] if named else [body]
         if not isinstance(items, list) or not items:
             raise HTTPException(422, f"dialogues: expected a non-empty list, got {_shown(items)}")
