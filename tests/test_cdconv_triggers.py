@@ -448,6 +448,19 @@ def test_cdconv_user_statement_examples():
 # -- rules added after the hand check of docs/trigger_checks/zh_round1.md -------------------------------
 
 
+@pytest.mark.parametrize(
+    ("u1", "u2"),
+    [
+        ("那还不错，那休息的时候你喜欢做什么呀？", None),  # was 那还不不错
+        ("你们酒吧的环境怎么样，乱不乱？", None),  # was 乱不不乱
+        ("那你挺不幸的，你是少数民族的吗？", "那你挺不幸的，你不是少数民族的吗？"),  # was 那你不不幸的
+    ],
+)
+def test_negation_puts_no_negation_beside_another(u1, u2):
+    t = negation(TriggerInput(u1), random.Random(0))
+    assert (t.u2 if t is not None else None) == u2
+
+
 def test_negation_never_edits_a_wh_question():
     assert negation(TriggerInput("你是做什么的？"), random.Random(0)) is None
     t = negation(TriggerInput("我也是学生，你是做什么的呢？"), random.Random(0))

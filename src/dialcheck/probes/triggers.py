@@ -547,6 +547,8 @@ def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | No
         out = flip_polarity(core)
         if out is None or out == core:
             return None
+        if _DOUBLE_NEGATION.search(out) and not _DOUBLE_NEGATION.search(core):
+            return None  # 那还不错 -> 那还不不错, 挺不幸 -> 不不幸: a word that starts with 不 got another
         return out + body[len(core) :] + tail
 
     statements = [k for k, c in enumerate(clauses) if not re.search(r"[?？]|吗\s*$", c.strip())]
@@ -562,6 +564,7 @@ def negation(inp: TriggerInput, rng: random.Random, lexicon: ChineseLexicon | No
     return None
 
 
+_DOUBLE_NEGATION = re.compile(r"[不没][不没]")
 _NEG_PREFIXES = ("从来没有", "从来没", "从来不", "从没有", "从没", "从不", "没有", "没", "不", "别")
 _DEGREE = frozenset({"很", "非常", "特别", "挺", "太", "真", "十分", "超", "好"})
 _MODALS = frozenset({"会", "能", "想", "要", "可以", "愿意", "敢", "应该", "喜欢", "爱"})
