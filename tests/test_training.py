@@ -538,12 +538,12 @@ def test_synthetic_histories_refuse_a_single_dialogue_instead_of_hanging():
         synthetic_histories([Pair("a", "z", 1, group="z"), Pair("b", "z", 0, group="z")])
 
 
-def _resume_run(tiny_base, state_dir, resume=False, checkpoint=None, pairs=64, epochs=2):
+def _resume_run(tiny_base, state_dir, resume=False, checkpoint=None, pairs=64, epochs=2, eval_every=3, patience=10):
     import torch
 
     torch.manual_seed(0)
     det = UtteranceDetector(base=str(tiny_base), adapter={"type": "lora", "r": 4, "alpha": 8})
-    cfg = TrainConfig(epochs=epochs, batch_size=16, lr=3e-3, eval_every=3, patience=10, seed=0)
+    cfg = TrainConfig(epochs=epochs, batch_size=16, lr=3e-3, eval_every=eval_every, patience=patience, seed=0)
     val = _toy_pairs(32, 1)
     train_detector(
         det, _toy_pairs(pairs, 0), val, pseudo_dialogues(val), cfg,
@@ -589,6 +589,11 @@ def test_resume_refuses_a_state_written_for_other_training_pairs(tiny_base, tmp_
             _resume_run(tiny_base, tmp_path / "cut")
     with pytest.raises(ValueError, match="other training pairs or settings"):
         _resume_run(tiny_base, tmp_path / "cut", resume=True, pairs=48)
+    # settings that decide which weights are kept: a resume with another --eval-every or --patience trained on
+    # from the state and kept another validation's weights than either run would (train --task cdconv --resume)
+    for other in ({"eval_every": 4}, {"patience": 2}):
+        with pytest.raises(ValueError, match="other training pairs or settings"):
+            _resume_run(tiny_base, tmp_path / "cut", resume=True, **other)
 
 
 def test_a_run_with_only_a_checkpoint_continues_from_its_step(tiny_base, tmp_path, monkeypatch):

@@ -312,7 +312,8 @@ def fit_pair_model(
     running = 0.0
     elapsed0 = 0.0
     state_dir = Path(resume_dir) if resume_dir is not None else None
-    fingerprint = _fingerprint(texts, targets, config, lr) if state_dir is not None else ""
+    shapes = [(k, tuple(p.shape)) for k, p in model.named_parameters() if k in trainable]  # base, adapter, head
+    fingerprint = _fingerprint(texts, targets, config, lr, (clf.max_length, eval_every, shapes)) if state_dir else ""
     if resume and state_dir is None:
         raise ValueError("resume needs resume_dir")
     if resume and has_state(state_dir):
@@ -431,8 +432,15 @@ def _weights(model: Any, names: set[str], copy: bool = True) -> dict[str, Any]:
     return {k: p.detach().clone() if copy else p.detach() for k, p in model.named_parameters() if k in names}
 
 
-def _fingerprint(texts: Sequence[tuple[str, str]], targets: np.ndarray, config: TrainConfig, lr: float) -> str:
-    """A digest of the pairs, targets and the settings that shape the run: a resumed run must match it."""
+def _fingerprint(
+    texts: Sequence[tuple[str, str]], targets: np.ndarray, config: TrainConfig, lr: float, model: Any = ()
+) -> str:
+    """A digest of the pairs, targets and the settings that shape the run: a resumed run must match it.
+
+    ``model``: what else decides the weights or the one kept (the window, the validation steps, the trained
+    parameters' names and shapes): a run resumed with another --max-length, --eval-every, --patience, --class-weight
+    or --lora trained on from a state it did not write, or failed on a shape mismatch with a traceback.
+    """
     import hashlib
 
     h = hashlib.sha256()
@@ -443,6 +451,8 @@ def _fingerprint(texts: Sequence[tuple[str, str]], targets: np.ndarray, config: 
         h.update(b"\x01")
     h.update(np.ascontiguousarray(targets).tobytes())
     h.update(repr((config.epochs, config.batch_size, lr, config.seed, config.warmup, config.weight_decay)).encode())
+    h.update(repr((config.patience, config.max_grad_norm, config.label_smoothing, config.class_weight)).encode())
+    h.update(repr(model).encode())
     return h.hexdigest()
 
 
