@@ -506,3 +506,34 @@ def test_collect_analyse_refuses_no_feature_a_nameless_one_or_one_name_twice(cap
     ctx, replies = _collection(tmp_path)
     code, stdout, err = _run(capsys, "collect", "analyse", "--contexts", str(ctx), "--replies", str(replies), *extra)
     assert code == 2 and message in err and stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("distances", "message"),
+    [
+        ("0", "--distances: each must be at least 1"),
+        ("-1,3", "--distances: each must be at least 1"),
+        (",", "--distances: no number in ','"),
+        ("1,3,1", "--distances: 1 is given twice"),
+    ],
+)
+def test_collect_contexts_refuses_distances_below_one_none_or_one_twice(capsys, tmp_path, distances, message):
+    # 0, -1 and ',' said 'no context ends in a question at the requested distances'; 1,1 wrote each context twice
+    dialogs = tmp_path / "d.jsonl"
+    dialogs.write_text(
+        json.dumps({"turns": ["I am vegan.", "Nice. What did you eat?", "Salad.", "How was it?"]}) + "\n"
+    )
+    out = tmp_path / "ctx.jsonl"
+    argv = ["collect", "contexts", "--input", str(dialogs), f"--distances={distances}", "--out", str(out)]
+    code, _, err = _run(capsys, *argv, "--lm", str(tmp_path / "no-lm"), "--no-progress")
+    assert code == 2 and message in err and "no-lm" not in err
+    assert not out.exists()
+
+
+def test_candidate_contexts_of_a_distance_given_twice_are_made_once():
+    from dialcheck.collection import candidate_contexts
+    from dialcheck.schema import Dialogue
+
+    d = Dialogue.from_texts(["I have a dog.", "What breed is it?", "A poodle.", "Is it old?"])
+    ids = [c.id for c in candidate_contexts(d, (1, 3, 1))]
+    assert ids == [c.id for c in candidate_contexts(d, (1, 3))] and len(set(ids)) == len(ids) == 3

@@ -68,10 +68,22 @@ def add_parser(sub: Any) -> None:
 
 
 def _ints(s: str, name: str) -> tuple[int, ...]:
+    """Distinct whole numbers of at least 1 (``--distances``): 0, a negative one or none at all said "no context ends
+    in a question at the requested distances", and one given twice made every context of it twice."""
     try:
-        return tuple(int(x) for x in s.split(",") if x.strip())
+        values = tuple(int(x) for x in s.split(",") if x.strip())
     except ValueError:
         raise InputError(f"{name}: expected comma-separated integers, got {s!r}") from None
+    if not values:
+        raise InputError(f"{name}: no number in {s!r} (e.g. 1,3,5)")
+    if min(values) < 1:
+        raise InputError(
+            f"{name}: each must be at least 1 (turns from the referent to the question), got {min(values)}"
+        )
+    twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+    if twice is not None:
+        raise InputError(f"{name}: {twice} is given twice (each context would be collected twice)")
+    return values
 
 
 def _say(msg: str) -> None:

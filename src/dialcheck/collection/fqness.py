@@ -138,7 +138,7 @@ def candidate_contexts(
         q, r = split_question(turn.text)
         if not q:
             continue
-        for d in distances:
+        for d in dict.fromkeys(distances):  # a distance given twice: each context once (two of one id before)
             if d < 1 or t - d < 0 or turns[t - d].speaker == turn.speaker:
                 continue
             if reply_speaker is not None and turns[t - d].speaker != reply_speaker:
