@@ -165,7 +165,8 @@ def add_parser(sub: Any) -> None:
         "--limit",
         type=positive_int,
         default=None,
-        help="use only the first N (at least 1) train dialogues (quick runs)",
+        help="use only the first N (at least 1) train dialogues (quick runs); cdconv: and the first N/4 dev ones "
+        "(at least 1), on which it validates and is measured",
     )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     g = p.add_argument_group("citod")
