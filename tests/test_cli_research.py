@@ -537,3 +537,48 @@ def test_candidate_contexts_of_a_distance_given_twice_are_made_once():
     d = Dialogue.from_texts(["I have a dog.", "What breed is it?", "A poodle.", "Is it old?"])
     ids = [c.id for c in candidate_contexts(d, (1, 3, 1))]
     assert ids == [c.id for c in candidate_contexts(d, (1, 3))] and len(set(ids)) == len(ids) == 3
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"thresholds": {"tau": "high", "eta_e": 0.5}}, "thresholds.tau: expected a number in [0, 1], got string"),
+        ({"detector": "decode.bogus.v9"}, "unknown detector type 'decode.bogus.v9'"),
+    ],
+)
+def test_models_refuses_a_folder_whose_config_no_command_can_load(capsys, tmp_path, tiny_detector_dir, change, message):
+    # models FOLDER printed its card (and --json its type), exit 0, for a folder check and evaluate refuse
+    import shutil
+
+    folder = tmp_path / "broken"
+    shutil.copytree(tiny_detector_dir, folder)
+    cfg = json.loads((folder / "dialcheck.json").read_text())
+    (folder / "dialcheck.json").write_text(json.dumps({**cfg, **change}))
+    for extra in ([], ["--json"]):
+        code, out, err = _run(capsys, "models", str(folder), *extra)
+        assert code == 2 and message in err and f"{folder / 'dialcheck.json'}" in err and out == ""
+
+
+def test_collect_refuses_two_records_of_one_id(capsys, tmp_path):
+    # two dialogues of one id gave two contexts of one id; two contexts (or replies) of one id, two replies of one
+    # id that annotators, aggregate and LOGO cannot tell apart; all with exit 0
+    dialogs = tmp_path / "d.jsonl"
+    turns = ["I am vegan.", "Nice. What did you eat?", "Salad.", "How was it?"]
+    dialogs.write_text("".join(json.dumps({"id": "a", "turns": turns}) + "\n" for _ in range(2)))
+    argv = ["collect", "contexts", "--input", str(dialogs), "--out", str(tmp_path / "ctx.jsonl"), "--no-progress"]
+    code, _, err = _run(capsys, *argv, "--lm", str(tmp_path / "no-lm"))
+    assert code == 2 and f"{dialogs}: line 2: id: 'a' is the id of line 1 too" in err and "no-lm" not in err
+    ctx, replies = _collection(tmp_path, labelled=False)
+    for path, step in ((ctx, "responses"), (replies, "export")):
+        first = path.read_text().splitlines()[0]
+        path.write_text(path.read_text() + first + "\n")
+        n = len(path.read_text().splitlines())
+        argv = ["collect", step, "--out", str(tmp_path / "out.csv")]
+        argv += (
+            ["--contexts", str(path), "--generator", "g=nope:greedy"]
+            if step == "responses"
+            else ["--replies", str(path)]
+        )
+        code, _, err = _run(capsys, *argv)
+        assert code == 2 and f"{path}, line {n}: id: " in err and "is the id of line 1 too" in err, err
+        assert not (tmp_path / "out.csv").exists()

@@ -158,11 +158,21 @@ def run_contexts(args: argparse.Namespace) -> int:
         from ..io import read_dialogues
 
         dialogues, errors = [], []
+        lines: dict[str, Any] = {}  # id -> the line of its first dialogue
         for rec in read_dialogues(args.input):
             if rec.error is not None:  # a batch over chat logs: a bad record is skipped and named, as score does
                 errors.append(rec.error)
                 continue
-            dialogues.append((rec.raw_id or f"{Path(args.input).stem}#{rec.line}", rec.dialogue))
+            key = rec.raw_id or f"{Path(args.input).stem}#{rec.line}"
+            here = f"line {rec.at_line}" if rec.at_line is not None else f"dialogue {rec.line}"
+            if key in lines:  # its contexts would take the ids of the first one's (two records of one id)
+                raise InputError(
+                    f"{here}: id: {key!r} is the id of {lines[key]} too; contexts are named by their dialogue's id: "
+                    "give each dialogue its own",
+                    args.input,
+                )
+            lines[key] = here
+            dialogues.append((key, rec.dialogue))
         if not dialogues:
             raise_every(errors, len(errors), "dialogues", args.input, "collected")
         for e in errors:
