@@ -582,3 +582,12 @@ def test_collect_refuses_two_records_of_one_id(capsys, tmp_path):
         code, _, err = _run(capsys, *argv)
         assert code == 2 and f"{path}, line {n}: id: " in err and "is the id of line 1 too" in err, err
         assert not (tmp_path / "out.csv").exists()
+
+
+def test_collect_released_refuses_a_reply_id_given_twice(capsys, tmp_path):
+    rel = tmp_path / "rel.jsonl"
+    row = {"utterances": ["I am vegan.", "How was dinner?", "I had steak."], "speakers": ["A", "B", "A"]}
+    row |= {"annotation_target_pair": [0, 2], "rgm_name": "g", "contradictory_label_count": 3, "id": "r1"}
+    rel.write_text(json.dumps(row) + "\n" + json.dumps({**row, "rgm_name": "h"}) + "\n")
+    code, _, err = _run(capsys, "collect", "released", str(rel))
+    assert code == 2 and f"{rel}, line 2: id: 'r1' is the id of line 1 too" in err

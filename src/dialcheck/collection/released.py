@@ -104,6 +104,7 @@ def read_released(path: str | Path) -> ReleasedCollection:
     """
     p = Path(path)
     replies = []
+    lines: dict[str, int] = {}  # reply id -> its line
     tba = 0
     for n, obj in iter_objects(p):
         try:
@@ -112,8 +113,11 @@ def read_released(path: str | Path) -> ReleasedCollection:
             raise e.at(str(p), n) from None
         if r is None:
             tba += 1
-        else:
-            replies.append(r)
+            continue
+        if r.id in lines:  # a line's own id given twice: two replies LOGO and analyse cannot tell apart
+            raise InputError(f"id: {r.id!r} is the id of line {lines[r.id]} too (each reply needs its own)", str(p), n)
+        lines[r.id] = n
+        replies.append(r)
     if not replies and not tba:
         raise InputError("no records: the file is empty", str(p))
     if tba:
