@@ -1535,6 +1535,7 @@ def test_nbest_names_every_bad_stimulus_record_before_any_work(capsys, tmp_path)
         ["nbest", "--out", "o", "--endpoint", "ftp://host/v1", "--endpoint-model", "x"],
         ["collect", "responses", "--contexts", "c.jsonl", "--out", "o.jsonl", "--endpoint", "e=notaurl,m"],
         ["collect", "responses", "--contexts", "c.jsonl", "--out", "o.jsonl", "--endpoint", "e=http://h"],
+        ["rerank", "c.jsonl", "--generate", "nucleus2", "--endpoint", "notaurl", "--endpoint-model", "x"],
     ],
 )
 def test_an_endpoint_that_is_not_an_http_url_is_refused_when_the_command_line_is_read(capsys, tmp_path, argv):

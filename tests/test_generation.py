@@ -250,3 +250,14 @@ def test_every_beam_candidate_score_is_its_own_logprob_over_length(gen):
             ids = [*ids, gen.tokenizer.eos_token_id]
         assert len(ids) == c.tokens
         assert c.score == pytest.approx(_logprob_sum(gen, CTX, ids) / c.tokens, abs=1e-4)
+
+
+@pytest.mark.parametrize("url", ["notaurl", "ftp://host/v1", "localhost:8000/v1"])
+def test_an_openai_endpoint_that_is_not_an_http_url_is_refused_when_made(url):
+    # rerank --endpoint notaurl ended in urllib's "ValueError: unknown url type" traceback at the first request
+    from dialcheck.errors import InputError
+    from dialcheck.generation.openai import OpenAIChatGenerator
+
+    with pytest.raises(InputError, match="endpoint: expected an http:// or https:// URL"):
+        OpenAIChatGenerator(url, "m")
+    assert OpenAIChatGenerator(" http://localhost:8000/v1/ ", "m").base_url == "http://localhost:8000/v1"

@@ -23,7 +23,15 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import json_error, parse_dialogue, read_input
-from .common import add_model_options, load_for, positive_int, raise_every, readable_weights, routed_warning
+from .common import (
+    add_model_options,
+    http_url,
+    load_for,
+    positive_int,
+    raise_every,
+    readable_weights,
+    routed_warning,
+)
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
 
@@ -48,7 +56,9 @@ def add_parser(sub: Any) -> None:
     g = p.add_argument_group("generating candidates (records without 'candidates')")
     g.add_argument("--generate", default=None, metavar="SPEC", help="e.g. beam10, diverse10, nucleus10, topk10")
     g.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")
-    g.add_argument("--endpoint", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
+    g.add_argument(
+        "--endpoint", type=http_url, default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1"
+    )
     g.add_argument("--endpoint-model", default=None, help="model name to send to --endpoint")
     g.add_argument("--max-new-tokens", type=positive_int, default=32)
     add_model_options(p)

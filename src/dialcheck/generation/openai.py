@@ -36,7 +36,12 @@ class OpenAIChatGenerator:
         logprobs: bool = False,
         max_requests_per_context: int = 8,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(str(base_url).strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:  # urllib's ValueError traceback at the first call
+            raise InputError(f"endpoint: expected an http:// or https:// URL, got {base_url!r}")
+        self.base_url = str(base_url).strip().rstrip("/")
         self.model = model
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.timeout = timeout
