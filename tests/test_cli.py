@@ -1626,3 +1626,13 @@ def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp
     assert f"skipped {p}, line 2: speaker: expected a speaker name" in err
     assert f"skipped {p}, line 4: tau: not a dialogue field" in err
     assert "scored 2 dialogues, 1 with no turn by bot to check, skipped 3 bad lines" in err
+
+
+def test_train_refuses_a_split_that_leaves_nothing_to_train_on(capsys, tmp_path, tiny_base, data_root):
+    # --limit 20 --validation-fraction 0.99 held out every dialogue: a ValueError traceback, "no training pairs"
+    out = tmp_path / "model"
+    argv = ["train", "--out", str(out), "--base", str(tiny_base), "--lora", "4", "--limit", "20", "--epochs", "1"]
+    code, _, err = _run(capsys, *argv, "--validation-fraction", "0.99", "--data-dir", str(data_root), "--no-progress")
+    assert code == 2 and "Traceback" not in err
+    assert "no training pairs: all 20 train dialogues were held out (--validation-fraction 0.99)" in err
+    assert not out.exists()

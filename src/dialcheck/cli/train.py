@@ -695,6 +695,11 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
             set_threads(args.threads)  # the --init detector scores the unannotated contradictions first
         _add_own_dialogues(data, args.dialogues, args.dialogues_repeat, "reverse" in augment, scorer)
     print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
+    if not data.train and args.epochs:  # fit_pair_model's "no training pairs" was a ValueError traceback
+        raise InputError(
+            f"no training pairs: all {args.limit or 'DECODE'} train dialogues were held out (--validation-fraction "
+            f"{args.validation_fraction}); give a larger --limit or a smaller --validation-fraction"
+        )
     rank = 0 if args.full else args.lora
     adapter = {"type": "lora", "r": rank, "alpha": 2 * rank, "dropout": 0.1} if rank > 0 else None
     cls = UnstructuredDetector if args.detector == "unstructured" else UtteranceDetector
