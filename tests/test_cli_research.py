@@ -591,3 +591,22 @@ def test_collect_released_refuses_a_reply_id_given_twice(capsys, tmp_path):
     rel.write_text(json.dumps(row) + "\n" + json.dumps({**row, "rgm_name": "h"}) + "\n")
     code, _, err = _run(capsys, "collect", "released", str(rel))
     assert code == 2 and f"{rel}, line 2: id: 'r1' is the id of line 1 too" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--settings", "beam2,nucleus2", "--endpoint-model", "m"], "--settings beam2: an OpenAI-compatible endpoint"),
+        (["--settings", "nucleus2"], "--endpoint needs --endpoint-model"),
+    ],
+)
+def test_nbest_refuses_an_endpoint_it_cannot_use_before_making_the_folder(capsys, tmp_path, extra, message):
+    # refused only at the first request: the folder, its stimuli, its record and an empty list made, the classifier
+    # loaded
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text(_stimulus(1) + "\n")
+    out = tmp_path / "run"
+    argv = ["nbest", "--out", str(out), "--stimuli", str(stim), "--endpoint", "http://127.0.0.1:9/v1", *extra]
+    code, _, err = _run(capsys, *argv, "--classifier", str(tmp_path / "no-classifier"))
+    assert code == 2 and message in err and "no-classifier" not in err
+    assert not out.exists()

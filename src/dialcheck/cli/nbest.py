@@ -109,6 +109,15 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     stimuli_path = out / "stimuli.jsonl"
     settings = _settings(args)  # read with the command line: a typo is refused before any folder or file is made
+    if args.endpoint and not args.rejudge:  # refused by the endpoint's first request, once the folder was made
+        if not args.endpoint_model:
+            raise InputError("--endpoint needs --endpoint-model")
+        beams = [cfg.name for cfg in settings if cfg.strategy not in ("nucleus", "top_k")]
+        if beams:
+            raise InputError(
+                f"--settings {','.join(beams)}: an OpenAI-compatible endpoint samples replies: use nucleusN or topkN "
+                "settings with --endpoint (beam search needs a local model, --lm)"
+            )
     if args.rejudge and args.generate_only:
         raise InputError("--rejudge judges stored lists and --generate-only judges nothing: use one of them")
     if args.rejudge and not any(_has_lists(out, cfg.name) for cfg in settings):  # before any stimulus is built
