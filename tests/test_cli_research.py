@@ -610,3 +610,13 @@ def test_nbest_refuses_an_endpoint_it_cannot_use_before_making_the_folder(capsys
     code, _, err = _run(capsys, *argv, "--classifier", str(tmp_path / "no-classifier"))
     assert code == 2 and message in err and "no-classifier" not in err
     assert not out.exists()
+
+
+def test_nbest_refuses_an_out_that_is_a_file_or_under_one(capsys, tmp_path):
+    # "stim.jsonl: File exists" / "Not a directory" from mkdir
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text(_stimulus(1) + "\n")
+    for out, message in ((stim, "--out: is a file; nbest writes a folder"), (stim / "run", f"--out: is under {stim}")):
+        code, _, err = _run(capsys, "nbest", "--out", str(out), "--stimuli", str(stim), "--settings", "beam2")
+        assert code == 2 and message in err
+    assert stim.read_text() == _stimulus(1) + "\n"

@@ -109,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     stimuli_path = out / "stimuli.jsonl"
     settings = _settings(args)  # read with the command line: a typo is refused before any folder or file is made
+    up = next((a for a in (out, *out.parents) if a.exists()), None)
+    if up is not None and not up.is_dir():  # 'File exists' / 'Not a directory' from mkdir before
+        where = "is a file" if up == out else f"is under {up}, a file"
+        raise InputError(f"--out: {where}; nbest writes a folder of lists and results: give a folder", str(out))
     if args.endpoint and not args.rejudge:  # refused by the endpoint's first request, once the folder was made
         if not args.endpoint_model:
             raise InputError("--endpoint needs --endpoint-model")
