@@ -659,3 +659,14 @@ def test_bad_vocabulary_file_is_a_user_error_naming_the_file_and_field(capsys, t
     src.write_text(json.dumps(TOD_INPUT))
     code, _, err = _run(capsys, "check", str(src), "--vocabulary", str(path))
     assert code == 2 and "vocab.json" in err and expected in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("extra", [["--epochs", "0"], ["--init", "SAVED", "--epochs", "1"]])
+def test_train_citod_refuses_init_and_no_epochs_before_reading_data(capsys, tmp_path, tiny_detector_dir, extra):
+    # --epochs 0 saved the untrained adapter and head with exit 0; --init was dropped without a word
+    extra = [str(tiny_detector_dir) if x == "SAVED" else x for x in extra]
+    out = tmp_path / "m"
+    argv = ["train", "--task", "citod", "--out", str(out), "--limit", "4", "--no-progress"]
+    code, _, err = _run(capsys, *argv, *extra, "--data-dir", str(tmp_path / "no-data"))
+    assert code == 2 and ("--epochs 0 recalibrates" in err or "--init does not apply to --task citod" in err), err
+    assert not out.exists() or not any(out.iterdir())

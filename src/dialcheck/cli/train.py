@@ -898,6 +898,10 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
         raise InputError("--detector applies to --task decode only (CI-ToD has one detector type)")
     if getattr(args, "teacher", None):
         raise InputError("--teacher applies to --task decode only")
+    if args.init:  # it was dropped without a word: the run trained a new adapter from --base
+        raise InputError("--init does not apply to --task citod, which trains from --base")
+    if args.epochs == 0:  # it saved the untrained adapter and head, its thresholds set on their scores, with exit 0
+        raise InputError("--epochs 0 recalibrates an --init detector (decode, cdconv); --task citod needs more epochs")
     augment = tuple(a for a in ("kbi" if args.augment is None else args.augment).split(",") if a)
     domains = tuple(d for d in args.domains.split(",") if d)
     data = build_citod_training_data(args.data_dir, domains, augment, args.seed, args.limit)
