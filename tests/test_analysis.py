@@ -307,3 +307,15 @@ def test_stored_lists_torn_or_damaged_are_read_without_a_traceback(tmp_path):
             summarize_folder(tmp_path, settings)
         with pytest.raises(InputError, match=str(path)):
             judge_folder(tmp_path, settings, _items(), KeywordJudge())
+
+
+def test_results_without_a_kept_list_are_plain_json_and_read_n_a_in_the_table(tmp_path):
+    # every CNTQ list held an ambiguous reply: results.json said "certainty": NaN, which no JSON reader takes, and
+    # table.md "nan"
+    from dialcheck.analysis.report import json_rows
+
+    settings = [DecodingConfig.parse("beam2")]
+    rows = run_nbest_experiment(_items(), FixedGenerator(), KeywordJudge(), settings, tmp_path)
+    cntq = json.loads(json.dumps(json_rows(rows), allow_nan=False))[1]
+    assert cntq["kind"] == "CNTQ" and cntq["kept"] == 0 and cntq["certainty"] is None and cntq["variety"] is None
+    assert "| beam2 | 1.000 | 1.000 | 1 / 1 | n/a | n/a | 0 / 1 |" in markdown_table(rows)

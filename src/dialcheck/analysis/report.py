@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import MissingDependencyError
 
-__all__ = ["markdown_table", "plot_certainty_variety"]
+__all__ = ["json_rows", "markdown_table", "plot_certainty_variety"]
 
 KINDS = ("ENTQ", "CNTQ")
 
@@ -33,6 +33,24 @@ def _settings(rows: Sequence[dict[str, Any]]) -> list[str]:
     for r in rows:
         seen.setdefault(r["setting"], None)
     return list(seen)
+
+
+def _nan(v: Any) -> bool:
+    return isinstance(v, float) and v != v
+
+
+def json_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as plain JSON: a Certainty, Variety or top-1 share with no list to average (every list of a kind held
+    an ambiguous reply) is ``None``, not NaN, which ``json.dumps`` writes as ``NaN``, no JSON reader's value.
+
+    >>> json_rows([{"setting": "beam5", "kept": 0, "certainty": float("nan")}])
+    [{'setting': 'beam5', 'kept': 0, 'certainty': None}]
+    """
+    return [{k: None if _nan(v) else v for k, v in r.items()} for r in rows]
+
+
+def _cell(v: Any) -> str:
+    return "n/a" if v is None or _nan(v) else f"{v:.3f}"
 
 
 def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
@@ -49,7 +67,7 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
             if r is None:
                 cells += ["", "", ""]
             else:
-                cells += [f"{r['certainty']:.3f}", f"{r['variety']:.3f}", f"{r['kept']} / {r['inputs']}"]
+                cells += [_cell(r["certainty"]), _cell(r["variety"]), f"{r['kept']} / {r['inputs']}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -103,7 +103,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analysis.answers import load_answer_classifier
     from ..analysis.experiment import judge_folder, run_nbest_experiment, summarize_folder
-    from ..analysis.report import markdown_table, plot_certainty_variety
+    from ..analysis.report import json_rows, markdown_table, plot_certainty_variety
     from ..probes.echo import EchoSet
 
     out = Path(args.out)
@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     if classifier is None:
         print(f"dialcheck: n-best lists stored unjudged in {out}; judge them with --rejudge", file=sys.stderr)
         return 0
-    (out / "results.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    (out / "results.json").write_text(json.dumps(json_rows(rows), indent=2) + "\n", encoding="utf-8")
     table = markdown_table(rows)
     (out / "table.md").write_text(table + "\n", encoding="utf-8")
     print(table)
