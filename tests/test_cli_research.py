@@ -620,3 +620,16 @@ def test_nbest_refuses_an_out_that_is_a_file_or_under_one(capsys, tmp_path):
         code, _, err = _run(capsys, "nbest", "--out", str(out), "--stimuli", str(stim), "--settings", "beam2")
         assert code == 2 and message in err
     assert stim.read_text() == _stimulus(1) + "\n"
+
+
+def test_collect_contexts_names_a_reply_speaker_no_turn_is_said_by(capsys, tmp_path):
+    # 'no context ends in a question at the requested distances', though the dialogues' speakers are A and B
+    dialogs = tmp_path / "d.jsonl"
+    dialogs.write_text(
+        json.dumps({"turns": ["I am vegan.", "Nice. What did you eat?", "Salad.", "How was it?"]}) + "\n"
+    )
+    argv = ["collect", "contexts", "--input", str(dialogs), "--out", str(tmp_path / "ctx.jsonl"), "--no-progress"]
+    code, _, err = _run(capsys, *argv, "--reply-speaker", "bot", "--lm", str(tmp_path / "no-lm"))
+    assert (
+        code == 2 and "--reply-speaker bot: no turn of the dialogues is said by 'bot' (their speakers: 'A', 'B')" in err
+    )

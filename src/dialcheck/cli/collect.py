@@ -198,7 +198,14 @@ def run_contexts(args: argparse.Namespace) -> int:
         f"{len(cands)} candidate contexts from {len(dialogues)} dialogues ({dict(Counter(c.distance for c in cands))})"
     )
     if not cands:
-        raise InputError("no context ends in a question at the requested distances")
+        speakers = sorted({t.speaker for _, d in dialogues for t in d.turns})
+        if args.reply_speaker is not None and args.reply_speaker not in speakers:  # not a word of why before
+            raise InputError(
+                f"--reply-speaker {args.reply_speaker}: no turn of the dialogues is said by {args.reply_speaker!r} "
+                f"(their speakers: {', '.join(map(repr, speakers[:8]))}{' ...' if len(speakers) > 8 else ''})"
+            )
+        what = f" for {args.reply_speaker!r} to answer" if args.reply_speaker is not None else ""
+        raise InputError(f"no context ends in a question at the requested distances{what}")
     settings = {  # what decides the scores: the selection after them may change on resuming
         "step": "collect contexts",
         "candidates_sha256": fingerprint(c.to_dict() for c in cands),
