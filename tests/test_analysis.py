@@ -319,3 +319,13 @@ def test_results_without_a_kept_list_are_plain_json_and_read_n_a_in_the_table(tm
     cntq = json.loads(json.dumps(json_rows(rows), allow_nan=False))[1]
     assert cntq["kind"] == "CNTQ" and cntq["kept"] == 0 and cntq["certainty"] is None and cntq["variety"] is None
     assert "| beam2 | 1.000 | 1.000 | 1 / 1 | n/a | n/a | 0 / 1 |" in markdown_table(rows)
+
+
+def test_resuming_over_a_line_that_is_json_but_no_record_names_it(tmp_path):
+    # '[1]' or '"x"' ended in a TypeError traceback (a string or list indexed by "id")
+    from dialcheck.errors import InputError
+
+    settings = [DecodingConfig.parse("beam2")]
+    (tmp_path / "nbest-beam2.jsonl").write_text("[1]\n")
+    with pytest.raises(InputError, match="line 1: cannot resume: not an n-best output line"):
+        run_nbest_experiment(_items(), FixedGenerator(), None, settings, tmp_path)

@@ -43,7 +43,7 @@ def _done_ids(path: Path) -> set[str]:
             break  # torn last line of an interrupted run
         try:
             done.add(json.loads(line)["id"])
-        except (json.JSONDecodeError, KeyError):
+        except (json.JSONDecodeError, KeyError, TypeError):  # TypeError: a line of JSON that is no object
             raise InputError("cannot resume: not an n-best output line", str(path), n) from None
         good.append(line)
     if len(good) != len(lines):
