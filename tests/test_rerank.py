@@ -136,7 +136,8 @@ def test_rerank_command_json_and_text(capsys, tmp_path, tiny_detector_dir):
     code = main(["rerank", str(p), "--json", "--model", str(tiny_detector_dir), "--tau", "1.0"])
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0 and [o["id"] for o in out] == ["d1", "d2"]
-    assert out[0]["chosen"]["text"] == "Rex and Fido."  # nothing reaches tau 1.0: generator order, index tie-break
+    # nothing reaches tau 1.0: generator order, a scored candidate before one without a score
+    assert out[0]["chosen"]["text"] == "I have no dogs."
     assert out[1]["counts"]["empty"] == 1
     code = main(["rerank", str(p), "--model", str(tiny_detector_dir), "--tau", "0.0", "--fallback", "none"])
     text = capsys.readouterr().out
@@ -316,3 +317,11 @@ def test_a_candidate_that_is_not_valid_unicode_is_named_as_the_candidate(candida
     # detector, and reached any other detector unchecked
     with pytest.raises(InputError, match=r"^candidates\[1\]: not valid Unicode text \(a lone surrogate \\udce9\)"):
         rerank(CTX, ["Rex.", candidate], detector=KeywordDetector())
+
+
+def test_a_candidate_without_a_generator_score_ranks_after_the_scored_ones():
+    det = KeywordDetector()  # none of these is contradictory: the generator's order alone
+    r = rerank(CTX, ["plain one", ("scored low", -9.0), ("scored high", -0.5), "plain two"], detector=det)
+    assert [c.text for c in r.ranked] == ["scored high", "scored low", "plain one", "plain two"]
+    r = rerank(CTX, ["b", "a"], detector=det)  # none scored: input order
+    assert [c.text for c in r.ranked] == ["b", "a"]

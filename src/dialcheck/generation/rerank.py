@@ -265,8 +265,11 @@ def rerank_many(
     return results
 
 
-def _gen_key(c: RerankedCandidate) -> tuple[float, int]:
-    return (-(c.generator_score if c.generator_score is not None else 0.0), c.index)
+def _gen_key(c: RerankedCandidate) -> tuple[bool, float, int]:
+    """The generator's order: higher score first; a candidate it gave no score comes after every scored one (a
+    missing score read as 0.0 put it above any log-probability), then input order."""
+    unscored = c.generator_score is None
+    return (unscored, 0.0 if unscored else -c.generator_score, c.index)
 
 
 def _apply(policy: str, scored: list[RerankedCandidate], aside: list[RerankedCandidate], fallback: str) -> RerankResult:
