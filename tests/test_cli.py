@@ -1636,3 +1636,23 @@ def test_train_refuses_a_split_that_leaves_nothing_to_train_on(capsys, tmp_path,
     assert code == 2 and "Traceback" not in err
     assert "no training pairs: all 20 train dialogues were held out (--validation-fraction 0.99)" in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--calibrate-thresholds"], "--calibrate-thresholds: an option of --task citod only"),
+        (["--domains", "calendar", "--no-history"], "--domains, --no-history: options of --task citod only"),
+        (["--split", "disjoint"], "--split: an option of --task cdconv only"),
+        (["--ellipsis", "resolve"], "--ellipsis: an option of --task cascade only"),
+        (["--unannotated", "top"], "--unannotated applies with --dialogues, which is not given"),
+        (["--dialogues-repeat", "3"], "--dialogues-repeat applies with --dialogues, which is not given"),
+        (["--distill-alpha", "0.9"], "--distill-alpha applies with --teacher, which is not given"),
+    ],
+)
+def test_train_refuses_options_its_task_does_not_read(capsys, tmp_path, extra, message):
+    # each was dropped without a word: --task decode --calibrate-thresholds trained as if it had not been given
+    out = tmp_path / "model"
+    argv = ["train", "--out", str(out), "--limit", "8", "--data-dir", str(tmp_path / "no-data"), "--no-progress"]
+    code, _, err = _run(capsys, *argv, *extra)
+    assert code == 2 and message in err and "data directory" not in err, err

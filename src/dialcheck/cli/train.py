@@ -50,6 +50,14 @@ HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD 
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
 CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.flat.v1", "pair": "cdconv.pair.v1"}
 
+# the options of one task's group (--help), read by that task only: another task dropped them without a word
+TASK_OPTIONS = {
+    "citod": ("domains", "no_history", "lora_top", "marks", "checks", "calibrate_thresholds", "row_selection"),
+    "cdconv": ("split", "lexical_blocks", "lexical_ngrams", "cascade", "context_rate"),
+    "cascade": ("max_disagreement", "ellipsis", "questions", "slots", "subjects", "introductions", "times"),
+}
+_DEFAULTS: dict[str, Any] = {}  # each option's default, filled by add_parser
+
 
 def add_parser(sub: Any) -> None:
     from ..detectors.onnx import RUNTIMES
@@ -449,6 +457,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
+    _DEFAULTS.update({a.dest: a.default for a in p._actions})
 
 
 def torch_version() -> str:
@@ -501,6 +510,7 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
             "cascade and paircheck"
         )
     args.init, args.init_soup = (inits[0] if inits else None), (inits if len(inits) > 1 else None)
+    _refuse_other_tasks_options(args)
     if args.full and args.lora:  # the run trained every weight, and --lora R was dropped without a word
         raise InputError(
             f"--full trains every weight and --lora {args.lora} a LoRA adapter of rank {args.lora}: give one"
@@ -589,6 +599,21 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     if args.task == "citod":
         return run_citod(args, out)
     return run_decode(args, out)
+
+
+def _refuse_other_tasks_options(args: argparse.Namespace) -> None:
+    """Refuse an option of another task's group (``--calibrate-thresholds`` with --task decode, say), and the
+    decode options that read another one (--unannotated and --dialogues-repeat read --dialogues, --distill-alpha
+    --teacher): each was dropped without a word, so the run trained without what was asked."""
+    for task, dests in TASK_OPTIONS.items():
+        given = [d for d in dests if d in _DEFAULTS and getattr(args, d, None) != _DEFAULTS[d]]
+        if given and args.task != task:
+            names = ", ".join("--" + d.replace("_", "-") for d in given)
+            raise InputError(f"{names}: {'an option' if len(given) == 1 else 'options'} of --task {task} only")
+    needs = [("unannotated", "dialogues"), ("dialogues_repeat", "dialogues"), ("distill_alpha", "teacher")]
+    for dest, other in needs:
+        if dest in _DEFAULTS and getattr(args, dest, None) != _DEFAULTS[dest] and not getattr(args, other, None):
+            raise InputError(f"--{dest.replace('_', '-')} applies with --{other}, which is not given")
 
 
 def run_decode(args: argparse.Namespace, out: Path) -> int:
