@@ -325,3 +325,10 @@ def test_a_candidate_without_a_generator_score_ranks_after_the_scored_ones():
     assert [c.text for c in r.ranked] == ["scored high", "scored low", "plain one", "plain two"]
     r = rerank(CTX, ["b", "a"], detector=det)  # none scored: input order
     assert [c.text for c in r.ranked] == ["b", "a"]
+
+
+def test_a_candidate_of_invisible_characters_only_is_set_aside_as_empty():
+    det = KeywordDetector()
+    r = rerank(CTX, ["\u200b", "\ufeff\u200d ", "Rex and Fido."], detector=det)
+    assert r.chosen.text == "Rex and Fido."
+    assert r.counts["empty"] == 2 and {c.reason for c in r.dropped} == {"empty"}

@@ -9,7 +9,7 @@ Each input record is a dialogue context with its candidate replies::
 detector keeps and breaks ties. Without ``candidates``, ``--generate beam10`` makes them with a local
 causal LM (``--lm``, default SmolLM2-135M-Instruct) or ``--endpoint`` (an OpenAI-compatible server).
 The reply is spoken by the speaker of the second-to-last turn (a ``system`` message left out; ``assistant`` after
-a lone ``user`` turn) unless ``--speaker`` says otherwise.
+a lone ``user`` turn; after a tool call, the tool call's speaker) unless ``--speaker`` says otherwise.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--speaker",
         default=None,
-        help="who says the reply (default: the second-to-last speaker, a system message left out)",
+        help="who says the reply (default: the second-to-last speaker, a system message left out; after a tool "
+        "call, its speaker)",
     )
     g = p.add_argument_group("generating candidates (records without 'candidates')")
     g.add_argument("--generate", default=None, metavar="SPEC", help="e.g. beam10, diverse10, nucleus10, topk10")

@@ -7,8 +7,8 @@
 (10, 0.9)
 
 A context is a :class:`dialcheck.schema.Dialogue` (or a list of strings with alternating speakers);
-the reply is spoken by ``speaker`` (default: the speaker of the second-to-last turn). With a chat
-template the replying speaker's turns become ``assistant`` messages and the others ``user``; without
+the reply is spoken by ``speaker`` (default: :func:`~dialcheck.io.reply_speaker`, the speaker of the second-to-last
+turn). With a chat template the replying speaker's turns become ``assistant`` messages and the others ``user``; without
 one (base models such as Gemma-3-270m) a plain ``User:``/``Assistant:`` transcript is used and the reply
 ends at the first newline.
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import _check_text, as_context, check_batch_size, check_reply_speaker, json_type
+from ..io import _check_text, as_context, check_batch_size, check_reply_speaker, is_blank, json_type
 from ..schema import Dialogue, Turn, Verdict
 from .nbest import Candidate, reply_speaker
 
@@ -154,7 +154,7 @@ def route_with_reply(context: Dialogue, candidates: Sequence[Any], speaker: str 
     texts = (
         []
         if isinstance(candidates, (str, bytes))
-        else [t for t in (_split(c, i)[0] for i, c in enumerate(candidates)) if t.strip()]
+        else [t for t in (_split(c, i)[0] for i, c in enumerate(candidates)) if not is_blank(t)]
     )
     if texts and context.turns:
         reply = Turn(speaker or reply_speaker(context), texts[0])
@@ -240,7 +240,7 @@ def rerank_many(
                 gs = float(extra[i])  # type: ignore[arg-type]
             key = _norm(text)
             reason = None
-            if not key:
+            if not key or is_blank(text):  # white space, or invisible characters only (a zero-width space)
                 reason = "empty"
             elif drop_repeats and key in history:
                 reason = "repeats_context"
@@ -312,8 +312,9 @@ def rerank(
     candidate (higher is better) and is the tie-breaker. ``detector``: any object with
     ``predict(dialogues) -> list[Verdict]``; default the shipped English detector. ``speaker``: who says
     the reply (default :func:`~dialcheck.io.reply_speaker`: the speaker of the second-to-last context turn, a
-    ``system`` message left out). ``context``: a :class:`Dialogue`,
-    a list of strings (alternating speakers) or a ``{"turns": [...]}`` / ``{"messages": [...]}`` object.
+    ``system`` message left out; after a turn without text, a tool call, that turn's speaker). ``context``: a
+    :class:`Dialogue`, a list of strings (alternating speakers) or a ``{"turns": [...]}`` / ``{"messages": [...]}``
+    object.
     """
     if isinstance(candidates, (str, bytes)):
         raise InputError('candidates: expected a list of candidates, got a string (one candidate: ["..."])')
