@@ -633,3 +633,14 @@ def test_collect_contexts_names_a_reply_speaker_no_turn_is_said_by(capsys, tmp_p
     assert (
         code == 2 and "--reply-speaker bot: no turn of the dialogues is said by 'bot' (their speakers: 'A', 'B')" in err
     )
+
+
+def test_models_save_under_a_file_names_the_file(capsys, tmp_path, tiny_detector_dir):
+    # it said 'x.jsonl: File exists' (mkdir's words) for --save x.jsonl/derived
+    f = tmp_path / "x.jsonl"
+    f.write_text("{}\n")
+    for out, message in ((f / "derived", f"--save: {f} is a file, so no folder can be made under it"),
+                         (f, "--save: is a file; give a folder")):  # fmt: skip
+        code, _, err = _run(capsys, "models", str(tiny_detector_dir), "--save", str(out), "--tau", "0.3")
+        assert code == 2 and message in err and "File exists" not in err, err
+    assert f.read_text() == "{}\n"

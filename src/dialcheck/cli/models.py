@@ -201,7 +201,7 @@ def _save(args: argparse.Namespace) -> int:
     from ..detectors.modeling import CONFIG_NAME
     from ..detectors.utterance import UtteranceDetector
     from ..training.card import model_reference, write_model_card
-    from .common import CASCADE_OPTIONS, _prob, set_cascade_option, set_threads
+    from .common import CASCADE_OPTIONS, _prob, set_cascade_option, set_threads, writable_folder
 
     if args.name is None:
         raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
@@ -209,6 +209,7 @@ def _save(args: argparse.Namespace) -> int:
     if not (src / CONFIG_NAME).is_file():
         raise InputError(f"{args.name}: not a shipped model or a detector folder (no {CONFIG_NAME})")
     out = Path(args.save)
+    writable_folder(out, "--save")  # under a file it said only '...: File exists' (mkdir's words), after the load
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(f"{out}: exists and is not an empty folder; --save writes a new model")
     readable_weights(src, f"the model {args.name}")
