@@ -1656,3 +1656,17 @@ def test_train_refuses_options_its_task_does_not_read(capsys, tmp_path, extra, m
     argv = ["train", "--out", str(out), "--limit", "8", "--data-dir", str(tmp_path / "no-data"), "--no-progress"]
     code, _, err = _run(capsys, *argv, *extra)
     assert code == 2 and message in err and "data directory" not in err, err
+
+
+def test_evaluating_an_interrupted_training_folder_says_what_it_is(capsys, tmp_path, tiny_detector_dir):
+    # it said only 'OUT holds neither dialcheck.json nor a Hugging Face config.json'
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(tiny_detector_dir, out / "checkpoint")
+    (out / "resume").mkdir()
+    logs = tmp_path / "mylogs.jsonl"
+    logs.write_text("\n".join(LABELLED_LINES) + "\n")
+    code, _, err = _run(capsys, "evaluate", "--model", str(out), "--data", str(logs), "--no-progress")
+    assert code == 2 and f"{out} holds an interrupted training run, not a model" in err
+    assert f"{out / 'checkpoint'} holds its best validation so far" in err and "--resume" in err

@@ -315,6 +315,13 @@ def _load_as(cls: type[Detector], folder: Path) -> Detector:
                 "set id2label in its config.json"
             )
         config = DetectorConfig(detector=cls.registry_name or "decode.utterance.v1", base=".", labels=labels)
+    elif (folder / "resume").is_dir() or (folder / "checkpoint" / CONFIG_NAME).exists():
+        # the OUT of an interrupted `dialcheck train`: say what it is and what can be read, not only what it lacks
+        best = f"; {folder / 'checkpoint'} holds its best validation so far" if (folder / "checkpoint").is_dir() else ""
+        raise ModelError(
+            f"{folder} holds an interrupted training run, not a model{best}; finish it with the same train command "
+            "and --resume"
+        )
     else:
         raise ModelError(f"{folder} holds neither {CONFIG_NAME} nor a Hugging Face config.json")
     check_window(folder, config)
