@@ -763,7 +763,7 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
     if calibration is not None:
         validation_dialogues = calibration
         info["calibration_file"] = args.calibrate_on
-    _warn_validation(args, validation_dialogues, data.validation)
+    _warn_validation(args, validation_dialogues, data.validation, cls.names_evidence)
     teacher_scores, alpha_by = None, None
     if args.teacher:
         from ..training.distill import parse_alpha_by, teacher_pair_scores
@@ -814,17 +814,19 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
-def _warn_validation(args: argparse.Namespace, dialogues: Any, pairs: Any) -> None:
+def _warn_validation(args: argparse.Namespace, dialogues: Any, pairs: Any, evidence: bool = True) -> None:
     """Say so when the run has nothing to validate on, or one label only (a small ``--limit``): it would save a
-    model whose tau and eta_e were never set (0.5), or set on one class, with exit 0 and no word."""
+    model whose thresholds were never set (0.5), or set on one class, with exit 0 and no word. ``evidence``:
+    the detector names evidence turns and has eta_e beside tau (the unstructured detector has tau only)."""
     labels = {e.label for e in dialogues} if dialogues is not None else {p.label == 1 for p in pairs}
     what = "validation dialogues" if dialogues is not None else "validation pairs"
     where = f" (--limit {args.limit} leaves none held out at --validation-fraction {args.validation_fraction})"
     if not labels:
+        thresholds, verb = ("tau and eta_e", "are") if evidence else ("tau", "is")
+        kept = f"the --init detector's {verb} kept" if args.init else f"the default, 0.5, {verb} kept"
         print(
-            f"dialcheck: warning: no {what}{where if args.limit else ''}: no early stopping, and tau and eta_e "
-            f"are set on nothing ({'the --init detector' + chr(39) + 's' if args.init else 'the defaults, 0.5'} are "
-            "kept); give a larger --limit or --calibrate-on FILE",
+            f"dialcheck: warning: no {what}{where if args.limit else ''}: no early stopping, and {thresholds} "
+            f"{verb} set on nothing ({kept}); give a larger --limit or --calibrate-on FILE",
             file=sys.stderr,
         )
     elif len(labels) == 1:

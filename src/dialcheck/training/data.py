@@ -664,7 +664,9 @@ def build_decode_training_data(
     val_dialogues = pseudo_dialogues(val, rct=True, seed=seed)
     if detector == "decode.unstructured.v1":
         train_out = synthetic_histories(train, seed=seed)
-        val_out = synthetic_histories(val, seed=seed + 1)
+        # held-out pairs of fewer than two dialogues make no history (its fillers come from other dialogues): the
+        # run then has nothing to validate on, as an utterance-based one with none held out (train warns)
+        val_out = synthetic_histories(val, seed=seed + 1) if len({p.group for p in val}) > 1 else []
     else:
         train_out = list(train)
         val_out = list(val)
