@@ -329,3 +329,75 @@ def test_resuming_over_a_line_that_is_json_but_no_record_names_it(tmp_path):
     (tmp_path / "nbest-beam2.jsonl").write_text("[1]\n")
     with pytest.raises(InputError, match="line 1: cannot resume: not an n-best output line"):
         run_nbest_experiment(_items(), FixedGenerator(), None, settings, tmp_path)
+
+
+_HISTORIES = ["i live in paris .", "i have two dogs .", "i like tea , not coffee .", "i play guitar .", "i am home ."]
+_QUESTIONS = ["do you live in paris ?", "are they good ?", "you like coffee ?", "do you play ?", "are you home ?"]
+
+
+def _lm_items() -> list[EchoItem]:
+    """Seven stimuli in the tiny LM's words, prompts of several lengths (so that batches sort them)."""
+    items = []
+    for n in range(7):
+        h, q = _HISTORIES[n % 5], _QUESTIONS[(2 * n) % 5] + (" what ?" * (n % 3))
+        kind, expected = ("ENTQ", "yes") if n % 2 else ("CNTQ", "no")
+        items.append(EchoItem(f"{kind.lower()}:{n}", kind, h, h, q, expected, q, q))
+    return items
+
+
+class _WordJudge:
+    def judge(self, questions, answers):
+        return ["yes" if " yes" in f" {a}" else "no" if " no" in f" {a}" else "ambiguous" for a in answers]
+
+
+@pytest.fixture(scope="module")
+def nbest_lm(tmp_path_factory):
+    from dialcheck.generation import NBestGenerator
+    from helpers_generation import build_tiny_lm
+
+    folder = build_tiny_lm(tmp_path_factory.mktemp("nbest-lm") / "lm")
+    return NBestGenerator.load(str(folder))
+
+
+_RESUME_SETTINGS = ["nucleus3", "topk2", "beam2"]
+
+
+@pytest.mark.parametrize("spec", _RESUME_SETTINGS)
+def test_an_uninterrupted_experiment_writes_the_lists_it_wrote_before(tmp_path, nbest_lm, spec):
+    # the lists before resuming was made exact: one generate call per chunk of 2 stimuli (batch size 1),
+    # each seeded afresh; a run that is never interrupted must keep writing them (existing results)
+    cfg = DecodingConfig.parse(spec, max_new_tokens=4)
+    items = _lm_items()
+    run_nbest_experiment(items, nbest_lm, None, [cfg], tmp_path, batch_size=1, chunk=2)
+    stored = [json.loads(line) for line in (tmp_path / f"nbest-{cfg.name}.jsonl").read_text().splitlines()]
+    before = []
+    for s in range(0, len(items), 2):
+        part = items[s : s + 2]
+        before += nbest_lm.generate([it.dialogue() for it in part], cfg, batch_size=1)
+    assert [r["id"] for r in stored] == [it.id for it in items]
+    assert [r["replies"] for r in stored] == [[c.text for c in cands] for cands in before]
+    assert [r["scores"] for r in stored] == [[round(c.score, 5) for c in cands] for cands in before]
+
+
+@pytest.mark.parametrize("spec", _RESUME_SETTINGS)
+@pytest.mark.parametrize("kept", [0, 1, 2, 3, 5])
+def test_an_interrupted_experiment_resumes_to_the_lists_of_an_uninterrupted_one(tmp_path, nbest_lm, spec, kept):
+    # a run stopped inside a chunk (its first lines written, the next one torn) resumed with the stimuli
+    # left: they were chunked and seeded afresh from the first one left, so sampled lists changed
+    import random
+
+    import torch
+
+    cfg = DecodingConfig.parse(spec, max_new_tokens=4)
+    items, name = _lm_items(), f"nbest-{cfg.name}.jsonl"
+    whole = tmp_path / "whole"
+    run_nbest_experiment(items, nbest_lm, _WordJudge(), [cfg], whole, batch_size=2, chunk=3)
+    expected = (whole / name).read_bytes()
+    lines = expected.splitlines(keepends=True)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / name).write_bytes(b"".join(lines[:kept]) + lines[kept][:20])
+    torch.manual_seed(987654)  # as a new process finds the generator
+    random.seed(987654)
+    run_nbest_experiment(items, nbest_lm, _WordJudge(), [cfg], cut, batch_size=2, chunk=3)
+    assert (cut / name).read_bytes() == expected

@@ -644,3 +644,27 @@ def test_models_save_under_a_file_names_the_file(capsys, tmp_path, tiny_detector
         code, _, err = _run(capsys, "models", str(tiny_detector_dir), "--save", str(out), "--tau", "0.3")
         assert code == 2 and message in err and "File exists" not in err, err
     assert f.read_text() == "{}\n"
+
+
+def test_nbest_resumed_inside_a_chunk_writes_the_sampled_lists_of_an_uninterrupted_run(capsys, tmp_path):
+    # a run stopped while writing a chunk's lists (five stored, the sixth torn) resumed by chunking and seeding
+    # the stimuli left afresh: the sampled lists after the cut were not those of an uninterrupted run
+    from helpers_generation import build_tiny_lm
+
+    lm = build_tiny_lm(tmp_path / "lm")
+    stim = tmp_path / "stim.jsonl"
+    stim.write_text("".join(_stimulus(n, "Are you in Ohio?" + " What?" * (n % 3)) + "\n" for n in range(20)))
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    args = ["nbest", "--stimuli", str(stim), "--generate-only", "--no-progress", "--settings", "nucleus3,topk2"]
+    args += ["--lm", str(lm), "--max-new-tokens", "3", "--batch-size", "3", "--threads", "1"]
+    code, _, err = _run(capsys, *args, "--out", str(whole))
+    assert code == 0, err
+    code, _, err = _run(capsys, *args, "--out", str(cut))
+    assert code == 0, err
+    for name in ("nbest-nucleus3.jsonl", "nbest-topk2.jsonl"):
+        lines = (cut / name).read_text().splitlines(keepends=True)
+        (cut / name).write_text("".join(lines[:5]) + lines[5][:30])
+    code, _, err = _run(capsys, *args, "--out", str(cut))
+    assert code == 0, err
+    for name in ("nbest-nucleus3.jsonl", "nbest-topk2.jsonl"):
+        assert (cut / name).read_bytes() == (whole / name).read_bytes()

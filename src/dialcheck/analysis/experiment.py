@@ -5,6 +5,11 @@ judges each reply (yes / no / ambiguous); lists are written to ``nbest-<setting>
 folder as they are made, so an interrupted run resumes where it stopped. :func:`summarize_folder` then
 computes Certainty and Variety per setting and stimulus kind.
 
+The stimuli are generated in chunks of ``max(chunk, batch size)`` in their order, each one generate call seeded
+afresh (``DecodingConfig.seed``). A resumed run keeps those chunks: one an interruption left unfinished is
+generated (and judged) again in whole and only its missing lists are written, so a resumed run writes the lists,
+sampled ones included, of a run never interrupted (given the same stimuli and batch size).
+
 While a run appends to a list file it holds ``nbest-<setting>.jsonl.lock`` (its process id):
 :func:`judge_folder`, which rewrites the files in place, refuses to touch a file whose writer is alive,
 since the lines written in between would be lost. A lock left by a process that no longer exists is ignored.
@@ -159,25 +164,32 @@ def run_nbest_experiment(
         rows = cfg.beams // cfg.groups if cfg.strategy in ("beam", "diverse_beam") else cfg.n
         bs = max(1, batch_rows // rows) if batch_rows else batch_size
         done = _done_ids(path)
-        todo = [it for it in items if it.id not in done]
+        # the chunks of an uninterrupted run, each generated (and seeded) as a whole: a chunk an interrupted
+        # run left unfinished is made again, and only its missing lists are written
+        step = max(chunk, bs)
+        chunks = [items[s : s + step] for s in range(0, len(items), step)]
+        todo = [part for part in chunks if any(it.id not in done for it in part)]
+        missing = sum(it.id not in done for part in todo for it in part)
         if not todo:
             continue
         bar = None
         if show_progress_bar:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(todo), desc=f"n-best {cfg.name}", unit="input")
+            bar = tqdm(total=missing, desc=f"n-best {cfg.name}", unit="input")
         t0 = time.time()
         with _writing(path), path.open("a", encoding="utf-8") as f:
-            step = max(chunk, bs)
-            for s in range(0, len(todo), step):
-                part = todo[s : s + step]
+            for part in todo:
                 lists = generator.generate([it.dialogue() for it in part], cfg, batch_size=bs)
                 questions = [it.question for it, cands in zip(part, lists, strict=True) for _ in cands]
                 replies = [c.text for cands in lists for c in cands]
                 judged = classifier.judge(questions, replies) if replies and classifier is not None else []
-                pos = 0
+                pos, wrote = 0, 0
                 for it, cands in zip(part, lists, strict=True):
+                    start, pos = pos, pos + len(cands)
+                    if it.id in done:  # stored by the interrupted run
+                        continue
+                    wrote += 1
                     rec = {
                         "id": it.id,
                         "kind": it.kind,
@@ -185,16 +197,15 @@ def run_nbest_experiment(
                         "setting": cfg.name,
                         "replies": [c.text for c in cands],
                         "scores": [None if c.score is None else round(c.score, 5) for c in cands],
-                        "judgements": judged[pos : pos + len(cands)] if judged else None,
+                        "judgements": judged[start:pos] if judged else None,
                     }
-                    pos += len(cands)
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 f.flush()
                 if bar is not None:
-                    bar.update(len(part))
+                    bar.update(wrote)
         if bar is not None:
             bar.close()
-        log.info("%s: %d inputs in %.0f s", cfg.name, len(todo), time.time() - t0)
+        log.info("%s: %d inputs in %.0f s", cfg.name, missing, time.time() - t0)
     if classifier is None:
         return []
     return summarize_folder(out, settings, {it.id for it in items})

@@ -9,7 +9,9 @@ ambiguous reply are dropped and counted)::
 
 The output folder gets ``stimuli.jsonl``, one ``nbest-<setting>.jsonl`` per setting (the run resumes
 from them; ``generation.json`` records the LM and decoding each was made with, and a run with others is
-refused), ``results.json``, ``table.md`` and ``certainty_variety.png`` (needs the ``plot`` extra).
+refused; resumed with the same stimuli and ``--batch-size``/``--batch-rows``, its lists, sampled ones included,
+are those of an uninterrupted run), ``results.json``, ``table.md`` and ``certainty_variety.png`` (needs the
+``plot`` extra).
 Settings: ``beamN``, ``diverseN`` (N groups of one beam), ``nucleusN`` (top-p 0.9), ``topkN`` (k 40).
 """
 
