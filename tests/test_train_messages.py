@@ -15,3 +15,28 @@ def test_train_unstructured_with_nothing_held_out_warns_of_tau_only(capsys, tmp_
     warning = next(line for line in err.splitlines() if "warning: no validation" in line)
     assert "tau is set on nothing (the default, 0.5, is kept)" in warning and "eta_e" not in warning
     assert "--limit 20 leaves none held out" in warning
+
+
+def test_models_names_an_interrupted_training_run_as_loading_does(capsys, tmp_path):
+    # models FOLDER (and --save from it) said only 'no dialcheck.json' of an interrupted train's OUT, where loading
+    # (check, evaluate) names it an interrupted run, its checkpoint and --resume: both say it in one wording now
+    import pytest
+
+    import dialcheck
+    from dialcheck.errors import ModelError
+
+    run = tmp_path / "run"
+    (run / "resume").mkdir(parents=True)
+    (run / "checkpoint").mkdir()
+    (run / "checkpoint" / "dialcheck.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ModelError) as e:
+        dialcheck.load(str(run))
+    said = str(e.value)
+    assert "interrupted training run" in said and "checkpoint" in said and "--resume" in said
+    code, out, err = _run(capsys, "models", str(run))
+    assert code == 2 and out == "" and said in err and "no dialcheck.json" not in err
+    code, _, err = _run(capsys, "models", str(run), "--save", str(tmp_path / "derived"), "--tau", "0.3")
+    assert code == 2 and said in err and not (tmp_path / "derived").exists()
+    (run / "checkpoint").rename(tmp_path / "elsewhere")  # resume/ only: no checkpoint is named
+    code, _, err = _run(capsys, "models", str(run))
+    assert code == 2 and "interrupted training run, not a model; finish it" in err

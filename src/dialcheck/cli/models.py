@@ -126,8 +126,12 @@ def _model(name: str) -> tuple[Any, str]:
         if m.name != DEFAULT_MODELS["en"]:
             note += f", standing in for {DEFAULT_MODELS['en']}, which needs what is not installed here"
         return m, note
+    from ..detectors.base import interrupted_run
+
     folder = Path(name)
     if folder.is_dir():
+        if (interrupted := interrupted_run(folder)) is not None:
+            raise InputError(interrupted)
         if not (folder / CONFIG_NAME).is_file():
             raise InputError(f"not a detector folder (no {CONFIG_NAME}) nor a shipped model's name", name)
         _check_config(folder / CONFIG_NAME)
@@ -198,6 +202,7 @@ def _summary(m: Any) -> str:
 def _save(args: argparse.Namespace) -> int:
     """``models NAME --save OUT``: NAME's folder copied to OUT with the options given saved in its config."""
     from ..detectors import load_detector, model_folder
+    from ..detectors.base import interrupted_run
     from ..detectors.modeling import CONFIG_NAME
     from ..detectors.utterance import UtteranceDetector
     from ..training.card import model_reference, write_model_card
@@ -206,6 +211,8 @@ def _save(args: argparse.Namespace) -> int:
     if args.name is None:
         raise InputError("--save needs the model to derive from: dialcheck models NAME --save OUT --slots settle")
     src = model_folder(args.name)
+    if (interrupted := interrupted_run(src)) is not None:
+        raise InputError(interrupted)
     if not (src / CONFIG_NAME).is_file():
         raise InputError(f"{args.name}: not a shipped model or a detector folder (no {CONFIG_NAME})")
     out = Path(args.save)

@@ -26,7 +26,7 @@ from .modeling import (
     tokenizer_only,
 )
 
-__all__ = ["DETECTORS", "Detector", "RankedCandidate", "check_threshold", "register_detector"]
+__all__ = ["DETECTORS", "Detector", "RankedCandidate", "check_threshold", "interrupted_run", "register_detector"]
 
 log = logging.getLogger(__name__)
 
@@ -301,6 +301,22 @@ def ranked_candidates(candidates: Sequence[str], verdicts: Sequence[Verdict]) ->
     return sorted(ranked, key=lambda r: (r.verdict.contradiction, r.verdict.score))
 
 
+def interrupted_run(folder: Path) -> str | None:
+    """What to say of ``folder`` when it is the OUT of an interrupted ``dialcheck train`` (a ``resume/`` folder or
+    a ``checkpoint/`` with its config, and no config of its own): what it is and what can be read, not only what it
+    lacks; None for any other folder. Loading and ``dialcheck models`` say it in these words."""
+    folder = Path(folder)
+    if (folder / CONFIG_NAME).exists() or not (
+        (folder / "resume").is_dir() or (folder / "checkpoint" / CONFIG_NAME).exists()
+    ):
+        return None
+    best = f"; {folder / 'checkpoint'} holds its best validation so far" if (folder / "checkpoint").is_dir() else ""
+    return (
+        f"{folder} holds an interrupted training run, not a model{best}; finish it with the same train command "
+        "and --resume"
+    )
+
+
 def _load_as(cls: type[Detector], folder: Path) -> Detector:
     if not folder.exists():
         raise ModelError(f"model folder {folder} does not exist")
@@ -315,13 +331,8 @@ def _load_as(cls: type[Detector], folder: Path) -> Detector:
                 "set id2label in its config.json"
             )
         config = DetectorConfig(detector=cls.registry_name or "decode.utterance.v1", base=".", labels=labels)
-    elif (folder / "resume").is_dir() or (folder / "checkpoint" / CONFIG_NAME).exists():
-        # the OUT of an interrupted `dialcheck train`: say what it is and what can be read, not only what it lacks
-        best = f"; {folder / 'checkpoint'} holds its best validation so far" if (folder / "checkpoint").is_dir() else ""
-        raise ModelError(
-            f"{folder} holds an interrupted training run, not a model{best}; finish it with the same train command "
-            "and --resume"
-        )
+    elif (interrupted := interrupted_run(folder)) is not None:
+        raise ModelError(interrupted)
     else:
         raise ModelError(f"{folder} holds neither {CONFIG_NAME} nor a Hugging Face config.json")
     check_window(folder, config)
