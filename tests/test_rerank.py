@@ -237,6 +237,25 @@ def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp
     assert out[1]["chosen"]["text"] == "Rex."
 
 
+def test_rerank_says_once_that_its_generation_options_went_unused(capsys, tmp_path, tiny_detector_dir, monkeypatch):
+    # every record with its candidates: --generate and --lm were dropped without a word
+    from dialcheck.generation import NBestGenerator
+
+    monkeypatch.setattr(NBestGenerator, "load", lambda *a, **k: pytest.fail("nothing to generate: no LM is loaded"))
+    p = tmp_path / "in.jsonl"
+    p.write_text("".join(json.dumps({"id": f"d{i}", "turns": CTX, "candidates": ["Rex."]}) + "\n" for i in range(2)))
+    argv = ["rerank", str(p), "--json", "--model", str(tiny_detector_dir)]
+    code = main([*argv, "--generate", "beam10", "--lm", "some-lm"])
+    out, err = capsys.readouterr()
+    assert code == 0 and len(out.splitlines()) == 2
+    warned = [ln for ln in err.splitlines() if "no record needed generating" in ln]
+    assert len(warned) == 1 and "--generate" in warned[0] and "--lm" in warned[0], err
+    code = main([*argv, "--endpoint", "http://127.0.0.1:9/v1", "--max-new-tokens", "8"])
+    err = capsys.readouterr().err
+    assert code == 0 and "--endpoint, --max-new-tokens" in err and "no record needed generating" in err
+    assert main(argv) == 0 and "generating" not in capsys.readouterr().err  # none given: nothing to say
+
+
 def test_rerank_command_without_a_model_routes_each_record_like_check(capsys, tmp_path, monkeypatch):
     """Knowledge -> the task-oriented default, Chinese (u1, b1, u2 and its reply) -> the Chinese one."""
     from dialcheck import api

@@ -7,7 +7,8 @@ Each input record is a dialogue context with its candidate replies::
 
 ``score`` (optional) is the generator's own score, higher is better; it orders the candidates the
 detector keeps and breaks ties. Without ``candidates``, ``--generate beam10`` makes them with a local
-causal LM (``--lm``, default SmolLM2-135M-Instruct) or ``--endpoint`` (an OpenAI-compatible server).
+causal LM (``--lm``, default SmolLM2-135M-Instruct) or ``--endpoint`` (an OpenAI-compatible server); when every
+record has candidates, a warning names the generation options given and nothing is generated.
 The reply is spoken by the speaker of the second-to-last turn (a ``system`` message left out; ``assistant`` after
 a lone ``user`` turn; after a tool call, the tool call's speaker) unless ``--speaker`` says otherwise.
 """
@@ -34,6 +35,7 @@ from .common import (
 )
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
+MAX_NEW_TOKENS = 32
 
 
 def add_parser(sub: Any) -> None:
@@ -61,7 +63,7 @@ def add_parser(sub: Any) -> None:
         "--endpoint", type=http_url, default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1"
     )
     g.add_argument("--endpoint-model", default=None, help="model name to send to --endpoint")
-    g.add_argument("--max-new-tokens", type=positive_int, default=32)
+    g.add_argument("--max-new-tokens", type=positive_int, default=MAX_NEW_TOKENS)
     add_model_options(p)
     p.set_defaults(func=run)
 
@@ -204,6 +206,29 @@ def _generator(args: argparse.Namespace) -> Any:
     return NBestGenerator.load(args.lm)
 
 
+def _warn_unused_generation(args: argparse.Namespace, records: int) -> None:
+    """One warning naming the generation options given when every record brought its candidates (they were
+    dropped without a word before)."""
+    given = [
+        opt
+        for opt, value in (
+            ("--generate", args.generate),
+            ("--lm", args.lm),
+            ("--endpoint", args.endpoint),
+            ("--endpoint-model", args.endpoint_model),
+        )
+        if value is not None
+    ]
+    if args.max_new_tokens != MAX_NEW_TOKENS:
+        given.append("--max-new-tokens")
+    if given:
+        every = "the record has" if records == 1 else f"all {records} records have"
+        print(
+            f"dialcheck: warning: {', '.join(given)} not used: {every} candidates, so no record needed generating",
+            file=sys.stderr,
+        )
+
+
 def _quote(text: str) -> str:
     return textwrap.shorten(text, width=80, placeholder=" ...") if text.strip() else "(empty)"
 
@@ -223,7 +248,9 @@ def run(args: argparse.Namespace) -> int:
             readable_weights(args.model, f"the --model folder {args.model}")
         chosen = load_for(args)
     missing = [i for i, (_, _, c, _) in enumerate(parsed) if c is None]
-    if missing:
+    if not missing:
+        _warn_unused_generation(args, len(parsed))
+    else:
         cfg = DecodingConfig.parse(args.generate, max_new_tokens=args.max_new_tokens)
         gen = _generator(args)
         lists = gen.generate([parsed[i][1] for i in missing], cfg, speaker=args.speaker)
