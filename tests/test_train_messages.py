@@ -1,5 +1,10 @@
 """Messages of ``dialcheck train`` and ``dialcheck models``: warnings before training, refusals of folders."""
 
+import json
+import shutil
+
+import pytest
+
 from helpers_cli import run_cli as _run
 
 
@@ -20,8 +25,6 @@ def test_train_unstructured_with_nothing_held_out_warns_of_tau_only(capsys, tmp_
 def test_models_names_an_interrupted_training_run_as_loading_does(capsys, tmp_path):
     # models FOLDER (and --save from it) said only 'no dialcheck.json' of an interrupted train's OUT, where loading
     # (check, evaluate) names it an interrupted run, its checkpoint and --resume: both say it in one wording now
-    import pytest
-
     import dialcheck
     from dialcheck.errors import ModelError
 
@@ -40,3 +43,27 @@ def test_models_names_an_interrupted_training_run_as_loading_does(capsys, tmp_pa
     (run / "checkpoint").rename(tmp_path / "elsewhere")  # resume/ only: no checkpoint is named
     code, _, err = _run(capsys, "models", str(run))
     assert code == 2 and "interrupted training run, not a model; finish it" in err
+
+
+def test_a_derived_card_says_its_validation_numbers_are_the_parents(capsys, tmp_path, tiny_detector_dir):
+    # models NAME --save OUT --tau X kept NAME's validation numbers in OUT's card under 'Validation', as if measured
+    # at X: the card says they are NAME's, measured with NAME's thresholds, and how to measure the derived model
+    from dialcheck.detectors.modeling import DetectorConfig
+    from dialcheck.training.card import write_model_card
+
+    src = tmp_path / "src"
+    shutil.copytree(tiny_detector_dir, src)
+    config = DetectorConfig.from_file(src / "dialcheck.json")
+    config.thresholds["tau"], config.thresholds["eta_e"] = 0.4, 0.6
+    config.metrics = {"val_balanced_accuracy": 0.81, "val_evidence_f1": 0.7}
+    (src / "dialcheck.json").write_text(config.to_json(), encoding="utf-8")
+    write_model_card(src, config)
+    code, _, err = _run(capsys, "models", str(src), "--save", str(tmp_path / "mine"), "--tau", "0.7")
+    assert code == 0, err
+    card = (tmp_path / "mine" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert "- val_balanced_accuracy: 0.81" in card
+    note = next(line for line in card.splitlines() if "validation numbers, measured with its thresholds" in line)
+    assert "(tau 0.4, eta_e 0.6)" in note and "not with this model's (tau 0.7, eta_e 0.6)" in note
+    assert "dialcheck evaluate --model mine --update-card" in note
+    saved = json.loads((tmp_path / "mine" / "dialcheck.json").read_text())["training"]["derived_from"]
+    assert saved["metrics_measured_with"] == {"tau": 0.4, "eta_e": 0.6}

@@ -222,6 +222,7 @@ def _save(args: argparse.Namespace) -> int:
     readable_weights(src, f"the model {args.name}")
     det = load_detector(src)  # the config only: no weights are read to change options
     changes, given = [], []  # what changes, and the options that say so (for the recorded command)
+    before = {"tau": det.tau, "eta_e": det.eta_e}  # NAME's: its validation numbers, kept below, were measured so
     for name in ("tau", "eta_e"):
         value = getattr(args, name)
         if value is not None and value != getattr(det, name):
@@ -265,6 +266,7 @@ def _save(args: argparse.Namespace) -> int:
         "change": ", ".join(f"`{c}`" for c in changes),
         "command": shlex.join(["dialcheck", "models", model_reference(src), "--save", str(out), *given]),
         "date": dt.date.today().isoformat(),
+        "metrics_measured_with": before,
     }
     if args.recalibrate:  # the dialogues first: a bad file fails before anything is written or loaded
         from ..training.recalibrate import calibration_dialogues

@@ -277,6 +277,8 @@ def write_model_card(folder: Path, config: DetectorConfig, name: str | None = No
         where = t.get("calibration_file")
         source = f"labelled dialogues of `{where}`" if where else "held-out train groups"
         lines += ["", f"Validation ({source}, used for early stopping and calibration):", "", *val]
+        if isinstance(derived, dict):  # models --save: the numbers are NAME's, not this model's
+            lines += ["", _derived_validation(derived, config, name or folder.name)]
     elif any(k.startswith("dev/") for k in config.metrics):
         lines += ["", "Model selection (early stopping) on the `dev/` split below; it is not a test set."]
     evals = {k: v for k, v in config.metrics.items() if "/" in k}
@@ -289,6 +291,28 @@ def write_model_card(folder: Path, config: DetectorConfig, name: str | None = No
     lines += ["", f"Card written on {platform.node() or 'this machine'} by dialcheck.", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def _derived_validation(derived: dict[str, Any], config: Any, folder: str) -> str:
+    """The card's note under the validation numbers of a model ``models NAME --save`` derived: they were measured
+    on NAME with NAME's thresholds (and readings), not with this model's."""
+    parent = derived.get("model")
+    was = derived.get("metrics_measured_with")
+    thresholds = (
+        " (" + ", ".join(f"{k} {v:g}" for k, v in was.items() if isinstance(v, int | float)) + ")"
+        if isinstance(was, dict)
+        else ""
+    )
+    now = ", ".join(
+        f"{k} {config.thresholds[k]:g}" for k in ("tau", "eta_e") if isinstance(config.thresholds.get(k), int | float)
+    )
+    again = isinstance(derived.get("recalibrated"), dict)
+    which = "Apart from val_balanced_accuracy (measured again when tau was chosen again), these" if again else "These"
+    return (
+        f"{which} are `{parent}`'s validation numbers, measured with its thresholds{thresholds} and readings before "
+        f"the change above, not with this model's ({now}); `dialcheck evaluate --model {folder} --update-card` "
+        "measures this model."
+    )
 
 
 def _recalibrated(r: dict[str, Any]) -> str:
