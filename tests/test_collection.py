@@ -834,3 +834,29 @@ def test_cli_collect_contexts_refuses_to_select_nothing_before_reading_anything(
     err = capsys.readouterr().err
     assert "--top-k 0 and --random-k 0 select no context" in err and "missing.jsonl" not in err
     assert not out.exists()
+
+
+def test_cli_collect_aggregate_reports_a_kappa_it_cannot_compute_as_null_with_a_reason(capsys, tmp_path):
+    # "fleiss_kappa": "n/a (no subjects)" was a string where the field otherwise holds a number
+    from dialcheck.cli import main
+
+    labels = tmp_path / "labels.csv"  # every item has four labels: none has exactly the three kappa is taken over
+    labels.write_text("item_id,annotator,label\n" + "".join(f"x{i},a{j},1\n" for i in range(2) for j in range(4)))
+    assert main(["collect", "aggregate", "--labels", str(labels)]) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert summary["fleiss_kappa"] is None and summary["kappa_items"] == 0
+    assert isinstance(summary["fleiss_kappa_unavailable"], str) and "3" in summary["fleiss_kappa_unavailable"]
+    assert f"Fleiss' kappa: n/a ({summary['fleiss_kappa_unavailable']})" in err
+    labels.write_text("item_id,annotator,label\nx,a,1\ny,a,0\n")  # one annotator: no agreement to measure
+    argv = ["collect", "aggregate", "--labels", str(labels), "--min-annotators", "1", "--min-contradictory", "1"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert summary["fleiss_kappa"] is None and "2" in summary["fleiss_kappa_unavailable"] and "n/a" in err
+    labels.write_text(
+        "item_id,annotator,label\n" + "".join(f"x{i},a{j},{(i + j) % 2}\n" for i in range(3) for j in range(3))
+    )
+    assert main(["collect", "aggregate", "--labels", str(labels)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert isinstance(summary["fleiss_kappa"], float) and "fleiss_kappa_unavailable" not in summary

@@ -468,8 +468,17 @@ def run_aggregate(args: argparse.Namespace) -> int:
     try:
         kappa, used = kappa_from_labels(labels, args.min_annotators)
         summary.update(fleiss_kappa=round(kappa, 4), kappa_items=used)
-    except ValueError as e:
-        summary["fleiss_kappa"] = f"n/a ({e})"
+    except ValueError as e:  # a number or null in the JSON (a string "n/a (...)" before); why, beside it
+        m = args.min_annotators
+        why = (
+            f"it needs at least 2 labels an item; --min-annotators is {m}"
+            if m < 2
+            else f"it is taken over the items with exactly {m} labels (--min-annotators), and none has {m}"
+            if str(e) == "no subjects"
+            else str(e)
+        )
+        summary.update(fleiss_kappa=None, kappa_items=0, fleiss_kappa_unavailable=why)
+        _say(f"Fleiss' kappa: n/a ({why})")
     if args.replies:
         replies = read_records(args.replies, CollectedReply)
         known = {r.id for r in replies}
