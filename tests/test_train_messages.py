@@ -67,3 +67,48 @@ def test_a_derived_card_says_its_validation_numbers_are_the_parents(capsys, tmp_
     assert "dialcheck evaluate --model mine --update-card" in note
     saved = json.loads((tmp_path / "mine" / "dialcheck.json").read_text())["training"]["derived_from"]
     assert saved["metrics_measured_with"] == {"tau": 0.4, "eta_e": 0.6}
+
+
+@pytest.mark.parametrize(
+    ("task", "base", "warned"),
+    [
+        ("cdconv", "all-MiniLM-L6-v2", "most Chinese characters into [UNK]"),
+        ("ocnli", "all-MiniLM-L6-v2", "most Chinese characters into [UNK]"),
+        ("cdconv", "mpnet", "most Chinese characters into [UNK]"),
+        ("cdconv", "all-MiniLM-L6-v2+zh", None),
+        ("cdconv", "gemma-3-270m", None),
+        ("decode", "all-MiniLM-L6-v2+zh", "trains on English dialogues"),
+        ("decode", "all-MiniLM-L6-v2", None),
+    ],
+)
+def test_train_warns_when_the_base_cannot_read_the_tasks_language(capsys, tmp_path, task, base, warned):
+    # --task cdconv on plain all-MiniLM-L6-v2 trained without a word, its vocabulary turning most Chinese characters
+    # into [UNK]; --task decode on a +zh base made a model taken for a Chinese one: both warn before any data is read
+    argv = ["train", "--task", task, "--base", base, "--out", str(tmp_path / "m"), "--data-dir", str(tmp_path / "no")]
+    code, _, err = _run(capsys, *argv, "--no-progress")
+    assert code == 2  # the missing data: the warning came first
+    lines = [line for line in err.splitlines() if "warning:" in line and "the base" in line]
+    if warned is None:
+        assert lines == []
+        return
+    assert len(lines) == 1 and warned in lines[0] and f"the base {base} " in lines[0]
+    assert err.index(lines[0]) < err.index("error")
+    if task == "decode":
+        assert "train on all-MiniLM-L6-v2 instead" in lines[0]
+    else:
+        assert "all-MiniLM-L6-v2+zh" in lines[0] and "gemma-3-270m" in lines[0] and "cdconv-flat-gemma-v9" in lines[0]
+
+
+def test_train_reads_the_base_of_the_init_detector_for_the_language_warning(capsys, tmp_path, tiny_detector_dir):
+    # --init's base is the one trained on (--base is not read): an OCNLI pair classifier on a +zh base continued
+    # with --task decode
+    init = tmp_path / "ocnli"
+    shutil.copytree(tiny_detector_dir, init)
+    config = json.loads((init / "dialcheck.json").read_text())
+    config["base"] = "all-MiniLM-L6-v2+zh"
+    (init / "dialcheck.json").write_text(json.dumps(config))
+    argv = ["train", "--init", str(init), "--out", str(tmp_path / "m"), "--data-dir", str(tmp_path / "no")]
+    code, _, err = _run(capsys, *argv, "--no-progress")
+    assert code == 2
+    assert "warning: --task decode trains on English dialogues, but the base all-MiniLM-L6-v2+zh (of the --init " in err
+    assert f"detector {init}) adds the Chinese characters" in err
