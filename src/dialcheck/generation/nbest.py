@@ -163,8 +163,17 @@ class _HammingDiversity:
         return scores
 
 
-def _expanded(prefix: Any, times: int) -> dict[str, Any]:
-    """``{"past_key_values": copy of the prefix cache with each row repeated}`` (empty without a prefix)."""
+def _cache_key(model: Any) -> str:
+    """The keyword that passes a KV cache to ``model`` and its ``generate``: ``cache`` where its forward takes one
+    (transformers 5.2x, where ``past_key_values`` is deprecated, to be removed in 5.40), else ``past_key_values``."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
+def _expanded(prefix: Any, times: int, key: str = "past_key_values") -> dict[str, Any]:
+    """``{key: copy of the prefix cache with each row repeated}`` (empty without a prefix); ``key``:
+    :func:`_cache_key`."""
     if prefix is None:
         return {}
     import copy
@@ -172,7 +181,7 @@ def _expanded(prefix: Any, times: int) -> dict[str, Any]:
     cache = copy.deepcopy(prefix)
     if times > 1:
         cache.batch_repeat_interleave(times)
-    return {"past_key_values": cache}
+    return {key: cache}
 
 
 class NBestGenerator:
@@ -305,7 +314,7 @@ class NBestGenerator:
                 kw = {"num_beams": cfg.beams, "num_return_sequences": cfg.n, "do_sample": False}
                 if cfg.beams > 1:
                     kw.update(length_penalty=cfg.length_penalty, early_stopping=True)
-                cache = _expanded(prefix, cfg.beams)
+                cache = _expanded(prefix, cfg.beams, _cache_key(self.model))
                 runs.append((self.model.generate(**enc, **common, **kw, **cache), cfg.n))
             elif cfg.strategy in ("nucleus", "top_k"):
                 kw = {"do_sample": True, "num_return_sequences": cfg.n, "temperature": cfg.temperature}
@@ -313,7 +322,7 @@ class NBestGenerator:
                     kw.update(top_p=cfg.top_p, top_k=0)
                 else:
                     kw.update(top_k=cfg.top_k, top_p=1.0)
-                cache = _expanded(prefix, cfg.n)
+                cache = _expanded(prefix, cfg.n, _cache_key(self.model))
                 runs.append((self.model.generate(**enc, **common, **kw, **cache), cfg.n))
             else:
                 runs.extend(self._diverse(enc, prompt_len, cfg, common, prefix))
@@ -337,7 +346,8 @@ class NBestGenerator:
             return None
         pos = (mask.long().cumsum(-1) - 1).masked_fill(mask == 0, 0)
         cache = DynamicCache(config=self.model.config)
-        self.model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], position_ids=pos[:, :-1], past_key_values=cache)
+        kw = {_cache_key(self.model): cache}
+        self.model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], position_ids=pos[:, :-1], **kw)
         return cache
 
     def _diverse(
@@ -355,7 +365,7 @@ class NBestGenerator:
             kw: dict[str, Any] = {"num_beams": per_group, "num_return_sequences": per_group, "do_sample": False}
             if per_group > 1:
                 kw.update(length_penalty=cfg.length_penalty, early_stopping=True)
-            cache = _expanded(prefix, per_group)
+            cache = _expanded(prefix, per_group, _cache_key(self.model))
             runs.append((self.model.generate(**enc, **common, **kw, **cache, logits_processor=procs), per_group))
         return runs
 
