@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+import warnings
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -237,7 +238,10 @@ def test_prompt_prefilled_once_gives_the_same_lists_as_plain_generate(tiny_lm_di
     fast, plain = NBestGenerator(model, tok, prefix_cache=True), NBestGenerator(model, tok, prefix_cache=False)
     ctxs = [CTX, ["hi"], ["hello how are you", "good", "what did you do today?"]]
     cfg = DecodingConfig.parse(spec, max_new_tokens=6, seed=1)
-    a, b = fast.generate(ctxs, cfg, batch_size=3), plain.generate(ctxs, cfg, batch_size=3)
+    with warnings.catch_warnings(record=True) as seen:  # the cache goes under the keyword forward takes
+        warnings.simplefilter("always")
+        a, b = fast.generate(ctxs, cfg, batch_size=3), plain.generate(ctxs, cfg, batch_size=3)
+    assert not [w for w in seen if "past_key_values" in str(w.message)]
     assert [[c.text for c in x] for x in a] == [[c.text for c in x] for x in b]
     assert [c.score for x in a for c in x] == pytest.approx([c.score for x in b for c in x], abs=1e-4)
 
