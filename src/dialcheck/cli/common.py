@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -676,3 +678,25 @@ def readable_weights(folder: str | Path, name: str) -> None:
                 pass
         except Exception as e:  # SafetensorError, or an OSError reading it
             raise InputError(damaged_weights(e, name), str(f)) from None
+
+
+def jsonl_conversion(path: str, many: bool) -> tuple[str, str]:
+    """The shell commands (jq, then plain Python) that convert the JSON document ``path`` (``many``: a list of
+    records, else one pretty-printed record; ``.gz``: read through gzip) to JSON Lines, written to a ``.jsonl`` name
+    beside it that names no existing file (nor ``path``): pasting a hint must never overwrite a file of the user's.
+
+    >>> jsonl_conversion("no/such/logs.json", True)[0]
+    "jq -c '.[]' no/such/logs.json > no/such/logs.jsonl"
+    """
+    p = Path(path)
+    gz = p.name.lower().endswith(".gz")
+    base = p.name[: -3 if gz else None].removesuffix(".jsonl").removesuffix(".json")
+    names = itertools.chain(
+        [f"{base}.jsonl", f"{base}.lines.jsonl"], (f"{base}.lines-{n}.jsonl" for n in itertools.count(2))
+    )
+    target = next(t for t in map(p.with_name, names) if t.name != p.name and not os.path.lexists(t))
+    src, dst = shlex.quote(path), shlex.quote(str(target))
+    jq = "jq -c '.[]'" if many else "jq -c ."
+    py = "[print(json.dumps(d)) for d in json.load(sys.stdin)]" if many else "print(json.dumps(json.load(sys.stdin)))"
+    jq_cmd, py_cmd = (f"gzip -dc {src} | {jq}", f"gzip -dc {src} | python") if gz else (f"{jq} {src}", "python")
+    return f"{jq_cmd} > {dst}", f"{py_cmd} -c 'import json, sys; {py}'{'' if gz else f' < {src}'} > {dst}"

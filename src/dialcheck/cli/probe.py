@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,7 +45,15 @@ from ..io import (
     require_file,
     write_jsonl,
 )
-from .common import check_outputs, comma_choices, nonnegative_int, positive_int, raise_every, seed_number
+from .common import (
+    check_outputs,
+    comma_choices,
+    jsonl_conversion,
+    nonnegative_int,
+    positive_int,
+    raise_every,
+    seed_number,
+)
 
 HELP = "build stimulus sets (echo: polar echo questions from NLI pairs; triggers: CDConv trigger methods)"
 
@@ -170,17 +177,10 @@ def _refuse_json_document(data: bytes, path: str, name: str, what: str) -> None:
     pretty = isinstance(value, dict) and sum(1 for ln in data.splitlines() if ln.strip()) > 1
     if not many and not pretty:  # one object on one line is JSON Lines, its errors named as they are
         return
-    jq = "jq -c '.[]'" if many else "jq -c ."
     if path == "-":
-        convert = f"pipe it through {jq}"
+        convert = "pipe it through " + ("jq -c '.[]'" if many else "jq -c .")
     else:
-        from .score import _free_name
-
-        p = Path(path)
-        gz = p.name.lower().endswith(".gz")
-        target = _free_name(p, p.name[: -3 if gz else None].removesuffix(".jsonl").removesuffix(".json"))
-        src, dst = shlex.quote(path), shlex.quote(str(target))
-        convert = f"convert it with: {f'gzip -dc {src} | {jq}' if gz else f'{jq} {src}'} > {dst}"
+        convert = f"convert it with: {jsonl_conversion(path, many)[0]}"
     raise InputError(f"a JSON document, not JSON Lines: {what} are read one JSON object a line; {convert}", name)
 
 

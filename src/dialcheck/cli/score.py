@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import json
-import os
-import shlex
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,6 +34,7 @@ from ..schema import Dialogue
 from .common import (
     add_model_options,
     add_speaker_option,
+    jsonl_conversion,
     language_warning,
     load_for,
     model_language_of,
@@ -240,15 +238,6 @@ def _looks_like_dialogues(value: Any) -> bool:
     )
 
 
-def _free_name(p: Path, base: str) -> Path:
-    """A ``.jsonl`` name beside ``p`` that names no existing file (nor ``p``): the converting command the hint
-    suggests writes to it, and pasting it must never overwrite a file of the user's."""
-    names = itertools.chain(
-        [f"{base}.jsonl", f"{base}.lines.jsonl"], (f"{base}.lines-{n}.jsonl" for n in itertools.count(2))
-    )
-    return next(t for t in map(p.with_name, names) if t.name != p.name and not os.path.lexists(t))
-
-
 def refuse_json_document(path: str) -> None:
     """Raise one :class:`InputError` when ``path`` holds a JSON document instead of JSON Lines: a file whose
     first line is no JSON value on its own but which parses whole (pretty-printed JSON), or a file of one line
@@ -277,19 +266,10 @@ def refuse_json_document(path: str) -> None:
                     return
         except InputError:  # a damaged .gz: the scoring loop reports it after the lines before it
             return
-    many = _looks_like_dialogues(value)
-    jq = "jq -c '.[]'" if many else "jq -c ."
-    py = "[print(json.dumps(d)) for d in json.load(sys.stdin)]" if many else "print(json.dumps(json.load(sys.stdin)))"
-    p = Path(path)
-    gz = p.name.lower().endswith(".gz")
-    base = p.name[: -3 if gz else None].removesuffix(".jsonl").removesuffix(".json")
-    target = _free_name(p, base)
-    src, dst = shlex.quote(path), shlex.quote(str(target))
-    jq_cmd, py_cmd = (f"gzip -dc {src} | {jq}", f"gzip -dc {src} | python") if gz else (f"{jq} {src}", "python")
-    py_in = "" if gz else f" < {src}"
+    jq_cmd, py_cmd = jsonl_conversion(path, _looks_like_dialogues(value))
     raise InputError(
         f"{path} is a JSON document, not JSON Lines: score reads one dialogue per line (dialcheck check reads "
-        f"JSON documents); convert it with: {jq_cmd} > {dst}, or: {py_cmd} -c 'import json, sys; {py}'{py_in} > {dst}"
+        f"JSON documents); convert it with: {jq_cmd}, or: {py_cmd}"
     )
 
 
