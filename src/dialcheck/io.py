@@ -74,6 +74,37 @@ __all__ = [
 _ID_KEYS = ("id", "dialogue_id", "conversation_id", "record_id")
 
 
+class FirstLines:
+    """The line (or place) each record id is first given on, to refuse an id given again: two records of one id
+    would be stored, resumed, labelled or judged as one. ``advice`` ends the message.
+
+    >>> once = FirstLines("each record needs its own")
+    >>> once.problem("a", 1), once.problem("b", 2)
+    (None, None)
+    >>> once.problem("a", 3)
+    "id: 'a' is the id of line 1 too (each record needs its own)"
+    """
+
+    def __init__(self, advice: str) -> None:
+        self.advice = advice
+        self.first: dict[Any, int | str] = {}
+
+    def problem(self, rid: Any, where: int | str) -> str | None:
+        """None, having recorded ``where`` (a line number, or a place such as ``"dialogue 3"``), when ``rid`` is
+        new; else the message naming where it was first given."""
+        first = self.first.setdefault(rid, where)
+        if first == where:
+            return None
+        return f"id: {rid!r} is the id of {f'line {first}' if isinstance(first, int) else first} too ({self.advice})"
+
+    def check(self, rid: Any, where: int | str) -> Any:
+        """``rid``, or an :class:`InputError` with :meth:`problem`'s message."""
+        message = self.problem(rid, where)
+        if message is not None:
+            raise InputError(message)
+        return rid
+
+
 def is_blank(text: str) -> bool:
     """Whether ``text`` shows nothing: white space and invisible format characters only (a zero-width space, joiner
     or byte-order mark, a soft hyphen: Unicode category Cf). Such a last turn or candidate says nothing to check, and

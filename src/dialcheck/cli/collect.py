@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import write_jsonl
+from ..io import FirstLines, write_jsonl
 from .common import (
     add_threads_option,
     check_outputs,
@@ -158,20 +158,16 @@ def run_contexts(args: argparse.Namespace) -> int:
         from ..io import read_dialogues
 
         dialogues, errors = [], []
-        lines: dict[str, Any] = {}  # id -> the line of its first dialogue
+        once = FirstLines("contexts are named by their dialogue's id: give each dialogue its own")
         for rec in read_dialogues(args.input):
             if rec.error is not None:  # a batch over chat logs: a bad record is skipped and named, as score does
                 errors.append(rec.error)
                 continue
             key = rec.raw_id or f"{Path(args.input).stem}#{rec.line}"
             here = f"line {rec.at_line}" if rec.at_line is not None else f"dialogue {rec.line}"
-            if key in lines:  # its contexts would take the ids of the first one's (two records of one id)
-                raise InputError(
-                    f"{here}: id: {key!r} is the id of {lines[key]} too; contexts are named by their dialogue's id: "
-                    "give each dialogue its own",
-                    args.input,
-                )
-            lines[key] = here
+            problem = once.problem(key, here)  # its contexts would take the ids of the first one's
+            if problem:
+                raise InputError(f"{here}: {problem}", args.input)
             dialogues.append((key, rec.dialogue))
         if not dialogues:
             raise_every(errors, len(errors), "dialogues", args.input, "collected")

@@ -311,7 +311,7 @@ def load_stimuli(path: str) -> Any:
     """The echo questions of a ``--stimuli`` file (as ``dialcheck probe echo`` writes them), every bad record
     named by file, line and field before any is used."""
     from ..datasets.base import read_jsonl
-    from ..io import json_type, require_file
+    from ..io import FirstLines, json_type, require_file
     from ..probes.echo import EchoItem, EchoSet
 
     p = require_file(path)
@@ -319,7 +319,7 @@ def load_stimuli(path: str) -> Any:
     items: list[Any] = []
     errors: list[InputError] = []
     total = 0
-    lines: dict[str, int] = {}  # id -> the line it is first given on
+    once = FirstLines("give each stimulus its own id")
     for n, obj in read_jsonl(p):
         total += 1
         missing = [k for k in fields if k not in obj and k != "source"]
@@ -335,12 +335,11 @@ def load_stimuli(path: str) -> Any:
             problem = (
                 f"expected: a {obj['kind']} question expects {STIMULUS_KINDS[obj['kind']]!r}, got {obj['expected']!r}"
             )
-        if problem is None and obj["id"] in lines:  # lists are stored, resumed and judged by id
-            problem = f"id: {obj['id']!r} is the id of line {lines[obj['id']]} too (give each stimulus its own id)"
+        if problem is None:  # lists are stored, resumed and judged by id
+            problem = once.problem(obj["id"], n)
         if problem:
             errors.append(InputError(problem, str(p), n))
         else:
-            lines[obj["id"]] = n
             items.append(EchoItem.from_dict(obj))
     if not total:
         raise InputError("no stimuli: the file is empty", str(p))

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError
 from ..io import (
+    FirstLines,
     check_id,
     decode_utf8,
     input_lines,
@@ -108,19 +109,6 @@ def input_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
-def unique_ids() -> Callable[[str, int], str]:
-    """A checker that returns an id given on line ``n`` or refuses one an earlier line gave: the stimuli of two
-    records would share an id (``nbest --stimuli`` then refuses the file: it stores and resumes lists by id)."""
-    lines: dict[str, int] = {}
-
-    def check(rid: str, n: int) -> str:
-        if lines.setdefault(rid, n) != n:
-            raise InputError(f"id: {rid!r} is the id of line {lines[rid]} too (give each record its own id)")
-        return rid
-
-    return check
-
-
 def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str = "records") -> list[T]:
     """``parse(object, line)`` of every JSON object of the JSONL file ``path`` ("-": standard input). Like
     ``check``, every bad line (not UTF-8, not JSON, not an object, a bad field) is named, all but the last on
@@ -190,7 +178,7 @@ def read_nli_file(path: str) -> list[Any]:
 
     short = {"e": "entailment", "n": "neutral", "c": "contradiction"}
     p = Path("stdin" if path == "-" else path)  # ids "stdin:N" for piped pairs
-    once = unique_ids()
+    once = FirstLines("give each record its own id").check
 
     def parse(obj: dict[str, Any], n: int) -> Any:
         premise, hypothesis = _string(obj, "premise"), _string(obj, "hypothesis")
@@ -288,7 +276,7 @@ def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
     from ..probes.triggers import TriggerInput
 
     name = "stdin" if path == "-" else Path(path).name  # ids "stdin:N" for piped contexts
-    once = unique_ids()
+    once = FirstLines("give each record its own id").check
 
     def parse(obj: dict[str, Any], n: int) -> Any:
         u1 = _string(obj, "u1")

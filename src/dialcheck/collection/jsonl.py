@@ -8,7 +8,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..datasets.base import read_jsonl
 from ..errors import InputError
-from ..io import require_file, write_jsonl
+from ..io import FirstLines, require_file, write_jsonl
 
 __all__ = ["read_records", "write_records"]
 
@@ -29,19 +29,14 @@ def read_records(path: str | Path, cls: Any) -> list[Any]:
     """Records of type ``cls`` (anything with ``from_dict``) from a JSONL file; a file without any (empty or
     blank) is an :class:`InputError`: every step given one wrote an empty output with exit 0."""
     out = []
-    lines: dict[Any, int] = {}  # record id -> its line: replies, labels and resumed work are keyed by id
+    once = FirstLines("each record needs its own")  # replies, labels and resumed work are keyed by id
     for n, obj in iter_objects(path):
         try:
             rec = cls.from_dict(obj)
+            if getattr(rec, "id", None) is not None:
+                once.check(rec.id, n)
         except InputError as e:
             raise e.at(str(path), n) from None
-        rid = getattr(rec, "id", None)
-        if rid is not None and rid in lines:
-            raise InputError(
-                f"id: {rid!r} is the id of line {lines[rid]} too (each record needs its own)", str(path), n
-            )
-        if rid is not None:
-            lines[rid] = n
         out.append(rec)
     if not out:
         raise InputError("no records: the file is empty", str(path))

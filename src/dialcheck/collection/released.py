@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..io import check_id
+from ..io import FirstLines, check_id
 from ..schema import Turn
 from .annotation import aggregate_votes
 from .jsonl import iter_objects
@@ -104,7 +104,7 @@ def read_released(path: str | Path) -> ReleasedCollection:
     """
     p = Path(path)
     replies = []
-    lines: dict[str, int] = {}  # reply id -> its line
+    once = FirstLines("each reply needs its own")
     tba = 0
     for n, obj in iter_objects(p):
         try:
@@ -114,9 +114,9 @@ def read_released(path: str | Path) -> ReleasedCollection:
         if r is None:
             tba += 1
             continue
-        if r.id in lines:  # a line's own id given twice: two replies LOGO and analyse cannot tell apart
-            raise InputError(f"id: {r.id!r} is the id of line {lines[r.id]} too (each reply needs its own)", str(p), n)
-        lines[r.id] = n
+        problem = once.problem(r.id, n)  # a line's own id given twice: two replies LOGO and analyse cannot tell apart
+        if problem:
+            raise InputError(problem, str(p), n)
         replies.append(r)
     if not replies and not tba:
         raise InputError("no records: the file is empty", str(p))
