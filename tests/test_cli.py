@@ -111,6 +111,29 @@ def test_a_directory_as_input_is_named_as_one(capsys, tmp_path, tiny_detector_di
     assert code == 2 and f"{folder}: is a directory, expected a file" in err and "no such file" not in err
 
 
+@pytest.mark.parametrize("command", [("check",), ("score", "out.jsonl"), ("rerank",)])
+@pytest.mark.parametrize("name", ["", " "])
+def test_an_empty_speaker_option_is_refused_as_the_option(capsys, tmp_path, command, name):
+    # it was blamed on each record's own field ("line 1: dialogue 1: speaker[0]: empty"), read as a type error
+    # ("speaker: ... got string"), or score ran and counted a dialogue "with no turn by  to check"
+    p = tmp_path / "in.jsonl"
+    p.write_text(json.dumps({"turns": ["Hi.", "Hello!"], "candidates": ["Hey."]}) + "\n")
+    argv = [command[0], str(p), *(str(tmp_path / a) for a in command[1:]), "--speaker", name]
+    with pytest.raises(SystemExit) as e:
+        _run(capsys, *argv, "--model", str(tmp_path / "no-model"))
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "argument --speaker: empty" in err and "got string" not in err
+    assert "line 1" not in err and not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_dialogues_own_empty_speaker_is_still_named_as_its_field(capsys, tmp_path, tiny_detector_dir):
+    p = tmp_path / "in.jsonl"
+    p.write_text(json.dumps({"turns": ["Hi.", "Hello!"], "speaker": ""}) + "\n")
+    code, _, err = _run(capsys, "check", str(p), "--model", str(tiny_detector_dir), "--speaker", "A")
+    assert code == 2 and "line 1: speaker: empty (name the speaker whose turn is checked)" in err
+    assert "--speaker" not in err
+
+
 @pytest.mark.parametrize("option", ["OUTPUT", "--errors"])
 def test_score_refuses_an_output_in_a_missing_folder_before_the_model_loads(capsys, tmp_path, dialogs, option):
     # the output was opened once the model had loaded: "dialcheck: error: nope/out.jsonl: No such file or directory"

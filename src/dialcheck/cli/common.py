@@ -373,10 +373,19 @@ def port_number(text: str) -> int:
     return n
 
 
+def speaker_name(text: str) -> str:
+    """An argparse type: a speaker name, refused when empty or blank as ``--speaker`` (it was blamed on each
+    record's own ``speaker`` field, or read as a type error: "got string")."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"empty: name a speaker (e.g. --speaker assistant), got {text!r}")
+    return text
+
+
 def add_speaker_option(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--speaker",
         action="append",
+        type=speaker_name,
         default=None,
         metavar="NAME",
         help=f"{what} (repeatable; e.g. --speaker assistant for chat-completion logs, whose last message "

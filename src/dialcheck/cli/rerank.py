@@ -32,6 +32,7 @@ from .common import (
     raise_every,
     readable_weights,
     routed_warning,
+    speaker_name,
 )
 
 HELP = "filter or re-rank candidate replies by contradiction (JSON/JSONL in)"
@@ -52,7 +53,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--keep-repeats", action="store_true", help="do not set aside candidates that repeat a turn")
     p.add_argument(
         "--speaker",
+        type=speaker_name,
         default=None,
+        metavar="NAME",
         help="who says the reply (default: the second-to-last speaker, a system message left out; after a tool "
         "call, its speaker)",
     )
