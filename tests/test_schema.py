@@ -70,3 +70,96 @@ def test_knowledge_base_rows_given_as_a_list_or_generator_become_a_tuple():
     assert KnowledgeBase(rows).rows == tuple(rows)
     assert KnowledgeBase(r for r in rows) == KnowledgeBase(tuple(rows))
     assert KnowledgeBase().columns == () and len(KnowledgeBase([])) == 0
+
+
+# -- Verdict.from_dict: what to_dict (and so `dialcheck score`, `check --json`, /check) wrote, read back --------
+def _through_json(v: Verdict) -> dict:
+    import json
+
+    return json.loads(json.dumps(v.to_dict(), ensure_ascii=False))
+
+
+ROUND_TRIP = [
+    # DECODE: evidence and pair scores keyed by turn (strings in JSON), an agreement read as a statement
+    Verdict(True, 0.912346, (0, 2), None, {0: 0.9, 2: 0.7, 4: 0.01}, read_as={3: "I have a dog."}),
+    Verdict(False, 0.0, (), None, {}),
+    # CDConv: a category and the score of each contradiction category
+    Verdict(
+        True, 0.5, (1,), "history", {}, label_scores={"intra_sentence": 0.1, "role_confusion": 0.05, "history": 0.4}
+    ),
+    # CI-ToD: multi-label labels with their scores, knowledge rows and their attribution scores
+    Verdict(
+        True,
+        0.8,
+        (),
+        None,
+        {},
+        labels={"QI": False, "HI": False, "KBI": True},
+        label_scores={"QI": 0.1, "HI": 0.2, "KBI": 0.8},
+        knowledge_evidence=(2,),
+        knowledge_scores={0: 0.1, 2: 0.9, 11: 0.3},
+    ),
+    Verdict(False, 0.1, (), None, {}, labels={"QI": False}, label_scores={"QI": 0.1}, knowledge_evidence=()),
+]
+
+
+@pytest.mark.parametrize("v", ROUND_TRIP)
+def test_from_dict_round_trips_to_dict_through_json(v):
+    back = Verdict.from_dict(_through_json(v))
+    assert back == v
+    assert back.to_dict() == v.to_dict()
+    assert all(isinstance(k, int) for k in back.pair_scores)
+
+
+def test_from_dict_ignores_the_fields_written_beside_a_verdict():
+    v = ROUND_TRIP[0]
+    for extra in ({"line": 3, "id": "a", "turn": 4}, {"index": 1, "text": "hi"}, {"split": "test", "gold": True}):
+        assert Verdict.from_dict({**extra, **_through_json(v)}) == v
+
+
+@pytest.mark.parametrize(
+    "d, message",
+    [
+        ({"line": 3, "turn": 1, "error": "turns[0].text: expected a string"}, r"error record \(line 3\).*turns\[0\]"),
+        ({"score": 0.5}, r"Verdict\.contradiction: missing"),
+        ({"contradiction": True}, r"Verdict\.score: missing"),
+        ({"contradiction": "yes", "score": 0.5}, r"Verdict\.contradiction: expected true or false, got string"),
+        ({"contradiction": True, "score": 1.5}, r"Verdict\.score: expected a number in \[0, 1\], got 1\.5"),
+        ({"contradiction": True, "score": True}, r"Verdict\.score: expected a number in \[0, 1\], got boolean"),
+        ({"contradiction": True, "score": 0.5, "evidence": "0"}, r"Verdict\.evidence: expected a list"),
+        ({"contradiction": True, "score": 0.5, "evidence": [-1]}, r"Verdict\.evidence\[0\]: expected a 0-based"),
+        ({"contradiction": True, "score": 0.5, "pair_scores": {"x": 0.1}}, r"Verdict\.pair_scores key: .*'x'"),
+        ({"contradiction": True, "score": 0.5, "pair_scores": {"0": None}}, r"Verdict\.pair_scores\.0: .*null"),
+        ({"contradiction": True, "score": 0.5, "category": 3}, r"Verdict\.category: expected a string or null"),
+        ({"contradiction": True, "score": 0.5, "labels": {"QI": 1}}, r"Verdict\.labels\.QI: expected true or false"),
+        ({"contradiction": True, "score": 0.5, "label_scores": {"QI": "x"}}, r"Verdict\.label_scores\.QI"),
+        ({"contradiction": True, "score": 0.5, "knowledge_scores": [0.1]}, r"Verdict\.knowledge_scores: expected"),
+        ({"contradiction": True, "score": 0.5, "read_as": {"1": 2}}, r"Verdict\.read_as\.1: expected a string"),
+        ([], r"Verdict: expected a mapping"),
+    ],
+)
+def test_from_dict_refuses_bad_values_naming_the_field(d, message):
+    with pytest.raises(InputError, match=message):
+        Verdict.from_dict(d)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "language, texts, knowledge",
+    [
+        ("en", ["I have two dogs.", "Nice!", "I have never had a pet."], None),
+        ("zh", ["我有两只狗。", "真好！", "我从来没养过宠物。"], None),
+        (
+            "tod",
+            ["Where is the nearest gas station?", "Valero is 5 miles away."],
+            [{"poi": "Valero", "distance": "2 miles"}],
+        ),
+    ],
+)
+def test_from_dict_round_trips_the_shipped_defaults_verdicts(language, texts, knowledge):
+    from dialcheck import api
+
+    kb = None if knowledge is None else KnowledgeBase(tuple(knowledge))
+    d = Dialogue.from_texts(texts, speakers=("user", "system"), knowledge=kb)
+    v = api.load(language=language).predict([d])[0]
+    assert Verdict.from_dict(_through_json(v)).to_dict() == v.to_dict()

@@ -272,3 +272,122 @@ class Verdict:
         if self.read_as:
             out["read_as"] = {str(k): v for k, v in self.read_as.items()}
         return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Verdict:
+        """The verdict :meth:`to_dict` wrote, read back (also after ``json.dumps``/``json.loads``, which turn the
+        turn indices keying ``pair_scores``, ``knowledge_scores`` and ``read_as`` into strings), so that
+        ``Verdict.from_dict(v.to_dict()).to_dict() == v.to_dict()``. The fields written beside a verdict (``line``,
+        ``id`` and ``turn`` of ``dialcheck score`` and ``check --json``, ``index`` and ``text`` of ``/rank``,
+        ``split`` and the gold fields of ``evaluate``'s predictions) are ignored; an error line of ``score``
+        (``{"line": 3, "error": "..."}``), a missing field or a value of the wrong type is an
+        :class:`~dialcheck.errors.InputError` naming the field.
+
+        >>> import json
+        >>> line = '{"line": 1, "id": "a", "contradiction": true, "score": 0.93, "evidence": [0], "category": null, '
+        >>> line += '"pair_scores": {"0": 0.93, "2": 0.05}}'
+        >>> v = Verdict.from_dict(json.loads(line))
+        >>> v.contradiction, v.evidence, v.pair_scores
+        (True, (0,), {0: 0.93, 2: 0.05})
+        >>> Verdict.from_dict({"contradiction": True, "score": "high"})
+        Traceback (most recent call last):
+        ...
+        dialcheck.errors.InputError: Verdict.score: expected a number in [0, 1], got string
+        """
+        if not isinstance(d, Mapping):
+            raise InputError(f"Verdict: expected a mapping (Verdict.to_dict's form), got {_got(d)}")
+        if "contradiction" not in d and "error" in d:
+            where = f" (line {d['line']})" if "line" in d else ""
+            raise InputError(f"Verdict: an error record{where}, not a verdict: {d['error']}")
+        for key in ("contradiction", "score"):
+            if key not in d:
+                raise InputError(f"Verdict.{key}: missing (expected Verdict.to_dict's form)")
+        contradiction = d["contradiction"]
+        if not isinstance(contradiction, bool):
+            raise InputError(f"Verdict.contradiction: expected true or false, got {_got(contradiction)}")
+        score = _number(d["score"], "Verdict.score", unit=True)
+        category = d.get("category")
+        if category is not None and not isinstance(category, str):
+            raise InputError(f"Verdict.category: expected a string or null, got {_got(category)}")
+        labels = d.get("labels")
+        if labels is not None:
+            if not isinstance(labels, Mapping):
+                raise InputError(f"Verdict.labels: expected a mapping of label -> true/false, got {_got(labels)}")
+            for k, b in labels.items():
+                if not isinstance(k, str) or not isinstance(b, bool):
+                    bad = f"label names are strings, got {_got(k)}" if not isinstance(k, str) else None
+                    raise InputError(f"Verdict.labels.{k}: {bad or f'expected true or false, got {_got(b)}'}")
+            labels = dict(labels)
+        label_scores = d.get("label_scores")
+        if label_scores is not None:
+            if not isinstance(label_scores, Mapping):
+                raise InputError(
+                    f"Verdict.label_scores: expected a mapping of label -> score, got {_got(label_scores)}"
+                )
+            for k in label_scores:
+                if not isinstance(k, str):
+                    raise InputError(f"Verdict.label_scores: label names are strings, got {_got(k)}")
+            label_scores = {k: _number(x, f"Verdict.label_scores.{k}", unit=True) for k, x in label_scores.items()}
+        knowledge_evidence = d.get("knowledge_evidence")
+        knowledge_scores = d.get("knowledge_scores")
+        read_as = d.get("read_as")
+        return cls(
+            contradiction=contradiction,
+            score=score,
+            evidence=_indices(d.get("evidence", []), "Verdict.evidence"),
+            category=category,
+            pair_scores=_by_index(d.get("pair_scores", {}), "Verdict.pair_scores", _number),
+            labels=labels,
+            label_scores=label_scores,
+            knowledge_evidence=None
+            if knowledge_evidence is None
+            else _indices(knowledge_evidence, "Verdict.knowledge_evidence"),
+            knowledge_scores=None
+            if knowledge_scores is None
+            else _by_index(knowledge_scores, "Verdict.knowledge_scores", _number),
+            read_as=None if read_as is None else _by_index(read_as, "Verdict.read_as", _text),
+        )
+
+
+def _number(value: Any, name: str, unit: bool = False) -> float:
+    """``value`` as a float: a finite JSON number (no ``true``), in [0, 1] when ``unit``."""
+    import math
+
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or (unit and not 0 <= value <= 1):
+        expected = "a number in [0, 1]" if unit else "a number"
+        shown = repr(value) if ok or isinstance(value, float) else _got(value)
+        raise InputError(f"{name}: expected {expected}, got {shown}")
+    return float(value)
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{name}: expected a string, got {_got(value)}")
+    return value
+
+
+def _index(value: Any, name: str) -> int:
+    """A 0-based turn (or row) index: an int, or the digits JSON made of an int key."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    shown = repr(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else _got(value)
+    raise InputError(f"{name}: expected a 0-based index, got {shown}")
+
+
+def _indices(value: Any, name: str) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (list, tuple)):
+        raise InputError(f"{name}: expected a list of 0-based indices, got {_got(value)}")
+    return tuple(_index(x, f"{name}[{i}]") for i, x in enumerate(value))
+
+
+def _by_index(value: Any, name: str, read: Any) -> dict[int, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError(f"{name}: expected a mapping of 0-based index -> value, got {_got(value)}")
+    out = {}
+    for k, x in value.items():
+        i = _index(k, f"{name} key")
+        out[i] = read(x, f"{name}.{k}")
+    return out
