@@ -400,6 +400,29 @@ def test_evaluate_on_your_own_labelled_dialogues(capsys, tmp_path, tiny_detector
     assert ids == ["p1", "mylogs.jsonl:2", "mylogs.jsonl:4"]
 
 
+def test_rerank_json_names_a_json_documents_records_by_position_not_as_lines(capsys, tmp_path, tiny_detector_dir):
+    # a JSON list's records were written with "line": 1, 2, ... (their positions), not the lines they start on
+    recs = [
+        {"turns": ["I have a dog.", "Nice."], "candidates": ["Yes."]},
+        {"id": "x", "turns": ["Hi.", "Hello!"], "candidates": ["Hey."]},
+    ]
+    model = ["--model", str(tiny_detector_dir)]
+    doc = tmp_path / "in.json"
+    doc.write_text(json.dumps(recs, indent=2))
+    code, out, _ = _run(capsys, "rerank", str(doc), "--json", *model)
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and [(r["id"], r.get("record"), "line" in r) for r in rows] == [(None, 1, False), ("x", 2, False)]
+    jsonl = tmp_path / "in.jsonl"
+    jsonl.write_text(json.dumps(recs[0]) + "\n\n" + json.dumps(recs[1]) + "\n")
+    code, out, _ = _run(capsys, "rerank", str(jsonl), "--json", *model)
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and [(r["line"], "record" in r) for r in rows] == [(1, False), (3, False)]
+    one = tmp_path / "one.json"
+    one.write_text("\n" + json.dumps(recs[1]) + "\n")  # a lone record on one line: its line is known
+    code, out, _ = _run(capsys, "rerank", str(one), "--json", *model)
+    assert code == 0 and json.loads(out)["line"] == 2 and "record" not in json.loads(out)
+
+
 def test_gzipped_logs_are_read_by_check_score_evaluate_and_rerank(capsys, tmp_path, tiny_detector_dir):
     import gzip
 

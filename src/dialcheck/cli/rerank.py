@@ -42,7 +42,12 @@ MAX_NEW_TOKENS = 32
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("rerank", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="JSON/JSONL records with turns and candidates, or - for stdin")
-    p.add_argument("--json", action="store_true", help="one JSON object per record and line")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='one JSON object per record and line, with the record\'s "line" (JSONL) or, in a JSON document of '
+        'several lines, its "record" (its position, from 1)',
+    )
     p.add_argument("--policy", choices=("filter", "sort"), default="filter")
     p.add_argument(
         "--fallback",
@@ -294,9 +299,12 @@ def run(args: argparse.Namespace) -> int:
         for i, r in zip(members, got, strict=True):
             results[i] = r
     out = sys.stdout
-    for (n, _, _, rid), r in zip(parsed, results, strict=True):
+    for (n, _, _, rid), r, line in zip(parsed, results, at, strict=True):
         if args.json:
-            out.write(json.dumps({"id": rid, "line": n, **r.to_dict()}, ensure_ascii=False) + "\n")
+            # a JSONL record's line; a JSON document's record by its position (counted from 1), under another
+            # name: it was written as "line", which a multi-line document's records do not start on
+            where = {"line": line} if line is not None else {"record": n}
+            out.write(json.dumps({"id": rid, **where, **r.to_dict()}, ensure_ascii=False) + "\n")
             continue
         label = rid or f"record {n}"
         if r.chosen is None:
