@@ -284,6 +284,21 @@ def test_cli_names_the_install_when_wordnet_is_missing(tmp_path, capsys):
     assert "apt-get install -y wordnet-base wordnet-sense-index" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("language", "option", "applies"), [(["--language", "en"], "--dict-dir", "zh"), ([], "--wordnet-dir", "en")]
+)
+def test_cli_refuses_the_other_languages_dictionary_option(tmp_path, capsys, language, option, applies):
+    # --language en dropped --dict-dir (the Chinese dictionary) without a word, and zh --wordnet-dir
+    src = tmp_path / "ctx.jsonl"
+    src.write_text('{"u1": "I like dogs."}\n' if language else '{"u1": "我喜欢狗。"}\n', encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    argv = ["probe", "triggers", *language, "--input", str(src), "--out", str(out), "--methods", "inquire_user"]
+    assert main([*argv, option, str(tmp_path / "dict")]) == 2
+    err = capsys.readouterr().err
+    assert f"{option}: an option of --language {applies} only" in err and not out.exists()
+    assert main(argv) == 0  # without it, the same run builds its triggers
+
+
 def test_missing_nltk_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "nltk", None)
     with pytest.raises(MissingDependencyError, match=r'pip install "dialcheck\[wordnet\]"'):

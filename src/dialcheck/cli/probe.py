@@ -327,7 +327,9 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
         "--no-know-form", action="store_true", help="inquire_user: plain question, not 你知道…吗 / Do you know ...?"
     )
     p.add_argument("--language", choices=("zh", "en"), default="zh", help="zh (default, CDConv) or en (WordNet)")
-    p.add_argument("--dict-dir", default=None, help="chinese_dictionary folder (default: in the data directory)")
+    p.add_argument(
+        "--dict-dir", default=None, help="--language zh: chinese_dictionary folder (default: in the data directory)"
+    )
     p.add_argument(
         "--wordnet-dir", default=None, help="--language en: WordNet dict folder (default /usr/share/wordnet)"
     )
@@ -342,6 +344,15 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
 def run_triggers(args: argparse.Namespace) -> int:
     from ..probes.triggers import ChineseLexicon, TriggerInput, build_triggers
 
+    # each dictionary option applies to one language; the other language's was dropped without a word (as
+    # `train` refuses an option of another --task)
+    for option, given, language in (("--dict-dir", args.dict_dir, "zh"), ("--wordnet-dir", args.wordnet_dir, "en")):
+        if given is not None and args.language != language:
+            what = "the Chinese dictionary" if language == "zh" else "the English WordNet"
+            raise InputError(
+                f"{option}: an option of --language {language} only ({what}); --language {args.language}"
+                f"{' (the default)' if args.language == 'zh' else ''} does not read it"
+            )
     check_outputs([(args.out, "--out")], [(args.input, "--input")])
     inputs: list[Any] = []
     if args.input:
