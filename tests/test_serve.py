@@ -799,3 +799,47 @@ def test_a_body_with_one_dialogue_and_dialogues_is_a_422_naming_both(client, key
     r = client.post("/check", json={key: one, "dialogues": [["a", "b"]]})
     assert r.status_code == 422
     assert r.json()["detail"].startswith(f'dialogues, {key}: a request is one dialogue ({{"{key}": [...]}}) or')
+
+
+KOREAN = ["강아지 두 마리를 키워요.", "좋네요!", "저는 애완동물을 키운 적이 없어요."]
+
+
+def test_a_korean_dialogue_routed_to_the_english_default_is_answered_with_a_warning(tiny_detector_dir, monkeypatch):
+    """Since 1bbd0ee the warning was only in the server's log: the client could not tell the verdict means little."""
+    import dialcheck.api as api
+
+    en = load_detector(tiny_detector_dir)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": en)
+    client = TestClient(create_app(None))
+    r = client.post("/check", json={"turns": KOREAN})
+    assert r.status_code == 200 and len(r.json()["verdicts"]) == 1
+    from dialcheck import Dialogue
+
+    (want,) = (text for _, text in api.routed_warnings([Dialogue.from_texts(KOREAN)], ["en"]))
+    assert r.json()["warnings"] == [want]
+    assert "the dialogue has Korean turns: its verdicts on them mean little" in want
+    r = client.post("/check", json={"dialogues": [["I have a cat.", "Nice.", "I never had pets."], KOREAN]})
+    (text,) = r.json()["warnings"]
+    assert "dialogues[1] has Korean turns" in text and "dialogues[0]" not in text
+    ranked = client.post("/rank", json={"context": KOREAN[:2], "candidates": ["x", "y"]}).json()
+    assert "the /rank request has Korean turns" in ranked["warnings"][0]
+
+
+def test_an_english_dialogue_gets_no_warnings_field(tiny_detector_dir, monkeypatch):
+    import dialcheck.api as api
+
+    en = load_detector(tiny_detector_dir)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": en)
+    for client in (TestClient(create_app(None)), TestClient(create_app(en))):
+        r = client.post("/check", json={"turns": ["I have a cat.", "Nice.", "I never had pets."]})
+        assert r.status_code == 200 and set(r.json()) == {"verdicts"}
+        r = client.post("/rank", json={"context": ["I have a cat.", "Nice."], "candidates": ["x", "y"]})
+        assert r.status_code == 200 and set(r.json()) == {"ranked"}
+
+
+def test_chinese_turns_sent_to_an_explicit_english_model_are_answered_with_a_warning(client):
+    r = client.post("/check", json={"turns": ["我有两只狗。", "真好！", "我从来没养过宠物。"]})
+    assert r.status_code == 200
+    (text,) = r.json()["warnings"]
+    assert "was trained on English dialogues, but the dialogue has Chinese turns" in text
+    assert "Serve without --model to route Chinese conversations" in text

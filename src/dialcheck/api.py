@@ -325,18 +325,34 @@ def warn_language(
 ) -> list[int]:
     """Log one warning naming the ``dialogues`` (``dialogues[i]``, or ``names[i]`` of ``total``) that hold turns
     in a language ``det`` was not trained on (see :func:`model_language`); returns their indices."""
+    idx, text = language_gap(det, dialogues, names, total)
+    if text is not None:
+        log.warning(text)
+    return idx
+
+
+def language_gap(
+    det: Detector,
+    dialogues: Sequence[Dialogue],
+    names: Sequence[str] | None = None,
+    total: int | None = None,
+    leave_out: str = "Leave the model out (model=None)",
+) -> tuple[list[int], str | None]:
+    """The ``dialogues`` that hold turns in a language ``det`` was not trained on (their indices) and the one
+    warning that names them (:func:`language_warning`; None when there are none), which :func:`warn_language` logs
+    and the HTTP API also returns."""
     language = model_language(det)
     if language is None:
-        return []
+        return [], None
     idx = [i for i, d in enumerate(dialogues) if foreign_turns(d, language)]
-    if idx:
-        name = Path(str(det.path)).name if getattr(det, "path", None) else det.config.detector
-        names = [f"dialogues[{i}]" for i in range(len(dialogues))] if names is None else names
-        total = len(dialogues) if total is None else total
-        where = "the dialogue" if total == 1 else named_some([names[i] for i in idx], total)
-        scripts = foreign_scripts([dialogues[i] for i in idx], language)
-        log.warning(language_warning(name, language, where, len(idx) > 1, "Leave the model out (model=None)", scripts))
-    return idx
+    if not idx:
+        return [], None
+    name = Path(str(det.path)).name if getattr(det, "path", None) else det.config.detector
+    names = [f"dialogues[{i}]" for i in range(len(dialogues))] if names is None else names
+    total = len(dialogues) if total is None else total
+    where = "the dialogue" if total == 1 else named_some([names[i] for i in idx], total)
+    scripts = foreign_scripts([dialogues[i] for i in idx], language)
+    return idx, language_warning(name, language, where, len(idx) > 1, leave_out, scripts)
 
 
 @functools.lru_cache(maxsize=16)

@@ -10,7 +10,8 @@
   ``dialcheck check``: one with a ``knowledge`` table to the task-oriented detector, any other to the
   English one (a Chinese dialogue without a shipped Chinese model is a 422 saying so). A dialogue in a script the
   model that answers was not trained on (a Korean one routed to the English default, Chinese turns given to an
-  English ``--model``) is answered all the same, with a warning in the server's log naming it and the script.
+  English ``--model``) is answered all the same, with a warning naming it and the script in the server's log and
+  in the response's ``"warnings"`` (a list of strings, on /check and /rank; absent when there is nothing to say).
 - ``POST /rank``: ``{"context": dialogue, "candidates": ["...", ...]}`` (optional ``"speaker"``: who says the
   reply; the context read as :meth:`Detector.rank <dialcheck.detectors.Detector.rank>` reads it, so it may be empty
   or end with a turn without text, such as an assistant's tool call); candidates
@@ -355,15 +356,20 @@ def create_app(
                 raise HTTPException(422, where + (e.message if isinstance(e, InputError) else str(e))) from None
         return out
 
-    def warn_unread(dialogues: list[Dialogue], names: list[str] | None = None, first_route: bool = False) -> None:
-        """Log, as the library does, the dialogues of a request answered by a model not trained on their script (an
-        English model on Chinese turns, a Korean dialogue routed to the English default): the answer is the same.
-        ``first_route``: all go where the first routes (a /rank request)."""
+    def warn_unread(dialogues: list[Dialogue], names: list[str] | None = None, first_route: bool = False) -> list[str]:
+        """Log, in the library's words, the dialogues of a request answered by a model not trained on their script
+        (an English model on Chinese turns, a Korean dialogue routed to the English default), and return the
+        warnings for the response's ``"warnings"``: the verdicts are the same. ``first_route``: all go where the
+        first routes (a /rank request)."""
         if detector is not None:
-            api.warn_language(detector, dialogues, names)
+            _, text = api.language_gap(detector, dialogues, names, leave_out="Serve without --model")
+            texts = [] if text is None else [text]
         else:
             routes = [api.route(dialogues[0])] * len(dialogues) if first_route else [api.route(d) for d in dialogues]
-            api.warn_routed(dialogues, routes, names)
+            texts = [text for _, text in api.routed_warnings(dialogues, routes, names)]
+        for text in texts:
+            api.log.warning(text)  # the library's logger, as before
+        return texts
 
     @app.get("/", response_class=HTMLResponse)
     def page() -> str:
@@ -395,7 +401,7 @@ def create_app(
         dialogues = [d for d, _ in parsed]
         within_budget(dialogues)
         verdicts = wait(compute.check(dialogues, routed))
-        warn_unread(dialogues)
+        warnings = warn_unread(dialogues)
         out = []
         for (d, cut), v in zip(parsed, verdicts, strict=True):
             rec: dict[str, Any] = {"id": d.meta.get("id")}
@@ -403,7 +409,8 @@ def create_app(
                 rec["turn"] = len(d.turns) - 1
             rec.update(v.to_dict())
             out.append(rec)
-        return {"verdicts": out}
+        # "warnings" only when there is one, so a client of the plain form sees no change
+        return {"verdicts": out, **({"warnings": warnings} if warnings else {})}
 
     @app.post("/rank", openapi_extra=json_request)
     def rank(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
@@ -441,8 +448,9 @@ def create_app(
         # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
         verdicts = wait(compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)))
         whole = Dialogue((*ctx.turns, *(Turn("candidate", c) for c in cands)), ctx.knowledge)
-        warn_unread([whole], ["the /rank request"])
+        warnings = warn_unread([whole], ["the /rank request"])
         ranked = ranked_candidates(cands, verdicts)
-        return {"ranked": [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]}
+        out = [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]
+        return {"ranked": out, **({"warnings": warnings} if warnings else {})}
 
     return app
