@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -337,14 +338,20 @@ def test_evaluate_data_warns_of_dialogues_in_a_language_the_model_was_not_traine
     assert "Evaluate English dialogues with --benchmark decode --data FILE" in err
 
 
-def test_rerank_warns_of_an_explicit_model_on_another_language_as_check_does(tmp_path, capsys, tiny_detector_dir):
-    # rerank --model ENGLISH on a Chinese context said nothing, where check and score warn
+def _rerank_records(tmp_path: Path) -> Path:
+    """A rerank input of an English record and a Korean one, each with two candidates."""
     f = tmp_path / "in.jsonl"
     rows = [
         {"id": "en", "turns": EN[:3], "candidates": ["Rex.", "I never had a dog."]},
         {"id": "ko", "turns": KO[:3], "candidates": ["초코예요.", "강아지 없어요."]},
     ]
     f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", "utf-8")
+    return f
+
+
+def test_rerank_warns_of_an_explicit_model_on_another_language_as_check_does(tmp_path, capsys, tiny_detector_dir):
+    # rerank --model ENGLISH on a Chinese context said nothing, where check and score warn
+    f = _rerank_records(tmp_path)
     english = str(tiny_detector_dir)
     assert main(["rerank", str(f), "--json", "--model", english, "--threads", "1"]) == 0
     out, err = capsys.readouterr()
@@ -485,12 +492,7 @@ def test_evaluate_data_without_a_model_warns_of_dialogues_the_benchmarks_default
 
 
 def test_rerank_without_a_model_warns_of_records_the_default_they_route_to_does_not_read(tmp_path, capsys, defaults):
-    f = tmp_path / "in.jsonl"
-    rows = [
-        {"id": "en", "turns": EN[:3], "candidates": ["Rex.", "I never had a dog."]},
-        {"id": "ko", "turns": KO[:3], "candidates": ["초코예요.", "강아지 없어요."]},
-    ]
-    f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", "utf-8")
+    f = _rerank_records(tmp_path)
     assert main(["rerank", str(f), "--json", "--threads", "1"]) == 0
     out, err = capsys.readouterr()
     assert [json.loads(x)["id"] for x in out.splitlines()] == ["en", "ko"]  # still re-ranked
@@ -502,6 +504,6 @@ def test_rerank_without_a_model_warns_of_records_the_default_they_route_to_does_
         )
         in err
     )
-    f.write_text(json.dumps(rows[1], ensure_ascii=False) + "\n", "utf-8")
+    f.write_text(f.read_text("utf-8").splitlines()[1] + "\n", "utf-8")  # the Korean record alone
     assert main(["rerank", str(f), "--threads", "1"]) == 0
     assert "but the record has Korean turns" in capsys.readouterr().err
