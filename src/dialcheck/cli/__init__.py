@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: what a trained model's card records
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="dialcheck: %(levelname)s: %(message)s", stream=sys.stderr)
     _quiet_libraries()

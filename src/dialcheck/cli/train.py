@@ -466,13 +466,13 @@ def torch_version() -> str:
     return str(torch.__version__)
 
 
-def _command() -> str:
-    """The command line as typed, global options (``-v``) included, without a repeated ``train``."""
-    args = sys.argv[1:]
-    typed = os.path.basename(sys.argv[0]) in ("dialcheck", "__main__.py") and "train" in args
-    head = args[: args.index("train")] if typed else []
-    rest = [a for a in (args[len(head) + 1 :] if typed else args) if a != "--resume"]  # the run's own command
-    return " ".join(["dialcheck", *map(shlex.quote, head), "train", *map(shlex.quote, rest)])
+def _command(args: argparse.Namespace) -> str:
+    """The command line as typed (``main``'s argv, global options such as ``-v`` included), without
+    ``--resume``: the run's own command, whoever called ``main`` (a test runner's own argv never leaks in)."""
+    typed = getattr(args, "argv", None)
+    if typed is None:  # a Namespace built without main: the options this command parsed
+        typed = ["train"]
+    return " ".join(["dialcheck", *(shlex.quote(a) for a in typed if a != "--resume")])
 
 
 def _machine() -> str:
@@ -557,11 +557,11 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     if args.task == "cascade":
         from ..training.cascade import run_cascade
 
-        return run_cascade(args, out, _command(), _machine())
+        return run_cascade(args, out, _command(args), _machine())
     if args.task == "paircheck":
         from ..training.paircheck import run_paircheck
 
-        return run_paircheck(args, out, _command(), _machine())
+        return run_paircheck(args, out, _command(args), _machine())
     repeats = args.dialogues_repeat or [1]
     if any(n < 1 for n in repeats):
         raise InputError(f"--dialogues-repeat must be at least 1, got {min(repeats)}")
@@ -590,11 +590,11 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     if args.task == "cdconv":
         from ..training.cdconv import run_cdconv
 
-        return run_cdconv(args, out, _command(), _machine())
+        return run_cdconv(args, out, _command(args), _machine())
     if args.task == "ocnli":
         from ..training.nli import run_ocnli
 
-        return run_ocnli(args, out, _command(), _machine())
+        return run_ocnli(args, out, _command(args), _machine())
     if args.detector in CDCONV_DETECTORS:
         raise InputError(f"--detector {args.detector} applies to --task cdconv")
     if args.task == "citod":
@@ -788,7 +788,7 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
                 setattr(det, reading, old.options[reading])
     cfg = TrainConfig.from_args(args)
     info = {
-        "command": _command(),
+        "command": _command(args),
         "augment": list(augment),
         "split_seed": args.seed,
         "counts": data.counts,
@@ -927,7 +927,7 @@ def _save_scores(args: argparse.Namespace, pairs: list, scores: Any, only: Any) 
     meta = {
         "teacher": str(args.teacher),
         "teacher_sha256": teacher_sha256(args.teacher),
-        "command": _command(),
+        "command": _command(args),
         "pairs_scored": "all training pairs"
         if only is None
         else "the pairs this run reads whose target the teacher weighs in on (weight > 0)",
@@ -995,7 +995,7 @@ def run_citod(args: argparse.Namespace, out: Path) -> int:
     )
     cfg = TrainConfig.from_args(args, 16, **({"calibrate_thresholds": True} if args.calibrate_thresholds else {}))
     info = {
-        "command": _command(),
+        "command": _command(args),
         "augment": list(augment),
         "data": "CI-ToD KBRetriever_DC train: "
         + ", ".join(domains)
