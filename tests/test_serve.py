@@ -843,3 +843,94 @@ def test_chinese_turns_sent_to_an_explicit_english_model_are_answered_with_a_war
     (text,) = r.json()["warnings"]
     assert "was trained on English dialogues, but the dialogue has Chinese turns" in text
     assert "Serve without --model to route Chinese conversations" in text
+
+
+# The page's script run by node against a stand-in DOM and fetch: what a person sees in #out, each element as
+# [tag, class, text]; every innerHTML assignment is recorded (and read: empty elements only), so that a test can tell
+# text was never read as markup.
+_PAGE_HARNESS = r"""
+const [script, typed, status, body] = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const markup = [];
+class El {
+  constructor(tag) { this.tag = tag; this.className = ''; this.children = []; this.text = ''; this.value = ''; }
+  appendChild(c) { this.children.push(c); return c; }
+  set textContent(t) { this.text = String(t); this.children = []; }
+  get textContent() { return this.text + this.children.map(c => c.textContent).join(''); }
+  get firstChild() { return this.children[0]; }
+  get lastChild() { return this.children[this.children.length - 1]; }
+  set innerHTML(h) {  // empty elements only, as '<p class="c"></p><pre></pre>'
+    markup.push(h);
+    this.children = [...h.matchAll(/<(\w+)(?: class="([^"]*)")?><\/\1>/g)].map(m => {
+      const e = new El(m[1]); e.className = m[2] || ''; return e;
+    });
+  }
+}
+const els = {t: new El('textarea'), out: new El('div')};
+els.t.value = typed;
+globalThis.document = {getElementById: id => els[id], createElement: tag => new El(tag)};
+let sent = null;
+globalThis.fetch = async (url, opts) => {
+  sent = [url, JSON.parse(opts.body)];
+  return {ok: status < 400, status, json: async () => body};
+};
+eval(script);
+go().then(() => console.log(JSON.stringify({
+  sent, markup, shown: els.out.children.map(c => [c.tag, c.className, c.textContent]),
+})));
+"""
+
+
+def _page_shows(page: str, typed: str, status: int, body: dict) -> dict:
+    import re
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the page's script cannot be run")
+    (script,) = re.findall(r"<script>(.*?)</script>", page, re.S)
+    run = subprocess.run(
+        [node, "-e", _PAGE_HARNESS],
+        input=json.dumps([script, typed, status, body]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_the_page_shows_the_warnings_of_its_check_above_the_verdict(tiny_detector_dir, monkeypatch):
+    """Since 3450048 /check returned "warnings", but the page at / showed only the verdict: a person who pasted a
+    Korean dialogue saw a verdict that means little with nothing to say so."""
+    import dialcheck.api as api
+
+    en = load_detector(tiny_detector_dir)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": en)
+    client = TestClient(create_app(None))
+    page = client.get("/").text
+    answer = client.post("/check", json={"turns": KOREAN}).json()
+    (warning,) = answer["warnings"]
+    seen = _page_shows(page, "\n".join(KOREAN), 200, answer)
+    assert seen["sent"] == ["check", {"turns": KOREAN}]
+    assert [tag for tag, _, _ in seen["shown"]] == ["p", "p", "pre"]
+    assert seen["shown"][0] == ["p", "w", "Warning: " + warning]
+    assert seen["shown"][1][2].startswith(("Contradiction (score", "No contradiction (score"))
+    # an English dialogue: no warnings field, the verdict alone, as before
+    plain = ["I have a cat.", "Nice.", "I never had pets."]
+    seen = _page_shows(page, "\n".join(plain), 200, client.post("/check", json={"turns": plain}).json())
+    assert [cls for _, cls, _ in seen["shown"]][:1] != ["w"] and len(seen["shown"]) == 2
+
+
+def test_the_page_shows_a_warning_or_an_error_as_text_never_as_markup(client):
+    page = client.get("/").text
+    answer = {"verdicts": [{"contradiction": True, "score": 0.9, "evidence": [0]}], "warnings": ["<img src=x>"]}
+    seen = _page_shows(page, "a <b>\nb\nc", 200, answer)
+    assert not any("<img" in h or "<b>" in h for h in seen["markup"])
+    assert seen["shown"] == [
+        ["p", "w", "Warning: <img src=x>"],
+        ["p", "c", "Contradiction (score 0.90)"],
+        ["pre", "", "contradicts:\n[0] a <b>"],
+    ]
+    seen = _page_shows(page, "a", 422, {"detail": "<i>turns[0]</i>"})
+    assert not any("<i>" in h for h in seen["markup"]) and seen["shown"] == [["pre", "c", "<i>turns[0]</i>"]]

@@ -23,7 +23,8 @@
 - Every model call (loading a routed model included) goes through a :class:`ComputeThread`: by default one
   thread, so torch's OpenMP workers stay fast and /check requests that wait together are scored as one
   batch; ``dialcheck serve --onnx`` scores on the request threads instead (``workers=0``).
-- ``GET /``: a small page to paste a dialogue and see the verdict.
+- ``GET /``: a small page to paste a dialogue and see the verdict, with the response's ``"warnings"`` above it
+  (as plain text).
 - A request body is read as UTF-8 JSON whatever its Content-Type; a body that is not (or is empty) is a 400, one
   over ``max_bytes`` (by default 8 bytes per ``max_chars`` character plus 1 MiB) a 413 before it is read. Every
   error answers ``{"detail": "message"}``.
@@ -77,24 +78,27 @@ SERVER_THRESHOLDS = "the thresholds are the server's (`dialcheck serve --tau --e
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>dialcheck</title>
 <style>body{font-family:sans-serif;max-width:50em;margin:2em auto}textarea{width:100%;height:12em}
-.c{color:#b00}.ok{color:#070}pre{background:#f4f4f4;padding:1em;white-space:pre-wrap}</style></head>
+.c{color:#b00}.ok{color:#070}.w{color:#a50;font-weight:bold}
+pre{background:#f4f4f4;padding:1em;white-space:pre-wrap}</style></head>
 <body><h1>dialcheck</h1><p>One turn per line; speakers alternate. The last line is checked.</p>
 <textarea id="t">I have two dogs.
 Cute! What breeds?
 What do you do for a living?
 I have never had a pet.</textarea><p><button onclick="go()">Check</button></p><div id="out"></div>
 <script>
+function add(o,tag,cls,text){const e=document.createElement(tag);e.className=cls;e.textContent=text;o.appendChild(e);}
 async function go(){
   const turns=document.getElementById('t').value.split('\\n').filter(s=>s.trim());
   const r=await fetch('check',{method:'POST',headers:{'Content-Type':'application/json'},
     body:JSON.stringify({turns:turns})});
-  const j=await r.json(); const o=document.getElementById('out');
-  if(!r.ok){o.innerHTML='<pre class="c"></pre>';o.firstChild.textContent=j.detail;return;}
+  const j=await r.json(); const o=document.getElementById('out'); o.textContent='';
+  if(!r.ok){add(o,'pre','c',j.detail);return;}
+  for(const w of j.warnings||[])add(o,'p','w','Warning: '+w);
   const v=j.verdicts[0];
   const ev=v.evidence.map(i=>'['+i+'] '+turns[i]).join('\\n');
-  o.innerHTML='<p class="'+(v.contradiction?'c':'ok')+'"></p><pre></pre>';
-  o.firstChild.textContent=(v.contradiction?'Contradiction':'No contradiction')+' (score '+v.score.toFixed(2)+')';
-  o.lastChild.textContent=ev?('contradicts:\\n'+ev):'no evidence turns';
+  const said=(v.contradiction?'Contradiction':'No contradiction')+' (score '+v.score.toFixed(2)+')';
+  add(o,'p',v.contradiction?'c':'ok',said);
+  add(o,'pre','',ev?('contradicts:\\n'+ev):'no evidence turns');
 }
 </script></body></html>"""
 
