@@ -200,6 +200,8 @@ def test_responses_resume_refuses_other_settings_and_a_fresh_run_keeps_the_work(
     assert code == 2 and "made otherwise" in err and "seed 3 -> 4" in err and "--resume" not in err
     code = main([*_responses_argv(lm, contexts, out, "--resume"), "--batch-size", "3"])
     assert code == 2 and "batch_size 2 -> 3" in capsys.readouterr().err
+    code = main([*_responses_argv(lm, contexts, out, "--resume"), "--threads", "2"])  # sums add in another order
+    assert code == 2 and "threads 1 -> 2" in capsys.readouterr().err
     other = tmp_path / "other.jsonl"
     write_records(other, [replace(c, id=c.id + "x") for c in read_records(contexts, CollectionContext)])
     code = main(_responses_argv(lm, other, out, "--resume"))
@@ -210,6 +212,55 @@ def test_responses_resume_refuses_other_settings_and_a_fresh_run_keeps_the_work(
     assert {p: p.read_bytes() for p in _work_files(out)} == kept and not out.exists()
     code = main(_responses_argv(lm, contexts, Path("-"), "--resume"))
     assert code == 2 and "--resume needs an --out file" in capsys.readouterr().err
+
+
+def test_responses_resume_with_threads_0_holds_to_the_count_torch_ran_with(
+    capsys, monkeypatch, lm, contexts, uninterrupted, tmp_path
+):
+    # --threads 0 is torch's default, the cores of the machine: the record keeps the count, so a resume on a
+    # machine with other cores is told which --threads gives the interrupted run's sums
+    import torch
+
+    from dialcheck.generation.nbest import NBestGenerator
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the run's own machine would have it
+    try:
+        out = tmp_path / "replies.jsonl"
+        with monkeypatch.context() as m:
+            kill_on_call(m, NBestGenerator, "generate_batch", 11)
+            assert main([*_responses_argv(lm, contexts, out), "--threads", "0"]) == 130
+        assert json.loads(out.with_name("replies.jsonl.resume.json").read_text())["settings"]["threads"] == 1
+        capsys.readouterr()
+        code = main([*_responses_argv(lm, contexts, out, "--resume"), "--threads", "3"])
+        assert code == 2 and "threads 1 -> 3" in capsys.readouterr().err
+        _new_process()
+        assert main([*_responses_argv(lm, contexts, out, "--resume"), "--threads", "1"]) == 0
+        assert out.read_bytes() == uninterrupted
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_responses_resume_of_a_record_without_threads_warns_and_finishes(
+    capsys, monkeypatch, lm, contexts, uninterrupted, tmp_path
+):
+    # an interrupted run of a dialcheck that did not record --threads: refusing it would throw its work away
+    from dialcheck.generation.nbest import NBestGenerator
+
+    out = tmp_path / "replies.jsonl"
+    with monkeypatch.context() as m:
+        kill_on_call(m, NBestGenerator, "generate_batch", 11)
+        assert main(_responses_argv(lm, contexts, out)) == 130
+    state_file = out.with_name("replies.jsonl.resume.json")
+    state = json.loads(state_file.read_text())
+    del state["settings"]["threads"]
+    state_file.write_text(json.dumps(state) + "\n")
+    capsys.readouterr()
+    _new_process()
+    assert main(_responses_argv(lm, contexts, out, "--resume")) == 0
+    err = capsys.readouterr().err
+    assert "does not record threads" in err and "resuming with threads 1" in err
+    assert out.read_bytes() == uninterrupted
 
 
 def test_responses_resume_without_work_collects_from_the_start(capsys, lm, contexts, uninterrupted, tmp_path):
@@ -259,6 +310,8 @@ def test_contexts_interrupted_then_resumed_writes_the_same_bytes(
     assert code == 2 and "pass --resume to continue it" in capsys.readouterr().err
     code = main([*_contexts_argv(lm, dialogues, out, "--resume"), "--distances", "1"])
     assert code == 2 and "candidates differ" in capsys.readouterr().err
+    code = main([*_contexts_argv(lm, dialogues, out, "--resume"), "--threads", "2"])
+    assert code == 2 and "threads 1 -> 2" in capsys.readouterr().err
     assert main(_contexts_argv(lm, dialogues, out, "--resume")) == 0
     assert "resuming: " in capsys.readouterr().err
     assert (out.read_bytes(), out.with_name("ctx-all.jsonl").read_bytes()) == want

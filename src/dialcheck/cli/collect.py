@@ -101,7 +101,8 @@ def _add_resume_option(p: argparse.ArgumentParser, what: str) -> None:
         "--resume",
         action="store_true",
         help=f"continue an interrupted run into the same --out: the {what} it finished (kept in OUT.part, with "
-        "OUT.resume.json) are not made again, and the output is the one an uninterrupted run writes",
+        "OUT.resume.json) are not made again, and the output is the one an uninterrupted run writes (give the "
+        "same options, --threads included: with --threads 0 the interrupted run's count is that of its machine)",
     )
 
 
@@ -115,6 +116,15 @@ def _model_id(name: str | None) -> str | None:
     return str(Path(name).resolve()) if name and Path(name).exists() else name
 
 
+def _threads(n: int) -> int:
+    """The torch threads a run computes with: ``--threads``, or for 0 torch's default (the cores of this machine).
+    A resume is refused with another count, as with another --batch-size: a reduction split over another number
+    of threads adds in another order, and a score or a sampled token may follow the last bit."""
+    import torch
+
+    return n or int(torch.get_num_threads())
+
+
 def _checkpoint(args: argparse.Namespace, settings: dict[str, Any], what: str) -> Any:
     """The work files beside ``--out`` (None for standard output), read before any model is loaded: a resumed
     run with other settings is refused, and so is a fresh run over an interrupted one's finished work."""
@@ -126,6 +136,12 @@ def _checkpoint(args: argparse.Namespace, settings: dict[str, Any], what: str) -
     if args.resume and cp.exists():
         cp.resume()
         _say(f"resuming: {len(cp.rows)} {what} of the interrupted run kept ({cp.done} batches)")
+        for key in cp.unrecorded:  # a record of an earlier dialcheck: finishing it beats refusing it
+            _say(
+                f"warning: {cp.state.name} does not record {key} (an earlier dialcheck wrote it): resuming with "
+                f"{key} {json.dumps(settings[key])}; if the interrupted run's differed, the {what} made now may "
+                "differ in the last digits from those an uninterrupted run makes"
+            )
     elif args.resume:
         _say(f"nothing to resume (no {cp.state.name}): collecting from the start")
     elif cp.exists() and cp.finished_units():
@@ -207,6 +223,7 @@ def run_contexts(args: argparse.Namespace) -> int:
         "candidates_sha256": fingerprint(c.to_dict() for c in cands),
         "lm": _model_id(args.lm),
         "batch_size": args.batch_size,
+        "threads": _threads(args.threads),
     }
     checkpoint = _checkpoint(args, settings, "FQness scores")
     set_threads(args.threads)
@@ -318,6 +335,7 @@ def run_responses(args: argparse.Namespace) -> int:
         ],
         "most_contradictory": picks,
         "detector": _model_id(args.model) if any(picks) else None,
+        "threads": _threads(args.threads) if local or any(picks) else None,  # endpoints compute elsewhere
     }
     checkpoint = _checkpoint(args, settings, "replies")
     set_threads(args.threads)
