@@ -113,7 +113,8 @@ def test_from_dict_round_trips_to_dict_through_json(v):
 
 def test_from_dict_ignores_the_fields_written_beside_a_verdict():
     v = ROUND_TRIP[0]
-    for extra in ({"line": 3, "id": "a", "turn": 4}, {"index": 1, "text": "hi"}, {"split": "test", "gold": True}):
+    beside = ({"line": 3, "id": "a", "turn": 4}, {"index": 1, "text": "hi"}, {"split": "test", "gold": True})
+    for extra in (*beside, {"gold_evidence": [0], "gold_category": "persona"}):
         assert Verdict.from_dict({**extra, **_through_json(v)}) == v
 
 
@@ -141,6 +142,86 @@ def test_from_dict_ignores_the_fields_written_beside_a_verdict():
 def test_from_dict_refuses_bad_values_naming_the_field(d, message):
     with pytest.raises(InputError, match=message):
         Verdict.from_dict(d)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        # its evidence was read as none, with no word
+        ({"evidnce": [0]}, r'^Verdict\.evidnce: unknown field \(did you mean "evidence"\?\); a verdict\'s fields are '),
+        ({"pair_score": {"0": 0.9}}, r'^Verdict\.pair_score: unknown field \(did you mean "pair_scores"\?\)'),
+        ({"gold_evidnce": [0]}, r'^Verdict\.gold_evidnce: unknown field \(did you mean "gold_evidence"\?\)'),
+        ({"verdict": "x"}, r"^Verdict\.verdict: unknown field; a verdict's fields"),  # nothing close: no guess
+        ({"readas": {}, "zzz": 1}, r'^Verdict: unknown fields readas \(did you mean "read_as"\?\), zzz; '),
+    ],
+)
+def test_from_dict_refuses_an_unknown_field_naming_it_and_the_known_ones(extra, message):
+    with pytest.raises(InputError, match=message) as e:
+        Verdict.from_dict({**_through_json(ROUND_TRIP[0]), **extra})
+    assert "contradiction, score, evidence, category, pair_scores, labels, label_scores" in e.value.message
+    assert "ignored: line, id, turn, index, text, split, gold, gold_evidence, gold_category" in e.value.message
+
+
+def test_from_dict_names_a_misspelt_required_field_rather_than_only_its_absence():
+    with pytest.raises(InputError, match=r'^Verdict\.contradicton: unknown field \(did you mean "contradiction"\?\)'):
+        Verdict.from_dict({"contradicton": True, "score": 0.5})
+
+
+def test_from_dict_refuses_a_whole_http_response_saying_what_to_read():
+    v = _through_json(ROUND_TRIP[0])
+    for key in ("verdicts", "ranked"):
+        with pytest.raises(
+            InputError, match=f'a response of the HTTP API, not a verdict: read each item of its "{key}"'
+        ):
+            Verdict.from_dict({key: [v], "warnings": ["..."]})
+
+
+def _written_lines(capsys, tmp_path, tiny_detector_dir):
+    """The lines `dialcheck score --every-turn` and `check --json --speaker` write, read back as dicts."""
+    import json
+
+    from helpers_cli import run_cli
+
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        json.dumps({"id": "a", "turns": ["I have a cat.", "Nice.", "I never had pets."], "lang": "en"}) + "\n"
+    )
+    out = tmp_path / "out.jsonl"
+    model = ("--model", str(tiny_detector_dir))
+    assert run_cli(capsys, "score", str(log), str(out), *model, "--no-progress", "--every-turn")[0] == 0
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    code, printed, _ = run_cli(capsys, "check", str(log), "--json", "--speaker", "B", *model)
+    assert code == 0
+    return rows + [json.loads(x) for x in printed.splitlines()]
+
+
+def test_from_dict_reads_the_lines_score_and_check_json_write(capsys, tmp_path, tiny_detector_dir):
+    """Every field those writers put beside a verdict is accepted (none copies the input record's own, such as
+    "lang" here), so refusing unknown fields refuses none of their lines."""
+    rows = _written_lines(capsys, tmp_path, tiny_detector_dir)
+    assert {"line", "id", "turn"} <= set().union(*rows) and not any("lang" in r for r in rows)
+    for r in rows:
+        v = Verdict.from_dict(r)
+        assert v.to_dict() == {k: x for k, x in r.items() if k not in ("line", "id", "turn")}
+
+
+@pytest.mark.parametrize("name", ["decode", "cdconv", "citod"])
+def test_from_dict_reads_the_predictions_evaluate_writes(tmp_path, name):
+    import importlib
+    import json
+
+    from dialcheck.schema import Example
+
+    module = importlib.import_module(f"dialcheck.evaluation.{name}")
+    cls = next(c for k, c in vars(module).items() if k.endswith("Evaluator") and c.__module__ == module.__name__)
+    ev = cls()
+    d = Dialogue.from_texts(["I have a cat.", "Nice.", "I never had pets."])
+    ex = Example(d, True, (0,), "history", "x", {"QI": True, "HI": False, "KBI": False})
+    v = ROUND_TRIP[0]
+    ev.predictions = {"test": [(ex, v)]}
+    ev.write_predictions(tmp_path / "p.jsonl")
+    (row,) = (json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines())
+    assert Verdict.from_dict(row) == v
 
 
 @pytest.mark.slow

@@ -279,9 +279,10 @@ class Verdict:
         turn indices keying ``pair_scores``, ``knowledge_scores`` and ``read_as`` into strings), so that
         ``Verdict.from_dict(v.to_dict()).to_dict() == v.to_dict()``. The fields written beside a verdict (``line``,
         ``id`` and ``turn`` of ``dialcheck score`` and ``check --json``, ``index`` and ``text`` of ``/rank``,
-        ``split`` and the gold fields of ``evaluate``'s predictions) are ignored; an error line of ``score``
-        (``{"line": 3, "error": "..."}``), a missing field or a value of the wrong type is an
-        :class:`~dialcheck.errors.InputError` naming the field.
+        ``split`` and the gold fields of ``evaluate``'s predictions: :data:`VERDICT_BESIDE`) are ignored; any other
+        field (a misspelt ``"evidnce"``, whose evidence would silently be read as none) is refused, as are an error
+        line of ``score`` (``{"line": 3, "error": "..."}``), a whole HTTP response, a missing field or a value of the
+        wrong type: an :class:`~dialcheck.errors.InputError` naming the field.
 
         >>> import json
         >>> line = '{"line": 1, "id": "a", "contradiction": true, "score": 0.93, "evidence": [0], "category": null, '
@@ -293,12 +294,21 @@ class Verdict:
         Traceback (most recent call last):
         ...
         dialcheck.errors.InputError: Verdict.score: expected a number in [0, 1], got string
+        >>> Verdict.from_dict({"contradiction": True, "score": 0.9, "evidnce": [0]})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        dialcheck.errors.InputError: Verdict.evidnce: unknown field (did you mean "evidence"?); a verdict's fields \
+are contradiction, score, evidence, ...
         """
         if not isinstance(d, Mapping):
             raise InputError(f"Verdict: expected a mapping (Verdict.to_dict's form), got {_got(d)}")
         if "contradiction" not in d and "error" in d:
             where = f" (line {d['line']})" if "line" in d else ""
             raise InputError(f"Verdict: an error record{where}, not a verdict: {d['error']}")
+        if "contradiction" not in d and ("verdicts" in d or "ranked" in d):
+            key = "verdicts" if "verdicts" in d else "ranked"
+            raise InputError(f'Verdict: a response of the HTTP API, not a verdict: read each item of its "{key}"')
+        _known_fields(d)
         for key in ("contradiction", "score"):
             if key not in d:
                 raise InputError(f"Verdict.{key}: missing (expected Verdict.to_dict's form)")
@@ -347,6 +357,49 @@ class Verdict:
             else _by_index(knowledge_scores, "Verdict.knowledge_scores", _number),
             read_as=None if read_as is None else _by_index(read_as, "Verdict.read_as", _text),
         )
+
+
+#: The fields of :meth:`Verdict.to_dict`'s form, in the order it writes them.
+VERDICT_FIELDS = (
+    "contradiction",
+    "score",
+    "evidence",
+    "category",
+    "pair_scores",
+    "labels",
+    "label_scores",
+    "knowledge_evidence",
+    "knowledge_scores",
+    "read_as",
+)
+#: The fields the writers of verdicts put beside one, which :meth:`Verdict.from_dict` ignores: ``line``, ``id`` and
+#: ``turn`` (``dialcheck score``, ``check --json``, ``/check``), ``index`` and ``text`` (``/rank``), ``split`` and the
+#: gold fields (``evaluate --predictions``). None of them copies other fields of the input record.
+VERDICT_BESIDE = ("line", "id", "turn", "index", "text", "split", "gold", "gold_evidence", "gold_category")
+
+
+def _known_fields(d: Mapping[str, Any]) -> None:
+    """Refuse the keys of ``d`` that are neither :data:`VERDICT_FIELDS` nor :data:`VERDICT_BESIDE`, naming each
+    (with the known field it is closest to, if any) and the known ones."""
+    import difflib
+
+    unknown = [k for k in d if k not in VERDICT_FIELDS and k not in VERDICT_BESIDE]
+    if not unknown:
+        return
+    known = (*VERDICT_FIELDS, *VERDICT_BESIDE)
+
+    def hint(key: Any) -> str:
+        close = difflib.get_close_matches(key, known, n=1) if isinstance(key, str) else []
+        return f' (did you mean "{close[0]}"?)' if close else ""
+
+    if len(unknown) == 1:
+        what = f"Verdict.{unknown[0]}: unknown field{hint(unknown[0])}"
+    else:
+        what = "Verdict: unknown fields " + ", ".join(f"{k}{hint(k)}" for k in unknown)
+    raise InputError(
+        f"{what}; a verdict's fields are {', '.join(VERDICT_FIELDS)}, and those written beside one, which are "
+        f"ignored: {', '.join(VERDICT_BESIDE)}"
+    )
 
 
 def _number(value: Any, name: str, unit: bool = False) -> float:
