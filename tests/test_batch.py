@@ -176,3 +176,77 @@ def test_bad_scorer_arguments_are_named(tiny_detector_dir, kw, message):
     with pytest.raises(InputError) as e:
         BatchScorer(model=str(tiny_detector_dir), **kw)
     assert str(e.value) == message
+
+
+# a row's own "speaker" and a "tau": as dialcheck score reads the same record written as a JSONL line
+OWN_SPEAKER_ROWS = [
+    {"id": "own", "messages": CHAT, "speaker": "assistant"},  # its assistant's last reply, over the last turn
+    {"id": "last", "messages": CHAT},  # no speaker of its own: its last turn
+    {"id": "tau", "messages": CHAT, "tau": 0.3},  # refused: a row cannot set the model's threshold
+    {"id": "list", "messages": CHAT, "speaker": ["bot", "assistant"]},
+    {"id": "none", "messages": CHAT, "speaker": "bot"},  # no turn by bot
+]
+
+
+def _own_speaker_expectations(model_dir):
+    det = load_detector(model_dir)
+    return det.predict([parse_dialogue({"messages": CHAT[:4]}), parse_dialogue({"messages": CHAT})])
+
+
+def test_a_rows_own_speaker_and_tau_in_a_dataframe(tiny_detector_dir):
+    """A ``speaker`` column was ignored (every row's last turn was checked, the user's) and a ``tau`` column was
+    scored at the model's threshold without a word: a row is now read as ``dialcheck score`` reads it."""
+    pd = pytest.importorskip("pandas")
+    out = BatchScorer(model=str(tiny_detector_dir))(pd.DataFrame(OWN_SPEAKER_ROWS))
+    records = out.to_dict("records")
+    assert [r["id"] for r in records] == ["own", "last", "tau", "list", "none"]
+    assert [r["turn"] for r in records] == [3, 4, None, 3, None]
+    assert [r["error"] is None for r in records] == [True, True, False, True, False]
+    assert records[2]["error"].startswith("tau: not a dialogue field; the thresholds are the model's")
+    assert records[4]["error"] == "messages: no turn with text by bot (its speakers: assistant, user)"
+    assistant, last = _own_speaker_expectations(tiny_detector_dir)
+    assert [records[i]["score"] for i in (0, 1, 3)] == pytest.approx(
+        [assistant.score, last.score, assistant.score], abs=1e-6
+    )
+
+
+def test_a_rows_own_speaker_wins_over_the_scorers_and_thresholds_cells_fail_only_their_row(tiny_detector_dir):
+    rows = [
+        {"messages": CHAT, "speaker": "user", "eta_e": None},  # an empty cell is no threshold
+        {"messages": CHAT, "speaker": None, "eta_e": 0.2},
+        {"messages": CHAT, "speaker": np.nan, "eta_e": np.nan},  # pandas' empty cell: speaker= applies
+    ]
+    batch = {k: [r[k] for r in rows] for k in ("messages", "speaker", "eta_e")}
+    batch["threshold"] = [None, None, None]
+    out = BatchScorer(model=str(tiny_detector_dir), speaker="assistant")(batch)
+    assert out["turn"] == [4, None, 3]
+    assert out["error"][0] is None and out["error"][2] is None
+    assert out["error"][1].startswith("eta_e: not a dialogue field")
+    assistant, last = _own_speaker_expectations(tiny_detector_dir)
+    assert [out["score"][0], out["score"][2]] == pytest.approx([last.score, assistant.score], abs=1e-6)
+    bad = BatchScorer(model=str(tiny_detector_dir))({"messages": [CHAT, CHAT], "speaker": ["", 3]})
+    assert bad["error"] == [
+        "speaker: empty (name the speaker whose turn is checked)",
+        "speaker: expected a speaker name or a list of names, got int",
+    ]
+
+
+def test_batch_rows_agree_with_dialcheck_score_on_the_same_jsonl_lines(tiny_detector_dir, tmp_path, capsys):
+    from helpers_cli import run_cli
+
+    src = tmp_path / "rows.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in OWN_SPEAKER_ROWS), encoding="utf-8")
+    out_path = tmp_path / "scored.jsonl"
+    code, _, err = run_cli(capsys, "score", str(src), str(out_path), "--model", str(tiny_detector_dir), "--no-progress")
+    assert code == 0, err
+    scored = {r["id"]: r for r in map(json.loads, out_path.read_text(encoding="utf-8").splitlines())}
+    batch = BatchScorer(model=str(tiny_detector_dir))(
+        {k: [r.get(k) for r in OWN_SPEAKER_ROWS] for k in ("id", "messages", "speaker", "tau")}
+    )
+    for i, row in enumerate(OWN_SPEAKER_ROWS):
+        if row["id"] in scored:
+            assert batch["error"][i] is None and batch["turn"][i] == scored[row["id"]].get("turn", 4)
+            assert batch["score"][i] == pytest.approx(scored[row["id"]]["score"], abs=1e-6)
+        else:
+            assert batch["error"][i] is not None
+    assert "tau: not a dialogue field" in err and "tau: not a dialogue field" in batch["error"][2]

@@ -31,12 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DialcheckError, InputError
-from .io import check_batch_size, check_speakers, json_type, parse_dialogue, upto_speaker
+from .io import check_batch_size, check_speakers, json_type, parse_checked, refuse_thresholds, upto_speaker
 from .schema import Dialogue, Verdict
 
 __all__ = ["VERDICT_COLUMNS", "BatchScorer", "score_dataset"]
 
 log = logging.getLogger(__name__)
+
+# where the thresholds of a batch's verdicts are set, for the error of a row with a tau cell
+BATCH_THRESHOLDS = "the thresholds are the model's (a detector folder's `tau` and `eta_e`)"
 
 #: the columns :class:`BatchScorer` adds to each batch
 VERDICT_COLUMNS = ("contradiction", "score", "evidence", "category", "labels", "error")
@@ -75,7 +78,15 @@ class BatchScorer:
     ``int8``: run the detectors on ONNX Runtime / in int8, as ``--onnx`` / ``--int8`` do. ``speaker`` (a name or
     a list): check each row's last turn with text by that speaker, as ``--speaker`` does (a ``turn`` column
     says which; e.g. ``"assistant"`` for chat-completion logs ending with the user's message or a tool
-    call). The call takes a
+    call).
+
+    A row is read as ``dialcheck score`` reads the same record written as a JSONL line
+    (:func:`dialcheck.io.parse_checked`): a ``speaker`` cell that is not empty (a name or a list of names) is that
+    row's speaker, over ``speaker=``; a ``tau``, ``eta_e`` or ``threshold`` cell that is not empty makes that row an
+    error row whose ``error`` names it (the thresholds are the model's), never the whole batch. A batch with a
+    ``speaker`` column, or any batch when ``speaker=`` is given, gets the ``turn`` column.
+
+    The call takes a
     pandas DataFrame or a mapping of equal-length columns and returns the same kind with
     :data:`VERDICT_COLUMNS` added (``evidence``: earlier turn indices; ``labels``: the task-oriented labels
     that fired, e.g. ``["KBI"]``; ``error``: why a row was not scored, None for a row that was). In a DataFrame
@@ -121,6 +132,7 @@ class BatchScorer:
 
     def _dialogue(self, row: dict[str, Any]) -> Dialogue:
         obj = {k: _plain(v) for k, v in row.items() if not _missing(v)}
+        refuse_thresholds(obj, BATCH_THRESHOLDS, "`score`")  # first, as dialcheck score refuses such a line
         key = self.column
         if key == "turns" and key not in obj and "messages" in obj:
             key = "messages"  # a chat-completion log, as dialcheck score reads it (parse_dialogue takes "messages")
@@ -129,11 +141,11 @@ class BatchScorer:
             raise DialcheckError(f"{key}: missing (the row has: {has}; column= names the column of turns)")
         else:
             obj["turns"] = obj.pop(key)
-        d = parse_dialogue(obj, allow_empty_last=self.speakers is not None)
-        if self.speakers is None:
+        d, speakers = parse_checked(obj, self.speakers, BATCH_THRESHOLDS)  # the row's own "speaker" over speaker=
+        if speakers is None:
             return d
         try:
-            return upto_speaker(d, self.speakers)
+            return upto_speaker(d, speakers)
         except DialcheckError as e:
             raise DialcheckError(f"{key}: {e.message}") from None
 
@@ -190,7 +202,7 @@ class BatchScorer:
             raise TypeError(f"expected a pandas DataFrame or a mapping of columns, got {type(batch).__name__}")
         results, turns = self._score(rows)
         added: dict[str, list[Any]] = {c: [] for c in VERDICT_COLUMNS}
-        if self.speakers is not None:  # which turn was checked (its index in the row's turns)
+        if self.speakers is not None or any("speaker" in row for row in rows):  # which turn was checked
             added["turn"] = turns
         for r in results:
             ok = isinstance(r, Verdict)

@@ -64,6 +64,7 @@ __all__ = [
     "read_examples",
     "read_input",
     "record_id",
+    "refuse_thresholds",
     "reply_speaker",
     "require_file",
     "spoken_by",
@@ -571,6 +572,25 @@ THRESHOLDS_HINT = (
 )
 
 
+def refuse_thresholds(obj: Any, thresholds: str = THRESHOLDS_HINT, compare: str = "`score` and `pair_scores`") -> None:
+    """An :class:`InputError` naming the first of ``"tau"``, ``"eta_e"`` and ``"threshold"`` that a dialogue object
+    ``obj`` holds (``thresholds``: where they are set; ``compare``: the verdict fields to compare with one's own); a
+    dialogue cannot set them, and one silently scored at the model's thresholds misleads.
+
+    >>> refuse_thresholds({"turns": ["Hi"], "tau": 0.3}, "the thresholds are the model's", "`score`")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: tau: not a dialogue field; the thresholds are the model's, or compare each verdict's \
+`score` with your own
+    """
+    if isinstance(obj, dict):
+        for key in THRESHOLD_KEYS:
+            if key in obj:
+                raise InputError(
+                    f"{key}: not a dialogue field; {thresholds}, or compare each verdict's {compare} with your own"
+                )
+
+
 def parse_checked(
     obj: Any, speakers: list[str] | None = None, thresholds: str = THRESHOLDS_HINT
 ) -> tuple[Dialogue, list[str] | None]:
@@ -590,12 +610,7 @@ def parse_checked(
     dialcheck.errors.InputError: speaker: empty (name the speaker whose turn is checked)
     """
     if isinstance(obj, dict):
-        for key in THRESHOLD_KEYS:
-            if key in obj:
-                raise InputError(
-                    f"{key}: not a dialogue field; {thresholds}, or compare each verdict's `score` and "
-                    "`pair_scores` with your own"
-                )
+        refuse_thresholds(obj, thresholds)
         speakers = check_speakers(obj.get("speaker")) or speakers
     return parse_dialogue(obj, allow_empty_last=speakers is not None), speakers
 
