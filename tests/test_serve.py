@@ -934,3 +934,17 @@ def test_the_page_shows_a_warning_or_an_error_as_text_never_as_markup(client):
     ]
     seen = _page_shows(page, "a", 422, {"detail": "<i>turns[0]</i>"})
     assert not any("<i>" in h for h in seen["markup"]) and seen["shown"] == [["pre", "c", "<i>turns[0]</i>"]]
+
+
+def test_each_check_and_rank_item_reads_back_as_a_verdict(client):
+    """Verdict.from_dict refuses fields it does not know: those /check and /rank write beside a verdict are not."""
+    from dialcheck.schema import Verdict
+
+    ctx = ["I have a cat.", "Nice."]
+    r = client.post("/check", json={"turns": [*ctx, "I never had pets.", "Oh."], "speaker": "A"}).json()
+    ranked = client.post("/rank", json={"context": ctx, "candidates": ["x", "y"]}).json()["ranked"]
+    items = [*r["verdicts"], *ranked]
+    assert {"id", "turn", "index", "text"} <= set().union(*items)
+    for item in items:
+        beside = {"id", "turn", "index", "text"}
+        assert Verdict.from_dict(item).to_dict() == {k: x for k, x in item.items() if k not in beside}
