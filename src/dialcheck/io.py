@@ -12,9 +12,10 @@ Accepted shapes of one dialogue:
 
 A *labelled* dialogue (for ``dialcheck evaluate --data`` and ``dialcheck train --dialogues``) is a dialogue
 object with ``"contradiction": true/false`` and, optionally, ``"evidence"``: the 0-based indices of the
-earlier turns the last turn contradicts, and ``"category"``: ``"intra_sentence"``, ``"role_confusion"`` or
-``"history"`` (CDConv's categories; needed by ``dialcheck evaluate --benchmark cdconv --data``). These are
-the field names of ``dialcheck score``'s verdicts.
+earlier turns the last turn contradicts (with a ``"speaker"``, the turn ``dialcheck check`` checks: that
+speaker's last turn with text; a ``"tau"`` is refused, as ``check`` refuses it), and ``"category"``:
+``"intra_sentence"``, ``"role_confusion"`` or ``"history"`` (CDConv's categories; needed by ``dialcheck evaluate
+--benchmark cdconv --data``). These are the field names of ``dialcheck score``'s verdicts.
 
 >>> parse_dialogue(["Do you have pets?", "I have two dogs.", "Cute!", "I have no pets."]).last.speaker
 'B'
@@ -804,11 +805,22 @@ def ends_with_user(d: Dialogue) -> bool:
 
 _LABEL_KEYS = ("label", "gold", "is_contradiction", "contradicts", "contradictory")  # not read: named in the error
 
+# Where the thresholds are set, for the error about a threshold in a labelled dialogue (evaluate --data, train
+# --dialogues, --calibrate-on): its label is gold, and the model's thresholds decide its verdict.
+LABELLED_THRESHOLDS = (
+    "a labelled dialogue holds a dialogue and its gold label; the thresholds are the model's (`evaluate --tau` / "
+    "`--eta-e`; `train` chooses them on held-out dialogues, or on yours with `--calibrate-on FILE`)"
+)
+
 
 def parse_example(obj: Any, require_category: bool = False) -> Example:
     """One labelled dialogue: a dialogue object with ``contradiction``, optional ``evidence`` turn indices and
     a ``category``: with ``require_category`` (CDConv's four categories), each contradiction must name one;
     otherwise a CDConv category is kept and anything else (e.g. a task-oriented verdict's) is ignored.
+
+    The dialogue is read as ``dialcheck check`` reads it (:func:`parse_checked`): with a ``"speaker"`` (a name or a
+    list), the label and evidence are about that speaker's last turn with text, the turn ``check`` checks, and the
+    dialogue is cut after it (turn indices unchanged); a ``"tau"``, ``"eta_e"`` or ``"threshold"`` is refused.
 
     >>> ex = parse_example({"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True,
     ...                     "evidence": [0]})
@@ -822,10 +834,20 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
     >>> parse_example({"turns": ["你养猫吗？", "养了两只。", "几岁了？", "我没养猫。"], "contradiction": True,
     ...                "category": "history"}, require_category=True).category
     'history'
+    >>> ex = parse_example({"turns": ["I have a dog.", "Nice!", "I have no pets.", "Oh?"], "speaker": "A",
+    ...                     "contradiction": True, "evidence": [0]})
+    >>> ex.dialogue.last.text, ex.evidence
+    ('I have no pets.', (0,))
     """
     if not isinstance(obj, dict):
         raise InputError(f'expected a dialogue object with a "contradiction" field, got {json_type(obj)}')
-    dialogue = parse_dialogue(obj)
+    refuse_thresholds(obj, LABELLED_THRESHOLDS, "`score` (`evaluate --predictions`)")
+    dialogue, speakers = parse_checked(obj, None, LABELLED_THRESHOLDS)
+    if speakers is not None:  # labelled as check reads it: the label is about that speaker's last turn with text
+        try:
+            dialogue = upto_speaker(dialogue, speakers)
+        except InputError as e:
+            raise InputError(f"speaker: {e.message}") from None
     if "contradiction" not in obj:
         other = next((k for k in _LABEL_KEYS if k in obj), None)  # the gold label under another name: not read
         hint = f'; "{other}" is not read: name the field "contradiction"' if other else ""
@@ -846,7 +868,10 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
         last = len(dialogue.turns) - 2
         for i in raw:
             if not 0 <= i <= last:
-                raise InputError(f"evidence: {i} is not an earlier turn (this dialogue's earlier turns are 0..{last})")
+                before = "this dialogue's earlier turns"
+                if speakers is not None:  # cut: the turns before the one labelled
+                    before = f"the turns before {' or '.join(speakers)}'s last turn, the one labelled,"
+                raise InputError(f"evidence: {i} is not an earlier turn ({before} are 0..{last})")
         if raw and not label:
             raise InputError("evidence: a dialogue labelled as no contradiction names no evidence turns")
         evidence = tuple(sorted(set(raw))) if raw or not label else None  # [] on a contradiction: not annotated

@@ -73,7 +73,8 @@ def add_parser(sub: Any) -> None:
         metavar="FILE",
         help='decode and cdconv: your own labelled dialogues (JSON/JSONL; each a dialogue with "contradiction": '
         'true/false and optional "evidence": [earlier turn indices]; for cdconv each contradiction also needs '
-        '"category": intra_sentence, role_confusion or history), reported as a split named after the file; '
+        '"category": intra_sentence, role_confusion or history; a record\'s own "speaker" names the turn labelled, '
+        "as in check), reported as a split named after the file; "
         "repeatable; bad records are skipped and reported. Without --splits, only these files are evaluated",
     )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
