@@ -309,6 +309,54 @@ def test_stored_lists_torn_or_damaged_are_read_without_a_traceback(tmp_path):
             judge_folder(tmp_path, settings, _items(), KeywordJudge())
 
 
+class _LineSeparatorGenerator:
+    """Replies that hold U+2028 (json.dumps leaves it as it is with ensure_ascii=False) and non-ASCII text; it
+    counts the lists it makes."""
+
+    def __init__(self):
+        self.made = 0
+
+    def generate(self, contexts, config, batch_size=4, **_):
+        self.made += len(contexts)
+        return [[Candidate(f"Yes,\u2028 caf\u00e9 {d.meta['id']}.", -1.0)] for d in contexts]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "whole",  # the fourth record written in full, its newline not
+        "torn",  # the fourth record cut inside the two bytes of its é
+    ],
+)
+def test_reading_and_resuming_agree_on_a_torn_or_unended_last_line(tmp_path, tail):
+    # a resumed run read the list file by one rule (splitlines, a line without its newline dropped and the file
+    # rewritten) and judging/summaries by another (split at "\n", a whole last record kept): a reply holding
+    # U+2028 cut the resumed run's reading short, so every list after it was thrown away and made again, and a
+    # line torn inside a UTF-8 character was a UnicodeDecodeError traceback for both
+    from dataclasses import replace
+
+    settings = [DecodingConfig.parse("beam1")]
+    base = _items()
+    items = [replace(base[k % 2], id=f"{base[k % 2].kind.lower()}:{k}") for k in range(6)]
+    whole = tmp_path / "whole"
+    gen = _LineSeparatorGenerator()
+    run_nbest_experiment(items, gen, KeywordJudge(), settings, whole, batch_size=1, chunk=1)
+    want = (whole / "nbest-beam1.jsonl").read_bytes()
+    assert gen.made == 6 and "\u2028".encode() in want
+    lines = want.split(b"\n")
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    path = cut / "nbest-beam1.jsonl"
+    fourth = lines[3] if tail == "whole" else lines[3][: lines[3].index("é".encode()) + 1]
+    path.write_bytes(b"\n".join(lines[:3]) + b"\n" + fourth)
+    stored = 4 if tail == "whole" else 3
+    assert sum(r["inputs"] for r in summarize_folder(cut, settings)) == stored
+    gen = _LineSeparatorGenerator()
+    run_nbest_experiment(items, gen, KeywordJudge(), settings, cut, batch_size=1, chunk=1)
+    assert gen.made == 6 - stored  # no stored list made again, none lost
+    assert path.read_bytes() == want  # each list once, on a line of its own
+
+
 def test_results_without_a_kept_list_are_plain_json_and_read_n_a_in_the_table(tmp_path):
     # every CNTQ list held an ambiguous reply: results.json said "certainty": NaN, which no JSON reader takes, and
     # table.md "nan"

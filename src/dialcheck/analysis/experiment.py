@@ -37,44 +37,44 @@ __all__ = ["judge_folder", "run_nbest_experiment", "summarize_folder"]
 log = logging.getLogger(__name__)
 
 
-def _done_ids(path: Path) -> set[str]:
-    if not path.exists():
-        return set()
-    done = set()
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    good = []
-    for n, line in enumerate(lines, start=1):
-        if not line.endswith("\n"):
-            break  # torn last line of an interrupted run
-        try:
-            done.add(json.loads(line)["id"])
-        except (json.JSONDecodeError, KeyError, TypeError):  # TypeError: a line of JSON that is no object
-            raise InputError("cannot resume: not an n-best output line", str(path), n) from None
-        good.append(line)
-    if len(good) != len(lines):
-        path.write_text("".join(good), encoding="utf-8")
-    return done
+def _stored(path: Path, resuming: bool = False) -> list[dict[str, Any]]:
+    """The n-best records of ``path``, each checked: the one reading of a list file, for a resumed run, for
+    judging and for the summary, so they agree on what is stored.
 
-
-def _stored(path: Path) -> list[dict[str, Any]]:
-    """The n-best records of ``path``, each checked; a torn last line (no newline: an interrupted run stopped
-    while writing it) is not a stored list and is left out, as a resumed run cuts it. Any other line that is
-    not a record is an :class:`InputError` naming the file and line (a traceback before)."""
+    A last line without its newline that is not whole JSON (an interrupted run stopped while writing it) is
+    not a stored list: it is left out, and a resumed run (``resuming``) cuts it off the file and makes that
+    list again. A whole record without its newline is stored like any other (a resumed run ends it with its
+    newline, so the next list starts a line of its own). Lines end at "\n" only: a reply may hold U+2028,
+    which JSON writes as it is. Any other line that is not a record is an :class:`InputError` naming the
+    file and line (a traceback before)."""
     from ..io import json_error, json_type
 
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    recs = []
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")  # the last one: empty after a newline, else the unended tail
+    say = "cannot resume: " if resuming else ""
+    recs: list[dict[str, Any]] = []
+    offset, torn = 0, False
+    for n, data in enumerate(lines, start=1):
+        start, offset = offset, offset + len(data) + 1
+        if not data.strip():
             continue
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
+            rec = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
             if n == len(lines):  # the last line, without its newline
-                log.warning("%s, line %d: a torn last line (an interrupted run) is left out", path, n)
+                log.warning(
+                    "%s, line %d: a torn last line (an interrupted run) is %s",
+                    path,
+                    n,
+                    "cut, its list made again" if resuming else "left out",
+                )
+                if resuming:
+                    with path.open("r+b") as f:
+                        f.truncate(start)
+                torn = True
                 continue
-            raise InputError(f"not an n-best output line: {json_error(e)}", str(path), n) from None
+            why = json_error(e) if isinstance(e, json.JSONDecodeError) else "not UTF-8 text"
+            raise InputError(f"{say}not an n-best output line: {why}", str(path), n) from None
         problem = None
         if not isinstance(rec, dict):
             problem = f"expected a JSON object, got {json_type(rec)}"
@@ -99,8 +99,11 @@ def _stored(path: Path) -> list[dict[str, Any]]:
             ):
                 problem = f"judgements: expected null or one of yes, no, ambiguous per reply ({len(rec['replies'])})"
         if problem:
-            raise InputError(f"not an n-best output line: {problem}", str(path), n)
+            raise InputError(f"{say}not an n-best output line: {problem}", str(path), n)
         recs.append(rec)
+    if resuming and raw and not raw.endswith(b"\n") and not torn:
+        with path.open("ab") as f:
+            f.write(b"\n")
     return recs
 
 
@@ -125,11 +128,24 @@ def _other_writer(path: Path) -> int | None:
     return pid
 
 
-@contextlib.contextmanager
-def _writing(path: Path) -> Iterator[None]:
+def _no_other_writer(path: Path) -> None:
     pid = _other_writer(path)
     if pid is not None:
         raise InputError(f"{path} is being written by another run (process {pid}); wait for it or use another --out")
+
+
+def _done_ids(path: Path) -> set[str]:
+    """The ids of the lists ``path`` stores, read as :func:`_stored` reads them, a torn last line cut off the
+    file; refused while another live run writes it (cutting then would lose what it writes meanwhile)."""
+    if not path.exists():
+        return set()
+    _no_other_writer(path)
+    return {rec["id"] for rec in _stored(path, resuming=True)}
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    _no_other_writer(path)
     lock = _lock_path(path)
     lock.write_text(f"{os.getpid()}\n", encoding="utf-8")
     try:
