@@ -274,6 +274,11 @@ def test_judging_refuses_a_list_another_live_run_is_writing(tmp_path):
         (other / "nbest-beam2.jsonl.lock").write_text(f"{writer.pid}\n")
         with pytest.raises(InputError, match="being written by another run"):
             run_nbest_experiment(_items(), FixedGenerator(), None, settings, other)
+        # its last line unended while it writes: a resumed run cut it before it looked at the lock
+        (other / "nbest-beam2.jsonl").write_text('{"id": "entq:1", "ki')
+        with pytest.raises(InputError, match="being written by another run"):
+            run_nbest_experiment(_items(), FixedGenerator(), None, settings, other)
+        assert (other / "nbest-beam2.jsonl").read_text() == '{"id": "entq:1", "ki'
     finally:
         writer.kill()
         writer.wait()
