@@ -351,3 +351,29 @@ def test_a_candidate_of_invisible_characters_only_is_set_aside_as_empty():
     r = rerank(CTX, ["\u200b", "\ufeff\u200d ", "Rex and Fido."], detector=det)
     assert r.chosen.text == "Rex and Fido."
     assert r.counts["empty"] == 2 and {c.reason for c in r.dropped} == {"empty"}
+
+
+def test_rerank_text_names_records_as_json_does(capsys, tmp_path, tiny_detector_dir):
+    # the text output said "record N" of every record without an id: for JSONL, N was its line number, and a lone
+    # one-line record was "record 1" where --json says its line; now a JSONL record is "line N" and a record of a
+    # JSON document "record N" (its position), in the text, in warnings and in --json alike
+    recs = [
+        {"turns": CTX, "candidates": ["Rex and Fido.", "I never had a dog."]},
+        {"id": "x", "turns": CTX, "candidates": ["Fido."]},
+        {"turns": ["안녕하세요.", "강아지가 있어요.", "이름이 뭐예요?"], "candidates": ["초코예요."]},
+    ]
+    model = ["--model", str(tiny_detector_dir), "--threads", "1"]
+    jsonl, doc, one = tmp_path / "in.jsonl", tmp_path / "in.json", tmp_path / "one.json"
+    jsonl.write_text("\n" + "\n\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", "utf-8")
+    doc.write_text(json.dumps(recs, indent=2, ensure_ascii=False), "utf-8")
+    one.write_text("\n\n" + json.dumps(recs[0]) + "\n")
+    for path, want in ((jsonl, ["line 2", "x", "line 6"]), (doc, ["record 1", "x", "record 3"]), (one, ["line 3"])):
+        assert main(["rerank", str(path), "--json", *model]) == 0
+        rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        named = [r["id"] or next(f"{k} {r[k]}" for k in ("line", "record") if k in r) for r in rows]
+        assert main(["rerank", str(path), *model]) == 0
+        out, err = capsys.readouterr()
+        text = [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
+        assert named == text == want
+        if path != one:  # the Korean record, named as the output names it
+            assert f"but {want[2]} has Korean turns" in err

@@ -166,6 +166,17 @@ def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: in
         raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None
 
 
+def _where(n: int, line: int | None) -> dict[str, int]:
+    """Where a record is, as the output names it (``--json``'s key, the text's words): a JSONL record (or a lone
+    record on one line) by its line, a record of a JSON document by its position in it, counted from 1."""
+    return {"line": line} if line is not None else {"record": n}
+
+
+def _label(n: int, line: int | None, rid: str | None) -> str:
+    """A record's name in the text output and warnings: its id, else where it is (``line 3``, ``record 2``)."""
+    return rid or " ".join(f"{key} {value}" for key, value in _where(n, line).items())
+
+
 def _read(parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> tuple[list[Any], list[str]]:
     """Each record as the text a detector reads (its context, then its candidates) and its name for a warning."""
     from ..generation.rerank import _split_raw
@@ -175,8 +186,7 @@ def _read(parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> tupl
     for i, (n, d, cands, rid) in enumerate(parsed):
         replies = [Turn("candidate", _split_raw(c, k)[0]) for k, c in enumerate(cands or [])]
         wholes.append(Dialogue((*d.turns, *replies), d.knowledge) if replies else d)
-        label = rid or f"record {n}"
-        names.append(f"{label} at line {at[i]}" if at[i] is not None else label)
+        names.append(f"{rid} at line {at[i]}" if rid and at[i] is not None else _label(n, at[i], rid))
     return wholes, names
 
 
@@ -303,10 +313,9 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             # a JSONL record's line; a JSON document's record by its position (counted from 1), under another
             # name: it was written as "line", which a multi-line document's records do not start on
-            where = {"line": line} if line is not None else {"record": n}
-            out.write(json.dumps({"id": rid, **where, **r.to_dict()}, ensure_ascii=False) + "\n")
+            out.write(json.dumps({"id": rid, **_where(n, line), **r.to_dict()}, ensure_ascii=False) + "\n")
             continue
-        label = rid or f"record {n}"
+        label = _label(n, line, rid)  # as --json names it: "record 5" was the line number of a JSONL record
         if r.chosen is None:
             why = (
                 "every candidate is contradictory"
