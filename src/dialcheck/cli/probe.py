@@ -24,6 +24,9 @@ for synonym, antonym and paraphrase: ``pip install "dialcheck[spacy,wordnet]"`` 
 
 A progress bar counts the contexts (``--no-progress``: none); under ``--language en`` spaCy parses the sentences
 of ``--batch-size`` contexts (default 64) in one call, which gives the same triggers about three times faster.
+Each finished batch is kept beside ``--out`` as it is made (``OUT.part``, with ``OUT.resume.json``, as ``collect``
+keeps them; ``--out -`` is written batch by batch instead): an interrupted run continues with ``--resume`` and the
+same command, and writes what an uninterrupted run writes; a resume with other contexts or settings is refused.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ import argparse
 import json
 import random
 import sys
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -345,6 +349,12 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
         "together; the triggers are the same whatever the size",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run into the same --out: the batches it finished (kept in OUT.part, with "
+        "OUT.resume.json) are not built again, and the output is the one an uninterrupted run writes",
+    )
 
 
 @register_kind(
@@ -353,7 +363,7 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
     add_trigger_arguments,
 )
 def run_triggers(args: argparse.Namespace) -> int:
-    from ..probes.triggers import ChineseLexicon, TriggerInput, TriggerSet, trigger_batches
+    from ..probes.triggers import ChineseLexicon, TriggerInput, trigger_batches
 
     # each dictionary option applies to one language; the other language's was dropped without a word (as
     # `train` refuses an option of another --task)
@@ -384,42 +394,145 @@ def run_triggers(args: argparse.Namespace) -> int:
     if args.limit:
         inputs = inputs[: args.limit]
     methods = args.methods
+    en_lexicon = args.language == "en" and bool({"paraphrase", "synonym", "antonym"} & set(methods))
+    zh_lexicon = args.language == "zh" and bool({"paraphrase", "synonym", "antonym", "negation"} & set(methods))
+    if zh_lexicon and args.dict_dir is None:
+        from ..datasets.base import data_dir
+
+        args.dict_dir = data_dir(args.data_dir) / "chinese_dictionary"
+    dictionary = args.wordnet_dir if en_lexicon else args.dict_dir if zh_lexicon else None
+    checkpoint = _trigger_checkpoint(args, inputs, dictionary)  # before any dictionary or model is loaded
     lexicon: Any = None
-    if args.language == "en":
-        if {"paraphrase", "synonym", "antonym"} & set(methods):
-            from ..probes.triggers_en import WordNetLexicon
+    if en_lexicon:
+        from ..probes.triggers_en import WordNetLexicon
 
-            lexicon = WordNetLexicon.load(args.wordnet_dir)
-    elif {"paraphrase", "synonym", "antonym", "negation"} & set(methods):
-        if args.dict_dir is None:
-            from ..datasets.base import data_dir
-
-            args.dict_dir = data_dir(args.data_dir) / "chinese_dictionary"
+        lexicon = WordNetLexicon.load(args.wordnet_dir)
+    elif zh_lexicon:
         lexicon = ChineseLexicon.load(args.dict_dir)
-    know, size = not args.no_know_form, args.batch_size
-    batches = trigger_batches(inputs, methods, args.seed, lexicon, know=know, language=args.language, batch_size=size)
+    size = args.batch_size
+    start, made, skipped = 0, Counter[str](), Counter[str]()
+    if checkpoint is not None and checkpoint.resumed:
+        start = min(checkpoint.done * size, len(inputs))
+        made, skipped = _kept_counts(inputs[:start], methods, checkpoint.rows)
+    elif checkpoint is not None:
+        checkpoint.start()
+    know = not args.no_know_form
+    batches = trigger_batches(
+        inputs, methods, args.seed, lexicon, know=know, language=args.language, batch_size=size, start=start
+    )
     bar = None
     if not args.no_progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(inputs), desc="building triggers", unit="context")
-    ts = TriggerSet()
-    for lo, batch in zip(range(0, len(inputs), size), batches, strict=True):
-        ts.add(batch)
-        if bar is not None:
-            bar.update(min(size, len(inputs) - lo))
+        bar = tqdm(total=len(inputs), initial=start, desc="building triggers", unit="context")
+    # standard output, a pipe or a device is written as the triggers are made; a file keeps them in OUT.part
+    stream: Any = None
+    if checkpoint is None:
+        stream = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        for lo, batch in zip(range(start, len(inputs), size), batches, strict=True):
+            rows = [t.to_dict() for t in batch.items]
+            if checkpoint is not None:
+                checkpoint.commit(rows, rng={})  # each (context, method) has its own seed: no generator to keep
+            else:
+                stream.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+                stream.flush()
+            made.update(t.method for t in batch.items)
+            skipped.update(batch.skipped)
+            if bar is not None:
+                bar.update(min(size, len(inputs) - lo))
+    except BaseException as e:
+        if checkpoint is not None and not checkpoint.done:  # nothing finished (spaCy missing, say): no work files
+            checkpoint.finish()
+        elif checkpoint is not None and isinstance(e, KeyboardInterrupt):
+            if bar is not None:
+                bar.close()
+            _say(
+                f"the triggers of {min(checkpoint.done * size, len(inputs))} contexts are kept in "
+                f"{checkpoint.part.name}: run the same command with --resume to build the rest"
+            )
+        raise
+    finally:
+        if stream is not None and stream is not sys.stdout:
+            stream.close()
     if bar is not None:
         bar.close()
-    ts.save(args.out)
-    counts = ", ".join(f"{k} {v}" for k, v in ts.counts().items())
+    if checkpoint is not None:
+        with checkpoint.part.open(encoding="utf-8") as part:
+            write_jsonl(args.out, (json.loads(line) for line in part))
+        checkpoint.finish()
+    total = sum(made.values())
+    counts = ", ".join(f"{k} {v}" for k, v in made.items())
     print(
-        f"dialcheck: wrote {args.out}: {len(ts.items)} triggers from {len(inputs)} contexts"
+        f"dialcheck: wrote {args.out}: {total} triggers from {len(inputs)} contexts"
         + (f" ({counts})" if counts else ""),
         file=sys.stderr,
     )
-    if not ts.items:  # an empty file with exit 0 read as a success
+    if not total:  # an empty file with exit 0 read as a success
         print("dialcheck: warning: no trigger was built: every method skipped every context", file=sys.stderr)
-    if ts.skipped:
-        reasons = ", ".join(f"{k} {v}" for k, v in ts.skipped.most_common())
+    if skipped:
+        reasons = ", ".join(f"{k} {v}" for k, v in skipped.most_common())
         print(f"dialcheck: skipped: {reasons}", file=sys.stderr)
     return 0
+
+
+def _say(msg: str) -> None:
+    print(f"dialcheck: {msg}", file=sys.stderr)
+
+
+def _trigger_checkpoint(args: argparse.Namespace, inputs: Sequence[Any], dictionary: Any) -> Any:
+    """The work files beside ``--out`` (``OUT.part``, ``OUT.resume.json``: :class:`~dialcheck.collection.checkpoint.
+    Checkpoint`, as ``collect`` keeps them; None for standard output or a pipe), opened for ``--resume`` before any
+    dictionary or model is loaded: a resume with other contexts or settings is refused, saying what differs, and so is
+    a fresh run over an interrupted one's finished work."""
+    from dataclasses import asdict
+
+    from ..collection.checkpoint import Checkpoint, fingerprint
+
+    out = Path(args.out)
+    if args.out == "-" or (out.exists() and not out.is_file()):  # /dev/null, a named pipe: nothing beside it
+        if args.resume:
+            raise InputError("--resume needs an --out file: a run writing to standard output keeps no work to resume")
+        return None
+    settings = {  # what decides the triggers and the batches they are kept in
+        "step": "probe triggers",
+        "contexts_sha256": fingerprint(asdict(inp) for inp in inputs),
+        "language": args.language,
+        "methods": list(args.methods),
+        "seed": args.seed,
+        "know_form": not args.no_know_form,
+        "dictionary": str(Path(dictionary).resolve()) if dictionary is not None else None,
+        "batch_size": args.batch_size,
+    }
+    cp = Checkpoint(args.out, settings)
+    if args.resume and cp.exists():
+        cp.resume()
+        _say(f"resuming: {len(cp.rows)} triggers of the interrupted run kept ({cp.done} batches)")
+    elif args.resume:
+        _say(f"nothing to resume (no {cp.state.name}): building from the start")
+    elif cp.exists() and cp.finished_units():
+        raise InputError(
+            f"an interrupted run's triggers are kept in {cp.part.name} and {cp.state.name}: pass --resume to "
+            "continue it, or delete those two files to start anew",
+            args.out,
+        )
+    return cp
+
+
+def _kept_counts(
+    inputs: Sequence[Any], methods: Sequence[str], rows: Sequence[dict[str, Any]]
+) -> tuple[Counter[str], Counter[str]]:
+    """What a resumed run's summary counts of the triggers it keeps: how many each method built, and the skips of
+    the contexts they were built from (each (context, method) builds one trigger or is skipped), in the order a run
+    meets them, so the summary is the one an uninterrupted run prints."""
+    made = Counter(str(r.get("method")) for r in rows)
+    built = {(r.get("id"), r.get("method")) for r in rows}
+    skipped: Counter[str] = Counter()
+    for inp in inputs:
+        if not inp.u1.strip():
+            skipped["empty u1"] += 1
+            continue
+        for m in methods:
+            if (inp.id, m) not in built:
+                skipped[f"{m}: nothing to change"] += 1
+    return made, skipped
