@@ -74,3 +74,27 @@ def test_evaluate_data_scores_a_records_speakers_turn_and_skips_a_threshold(tmp_
     assert rows[0]["score"] == pytest.approx(want.score, abs=1e-6) == rows[1]["score"]
     examples, errors = read_examples(logs)
     assert [e.dialogue.last.text for e in examples] == ["I never had dogs."] * 2 and len(errors) == 1
+
+
+def test_evaluate_predictions_name_the_turn_a_records_speaker_made_the_checked_one(tmp_path, capsys, tiny_detector_dir):
+    # the rows said the verdict but not which turn it was about (check --json --speaker and score write "turn")
+    from dialcheck.schema import Verdict
+
+    logs = tmp_path / "mine.jsonl"
+    lines = [
+        ASSISTANT,  # cut after message 3: the user's message 4 is not checked
+        {**ASSISTANT, "messages": [*CHAT, TOOL_CALL]},  # a tool call after it: still message 3
+        {"messages": CHAT[:3], "contradiction": False},  # no speaker: its last turn, 2
+    ]
+    logs.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    preds = tmp_path / "p.jsonl"
+    code, _, err = run_cli(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs),
+        "--predictions", str(preds), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    rows = [json.loads(x) for x in preds.read_text().splitlines()]
+    assert [r["turn"] for r in rows] == [3, 3, 2]
+    assert [r["gold_evidence"] for r in rows] == [[1], [1], []]  # in the same (the record's) turn indices
+    for r in rows:  # read back as a verdict, "turn" beside it
+        assert Verdict.from_dict(r).score == r["score"]

@@ -113,11 +113,18 @@ class SplitEvaluator:
         return {"gold": example.label}
 
     def write_predictions(self, path: Path) -> None:
-        """One JSON line per example kept by the last run: split, id, gold fields and the verdict."""
+        """One JSON line per example kept by the last run: split, id, gold fields and the verdict. A row of one of
+        ``files`` also has ``turn``: the 0-based index, in the record's turns, of the turn checked (its last, or
+        with a ``"speaker"`` that speaker's last turn with text, where the dialogue was cut), as ``check --json``
+        and ``score`` write it."""
         with path.open("w", encoding="utf-8") as f:
             for split, rows in self.predictions.items():
+                own = split in self.files
                 for e, v in rows:
-                    rec: dict[str, Any] = {"split": split, "id": e.id, **self.gold(e)}
+                    rec: dict[str, Any] = {"split": split, "id": e.id}
+                    if own:  # the cut dialogue keeps the record's turn indices: its last turn is the one checked
+                        rec["turn"] = len(e.dialogue.turns) - 1
+                    rec.update(self.gold(e))
                     rec.update(v.to_dict())
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
