@@ -278,12 +278,16 @@ def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
     """User contexts (JSONL: ``u1`` required, ``b1`` and ``id`` optional) as :class:`TriggerInput` records;
     with ``language`` (``zh`` or ``en``), a ``u1`` plainly in the other language is refused, and so is one in a
     third script (Japanese, Korean, Cyrillic, ...: :func:`dialcheck.language.turn_script`), whose triggers would
-    come out in neither. Every bad line is named before the file is refused (:func:`read_records`)."""
-    from ..language import OTHER_SHARE, ZH_SHARE, cjk_share, turn_script
+    come out in neither. Every bad line is named before the file is refused (:func:`read_records`). A ``b1`` in
+    another language than ``language`` is not refused but warned about on stderr, once (:func:`b1_language_warning`):
+    the methods that read u1 still build what they should."""
+    from ..language import OTHER_SHARE, ZH_SHARE, cjk_share, foreign_scripts, foreign_turns, turn_script
     from ..probes.triggers import TriggerInput
+    from ..schema import Dialogue
 
     name = "stdin" if path == "-" else Path(path).name  # ids "stdin:N" for piped contexts
     once = FirstLines("give each record its own id").check
+    foreign: list[tuple[int, list[str]]] = []  # (line, scripts) of each b1 the builders do not read
 
     def parse(obj: dict[str, Any], n: int) -> Any:
         u1 = _string(obj, "u1")
@@ -305,9 +309,46 @@ def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
         if language == "en" and share >= ZH_SHARE:
             raise InputError("u1: Chinese, but --language en builds English triggers; drop --language en")
         tid = once(check_id(obj["id"]), n) if obj.get("id") is not None else f"{name}:{n}"
+        if language and b1.strip():  # read as a detector trained on the language reads a turn (with u1 beside it,
+            d = Dialogue.from_texts([u1, b1])  # so a short "OK" after a Chinese u1 is no foreign turn)
+            if 1 in foreign_turns(d, language):
+                foreign.append((n, foreign_scripts([Dialogue.from_texts([b1])], language)))
         return TriggerInput(u1, b1, tid)
 
-    return read_records(path, parse, "contexts")
+    out = read_records(path, parse, "contexts")
+    if foreign and language:
+        print(b1_language_warning(language, foreign, len(out), input_name(path)), file=sys.stderr)
+    return out
+
+
+def b1_language_warning(language: str, foreign: Sequence[tuple[int, Sequence[str]]], total: int, source: str) -> str:
+    """The stderr warning about contexts whose ``b1`` is in another language than the triggers being built
+    (``foreign``: their lines and, for English, the scripts of those b1; ``total``: how many contexts were read).
+    They are built all the same: six of the seven methods read u1 only, and their triggers are what they should be;
+    inquire_bot, which asks about b1, builds nothing from such a b1, and every trigger of the context follows a bot
+    turn in another language (the bot's reply to it means what a reply in a mixed conversation means).
+
+    >>> print(b1_language_warning("en", [(2, ["Chinese"])], 3, "ctx.jsonl"))  # doctest: +NORMALIZE_WHITESPACE
+    dialcheck: warning: --language en builds English triggers, but the b1 of line 2 of ctx.jsonl is Chinese:
+    inquire_bot, which asks about b1, builds nothing from it, and the other methods' second turns follow a bot turn
+    in another language. Give the bot's English reply as b1, or leave b1 out
+    """
+    many = len(foreign) > 1
+    lines = [str(n) for n, _ in foreign]
+    shown = ", ".join(lines[:5]) + (", ..." if len(lines) > 5 else "")
+    where = f"{len(lines)} of {total} contexts of {source} (lines {shown})" if many else f"line {lines[0]} of {source}"
+    scripts = list(dict.fromkeys(s for _, found in foreign for s in found))
+    if language == "en":
+        wanted, what = "English", (" and ".join(scripts) if scripts else "in another script")
+        setting = "--language en"
+    else:
+        wanted, what, setting = "Chinese", "not Chinese", "--language zh (the default)"
+    verb, it = ("are", "them") if many else ("is", "it")
+    return (
+        f"dialcheck: warning: {setting} builds {wanted} triggers, but the b1 of {where} {verb} {what}: "
+        f"inquire_bot, which asks about b1, builds nothing from {it}, and the other methods' second turns follow a "
+        f"bot turn in another language. Give the bot's {wanted} {'replies' if many else 'reply'} as b1, or leave b1 out"
+    )
 
 
 def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
