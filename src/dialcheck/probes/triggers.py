@@ -718,7 +718,8 @@ def trigger_batches(
     :func:`build_triggers` builds, whatever ``batch_size`` and ``start``. Under ``language="en"`` the sentences
     of a batch are parsed by spaCy together (:func:`~dialcheck.probes.triggers_en.parse_all`, about three times
     faster than one by one); the Chinese methods call no model (jieba is a dictionary). Methods, language and
-    lexicon are checked, and a default lexicon loaded, before the first batch is asked for."""
+    lexicon are checked, and a default lexicon loaded, before the first batch is asked for; each batch is built when it
+    is asked for, so a :func:`~dialcheck.probes.triggers_en.rules_version` block must hold the loop, not the call."""
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise InputError(f"unknown trigger method(s) {unknown}; known: {', '.join(METHODS)}")
