@@ -474,9 +474,9 @@ def test_evaluate_data_without_a_model_warns_of_dialogues_the_benchmarks_default
     assert (
         err.count("dialcheck: warning:") == 1
         and (
-            "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of 3 "
-            f"(mixed.jsonl:3, mixed.jsonl:4) of {data} have Korean and Cyrillic turns: its verdicts on them mean "
-            "little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
+            "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of the "
+            f"3 dialogues of {data} (mixed.jsonl:3, mixed.jsonl:4) have Korean and Cyrillic turns: its verdicts on "
+            "them mean little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
         )
         in err
     )
@@ -485,9 +485,9 @@ def test_evaluate_data_without_a_model_warns_of_dialogues_the_benchmarks_default
     assert main(["evaluate", "--benchmark", "cdconv", "--data", str(en), *argv[3:]]) == 0
     err = capsys.readouterr().err
     assert (
-        f"the shipped default {defaults['zh'].name} was trained on Chinese conversations, but en.jsonl:1 of {en} has "
-        "turns that are not Chinese: its verdicts on them mean little. Evaluate English dialogues with --benchmark "
-        "decode --data FILE"
+        f"the shipped default {defaults['zh'].name} was trained on Chinese conversations, but the dialogue of {en} "
+        "(en.jsonl:1) has turns that are not Chinese: its verdicts on them mean little. Evaluate English dialogues "
+        "with --benchmark decode --data FILE"
     ) in err
 
 

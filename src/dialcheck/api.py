@@ -339,20 +339,63 @@ def language_gap(
     leave_out: str = "Leave the model out (model=None)",
 ) -> tuple[list[int], str | None]:
     """The ``dialogues`` that hold turns in a language ``det`` was not trained on (their indices) and the one
-    warning that names them (:func:`language_warning`; None when there are none), which :func:`warn_language` logs
+    warning that names them (:func:`foreign_warning`; None when there are none), which :func:`warn_language` logs
     and the HTTP API also returns."""
     language = model_language(det)
     if language is None:
         return [], None
+    name = Path(str(det.path)).name if getattr(det, "path", None) else det.config.detector
+    return foreign_warning(name, language, dialogues, names, total, leave_out)
+
+
+def foreign_warning(
+    model: str,
+    language: str,
+    dialogues: Sequence[Dialogue],
+    names: Sequence[str] | None = None,
+    total: int | None = None,
+    leave_out: str = "Leave the model out (model=None)",
+    instead: str | None = None,
+    alone: str | None = "the dialogue",
+    of: str = "",
+) -> tuple[list[int], str | None]:
+    """The ``dialogues`` that hold turns in a language ``model`` (trained on ``language``) does not read
+    (:func:`~dialcheck.language.foreign_turns`; their indices) and the one warning that names them and their
+    scripts (:func:`language_warning`, ``leave_out`` and ``instead`` its advice; None when there are none). The
+    dialogues are named as :func:`where_named` names them (``dialogues[i]``, or ``names[i]`` of ``total``).
+    Every warning of a model on dialogues it was not trained to read is composed here: the library's log, the HTTP
+    API's, the command line's for ``--model`` and for the shipped default a dialogue is routed to; only the names
+    of where the dialogues are differ.
+
+    >>> print(foreign_warning("M", "en", [Dialogue.from_texts(["Hi", "Hello"]), Dialogue.from_texts(["你好"])])[1])
+    M was trained on English dialogues, but dialogues[1] has Chinese turns: its verdicts on them mean little. Leave \
+the model out (model=None) to route Chinese conversations to the shipped Chinese default, or pass a Chinese \
+(cdconv.*) model
+    """
     idx = [i for i, d in enumerate(dialogues) if foreign_turns(d, language)]
     if not idx:
         return [], None
-    name = Path(str(det.path)).name if getattr(det, "path", None) else det.config.detector
-    names = [f"dialogues[{i}]" for i in range(len(dialogues))] if names is None else names
-    total = len(dialogues) if total is None else total
-    where = "the dialogue" if total == 1 else named_some([names[i] for i in idx], total)
+    shown = [f"dialogues[{i}]" if names is None else names[i] for i in idx]
+    where = where_named(shown, len(dialogues) if total is None else total, alone, of)
     scripts = foreign_scripts([dialogues[i] for i in idx], language)
-    return idx, language_warning(name, language, where, len(idx) > 1, leave_out, scripts)
+    return idx, language_warning(model, language, where, len(idx) > 1, leave_out, scripts, instead)
+
+
+def where_named(shown: Sequence[str], total: int, alone: str | None = "the dialogue", of: str = "") -> str:
+    """How a warning names the dialogues ``shown`` (their names) of ``total``: ``alone`` when there is one in all
+    (None: its name), else :func:`named_some`; ``of`` (" of FILE") names the file they are in.
+
+    >>> where_named(["z1"], 1), where_named(["line 4"], 1, None), where_named(["a", "b"], 3)
+    ('the dialogue', 'line 4', '2 of 3 (a, b)')
+    >>> where_named(["z1"], 1, of=" of d.jsonl"), where_named(["a", "b"], 3, of=" of d.jsonl")
+    ('the dialogue of d.jsonl (z1)', '2 of the 3 dialogues of d.jsonl (a, b)')
+    """
+    if not of:
+        return alone if total == 1 and alone is not None else named_some(shown, total)
+    if total == 1:
+        return f"the dialogue{of} ({shown[0]})"
+    more = ", ..." if len(shown) > 5 else ""
+    return f"{len(shown)} of the {total} dialogues{of} ({', '.join(shown[:5])}{more})"
 
 
 @functools.lru_cache(maxsize=16)
@@ -383,27 +426,25 @@ def routed_warnings(
 ) -> list[tuple[list[int], str]]:
     """For each shipped default that :func:`routed_gaps` finds given dialogues it was not trained to read: their indices
     and one warning naming them (``dialogues[i]``, or ``names[i]`` of ``total``; "the dialogue" when there is one and no
-    names; ``of`` follows the names: " of FILE") and their scripts (:func:`language_warning`; ``instead``: the advice
-    for a caller whose dialogues would go to another default some other way). The one place every entry point without a
-    model of its own (:func:`predict`, ``BatchScorer``, the command line, the HTTP API) takes its warning from; none
-    refuses the dialogues: they are checked all the same."""
+    names; ``of``: the file they are in, " of FILE": :func:`where_named`) and their scripts (:func:`foreign_warning`;
+    ``instead``: the advice for a caller whose dialogues would go to another default some other way). The one place
+    every entry point without a model of its own (:func:`predict`, ``BatchScorer``, the command line, the HTTP API)
+    takes its warning from; none refuses the dialogues: they are checked all the same."""
     out = []
+    total = len(dialogues) if total is None else total
+    alone = "the dialogue" if names is None else None
     for key, idx in routed_gaps(dialogues, routes).items():
         path = default_model_path(key)
         language = _folder_language(str(path))
         assert language is not None
-        total = len(dialogues) if total is None else total
-        if names is None and total == 1:
-            where = "the dialogue" + of
-        else:
-            shown = [f"dialogues[{i}]" for i in idx] if names is None else [names[i] for i in idx]
-            where = named_some(shown, total) + of
-        scripts = foreign_scripts([dialogues[i] for i in idx], language)
+        shown = [f"dialogues[{i}]" if names is None else names[i] for i in idx]
         advice = instead or (  # only a conversation all in Chinese, without knowledge, goes to the Chinese default
             "A conversation goes to the shipped Chinese default only all in Chinese"
             + (" and without a knowledge table" if key == "tod" else "")
         )
-        text = language_warning(f"the shipped default {path.name}", language, where, len(idx) > 1, "", scripts, advice)
+        model = f"the shipped default {path.name}"
+        _, text = foreign_warning(model, language, [dialogues[i] for i in idx], shown, total, "", advice, alone, of)
+        assert text is not None  # routed_gaps found them
         out.append((idx, text))
     return out
 

@@ -11,13 +11,12 @@ from typing import Any, NoReturn
 
 from ..errors import DialcheckError, InputError
 from ..io import ends_with_user, read_dialogues, upto_speaker
-from ..language import foreign_scripts, foreign_turns
 from ..schema import Dialogue, Verdict
 from .common import (
     add_model_options,
     add_speaker_option,
-    language_warning,
     model_language_of,
+    model_warning,
     predict_for,
     route_error,
     routed_warning,
@@ -132,8 +131,6 @@ def run(args: argparse.Namespace) -> int:
     dialogues: list[Dialogue] = []
     checked: list[int | None] = []
     language = model_language_of(args)
-    foreign: list[str] = []  # the dialogues in a language --model was not trained on, by name (and line)
-    foreign_dialogues: list[Dialogue] = []
     labels: list[str] = []  # each dialogue checked by name (and line), for a warning
     # all-or-nothing: a bad record stops before any model work, and every bad record is named, in input order
     problems: list[DialcheckError] = []
@@ -156,17 +153,10 @@ def run(args: argparse.Namespace) -> int:
         dialogues.append(d)
         checked.append(turn)
         labels.append(f"{name} at line {r.at_line}" if r.at_line is not None else name)
-        if language is not None and foreign_turns(d, language):
-            foreign.append(labels[-1])
-            foreign_dialogues.append(d)
     if problems:
         raise_all(problems, args.input, len(records))
-    if foreign:
-        from ..api import named_some
-
-        where = "the dialogue" if len(records) == 1 else named_some(foreign, len(records))
-        scripts = foreign_scripts(foreign_dialogues, language)  # type: ignore[arg-type]
-        print(language_warning(args, language, where, len(foreign) > 1, scripts), file=sys.stderr)  # type: ignore[arg-type]
+    if language is not None:  # the dialogues in a language --model was not trained on, by name (and line)
+        model_warning(args, language, dialogues, labels, len(records))
     routed_warning(args, dialogues, labels if len(records) > 1 else None, len(records))  # Korean to English, ...
     from ..detectors.grounded import knowledge_notes
 

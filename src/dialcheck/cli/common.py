@@ -473,7 +473,7 @@ def route_error(args: argparse.Namespace, d: Any) -> DialcheckError | None:
 
 def predict_for(args: argparse.Namespace, dialogues: Sequence[Any]) -> list[Any]:
     """Verdicts from ``--model``, or from the shipped default each dialogue routes to (see ``api.route``). A
-    language the model was not trained on is the command's to warn of (:func:`language_warning`), by file and line."""
+    language the model was not trained on is the command's to warn of (:func:`model_warning`), by file and line."""
     from ..api import _predict
 
     set_threads(getattr(args, "threads", 0))
@@ -608,22 +608,29 @@ def model_language_of(args: argparse.Namespace) -> str | None:
     return model_language(args.model)
 
 
-def language_warning(
+def model_warning(
     args: argparse.Namespace,
     language: str,
-    where: str,
-    many: bool,
-    scripts: Sequence[str] | None = None,
+    dialogues: Sequence[Any],
+    names: Sequence[str],
+    total: int,
     instead: str | None = None,
-) -> str:
-    """The stderr line warning that ``where`` (dialogues named by file and line) holds turns in a language
-    ``--model`` (trained on ``language``) does not read, in ``scripts`` (``language.foreign_scripts``: named when
-    given); ``instead``: what to do for a command that does not route them by language when ``--model`` is left
-    out. One wording with the library's log."""
-    from ..api import language_warning as text
+    alone: str | None = "the dialogue",
+    of: str = "",
+    show: bool = True,
+) -> list[int]:
+    """Print on stderr the warning (``api.foreign_warning``, the library's words) naming the ``dialogues``
+    (``names[i]`` of ``total``; ``alone`` when ``total`` is 1, None: by its name; ``of``: their file, " of FILE") that
+    hold turns in a language ``--model`` (trained on ``language``) does not read, and their scripts; returns their
+    indices. ``instead``: what to do for a command that does not route them by language when ``--model`` is left
+    out. Without ``show``, only the indices (a command that has warned once already)."""
+    from ..api import foreign_warning
 
     name = f"--model {args.model}"
-    return "dialcheck: warning: " + text(name, language, where, many, "Leave out --model", scripts, instead)
+    idx, text = foreign_warning(name, language, dialogues, names, total, "Leave out --model", instead, alone, of)
+    if text is not None and show:
+        print("dialcheck: warning: " + text, file=sys.stderr)
+    return idx
 
 
 def routed_warning(

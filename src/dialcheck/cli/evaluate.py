@@ -17,9 +17,9 @@ from .common import (
     add_model_options,
     check_outputs,
     comma_choices,
-    language_warning,
     load_for,
     model_language_of,
+    model_warning,
     positive_int,
     routed_warning,
 )
@@ -201,36 +201,22 @@ def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en"
     an English model, as ``check`` and ``score`` do), naming them by id, before the model runs; without ``--model``,
     of those the benchmark's shipped default (``default``: ``"en"`` for decode, ``"zh"`` for cdconv) was not trained
     on (a Korean dialogue for the English one), as ``check`` does for the default it routes to."""
-    from ..language import foreign_scripts, foreign_turns
-
-    if args.model is None:
-        other = "cdconv" if default == "en" else "decode"
-        for path, examples in zip(args.data, evaluator.files.values(), strict=True):
-            ids = [e.id for e in examples]
-            instead = f"Evaluate {'Chinese conversations' if other == 'cdconv' else 'English dialogues'} with "
-            instead += f"--benchmark {other} --data FILE"
-            dialogues = [e.dialogue for e in examples]
-            routed_warning(args, dialogues, ids, len(ids), instead, [default] * len(ids), of=f" of {path}")
-        return
-    language = model_language_of(args)
+    language = default if args.model is None else model_language_of(args)
     if language is None:
         return
+    # without --model, evaluate --data skips the dialogues of the other language (decode) or reads them as Chinese
+    # (cdconv): it routes none
+    instead = (
+        "Evaluate Chinese conversations with --benchmark cdconv --data FILE"
+        if language == "en"
+        else "Evaluate English dialogues with --benchmark decode --data FILE"
+    )
     for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
-        foreign = [e for e in examples if foreign_turns(e.dialogue, language)]
-        if not foreign:
-            continue
-        ids = [e.id for e in foreign[:5]]
-        shown = ", ".join(ids) + (", ..." if len(foreign) > 5 else "")
-        total = len(examples)
-        where = f"the dialogue of {path}" if total == 1 else f"{len(foreign)} of the {total} dialogues of {path}"
-        scripts = foreign_scripts([e.dialogue for e in foreign], language)
-        instead = (  # without --model, evaluate --data skips them (decode) or reads them as Chinese (cdconv)
-            "Evaluate Chinese conversations with --benchmark cdconv --data FILE"
-            if language == "en"
-            else "Evaluate English dialogues with --benchmark decode --data FILE"
-        )
-        many = len(foreign) > 1
-        print(language_warning(args, language, f"{where} ({shown})", many, scripts, instead), file=sys.stderr)
+        ids, dialogues, of = [e.id for e in examples], [e.dialogue for e in examples], f" of {path}"
+        if args.model is None:
+            routed_warning(args, dialogues, ids, len(ids), instead, [default] * len(ids), of=of)
+        else:
+            model_warning(args, language, dialogues, ids, len(ids), instead, of=of)
 
 
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:

@@ -193,23 +193,11 @@ def _read(parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> tupl
 def _warn_language(args: argparse.Namespace, parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> None:
     """As ``check`` does: one warning naming the records whose context or candidates are in a language ``--model``
     was not trained on (it re-ranks them all the same)."""
-    from ..language import foreign_scripts, foreign_turns
-    from .common import language_warning, model_language_of
+    from .common import model_language_of, model_warning
 
     language = model_language_of(args)
-    if language is None:
-        return
-    names, read = [], []
-    for whole, label in zip(*_read(parsed, at), strict=True):
-        if foreign_turns(whole, language):
-            names.append(label)
-            read.append(whole)
-    if names:
-        from ..api import named_some
-
-        where = "the record" if len(parsed) == 1 else named_some(names, len(parsed))
-        scripts = foreign_scripts(read, language)
-        print(language_warning(args, language, where, len(names) > 1, scripts), file=sys.stderr)
+    if language is not None:
+        model_warning(args, language, *_read(parsed, at), len(parsed), alone="the record")
 
 
 def _generator(args: argparse.Namespace) -> Any:

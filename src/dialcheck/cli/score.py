@@ -29,15 +29,15 @@ from ..io import (
     require_file,
     spoken_by,
 )
-from ..language import dialogue_language, foreign_scripts, foreign_turns
+from ..language import dialogue_language
 from ..schema import Dialogue
 from .common import (
     add_model_options,
     add_speaker_option,
     jsonl_conversion,
-    language_warning,
     load_for,
     model_language_of,
+    model_warning,
     positive_int,
     predict_for,
     route_error,
@@ -386,11 +386,13 @@ def run(args: argparse.Namespace) -> int:
                     n_part_turns += len(mine) - len(good)
                 n_ok += bool(good) or not mine
                 units += good
-                if good and language is not None and foreign_turns(r.dialogue, language):  # type: ignore[arg-type]
+                # the first at once, so a long run can be stopped; the summary counts them all
+                if (
+                    good
+                    and language is not None
+                    and model_warning(args, language, [r.dialogue], [f"line {r.line}"], 1, alone=None, show=not foreign)
+                ):
                     foreign.append(r.line)
-                    if len(foreign) == 1:  # at once, so a long run can be stopped; the summary counts them all
-                        scripts = foreign_scripts([r.dialogue], language)  # type: ignore[list-item]
-                        print(language_warning(args, language, f"line {r.line}", False, scripts), file=sys.stderr)
                 elif good and routed_warning(args, [good[-1][2]], [f"line {r.line}"], 1, show=not foreign):
                     foreign.append(r.line)  # routed to a default that does not read its script (Korean to English)
             verdicts = predict_for(args, [d for _, _, d in units])
