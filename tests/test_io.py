@@ -432,3 +432,18 @@ def test_reading_dialogues_to_check_takes_each_objects_speaker_over_the_callers(
     assert str(recs[2].error) == f"{p}, line 4: dialogue 3: speaker[1]: expected a speaker name (a string), got int"
     assert str(recs[3].error).startswith(f"{p}, line 5: dialogue 4: tau: not a dialogue field; the thresholds are")
     assert [r.speakers for r in read_dialogues(p, checking=True) if r.ok] == [["assistant"], None, None]
+
+
+def test_a_reply_speaker_that_is_a_string_is_told_what_is_wrong_with_its_text_not_its_type():
+    # a blank or empty speaker for rank/rerank said "expected a speaker name (a non-empty string), got string"
+    from dialcheck.io import check_reply_speaker
+
+    for value, said in [(" ", "' ' is blank"), ("\t", "'\\t' is blank"), ("", "empty")]:
+        with pytest.raises(InputError) as e:
+            check_reply_speaker(value)
+        assert str(e.value) == (
+            f"speaker: {said}: name who says the reply, or leave speaker out (the context's next speaker says it)"
+        )
+    with pytest.raises(InputError, match=r"^speaker: expected a speaker name \(a non-empty string\), got int$"):
+        check_reply_speaker(3)
+    assert check_reply_speaker("bot") == "bot" and check_reply_speaker(None) is None

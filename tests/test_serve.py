@@ -374,7 +374,7 @@ def test_an_empty_rank_candidate_is_a_located_422_as_an_empty_last_turn_is_on_ch
         (b'"candidates": ["Rex.", "\\ud800"]', "candidates[1]: not valid Unicode text (a lone surrogate \\ud800)"),
         (
             b'"candidates": ["Rex."], "speaker": " "',
-            "speaker: expected a speaker name (a non-empty string), got string",
+            "speaker: ' ' is blank: name who says the reply, or leave speaker out (the context's next speaker says it)",
         ),
     ],
 )

@@ -512,9 +512,19 @@ def check_reply_speaker(value: Any) -> str | None:
 
     >>> check_reply_speaker("bot"), check_reply_speaker(None)
     ('bot', None)
+    >>> check_reply_speaker(" ")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: speaker: ' ' is blank: name who says the reply, or leave speaker out (the context's \
+next speaker says it)
     """
-    if value is not None and (not isinstance(value, str) or not value.strip()):
+    if value is not None and not isinstance(value, str):
         raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(value)}")
+    if value is not None and not value.strip():  # a string: what is wrong is its text, not its type
+        said = f"{value!r} is blank" if value else "empty"
+        raise InputError(
+            f"speaker: {said}: name who says the reply, or leave speaker out (the context's next speaker says it)"
+        )
     return value
 
 
