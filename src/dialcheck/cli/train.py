@@ -46,7 +46,10 @@ from .common import (
     writable_folder,
 )
 
-HELP = "train a DECODE detector (utterance-based or unstructured) or the CI-ToD grounded detector"
+HELP = (
+    "train a detector (--task decode: utterance-based or unstructured; citod: grounded; cdconv: four categories;"
+    " ocnli: Chinese NLI pre-training) or build one from saved ones (cascade, paircheck)"
+)
 DETECTOR_TYPES = {"utterance": "decode.utterance.v1", "unstructured": "decode.unstructured.v1"}
 CDCONV_DETECTORS = {"hierarchical": "cdconv.hierarchical.v1", "flat": "cdconv.flat.v1", "pair": "cdconv.pair.v1"}
 
@@ -75,7 +78,8 @@ def add_parser(sub: Any) -> None:
         "--task",
         choices=("decode", "citod", "cdconv", "ocnli", "cascade", "paircheck"),
         default="decode",
-        help="benchmark to train for (default decode)",
+        help="what to train: decode (default), citod, cdconv or ocnli; or what to build from the --init detectors: "
+        "cascade (FAST SLOW) or paircheck (MAIN PAIRS)",
     )
     p.add_argument(
         "--detector",

@@ -1,0 +1,21 @@
+"""What ``dialcheck --help`` says a command does names everything it does."""
+
+from __future__ import annotations
+
+from dialcheck.cli import build_parser
+
+
+def _subparser(name: str):
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if a.dest == "command"]
+    return sub, sub.choices[name]
+
+
+def test_train_help_names_every_task():
+    # the one-line summary said "a DECODE detector ... or the CI-ToD grounded detector" though --task also trains
+    # CDConv and OCNLI models and builds cascades and pair checks
+    sub, train = _subparser("train")
+    (summary,) = [a.help for a in sub._choices_actions if a.dest == "train"]
+    (task,) = [a for a in train._actions if a.dest == "task"]
+    missing = [t for t in task.choices if t not in summary or t not in task.help]
+    assert not missing, (missing, summary, task.help)
