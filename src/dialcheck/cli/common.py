@@ -172,6 +172,11 @@ def add_reading_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) ->
 
 
 CASCADE_OPTIONS = {"cascade_evidence": "evidence", "recheck_floor": "recheck_floor"}  # argument -> attribute
+# what reads each reading option (``history``; '': every other one), for the error about a model that does not
+READING_TARGETS = {
+    "history": "four-category (Chinese) flat and pair detectors",
+    "": "utterance-based English detectors and the cascades and routers of them",
+}
 
 
 def set_cascade_option(det: Any, arg: str, value: Any) -> bool:
@@ -436,13 +441,28 @@ def configure(det: Any, args: argparse.Namespace) -> None:
         det.eta_e = _prob(args.eta_e, "--eta-e")
     from ..detectors.utterance import UtteranceDetector
 
-    # those given on the command line, where the model has them (history: four-category detectors only)
+    # those given on the command line, where the model has them (history: four-category detectors only); routing
+    # gives each default the ones it reads, but a model named with --model reads every dialogue, so an option it
+    # has not would be dropped without a word: refused, as `models --save` and the cascade options below refuse it
+    named = getattr(args, "model", None) is not None
     for reading in (*UtteranceDetector.reading_options(), "history"):
         value = getattr(args, reading, None)
-        if value is not None and hasattr(det, reading):
+        if value is None:
+            continue
+        if hasattr(det, reading):
             setattr(det, reading, value)
+        elif named:
+            raise InputError(
+                f"--{reading.replace('_', '-')} applies to {READING_TARGETS.get(reading, READING_TARGETS[''])}; "
+                f"{args.model} ({det.config.detector}) does not read it"
+            )
+    if named and getattr(args, "vocabulary", None) and not hasattr(det, "add_vocabulary"):
+        raise InputError(
+            f"--vocabulary applies to the task-oriented (CI-ToD) detector; {args.model} ({det.config.detector}) "
+            "does not read it"
+        )
     # a cascade's options reach the cascades among the models routing chose; a model named with --model must be one
-    if getattr(args, "model", None) is not None or hasattr(det, "recheck_floor"):
+    if named or hasattr(det, "recheck_floor"):
         for arg in CASCADE_OPTIONS:
             if getattr(args, arg, None) is not None:
                 set_cascade_option(det, arg, getattr(args, arg))
