@@ -208,6 +208,26 @@ def test_rerank_command_names_every_bad_record_before_exiting_2(capsys, tmp_path
     assert "2 of 3 records are bad" in named[-1]
 
 
+def test_rerank_command_refuses_two_records_of_one_id_naming_both(capsys, tmp_path, monkeypatch):
+    # two records of one id were both re-ranked, and the text output ("d1: chose ...") names a record by its id alone
+    from dialcheck import api
+
+    monkeypatch.setattr(api, "load", lambda *a, **kw: pytest.fail("no model is loaded for bad input"))
+    p = tmp_path / "twice.jsonl"
+    rows = [{"id": "d1", "turns": CTX, "candidates": ["Rex."]}, {"id": "d2", "turns": CTX, "candidates": ["Fido."]}]
+    rows.append({"dialogue_id": "d1", "turns": CTX, "candidates": ["No."]})  # any id key: the output shows it as "id"
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert main(["rerank", str(p), "--threads", "1"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"dialcheck: error: {p}, line 3: id: 'd1' is the id of line 1 too (give each record its own id: the output "
+        "names a record by its id)"
+    ) in err and "Traceback" not in err
+    p.write_text(json.dumps([rows[0], {**rows[1], "id": 7}, {**rows[2], "dialogue_id": "7"}], indent=2))
+    assert main(["rerank", str(p), "--threads", "1"]) == 2  # a JSON document's records by position; 7 is "7"
+    assert f"{p}: dialogue 3: id: '7' is the id of dialogue 2 too" in capsys.readouterr().err
+
+
 def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp_path, tiny_detector_dir):
     from helpers_generation import build_tiny_lm
 

@@ -113,10 +113,12 @@ def _parse(
     records: list[tuple[int, Any, int | None]], name: str, generating: bool
 ) -> list[tuple[int, Any, Any, str | None]]:
     from ..generation.rerank import _split
-    from ..io import _check_text, json_type
+    from ..io import FirstLines, _check_text, json_type
 
     parsed = []
     errors: list[InputError] = []  # every bad record is named, like `check`
+    # the output names a record by its id alone: two records of one id could not be told apart (as collect refuses)
+    once = FirstLines("give each record its own id: the output names a record by its id")
     for n, obj, line in records:
         item = f"dialogue {n}: " if line is None and len(records) > 1 else ""
 
@@ -145,6 +147,10 @@ def _parse(
                     _check_text(_split(c, i)[0], f"candidates[{i}]")
                 except InputError as e:
                     raise err(e.message) from None
+            rid = d.meta.get("id")
+            twice = None if rid is None else once.problem(rid, f"dialogue {n}" if line is None else line)
+            if twice is not None:
+                raise err(twice)
         except InputError as e:
             errors.append(e)
             continue
