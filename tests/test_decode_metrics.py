@@ -227,3 +227,25 @@ def test_the_primary_metric_names_a_split_that_was_evaluated():
     assert DecodeEvaluator(["dev"]).primary_of({"dev/accuracy": 1.0}) == "dev/accuracy"
     assert DecodeEvaluator().primary_of({"human_bot/accuracy": 70.0, "dev/accuracy": 1.0}) == "human_bot/accuracy"
     assert _finite({"x/roc_auc": float("nan"), "x/n": 1.0}) == {"x/roc_auc": None, "x/n": 1.0}
+
+
+def test_precision_recall_and_f1_are_left_out_where_undefined():
+    # a file of consistent dialogues left alone (a perfect detector) reported precision, recall and F1 0.00
+    calm = [_ex(False, ()), _ex(False, ())]
+    quiet = [Verdict(False, 0.1, (), None, {0: 0.1}), Verdict(False, 0.2, (), None, {0: 0.2})]
+    m = decode_metrics("mylogs", calm, quiet)
+    assert m["accuracy"] == 100.0 and not {"precision", "recall", "f1"} & set(m)
+    # one false alarm among them: precision 0 of 1 flagged, F1 0 (2 TP / (2 TP + FP + FN) = 0), still no recall
+    alarm = [Verdict(True, 0.9, (0,), None, {0: 0.9}), quiet[1]]
+    m = decode_metrics("mylogs", calm, alarm)
+    assert (m["precision"], m["f1"]) == (0.0, 0.0) and "recall" not in m
+    # contradictions, none flagged: recall 0 and F1 0, no precision (nothing was flagged); as for human_bot_raw
+    missed = [_ex(True, (0,)), _ex(False, ())]
+    for split in ("mylogs", "human_bot_raw", "human_bot"):
+        m = decode_metrics(split, missed, quiet)
+        assert (m["recall"], m["f1"]) == (0.0, 0.0) and "precision" not in m, split
+    # the table shows only the defined ones
+    from dialcheck.evaluation.decode import to_markdown
+
+    table = to_markdown({f"mylogs/{k}": v for k, v in decode_metrics("mylogs", calm, quiet).items()})
+    assert "mylogs: accuracy | 100.00" in table and "precision" not in table and "F1" not in table

@@ -11,7 +11,8 @@
 - ``human_bot_raw``: every bot turn of the human-bot conversations (paper appendix F): precision, recall,
   F1 of the contradiction class and ROC AUC of the score.
 - your own labelled dialogues (``files``; ``dialcheck evaluate --data FILE``), named after the file:
-  accuracy, balanced accuracy, precision, recall and F1 of the contradiction class, ROC AUC when both
+  accuracy, balanced accuracy, precision, recall and F1 of the contradiction class (each where defined:
+  precision when something was flagged, recall when a contradiction is among them), ROC AUC when both
   classes occur, and strict accuracy and evidence F1 when contradictions name their evidence turns.
 """
 
@@ -28,10 +29,10 @@ from .base import SplitEvaluator
 from .metrics import (
     accuracy,
     balanced_accuracy,
+    defined_prf,
     evidence_f1,
     pair_evidence_counts,
     pair_evidence_f1,
-    precision_recall_f1,
     roc_auc,
     strict_accuracy,
 )
@@ -76,20 +77,21 @@ def decode_metrics(
     pred = [v.contradiction for v in verdicts]
     out: dict[str, float] = {"n": float(len(examples)), "accuracy": 100 * accuracy(gold, pred)}
     own = split not in SPLITS  # the user's labelled dialogues: every metric their labels allow
+    # precision, recall and F1 where defined: nothing flagged has no precision, no contradiction no recall (a file of
+    # consistent dialogues, or a --limit, left alone by a detector is not "precision, recall, F1 0")
+    prf = {k: 100 * v for k, v in defined_prf(gold, pred).items()}
     if own:
-        p, r, f = precision_recall_f1(gold, pred)
-        out.update(balanced_accuracy=100 * balanced_accuracy(gold, pred), precision=100 * p, recall=100 * r, f1=100 * f)
+        out["balanced_accuracy"] = 100 * balanced_accuracy(gold, pred)
+        out.update(prf)
         if 0 < sum(gold) < len(gold):
             out["roc_auc"] = 100 * roc_auc(gold, [v.score for v in verdicts])
     if split == "human_bot_raw":
-        p, r, f = precision_recall_f1(gold, pred)
-        out.update(precision=100 * p, recall=100 * r, f1=100 * f)
+        out.update(prf)
         if 0 < sum(gold) < len(gold):  # undefined with one class (a --limit of a few dialogues): left out, not NaN
             out["roc_auc"] = 100 * roc_auc(gold, [v.score for v in verdicts])
         return out
     if split in ("dev", "human_bot"):
-        p, r, f = precision_recall_f1(gold, pred)
-        out.update(precision=100 * p, recall=100 * r, f1=100 * f)
+        out.update(prf)
     with_evidence = [(e, v) for e, v in zip(examples, verdicts, strict=True) if not e.label or e.evidence is not None]
     named = own and any(e.label and e.evidence is not None for e in examples)
     if (split in ("dev", "a2t") or named) and with_evidence and evidence:

@@ -15,6 +15,7 @@ __all__ = [
     "accuracy",
     "balanced_accuracy",
     "best_threshold",
+    "defined_prf",
     "evidence_f1",
     "evidence_prf",
     "pair_evidence_counts",
@@ -57,6 +58,36 @@ def precision_recall_f1(gold: Sequence[bool], pred: Sequence[bool]) -> tuple[flo
     rec = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
     return prec, rec, f1
+
+
+def defined_prf(gold: Sequence[bool], pred: Sequence[bool]) -> dict[str, float]:
+    """Precision, recall and F1 of the positive class, each only where it is defined: precision when something was
+    predicted positive, recall when something is positive, F1 (2 TP / (2 TP + FP + FN)) when either. Where
+    :func:`precision_recall_f1` gives 0, a report would say a detector that flagged nothing in dialogues without a
+    positive had precision, recall and F1 0.
+
+    gold 0 0, pred 0 0: none is defined. gold 0 0, pred 1 0: precision 0 (one false alarm), F1 0, no recall.
+
+    >>> defined_prf([0, 0], [0, 0])
+    {}
+    >>> defined_prf([0, 0], [1, 0])
+    {'precision': 0.0, 'f1': 0.0}
+    >>> defined_prf([1, 1, 0], [1, 0, 0])  # P 1/1, R 1/2, F1 2/3
+    {'precision': 1.0, 'recall': 0.5, 'f1': 0.6666666666666666}
+    """
+    g = np.asarray(gold, dtype=bool)
+    p = np.asarray(pred, dtype=bool)
+    if len(g) != len(p):
+        raise ValueError(f"{len(g)} gold labels but {len(p)} predictions")
+    tp, fp, fn = int((g & p).sum()), int((~g & p).sum()), int((g & ~p).sum())
+    out: dict[str, float] = {}
+    if tp + fp:
+        out["precision"] = tp / (tp + fp)
+    if tp + fn:
+        out["recall"] = tp / (tp + fn)
+    if tp + fp + fn:
+        out["f1"] = 2 * tp / (2 * tp + fp + fn)
+    return out
 
 
 def balanced_accuracy(gold: Sequence[bool], pred: Sequence[bool]) -> float:
