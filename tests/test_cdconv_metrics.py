@@ -125,3 +125,32 @@ def test_evaluator_on_your_own_labelled_conversations(tmp_path):
     table = to_markdown(res, "mine")
     assert "| false alarms (consistent conversations flagged) | 1 |" in table
     assert "test/4class/macro_f1" not in res  # no CDConv split was asked for
+
+
+def test_own_conversations_without_a_category_are_not_scored_zero_on_it(tmp_path):
+    # a file of consistent conversations and history contradictions, each judged right, reported a 4-class
+    # macro-F1 of 50 (intra-sentence and role confusion, which never occur, counted as F1 0) and, for a file of
+    # consistent ones left alone, 2-class precision and recall 0
+    import json
+
+    from dialcheck.evaluation.cdconv import CDConvEvaluator
+
+    def rec(last, contradiction, category=None):
+        r = {"turns": ["u1", "b1", "u2", last], "contradiction": contradiction}
+        return json.dumps({**r, "category": category} if category else r)
+
+    f = tmp_path / "mine.jsonl"
+    f.write_text("\n".join([rec("none", False), rec("history", True, "history"), rec("none", False)]) + "\n")
+    res = CDConvEvaluator(files=[f])(_ByLastTurn())
+    assert res["mine/4class/macro_f1"] == 100.0 and res["mine/2class/macro_f1"] == 100.0
+    assert res["mine/f1/history"] == 100.0 and "mine/f1/role_confusion" not in res
+    table = to_markdown(res, "mine")
+    assert "| 4-class macro-F1 (over the 2 classes that occur) | 100.00 |" in table
+    assert "F1 role confusion" not in table
+    calm = tmp_path / "calm.jsonl"
+    calm.write_text(rec("none", False) + "\n")
+    res = CDConvEvaluator(files=[calm])(_ByLastTurn())
+    assert res["calm/4class/macro_f1"] == 100.0 and res["calm/2class/accuracy"] == 100.0
+    assert "calm/2class/precision" not in res and "calm/2class/recall" not in res  # nothing flagged, none to find
+    # the paper's setting (training's criterion) still averages all four classes
+    assert cdconv_metrics([0, 3], [0, 3])["4class/macro_f1"] == 50.0
