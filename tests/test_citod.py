@@ -670,3 +670,38 @@ def test_train_citod_refuses_init_and_no_epochs_before_reading_data(capsys, tmp_
     code, _, err = _run(capsys, *argv, *extra, "--data-dir", str(tmp_path / "no-data"))
     assert code == 2 and ("--epochs 0 recalibrates" in err or "--init does not apply to --task citod" in err), err
     assert not out.exists() or not any(out.iterdir())
+
+
+class _SaysKbi:
+    """A stand-in grounded detector: flags KBI (naming knowledge row 0) or nothing."""
+
+    def __init__(self, kbi: bool):
+        self.kbi = kbi
+
+    def predict(self, dialogues, batch_size=32, show_progress_bar=False, evidence=False):
+        from dialcheck.schema import Verdict
+
+        labels = {"QI": False, "HI": False, "KBI": self.kbi}
+        return [Verdict(self.kbi, 0.9 if self.kbi else 0.1, labels=labels, knowledge_evidence=(0,)) for _ in dialogues]
+
+
+def test_kbi_probe_alone_names_a_primary_metric_it_holds_and_no_evidence_numbers_without_flags(data_root):
+    # --splits kbi_probe gave "primary_metric": "all/overall_accuracy", a key its results did not hold, and a probe
+    # run that flagged nothing reported its knowledge evidence "(of flagged)" as 0.000
+    from dialcheck.evaluation.citod import CitodEvaluator, to_markdown
+
+    ev = CitodEvaluator(["kbi_probe"], data_root, limit=4)
+    quiet = ev(_SaysKbi(False))
+    assert quiet["kbi_probe/KBI_recall"] == 0.0 and quiet["kbi_probe/flagged"] == 0.0
+    assert "kbi_probe/kb_evidence_f1" not in quiet and "kbi_probe/kb_evidence_hit" not in quiet
+    assert ev.primary_of(quiet) == "kbi_probe/KBI_recall"
+    table = to_markdown(quiet)
+    assert "| knowledge evidence F1 (of flagged) | none flagged |" in table
+    loud = ev(_SaysKbi(True))
+    n = loud["kbi_probe/n"]
+    assert n > 0 and loud["kbi_probe/flagged"] == n and loud["kbi_probe/KBI_recall"] == 1.0
+    assert 0.0 <= loud["kbi_probe/kb_evidence_hit"] <= 1.0 and "none flagged" not in to_markdown(loud)
+    # with a test set evaluated the pooled accuracy stays the primary metric
+    assert CitodEvaluator(["calendar", "kbi_probe"]).primary_of({**loud, "all/overall_accuracy": 0.5}) == (
+        "all/overall_accuracy"
+    )

@@ -128,10 +128,12 @@ class CitodEvaluator(SplitEvaluator):
                 metrics = {"n": metrics["n"], "KBI_recall": metrics["KBI_recall"]}
                 prf = [evidence_prf(g, v.knowledge_evidence or ()) for g, v in zip(gold_rows, verdicts, strict=True)]
                 flagged = [(x, v) for x, v in zip(prf, verdicts, strict=True) if v.labels and v.labels["KBI"]]
-                metrics["kb_evidence_f1"] = sum(x[2] for x, _ in flagged) / max(1, len(flagged))
-                metrics["kb_evidence_hit"] = sum(x[0] > 0 for x, _ in flagged) / max(1, len(flagged))
+                metrics["flagged"] = float(len(flagged))
+                if flagged:  # of the flagged: with none flagged there is nothing to measure (it said 0.000)
+                    metrics["kb_evidence_f1"] = sum(x[2] for x, _ in flagged) / len(flagged)
+                    metrics["kb_evidence_hit"] = sum(x[0] > 0 for x, _ in flagged) / len(flagged)
             for k, v in metrics.items():
-                results[f"{split}/{k}"] = round(v, 4) if k != "n" else v
+                results[f"{split}/{k}"] = round(v, 4) if k not in ("n", "flagged") else v
             results[f"{split}/dialogues_per_s"] = round(len(examples) / max(seconds, 1e-9), 1)
             if split in TEST_SPLITS:
                 pooled.extend(self.predictions[split])
@@ -139,6 +141,16 @@ class CitodEvaluator(SplitEvaluator):
             m = citod_metrics([e.labels or {} for e, _ in pooled], [v.labels or {} for _, v in pooled])
             results.update({f"all/{k}": round(v, 4) if k != "n" else v for k, v in m.items()})
         return results
+
+    def primary_of(self, results: dict[str, Any]) -> str:
+        """As :meth:`SplitEvaluator.primary_of`; with the KBI probe alone (``--splits kbi_probe``), which has no
+        overall accuracy, its KBI recall.
+
+        >>> CitodEvaluator(["kbi_probe"]).primary_of({"kbi_probe/n": 3.0, "kbi_probe/KBI_recall": 0.5})
+        'kbi_probe/KBI_recall'
+        """
+        key = super().primary_of(results)
+        return key if key in results or "kbi_probe/KBI_recall" not in results else "kbi_probe/KBI_recall"
 
     def gold(self, example: Example) -> dict[str, Any]:
         return {"gold": dict(example.labels or {})}
@@ -164,13 +176,18 @@ def to_markdown(results: Mapping[str, float], title: str = "ours") -> str:
         cells = " | ".join(f"F1 {ref[f'{lab}_f1']:.3f}" if f"{lab}_f1" in ref else "" for lab in LABELS)
         lines.append(f"| {name}: all | 318 | {cells} | {ref['overall_accuracy']:.3f} |")
     if "kbi_probe/n" in results:
+
+        def of_flagged(key: str) -> str:  # none flagged: nothing to measure
+            v = results.get(f"kbi_probe/{key}")
+            return "none flagged" if v is None else f"{v:.3f}"
+
         lines += [
             "",
             "| KBI probe (test dialogues with one knowledge value edited) | value |",
             "|---|---:|",
             f"| dialogues | {int(results['kbi_probe/n'])} |",
             f"| KBI recall | {results['kbi_probe/KBI_recall']:.3f} |",
-            f"| knowledge evidence hits an edited row (of flagged) | {results['kbi_probe/kb_evidence_hit']:.3f} |",
-            f"| knowledge evidence F1 (of flagged) | {results['kbi_probe/kb_evidence_f1']:.3f} |",
+            f"| knowledge evidence hits an edited row (of flagged) | {of_flagged('kb_evidence_hit')} |",
+            f"| knowledge evidence F1 (of flagged) | {of_flagged('kb_evidence_f1')} |",
         ]
     return "\n".join(lines) + "\n"
