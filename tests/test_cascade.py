@@ -401,7 +401,7 @@ def test_confirm_on_a_real_cascade_names_a_subset_of_the_first_stages_turns(tmp_
     cfg["thresholds"] |= {"tau": 0.0, "eta_e": 0.0}  # every dialogue is the first's, and names every turn
     (fast / "dialcheck.json").write_text(json.dumps(cfg))
     det = CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 0.0)
-    det.second.eta_e = 0.5
+    det.tau, det.second.eta_e = 0.0, 0.5  # a tau inside the band [0, 0]: the second stage decides nothing
     dialogues = [["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."], ["A", "B", "C", "D", "E"]]
     shipped = det.predict(dialogues)
     det.evidence = "confirm"
@@ -745,3 +745,17 @@ def test_the_tau_stability_benchmark_resamples_the_training_rule(load_benchmark)
     assert best_threshold(s, g, balanced_accuracy, one_se=True)[0] in cands
     one_label = bench.resampled_taus(np.array([0.2, 0.4]), np.array([True, True]), 10, 0)
     assert len(one_label) == 0
+
+
+@pytest.mark.parametrize("tau", [0.02, 0.5, 0.75, 0.98])
+def test_a_verdict_is_a_contradiction_exactly_when_its_score_reaches_tau_wherever_tau_is_set(tau):
+    # FIRST scores e at 0.97 and a at 0.05, outside the band [0.3, 0.7]: a tau of 0.98 (or 0.02) set outside it
+    # used to leave e a contradiction (a consistent) on the fast stage's score, whatever tau said
+    first, second = _scripted("fast", FIRST, 0.5), _scripted("slow", SECOND, 0.5)
+    det = CascadeDetector.build(first, second, low=0.3, high=0.7)
+    det.tau = tau
+    got = det.predict(DIALOGUES)
+    assert [v.contradiction for v in got] == [v.score >= tau for v in got]
+    assert det.band == (0.3, 0.7)  # the saved band is unchanged: only the re-read stretches
+    # b, c and d are re-read in the band; a tau outside it stretches the re-read to a (0.02) or e (0.98) too
+    assert second.config.options["seen"] == {0.02: 4, 0.5: 3, 0.75: 3, 0.98: 4}[tau]

@@ -20,7 +20,8 @@ flagged a pair the fast one scored below f. The turns left unread keep the fast 
 ``pair_scores``; the verdict, its score and evidence are the slow detector's on the turns it read.
 
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
-``dialcheck check --tau`` are the slow detector's. A reading option of the utterance-based detector
+``dialcheck check --tau`` are the slow detector's. A ``tau`` set outside the band stretches the band to hold it
+(:attr:`CascadeDetector.reread_band`), so a verdict is a contradiction exactly when its score reaches ``tau``. A reading option of the utterance-based detector
 (``pair_order``, ``long_turns``, ``ellipsis``, ``questions``, ``slots``, ``subjects``, ``introductions``, ``times``;
 ``--ellipsis resolve`` on the command line) set on a cascade is set on each stage that has it and saved in the
 cascade's ``options.readings`` (the stages' own folders are kept as they were); the band was chosen on the stages'
@@ -172,6 +173,18 @@ class CascadeDetector(Detector):
         return float(t.get("recheck_low", 0.0)), float(t.get("recheck_high", 1.0))
 
     @property
+    def reread_band(self) -> tuple[float, float]:
+        """The first detector's scores the second one re-reads as the cascade runs: :attr:`band`, stretched to
+        hold ``tau`` when ``tau`` was set outside it (``--tau 0.95`` on a band ending at 0.91), so that every
+        verdict is a contradiction exactly when its ``score`` reaches ``tau``. Otherwise a first-stage score of
+        0.93 would stand as a contradiction under a τ of 0.95; stretched, the second detector re-reads it (slower:
+        more dialogues are read twice). Inside the band, ``tau`` changes only the second detector's verdicts.
+        """
+        low, high = self.band
+        tau = self.tau
+        return min(low, tau), max(high, tau)
+
+    @property
     def recheck_floor(self) -> float:
         """In the band, the second detector reads only the turns the first scored >= this (and the first's
         highest); 0 (the default): every turn. Saved in ``thresholds.recheck_floor``."""
@@ -300,7 +313,7 @@ class CascadeDetector(Detector):
         dialogues = as_dialogues(dialogues)
         first, second = self._pair()
         verdicts = first.predict(dialogues, batch_size=batch_size, show_progress_bar=show_progress_bar)
-        low, high = self.band
+        low, high = self.reread_band
         again = [i for i, v in enumerate(verdicts) if low <= v.score <= high]
         # the first's sure contradictions naming two or more turns (outside the band: the re-read leaves them)
         sure = [i for i, v in enumerate(verdicts) if v.score > high and len(v.evidence) > 1]
