@@ -249,3 +249,48 @@ def test_precision_recall_and_f1_are_left_out_where_undefined():
 
     table = to_markdown({f"mylogs/{k}": v for k, v in decode_metrics("mylogs", calm, quiet).items()})
     assert "mylogs: accuracy | 100.00" in table and "precision" not in table and "F1" not in table
+
+
+def test_a_missing_corpus_file_is_named_before_any_split_runs(tmp_path, data_root):
+    # a data folder copied without rct.jsonl ran dev and human-bot (an hour with a large model), then stopped at rct
+    # with every number lost
+    import shutil
+
+    from dialcheck.evaluation.cdconv import CDConvEvaluator
+    from dialcheck.evaluation.citod import CitodEvaluator
+    from dialcheck.evaluation.decode import DecodeEvaluator
+
+    class Unused:
+        def predict(self, *a, **k):
+            raise AssertionError("no split runs while a corpus file is missing")
+
+    copy = tmp_path / "data"
+    (copy / "decode").mkdir(parents=True)
+    shutil.copy(data_root / "decode" / "human-bot.jsonl", copy / "decode")
+    with pytest.raises(InputError) as e:
+        DecodeEvaluator(["human_bot", "rct"], copy, limit=1)(Unused())
+    assert str(e.value) == (
+        f"{copy / 'decode' / 'rct.jsonl'}: corpus file is missing, needed by split rct (see `dialcheck data verify`, "
+        "or leave the split out with --splits)"
+    )
+    with pytest.raises(InputError) as e:  # every missing file at once, with the splits that read it
+        DecodeEvaluator(None, copy, limit=1)(Unused())
+    lines = str(e.value).splitlines()
+    assert lines[0].startswith("2 corpus files are missing (") and "leave those splits out" in lines[0]
+    assert lines[1:] == [
+        f"  {copy / 'decode' / 'partial_from_formatted' / 'dev_reconstructed.jsonl'}: needed by splits dev, a2t",
+        f"  {copy / 'decode' / 'rct.jsonl'}: needed by split rct",
+    ]
+    with pytest.raises(InputError, match=r"cdconv\.txt: corpus file is missing, needed by split disjoint_test"):
+        CDConvEvaluator(["disjoint_test"], copy)(Unused())
+    with pytest.raises(InputError, match="needed by split kbi_probe") as e:  # made from the three test sets
+        CitodEvaluator(["kbi_probe"], copy)(Unused())
+    assert str(e.value).startswith("3 corpus files are missing")
+
+    class Calm:
+        names_evidence = True
+
+        def predict(self, dialogues, **k):
+            return [Verdict(False, 0.1) for _ in dialogues]
+
+    assert DecodeEvaluator(["human_bot"], copy, limit=1)(Calm())["human_bot/n"] == 1  # what is there still runs

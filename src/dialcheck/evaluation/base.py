@@ -108,6 +108,41 @@ class SplitEvaluator:
         keys = [self.primary_metric, *(f"{s}/{metric}" for s in [*self.splits, *self.files])]
         return next((k for k in keys if k in results), self.primary_metric)
 
+    def split_datasets(self, split: str) -> tuple[str, ...]:
+        """The registered datasets (:func:`dialcheck.datasets.load_dataset` names) that ``split`` reads."""
+        return ()
+
+    def require_split_files(self) -> None:
+        """Refuse, before any split runs, when a corpus file of a split asked for is missing: a copy of the data
+        folder without rct.jsonl ran dev and human-bot (an hour with a large model) and then stopped at rct, every
+        number lost. Each missing file is named with the splits that need it."""
+        from ..datasets.base import data_dir, get_dataset_info, gz_note
+
+        needed: dict[Path, list[str]] = {}
+        for split in self.splits:
+            for name in self.split_datasets(split):
+                for f in get_dataset_info(name).files:
+                    needed.setdefault(Path(f), [])
+                    if split not in needed[Path(f)]:
+                        needed[Path(f)].append(split)
+        if not needed:
+            return
+        root = data_dir(self.data_dir)
+        missing = {root / f: splits for f, splits in needed.items() if not (root / f).exists()}
+        if not missing:
+            return
+        which = "the split" if len(missing) == 1 else "those splits"
+        see = f"see `dialcheck data verify`, or leave {which} out with --splits"
+
+        def what(path: Path, splits: list[str]) -> str:
+            return f"needed by split{'s' if len(splits) > 1 else ''} {', '.join(splits)}{gz_note(path)}"
+
+        if len(missing) == 1:
+            ((path, splits),) = missing.items()
+            raise InputError(f"corpus file is missing, {what(path, splits)} ({see})", str(path))
+        each = "".join(f"\n  {path}: {what(path, splits)}" for path, splits in missing.items())
+        raise InputError(f"{len(missing)} corpus files are missing ({see}):{each}")
+
     def gold(self, example: Example) -> dict[str, Any]:
         """The gold fields written beside each verdict by :meth:`write_predictions`."""
         return {"gold": example.label}

@@ -195,9 +195,13 @@ class CDConvEvaluator(SplitEvaluator):
     primary_metric = "test/4class/macro_f1"
     default_splits = ("test",)
 
+    def split_datasets(self, split: str) -> tuple[str, ...]:
+        return (SPLITS[split],)
+
     def __call__(self, detector: Any, show_progress_bar: bool = False) -> dict[str, float]:
         from ..datasets import load_dataset
 
+        self.require_split_files()
         results: dict[str, float] = {}
         for split in [*self.splits, *self.files]:
             examples = self.files[split] if split in self.files else load_dataset(SPLITS[split], self.data_dir)

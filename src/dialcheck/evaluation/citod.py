@@ -105,7 +105,14 @@ class CitodEvaluator(SplitEvaluator):
         items = [pair for d in TEST_SPLITS for pair in kbi_examples(self._examples(d), rng)]
         return [e for e, _ in items], [edit.rows for _, edit in items]
 
+    def split_datasets(self, split: str) -> tuple[str, ...]:
+        if split == "kbi_probe":  # made from the three test sets
+            return tuple(f"citod.{d}.test.v1" for d in TEST_SPLITS)
+        domain, _, kind = split.partition(".")
+        return (f"citod.{domain}.{kind or 'test'}.v1",)
+
     def __call__(self, detector: Any, show_progress_bar: bool = False) -> dict[str, float]:
+        self.require_split_files()
         results: dict[str, float] = {}
         pooled: list[tuple[Example, Verdict]] = []
         for split in self.splits:

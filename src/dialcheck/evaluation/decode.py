@@ -125,7 +125,11 @@ class DecodeEvaluator(SplitEvaluator):
     primary_metric = "human_bot/accuracy"
     default_splits = tuple(SPLITS)
 
+    def split_datasets(self, split: str) -> tuple[str, ...]:
+        return (SPLITS[split],)
+
     def __call__(self, detector: Detector, show_progress_bar: bool = False) -> dict[str, float]:
+        self.require_split_files()
         results: dict[str, float] = {}
         for split in [*self.splits, *self.files]:
             examples = self.files[split] if split in self.files else load_dataset(SPLITS[split], self.data_dir)
