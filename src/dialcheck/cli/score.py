@@ -314,7 +314,11 @@ def run(args: argparse.Namespace) -> int:
     to_stdout = args.output == "-"
     if to_stdout and args.resume:
         raise InputError("--resume needs an output file: standard output (-) cannot be continued")
-    if not to_stdout and out_path.exists() and not (args.resume or args.overwrite):
+    # /dev/null or a named pipe: written in place, as standard output is; nothing in it to keep or to destroy
+    stream = not to_stdout and out_path.exists() and not out_path.is_file()
+    if stream and args.resume:
+        raise InputError("--resume needs an output file: what is written to a device or a pipe cannot be continued")
+    if not to_stdout and not stream and out_path.exists() and not (args.resume or args.overwrite):
         raise InputError("output exists: pass --resume to continue it or --overwrite to replace it", str(out_path))
     if args.chunk_size < 1:
         raise InputError(f"--chunk-size must be at least 1, got {args.chunk_size}")
