@@ -276,16 +276,17 @@ def test_a_missing_corpus_file_is_named_before_any_split_runs(tmp_path, data_roo
     with pytest.raises(InputError) as e:  # every missing file at once, with the splits that read it
         DecodeEvaluator(None, copy, limit=1)(Unused())
     lines = str(e.value).splitlines()
-    assert lines[0].startswith("2 corpus files are missing (") and "leave those splits out" in lines[0]
+    assert lines[0].startswith("2 corpus files are missing or empty (") and "leave those splits out" in lines[0]
     assert lines[1:] == [
-        f"  {copy / 'decode' / 'partial_from_formatted' / 'dev_reconstructed.jsonl'}: needed by splits dev, a2t",
-        f"  {copy / 'decode' / 'rct.jsonl'}: needed by split rct",
+        f"  {copy / 'decode' / 'partial_from_formatted' / 'dev_reconstructed.jsonl'}: missing, needed by splits "
+        "dev, a2t",
+        f"  {copy / 'decode' / 'rct.jsonl'}: missing, needed by split rct",
     ]
     with pytest.raises(InputError, match=r"cdconv\.txt: corpus file is missing, needed by split disjoint_test"):
         CDConvEvaluator(["disjoint_test"], copy)(Unused())
     with pytest.raises(InputError, match="needed by split kbi_probe") as e:  # made from the three test sets
         CitodEvaluator(["kbi_probe"], copy)(Unused())
-    assert str(e.value).startswith("3 corpus files are missing")
+    assert str(e.value).startswith("3 corpus files are missing or empty")
 
     class Calm:
         names_evidence = True
@@ -294,3 +295,34 @@ def test_a_missing_corpus_file_is_named_before_any_split_runs(tmp_path, data_roo
             return [Verdict(False, 0.1) for _ in dialogues]
 
     assert DecodeEvaluator(["human_bot"], copy, limit=1)(Calm())["human_bot/n"] == 1  # what is there still runs
+
+
+def test_an_empty_corpus_file_or_split_is_refused_not_scored(tmp_path):
+    # an empty cdconv_test.jsonl was a ValueError traceback ("no examples to score"); an empty rct.jsonl reported
+    # "RCT accuracy 0.00" over 0 dialogues, and a CI-ToD test file holding [] precision, recall and accuracy 0.000
+    from dialcheck.evaluation.cdconv import CDConvEvaluator
+    from dialcheck.evaluation.citod import CitodEvaluator
+    from dialcheck.evaluation.decode import DecodeEvaluator
+
+    class Unused:
+        def predict(self, *a, **k):
+            raise AssertionError("nothing to predict")
+
+    (tmp_path / "decode").mkdir()
+    (tmp_path / "decode" / "rct.jsonl").write_text("")
+    with pytest.raises(InputError) as e:  # before any split runs
+        DecodeEvaluator(["rct"], tmp_path)(Unused())
+    assert str(e.value).startswith(f"{tmp_path / 'decode' / 'rct.jsonl'}: corpus file is empty, needed by split rct")
+    (tmp_path / "decode" / "rct.jsonl").write_text("\n")  # not empty, but no record: refused when read
+    with pytest.raises(InputError, match=r"^split rct: no example to evaluate on in .*rct\.jsonl"):
+        DecodeEvaluator(["rct"], tmp_path)(Unused())
+    cd = tmp_path / "cdconv" / "splits_jsonl"
+    cd.mkdir(parents=True)
+    (cd / "cdconv_test.jsonl").write_text("\n")
+    with pytest.raises(InputError, match=r"^split test: no example to evaluate on in .*cdconv_test\.jsonl"):
+        CDConvEvaluator(["test"], tmp_path)(Unused())
+    ci = tmp_path / "ci_tod" / "KBRetriever_DC"
+    ci.mkdir(parents=True)
+    (ci / "calendar_test.json").write_text("[]")
+    with pytest.raises(InputError, match=r"^split calendar: no example to evaluate on in .*calendar_test\.json"):
+        CitodEvaluator(["calendar"], tmp_path)(Unused())

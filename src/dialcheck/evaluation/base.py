@@ -113,9 +113,9 @@ class SplitEvaluator:
         return ()
 
     def require_split_files(self) -> None:
-        """Refuse, before any split runs, when a corpus file of a split asked for is missing: a copy of the data
-        folder without rct.jsonl ran dev and human-bot (an hour with a large model) and then stopped at rct, every
-        number lost. Each missing file is named with the splits that need it."""
+        """Refuse, before any split runs, when a corpus file of a split asked for is missing or empty: a copy of the
+        data folder without rct.jsonl ran dev and human-bot (an hour with a large model) and then stopped at rct,
+        every number lost. Each such file is named with the splits that need it."""
         from ..datasets.base import data_dir, get_dataset_info, gz_note
 
         needed: dict[Path, list[str]] = {}
@@ -128,7 +128,11 @@ class SplitEvaluator:
         if not needed:
             return
         root = data_dir(self.data_dir)
-        missing = {root / f: splits for f, splits in needed.items() if not (root / f).exists()}
+
+        def state(path: Path) -> str:  # "" when the file is there with something in it
+            return "missing" if not path.exists() else "empty" if path.is_file() and not path.stat().st_size else ""
+
+        missing = {root / f: splits for f, splits in needed.items() if state(root / f)}
         if not missing:
             return
         which = "the split" if len(missing) == 1 else "those splits"
@@ -139,9 +143,21 @@ class SplitEvaluator:
 
         if len(missing) == 1:
             ((path, splits),) = missing.items()
-            raise InputError(f"corpus file is missing, {what(path, splits)} ({see})", str(path))
-        each = "".join(f"\n  {path}: {what(path, splits)}" for path, splits in missing.items())
-        raise InputError(f"{len(missing)} corpus files are missing ({see}):{each}")
+            raise InputError(f"corpus file is {state(path)}, {what(path, splits)} ({see})", str(path))
+        each = "".join(f"\n  {path}: {state(path)}, {what(path, splits)}" for path, splits in missing.items())
+        raise InputError(f"{len(missing)} corpus files are missing or empty ({see}):{each}")
+
+    def require_examples(self, split: str, examples: list[Any]) -> list[Any]:
+        """``examples``, or an :class:`InputError` naming the corpus files of ``split`` when there is none: an empty
+        split file gave a traceback (CDConv) or an accuracy of 0.00 over 0 dialogues (DECODE, CI-ToD)."""
+        if examples or split in self.files:  # a --data file with no good record is refused when it is read
+            return examples
+        from ..datasets.base import data_dir, get_dataset_info
+
+        root = data_dir(self.data_dir)
+        files = ", ".join(str(root / f) for name in self.split_datasets(split) for f in get_dataset_info(name).files)
+        what = "no KBI probe dialogue could be made from" if split == "kbi_probe" else "no example to evaluate on in"
+        raise InputError(f"split {split}: {what} {files} (see `dialcheck data verify`)")
 
     def gold(self, example: Example) -> dict[str, Any]:
         """The gold fields written beside each verdict by :meth:`write_predictions`."""

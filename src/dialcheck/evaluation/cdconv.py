@@ -205,6 +205,7 @@ class CDConvEvaluator(SplitEvaluator):
         results: dict[str, float] = {}
         for split in [*self.splits, *self.files]:
             examples = self.files[split] if split in self.files else load_dataset(SPLITS[split], self.data_dir)
+            examples = self.require_examples(split, examples)
             examples = examples[: self.limit or None]
             if split in self.skipped:
                 results[f"{split}/skipped"] = float(len(self.skipped[split]))

@@ -119,8 +119,9 @@ class CitodEvaluator(SplitEvaluator):
             gold_rows: list[tuple[int, ...]] = []
             if split == "kbi_probe":
                 examples, gold_rows = self.probe()
+                self.require_examples(split, examples)
             else:
-                examples = self._examples(split)
+                examples = self.require_examples(split, self._examples(split))
             t0 = time.perf_counter()
             verdicts = detector.predict(
                 [e.dialogue for e in examples],

@@ -133,6 +133,7 @@ class DecodeEvaluator(SplitEvaluator):
         results: dict[str, float] = {}
         for split in [*self.splits, *self.files]:
             examples = self.files[split] if split in self.files else load_dataset(SPLITS[split], self.data_dir)
+            examples = self.require_examples(split, examples)
             if self.limit:
                 examples = examples[: self.limit]
             if split in self.skipped:
