@@ -267,7 +267,13 @@ def test_train_rank_cuts_one_init_adapter_to_its_best_approximation_and_says_so(
 def test_init_takes_shipped_models_by_name(capsys, tmp_path, data_root):
     """Resolution only: an unknown name fails on the folder, a shipped one gets past it (to the data)."""
     bad = run_cli(capsys, "train", "--init", "no-such-model", "--epochs", "0", "--out", str(tmp_path / "a"))
-    assert bad[0] == 2 and "no-such-model: --init needs a saved dialcheck detector folder" in bad[2]
+    # it said "dialcheck.json is missing", as if the folder were there: neither a folder nor a shipped name
+    assert bad[0] == 2 and "no-such-model: --init: no such folder, and no shipped model has that name" in bad[2]
+    for task in (["--task", "cascade", "--init", "decode-utterance-minilm-v10", "no-such"], ["--task", "cdconv"]):
+        init = [] if "--init" in task else ["--init", "no-such"]
+        code, _, err = run_cli(capsys, "train", *task, *init, "--epochs", "0", "--out", str(tmp_path / "c"))
+        assert code == 2 and "no-such: --init: no such folder" in err and "Traceback" not in err, err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
     args = ["--epochs", "0", "--out", str(tmp_path / "b"), "--data-dir", str(tmp_path / "nodata")]
     code, _, err = run_cli(capsys, "train", "--init", "decode-utterance-minilm-v5", "decode-utterance-minilm-v6", *args)
     assert code == 2 and "not a saved dialcheck detector" not in err and "nodata" in err

@@ -507,7 +507,8 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     from ..detectors.modeling import shipped_or_path
 
     # a shipped model by its name (`dialcheck models`), wherever the package is installed
-    inits = [str(shipped_or_path(f, default_model_path().parent)) for f in args.init or []]
+    named = [str(f) for f in args.init or []]
+    inits = [str(shipped_or_path(f, default_model_path().parent)) for f in named]
     if len(inits) > 1 and args.task not in ("decode", "cdconv", "cascade", "paircheck"):
         raise InputError(
             f"--init takes one folder for --task {args.task}; several apply to --task decode and cdconv (a soup), "
@@ -520,6 +521,11 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
             f"--full trains every weight and --lora {args.lora} a LoRA adapter of rank {args.lora}: give one"
         )
     args.lora = 16 if args.lora is None else args.lora
+    for given, folder in zip(named, inits, strict=True):
+        if not Path(folder).exists():  # "dialcheck.json is missing" of a folder that is not there at all
+            raise InputError(
+                "--init: no such folder, and no shipped model has that name (dialcheck models lists them)", given
+            )
     for folder in inits:  # a damaged weights file is named now, not as a traceback once the data is built
         readable_weights(folder, f"the --init folder {folder}")
     if args.teacher and Path(args.teacher).is_dir():
