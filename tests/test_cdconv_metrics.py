@@ -154,3 +154,13 @@ def test_own_conversations_without_a_category_are_not_scored_zero_on_it(tmp_path
     assert "calm/2class/precision" not in res and "calm/2class/recall" not in res  # nothing flagged, none to find
     # the paper's setting (training's criterion) still averages all four classes
     assert cdconv_metrics([0, 3], [0, 3])["4class/macro_f1"] == 50.0
+
+
+def test_the_table_says_how_many_conversations_it_is_about():
+    # evaluate --benchmark cdconv --limit 6 (or a --data file) showed its percentages without the number behind them
+    table = to_markdown({"mine/n": 6.0, "mine/skipped": 2.0, "mine/2class/accuracy": 50.0}, "mine")
+    assert table.splitlines()[2:] == [
+        "| conversations | 6 |  |",
+        "| bad records skipped | 2 |  |",
+        "| 2-class accuracy | 50.00 |  |",
+    ]

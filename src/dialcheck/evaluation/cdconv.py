@@ -245,6 +245,8 @@ def to_markdown(results: Mapping[str, Any], split: str = "test", title: str = "o
     | 4-class macro-F1 | 50.00 ± 1.50 | 59.30 |
     """
     names = {
+        "n": "conversations",
+        "skipped": "bad records skipped",
         "2class/accuracy": "2-class accuracy",
         "2class/macro_f1": "2-class macro-F1",
         "2class/precision": "2-class precision (contradiction)",
@@ -272,7 +274,7 @@ def to_markdown(results: Mapping[str, Any], split: str = "test", title: str = "o
         if isinstance(v, tuple):
             cell = f"{v[0]:.2f} ± {v[1]:.2f}"
         else:
-            cell = f"{int(v)}" if key == "false_alarms" else f"{float(v):.2f}"  # a count
+            cell = f"{int(v)}" if key in ("n", "skipped", "false_alarms") else f"{float(v):.2f}"  # a count
         ref = PAPER.get(key) if split == "test" else None
         lines.append(f"| {label} | {cell} | {'' if ref is None or math.isnan(ref) else f'{ref:.2f}'} |")
     return "\n".join(lines) + "\n"
