@@ -326,3 +326,16 @@ def test_an_empty_corpus_file_or_split_is_refused_not_scored(tmp_path):
     (ci / "calendar_test.json").write_text("[]")
     with pytest.raises(InputError, match=r"^split calendar: no example to evaluate on in .*calendar_test\.json"):
         CitodEvaluator(["calendar"], tmp_path)(Unused())
+
+
+def test_the_table_says_how_many_dialogues_each_split_is_about():
+    # evaluate --limit 5 showed "Human-bot accuracy | 0.00 | 84.69" with nothing saying it was over 5 dialogues
+    from dialcheck.evaluation.decode import to_markdown
+
+    table = to_markdown({"human_bot/n": 5.0, "human_bot/accuracy": 40.0, "rct/n": 2011.0, "rct/accuracy": 80.0})
+    assert table.splitlines()[2:] == [
+        "| Human-bot dialogues | 5 |  |",
+        "| Human-bot accuracy | 40.00 | 84.69 |",
+        "| RCT dialogues | 2011 |  |",
+        "| RCT accuracy | 80.00 | 78.40 |",
+    ]

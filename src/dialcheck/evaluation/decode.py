@@ -156,13 +156,18 @@ class DecodeEvaluator(SplitEvaluator):
 
 
 _ROWS = [
+    ("dev", "n", "Dev (rebuilt) dialogues"),
     ("dev", "accuracy", "Dev (rebuilt) accuracy [paper: main test]"),
     ("dev", "strict_accuracy", "Dev strict accuracy [paper: main test]"),
     ("dev", "evidence_f1", "Dev supporting-evidence F1 [paper: main test]"),
     ("dev", "evidence_f1_per_example", "Dev evidence F1, mean per contradiction (not in the paper)"),
+    ("human_bot", "n", "Human-bot dialogues"),
     ("human_bot", "accuracy", "Human-bot accuracy"),
+    ("a2t", "n", "A2T dialogues"),
     ("a2t", "accuracy", "A2T accuracy"),
+    ("rct", "n", "RCT dialogues"),
     ("rct", "accuracy", "RCT accuracy"),
+    ("human_bot_raw", "n", "Raw human-bot bot turns"),
     ("human_bot_raw", "precision", "Raw human-bot precision"),
     ("human_bot_raw", "recall", "Raw human-bot recall"),
     ("human_bot_raw", "f1", "Raw human-bot F1"),
