@@ -339,3 +339,16 @@ def test_the_table_says_how_many_dialogues_each_split_is_about():
         "| RCT dialogues | 2011 |  |",
         "| RCT accuracy | 80.00 | 78.40 |",
     ]
+
+
+def test_labelled_dialogues_read_from_stdin_are_a_split_named_stdin(monkeypatch):
+    # evaluate --data - reported its rows as "-: dialogues", "-: accuracy" and a split "-" in --json and --predictions
+    import io
+    import json
+
+    from dialcheck.evaluation.decode import DecodeEvaluator
+
+    rec = {"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True}
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(rec) + "\n"))
+    ev = DecodeEvaluator(files=["-"])
+    assert list(ev.files) == ["stdin"] and len(ev.files["stdin"]) == 1

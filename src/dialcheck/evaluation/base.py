@@ -83,7 +83,7 @@ class SplitEvaluator:
         for f in files:
             path = Path(f)
             plain = path.with_suffix("") if path.suffix.lower() == ".gz" else path  # logs.jsonl.gz reads as logs
-            name = plain.stem or "data"
+            name = "stdin" if str(f) == "-" else plain.stem or "data"  # --data -: not a split named "-"
             while name in self.files or name in self.known_splits:
                 name += "_"
             examples, errors = read_examples(path, require_category=require_category, english=english)
