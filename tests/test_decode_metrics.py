@@ -352,3 +352,16 @@ def test_labelled_dialogues_read_from_stdin_are_a_split_named_stdin(monkeypatch)
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(rec) + "\n"))
     ev = DecodeEvaluator(files=["-"])
     assert list(ev.files) == ["stdin"] and len(ev.files["stdin"]) == 1
+
+
+def test_the_table_of_a_file_says_how_many_contradictions_strict_accuracy_left_out():
+    # strict accuracy and evidence F1 of a --data file are over the dialogues whose evidence is known; the table
+    # gave them beside "dialogues: 4" without saying that one contradiction (no evidence turns) was not among them
+    from dialcheck.evaluation.decode import to_markdown
+
+    examples = [_ex(True, (2,)), _ex(True, None), _ex(False, ()), _ex(False, ())]
+    verdicts = [Verdict(True, 0.9, (2,), None, {0: 0.1, 2: 0.9})] + [Verdict(False, 0.1, (), None, {0: 0.1})] * 3
+    m = decode_metrics("mylogs", examples, verdicts)
+    assert m["strict_accuracy"] == 100.0 and m["n"] == 4  # 3 of 3 with known evidence
+    table = to_markdown({f"mylogs/{k}": v for k, v in m.items()})
+    assert "| mylogs: contradictions without evidence turns (not in strict accuracy, evidence F1) | 1 |  |" in table

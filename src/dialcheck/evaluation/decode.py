@@ -186,6 +186,7 @@ _OWN_ROWS = [
     ("roc_auc", "ROC AUC"),
     ("strict_accuracy", "strict accuracy"),
     ("evidence_f1", "supporting-evidence F1"),
+    ("n_without_evidence", "contradictions without evidence turns (not in strict accuracy, evidence F1)"),
 ]
 
 
@@ -200,6 +201,6 @@ def to_markdown(results: dict[str, float], detector: str = "decode.utterance.v1"
         if key not in results:
             continue
         ref = paper.get(key)
-        value = f"{results[key]:.0f}" if metric in ("n", "skipped") else f"{results[key]:.2f}"
+        value = f"{results[key]:.0f}" if metric in ("n", "skipped", "n_without_evidence") else f"{results[key]:.2f}"
         lines.append(f"| {label} | {value} | {'' if ref is None else f'{ref:.2f}'} |")
     return "\n".join(lines) + "\n"
