@@ -19,3 +19,11 @@ def test_train_help_names_every_task():
     (task,) = [a for a in train._actions if a.dest == "task"]
     missing = [t for t in task.choices if t not in summary or t not in task.help]
     assert not missing, (missing, summary, task.help)
+
+
+def test_score_errors_help_says_turns_are_written_too():
+    # the help said "bad input lines" though a turn skipped with --every-turn or --speaker gets its own line, and
+    # named the file ERRORS where the README says --errors FILE
+    _, score = _subparser("score")
+    (errors,) = [a for a in score._actions if a.dest == "errors"]
+    assert errors.metavar == "FILE" and "per turn skipped" in errors.help

@@ -61,7 +61,14 @@ def add_parser(sub: Any) -> None:
         "check only turns by this speaker: with --every-turn each of them, otherwise the last one (a dialogue "
         'without one gives no line and is counted); a record\'s own "speaker" is used over it',
     )
-    p.add_argument("--errors", default=None, help="also write bad input lines to this JSONL file")
+    p.add_argument(
+        "--errors",
+        default=None,
+        metavar="FILE",
+        help="also write one JSON line per line skipped (a bad record, a language no default reads) or, with "
+        "--every-turn or --speaker, per turn skipped, in input order, to this JSONL file: its line (and turn) and "
+        "the error",
+    )
     p.add_argument("--chunk-size", type=positive_int, default=256, help="dialogues per scoring chunk (default 256)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_options(p)
