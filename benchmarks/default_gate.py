@@ -188,7 +188,7 @@ def measure(
     for key in ("dev/accuracy", "dev/evidence_f1", "human_bot/accuracy", "rct/accuracy", "a2t/accuracy"):
         out[key] = res[key]
     for key in ("recall", "precision", "roc_auc"):
-        out[f"human_bot_raw/{key}"] = res[f"human_bot_raw/{key}"]
+        out[f"human_bot_raw/{key}"] = res.get(f"human_bot_raw/{key}")  # undefined on one class / none flagged
     out["human_bot/dialogues_per_s"] = res["human_bot/dialogues_per_s"]
     for key in ("accuracy", "roc_auc"):
         out[f"{CITOD}/{key}"] = res[f"{CITOD}/{key}"]
