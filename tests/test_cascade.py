@@ -759,3 +759,17 @@ def test_a_verdict_is_a_contradiction_exactly_when_its_score_reaches_tau_whereve
     assert det.band == (0.3, 0.7)  # the saved band is unchanged: only the re-read stretches
     # b, c and d are re-read in the band; a tau outside it stretches the re-read to a (0.02) or e (0.98) too
     assert second.config.options["seen"] == {0.02: 4, 0.5: 3, 0.75: 3, 0.98: 4}[tau]
+
+
+def test_evaluate_sets_a_cascade_of_utterance_detectors_beside_the_utterance_based_papers_numbers(
+    capsys, tmp_path, tiny_detector_dir, data_root
+):
+    # the default is such a cascade: its table had an empty paper column, the paper's kind being the stages'
+    folder = tmp_path / "cascade"
+    fast, slow = _tiny_stages(tiny_detector_dir, tmp_path)
+    CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 1.0).save(folder)
+    argv = ["evaluate", "--model", str(folder), "--splits", "human_bot", "--limit", "6", "--data-dir", str(data_root)]
+    code, out, err = run_cli(capsys, *argv, "--no-progress")
+    assert code == 0, err
+    (row,) = [line for line in out.splitlines() if line.startswith("| Human-bot accuracy")]
+    assert row.rstrip().endswith("| 84.69 |")

@@ -220,7 +220,7 @@ def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en"
 
 
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
-    from ..evaluation.decode import DecodeEvaluator, to_markdown
+    from ..evaluation.decode import DecodeEvaluator, paper_detector, to_markdown
 
     _no_citod_options(args)
     try:
@@ -234,7 +234,7 @@ def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     det = load_for(args)
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
     results["primary_metric"] = evaluator.primary_of(results)
-    return det, evaluator, results, to_markdown(results, det.config.detector)
+    return det, evaluator, results, to_markdown(results, paper_detector(det))
 
 
 def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:

@@ -190,6 +190,21 @@ _OWN_ROWS = [
 ]
 
 
+def paper_detector(det: Any) -> str:
+    """The detector kind whose paper numbers ``det``'s are compared with: its own, or for a cascade whose two
+    stages are of one kind in the paper (the default: two utterance-based detectors), theirs.
+
+    >>> from dialcheck.detectors import UtteranceDetector
+    >>> paper_detector(UtteranceDetector())
+    'decode.utterance.v1'
+    """
+    kind = str(det.config.detector)
+    if kind in PAPER or not hasattr(det, "first") or not hasattr(det, "second"):
+        return kind
+    stages = {str(det.first.config.detector), str(det.second.config.detector)}
+    return stages.pop() if len(stages) == 1 and stages <= set(PAPER) else kind
+
+
 def to_markdown(results: dict[str, float], detector: str = "decode.utterance.v1", title: str = "ours") -> str:
     """A Markdown table of our numbers beside the paper's."""
     paper = PAPER.get(detector, {})
