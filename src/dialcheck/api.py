@@ -95,6 +95,7 @@ def load(model: str | Path | None = None, language: str = "en") -> Detector:
     with the package (e.g. ``"decode-utterance-minilm-v4"``) works where no such folder exists here.
     """
     _offline()
+    check_language(language)  # with a model too: load("runs/mine", language="fr") was accepted without a word
     path = _model_path(model, language)
     with _lock_for(path):
         return preferred_runtime(_cached(path))
