@@ -1080,6 +1080,8 @@ def _read_dialogues(
             yield from _iter_jsonl(lines, name, parser)
             return
         raise InputError(json_error(e), name, e.lineno) from None
+    if whole == []:  # read as one dialogue, it was "turns: the dialogue is empty" or "expected a dialogue object"
+        raise InputError("holds no dialogues: an empty JSON list []", name)
     items = whole if isinstance(whole, list) and _is_dialogue_list(whole) else [whole]
     single = len(items) == 1 and items[0] is whole
     # a file of one non-empty line (a one-record .jsonl, a compact .json) is on line N whatever the item
