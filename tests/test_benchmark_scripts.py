@@ -422,3 +422,34 @@ def test_decode_pair_overlap_checks_its_data_files_when_the_command_line_is_read
             parser.parse_args(["--data", str(good), "--data", str(bad)])
         assert e.value.code == 2
         assert f"decode_pair_overlap.py: error: argument --data: {message}: {bad}" in capsys.readouterr().err
+
+
+def test_cascade_tau_band_decides_each_tau_as_the_cascade_does_and_holding_tau_leaves_no_verdict_against_it(
+    load_benchmark, tiny_detector_dir, tmp_path, data_root, capsys
+):
+    import json
+
+    from dialcheck.detectors import load_detector
+    from dialcheck.detectors.cascade import CascadeDetector
+
+    first, second = load_detector(tiny_detector_dir), load_detector(tiny_detector_dir)
+    det = CascadeDetector.build(first, second, low=first.tau, high=first.tau)  # the fast stage decides all
+    folder = det.save(tmp_path / "cascade")
+    out = tmp_path / "r.json"
+    argv = ["--model", str(folder), "--splits", "human_bot", "--taus", "0.0,1.0", "--limit", "40", "--threads", "1"]
+    assert load_benchmark("cascade_tau_band").main([*argv, "--data-dir", str(data_root), "--json", str(out)]) == 0
+    taus = json.loads(out.read_text())["splits"]["human_bot"]["taus"]
+    # the saved band [0.5, 0.5] leaves the fast stage's verdicts against a tau of 0 or 1; holding tau, none
+    assert taus["0.0"]["saved band"]["against_tau"] + taus["1.0"]["saved band"]["against_tau"] > 0
+    assert taus["0.0"]["band holding τ"]["against_tau"] == taus["1.0"]["band holding τ"]["against_tau"] == 0
+    assert "| human_bot" in capsys.readouterr().out
+    from dialcheck.datasets import load_dataset
+    from dialcheck.evaluation.decode import SPLITS
+
+    examples = load_dataset(SPLITS["human_bot"], data_root)[:40]
+    for tau in (0.0, 1.0):  # the script's "band holding τ" is what the cascade itself now gives
+        det.tau = tau
+        live = det.predict([e.dialogue for e in examples])
+        assert taus[str(tau)]["band holding τ"]["right"] == sum(
+            v.contradiction == e.label for v, e in zip(live, examples, strict=True)
+        )
