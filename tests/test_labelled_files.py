@@ -1,6 +1,13 @@
 """Reading labelled-dialogue files (``evaluate --data``, ``train --dialogues``) and dialogue files (``check``):
 what a file holds, and how a bad record in it is named."""
 
+import json
+
+import pytest
+
+from dialcheck.cli.common import read_labelled
+from dialcheck.errors import InputError
+from dialcheck.io import read_examples
 from helpers_cli import run_cli
 
 
@@ -12,3 +19,40 @@ def test_an_empty_json_list_is_named_as_holding_no_dialogues(tmp_path, capsys, t
     for argv in (("evaluate", "--data", str(empty)), ("check", str(empty))):
         code, _, err = run_cli(capsys, argv[0], "--model", str(tiny_detector_dir), *argv[1:])
         assert code == 2 and err == f"dialcheck: error: {empty}: holds no dialogues: an empty JSON list []\n"
+
+
+GOOD = {"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True}
+READ_AS = ": the file was read as JSON Lines, one record per line"
+
+
+def test_a_bad_first_jsonl_line_is_skipped_like_any_other(tmp_path, capsys, tiny_detector_dir):
+    # it refused the whole file ("line 1: invalid JSON") while a bad later line was skipped
+    logs = tmp_path / "f.jsonl"
+    logs.write_text("nope\n" + json.dumps(GOOD) + "\n")
+    code, out, err = run_cli(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs), "--no-progress"
+    )
+    assert code == 0 and "| f: dialogues | 1 |" in out
+    assert f"dialcheck: skipped {logs}, line 1: invalid JSON (Expecting value at column 1){READ_AS}\n" in err
+    examples, skipped = read_labelled(str(logs))  # train --dialogues and --calibrate-on
+    assert len(examples) == 1 and skipped == 1 and examples[0].id == "f.jsonl:2"
+    # check still refuses bad input, saying how the file was read
+    code, _, err = run_cli(capsys, "check", "--model", str(tiny_detector_dir), str(logs))
+    assert code == 2 and f"{logs}, line 1: invalid JSON (Expecting value at column 1){READ_AS}" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        # a compact dialogue a line, the last one (no comma) a JSON object of its own
+        ('[\n  {"turns": ["a" "b"], "contradiction": false},\n' + f"  {json.dumps(GOOD)}\n]\n", 2, 18),
+        ('{\n  "turns": ["a",\n  "b"]],\n  "contradiction": false\n}\n', 3, 7),
+        ('[{"turns": ["a" "b"], "contradiction": false},\n' + f" {json.dumps(GOOD)}]\n", 1, 17),
+    ],
+)
+def test_a_pretty_printed_document_with_a_syntax_error_is_named_at_its_line(tmp_path, capsys, text, line, column):
+    doc = tmp_path / "doc.json"
+    doc.write_text(text)
+    with pytest.raises(InputError) as e:
+        read_examples(doc)
+    assert str(e.value).startswith(f"{doc}, line {line}: invalid JSON (") and f"column {column})" in str(e.value)

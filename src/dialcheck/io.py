@@ -975,20 +975,28 @@ def _is_dialogue_list(value: list[Any]) -> bool:
     return not (isinstance(first, str) or is_turn)
 
 
-def _iter_jsonl(lines: Iterable[str | bytes], name: str, parser: _Parser) -> Iterator[ParsedRecord]:
+def _iter_jsonl(
+    lines: Iterable[str | bytes], name: str, parser: _Parser, sniffed: bool = False
+) -> Iterator[ParsedRecord]:
+    """The records of JSON Lines. ``sniffed``: the text was found to be JSON Lines (not one JSON document), so a
+    first line that is not JSON says so: that line is one bad record, not the whole file's error."""
+    first = True
     for n, line in enumerate(lines, start=1):
         if isinstance(line, bytes):  # a streamed file: a line that is not UTF-8 is a bad record, not the end
             try:
                 line = decode_utf8(line, name, n)
             except InputError as e:
+                first = False
                 yield ParsedRecord(n, None, e, at_line=n)
                 continue
         if not line.strip():
             continue
+        was_first, first = first, False
         try:
             obj = json.loads(line.rstrip("\r\n"))  # a cut string: "Unterminated", not the newline
         except json.JSONDecodeError as e:
-            yield ParsedRecord(n, None, InputError(json_error(e), name, n), at_line=n)
+            read_as = ": the file was read as JSON Lines, one record per line" if sniffed and was_first else ""
+            yield ParsedRecord(n, None, InputError(json_error(e) + read_as, name, n), at_line=n)
             continue
         raw_id = _raw_id(obj)
         try:
@@ -1064,7 +1072,7 @@ def _read_dialogues(
             raw_lines = _jsonl_lines(data) if utf8_per_line else None
             if raw_lines is None:
                 raise
-            yield from _iter_jsonl(raw_lines, name, parser)
+            yield from _iter_jsonl(raw_lines, name, parser, sniffed=True)
             return
     text = stream.read()
     lines = text.split("\n")  # not splitlines(): JSON strings may hold U+2028 and other line breaks
@@ -1077,7 +1085,7 @@ def _read_dialogues(
         whole = json.loads(text.rstrip())  # trailing newline: a cut string reads "Unterminated"
     except json.JSONDecodeError as e:
         if _is_jsonl(e, lines):
-            yield from _iter_jsonl(lines, name, parser)
+            yield from _iter_jsonl(lines, name, parser, sniffed=True)
             return
         raise InputError(json_error(e), name, e.lineno) from None
     if whole == []:  # read as one dialogue, it was "turns: the dialogue is empty" or "expected a dialogue object"
@@ -1128,9 +1136,42 @@ def _item_lines(text: str) -> list[int]:
 
 def _is_jsonl(e: json.JSONDecodeError, lines: list[str]) -> bool:
     """Whether a text that is not one JSON document (``e``) is JSON Lines: it has several non-empty lines and
-    its first is a JSON value of its own."""
+    its first is a JSON value of its own, or, its first line bad, most of the others (of the first
+    ``_SNIFFED_LINES``) are each a JSON object or list: a pretty-printed document's lines are rarely one (an
+    opening bracket, a ``"key": value,``, an item with its comma), so a syntax error in it is still named at its
+    line and column, not as a bad line each.
+
+    >>> def sniff(text):
+    ...     try:
+    ...         json.loads(text)
+    ...     except json.JSONDecodeError as e:
+    ...         return _is_jsonl(e, text.split("\\n"))
+    >>> sniff('nope\\n{"turns": ["a"]}\\n["b", "c"]'), sniff('{"turns": ["a" "b"]}\\n{"turns": ["c"]}')
+    (True, True)
+    >>> sniff('[\\n  {"turns": ["a" "b"]},\\n  {"turns": ["c"]}\\n]'), sniff('{\\n  "turns": ["a",\\n  "b"]]\\n}')
+    (False, False)
+    """
     nonempty = [ln for ln in lines if ln.strip()]
-    return len(nonempty) > 1 and (e.msg == "Extra data" or _parses(nonempty[0]))
+    if len(nonempty) < 2:
+        return False
+    if e.msg == "Extra data" or _parses(nonempty[0]):
+        return True
+    rest = nonempty[1 : 1 + _SNIFFED_LINES]
+    return 2 * sum(_is_record_line(ln) for ln in rest) > len(rest)
+
+
+_SNIFFED_LINES = 50  # lines after a bad first one that decide whether a text is JSON Lines
+
+
+def _is_record_line(line: str) -> bool:
+    """Whether ``line`` on its own is a JSON object or list (a record of JSON Lines)."""
+    s = line.strip()
+    if s[:1] not in ("{", "[") or s[-1:] not in ("}", "]"):
+        return False
+    try:
+        return isinstance(json.loads(s), (dict, list))
+    except (ValueError, RecursionError):
+        return False
 
 
 def _jsonl_lines(data: bytes) -> list[bytes] | None:
