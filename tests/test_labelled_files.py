@@ -56,3 +56,18 @@ def test_a_pretty_printed_document_with_a_syntax_error_is_named_at_its_line(tmp_
     with pytest.raises(InputError) as e:
         read_examples(doc)
     assert str(e.value).startswith(f"{doc}, line {line}: invalid JSON (") and f"column {column})" in str(e.value)
+
+
+def test_records_read_from_stdin_are_named_stdin_line(tmp_path, capsys, monkeypatch, tiny_detector_dir):
+    # their ids were "-:1", "-:2": the split was already named stdin
+    import io
+
+    text = json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "contradiction": False}) + "\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    preds = tmp_path / "p.jsonl"
+    code, _, err = run_cli(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", "-", "--predictions", str(preds),
+        "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    assert [json.loads(row)["id"] for row in preds.read_text().splitlines()] == ["stdin:1", "stdin:2"]

@@ -1209,7 +1209,7 @@ def read_examples(
     UTF-8 is one such record; a JSON document that is not UTF-8 fails as a whole (:func:`decode_utf8`).
 
     A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
-    dialogue of a multi-line JSON list) as its id.
+    dialogue of a multi-line JSON list) as its id; read from ``-``, ``stdin:LINE``.
 
     >>> import io
     >>> good = '{"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": true}'
@@ -1220,7 +1220,8 @@ def read_examples(
     examples: list[Example] = []
     errors: list[InputError] = []
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
-    prefix = Path(str(label)).name
+    stdin = name is None and isinstance(source, (str, Path)) and str(source) == "-"
+    prefix = "stdin" if stdin else Path(str(label)).name  # "-:3" named no input
     for rec in read_dialogues(source, name, labelled=True, require_category=require_category, utf8_per_line=True):
         if rec.example is not None and english and (kind := dialogue_language(rec.example.dialogue)) != "other":
             why = "a Chinese conversation" if kind == "zh" else "a dialogue mixing Chinese and non-Chinese turns"
