@@ -71,3 +71,18 @@ def test_records_read_from_stdin_are_named_stdin_line(tmp_path, capsys, monkeypa
     )  # fmt: skip
     assert code == 0, err
     assert [json.loads(row)["id"] for row in preds.read_text().splitlines()] == ["stdin:1", "stdin:2"]
+
+
+def test_evaluate_limit_counts_only_the_bad_records_read_for_it(tmp_path, capsys, tiny_detector_dir):
+    # the table said "bad records skipped | 2" beside "dialogues | 2", line 4 counted though never reached
+    logs = tmp_path / "l.jsonl"
+    logs.write_text("\n".join([json.dumps(GOOD), "bad", json.dumps(GOOD), "bad", json.dumps(GOOD)]) + "\n")
+    js = tmp_path / "r.json"
+    code, out, err = run_cli(
+        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs), "--limit", "2",
+        "--json", str(js), "--no-progress",
+    )  # fmt: skip
+    assert code == 0 and "| l: dialogues | 2 |" in out and "| l: bad records skipped | 1 |" in out
+    assert json.loads(js.read_text())["l/skipped"] == 1
+    assert "line 2:" in err and "line 4" not in err
+    assert f"{logs}: skipped 1 of 3 records (named above); split l holds the other 2 (--limit 2: read no" in err

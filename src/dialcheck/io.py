@@ -1201,7 +1201,11 @@ def _parses(line: str | bytes) -> bool:
 
 
 def read_examples(
-    source: str | Path | TextIO, name: str | None = None, require_category: bool = False, english: bool = False
+    source: str | Path | TextIO,
+    name: str | None = None,
+    require_category: bool = False,
+    english: bool = False,
+    limit: int | None = None,
 ) -> tuple[list[Example], list[InputError]]:
     """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped
     (with ``require_category``, contradictions without a CDConv category are among them; with ``english``,
@@ -1210,6 +1214,9 @@ def read_examples(
 
     A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
     dialogue of a multi-line JSON list) as its id; read from ``-``, ``stdin:LINE``.
+
+    With ``limit``, reading stops at the ``limit``-th good record: the errors are those of the records before it
+    (``evaluate --limit N`` counted the bad records of the whole file beside its first N).
 
     >>> import io
     >>> good = '{"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": true}'
@@ -1233,6 +1240,8 @@ def read_examples(
             ex = rec.example
             where = rec.at_line if rec.at_line is not None else f"dialogue {rec.line + 1}"
             examples.append(ex if ex.id else replace(ex, id=f"{prefix}:{where}"))
+            if limit is not None and len(examples) >= limit:
+                break
         elif rec.error is not None:
             errors.append(rec.error)
     return examples, errors

@@ -189,9 +189,12 @@ def _report_skipped(evaluator: Any) -> None:
             print(f"dialcheck: skipped {e}", file=sys.stderr)
         if errors:
             kept = len(evaluator.files[name])
+            # --limit N: the file is read up to its N-th good record, and only the bad ones before it are counted
+            limited = evaluator.limit is not None and kept >= evaluator.limit
+            upto = f" (--limit {evaluator.limit}: read no further)" if limited else ""
             print(
                 f"dialcheck: {errors[0].source or name}: skipped {len(errors)} of {len(errors) + kept} records "
-                f"({'each ' if len(errors) > 1 else ''}named above); split {name} holds the other {kept}",
+                f"({'each ' if len(errors) > 1 else ''}named above); split {name} holds the other {kept}{upto}",
                 file=sys.stderr,
             )
 

@@ -86,7 +86,7 @@ class SplitEvaluator:
             name = "stdin" if str(f) == "-" else plain.stem or "data"  # --data -: not a split named "-"
             while name in self.files or name in self.known_splits:
                 name += "_"
-            examples, errors = read_examples(path, require_category=require_category, english=english)
+            examples, errors = read_examples(path, require_category=require_category, english=english, limit=self.limit)
             if not examples:
                 _refuse(path, errors)
             self.files[name] = examples
