@@ -86,3 +86,33 @@ def test_evaluate_limit_counts_only_the_bad_records_read_for_it(tmp_path, capsys
     assert json.loads(js.read_text())["l/skipped"] == 1
     assert "line 2:" in err and "line 4" not in err
     assert f"{logs}: skipped 1 of 3 records (named above); split l holds the other 2 (--limit 2: read no" in err
+
+
+def test_evaluate_warns_once_of_evidence_naming_another_speakers_turn(tmp_path, capsys, tiny_detector_dir):
+    # accepted silently, though the utterance-based detector never pairs turn 1 ("Nice!", B's) with A's last
+    # turn: strict accuracy counted those records wrong and evidence F1 was 0 on them
+    other = {**GOOD, "evidence": [1]}
+    logs = tmp_path / "ev.jsonl"
+    logs.write_text("\n".join(json.dumps(r) for r in [other, {**GOOD, "evidence": [0]}, other, other, other]) + "\n")
+    code, _, err = run_cli(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs), "--no-progress")
+    assert code == 0 and err.count("warning") == 1
+    assert (
+        f"dialcheck: warning: {logs}: 4 contradictions name as evidence a turn of another speaker than the last "
+        "turn's (line 1, line 3, line 4, ...): an utterance-based detector pairs the last turn only with its "
+        "speaker's own earlier turns" in err
+    )
+    assert "an unstructured detector may name any turn" in err
+    # a multi-line JSON list names the dialogue; evidence of the last speaker's own turns gets no warning
+    notes: list[str] = []
+    doc = tmp_path / "ev.json"
+    doc.write_text(json.dumps([{**GOOD, "evidence": [0]}, other], indent=2))
+    examples, errors = read_examples(doc, notes=notes)
+    assert len(examples) == 2 and not errors
+    assert (
+        len(notes) == 1
+        and notes[0].startswith(f"{doc}: 1 contradiction names as evidence")
+        and "(dialogue 2)" in notes[0]
+    )
+    notes.clear()
+    read_examples(logs, notes=notes, limit=2)  # the warning covers only what --limit read
+    assert len(notes) == 1 and "1 contradiction names" in notes[0] and "(line 1)" in notes[0]

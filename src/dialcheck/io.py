@@ -57,6 +57,8 @@ __all__ = [
     "json_type",
     "json_type_name",
     "open_input",
+    "other_speaker_evidence",
+    "other_speaker_note",
     "parse_checked",
     "parse_dialogue",
     "parse_example",
@@ -1206,6 +1208,7 @@ def read_examples(
     require_category: bool = False,
     english: bool = False,
     limit: int | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[list[Example], list[InputError]]:
     """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped
     (with ``require_category``, contradictions without a CDConv category are among them; with ``english``,
@@ -1218,6 +1221,10 @@ def read_examples(
     With ``limit``, reading stops at the ``limit``-th good record: the errors are those of the records before it
     (``evaluate --limit N`` counted the bad records of the whole file beside its first N).
 
+    ``notes``, when given, gets one warning about the file (``FILE: ...``), if any of its contradictions names as
+    evidence a turn of another speaker than the last turn's (:func:`other_speaker_note`): not an error, but a turn
+    the utterance-based detector never pairs.
+
     >>> import io
     >>> good = '{"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": true}'
     >>> examples, errors = read_examples(io.StringIO(good + "\\n" + '{"turns": ["Hi", "Hello"]}'), "logs.jsonl")
@@ -1229,6 +1236,7 @@ def read_examples(
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
     stdin = name is None and isinstance(source, (str, Path)) and str(source) == "-"
     prefix = "stdin" if stdin else Path(str(label)).name  # "-:3" named no input
+    other: list[str] = []  # where a contradiction's evidence names another speaker's turn
     for rec in read_dialogues(source, name, labelled=True, require_category=require_category, utf8_per_line=True):
         if rec.example is not None and english and (kind := dialogue_language(rec.example.dialogue)) != "other":
             why = "a Chinese conversation" if kind == "zh" else "a dialogue mixing Chinese and non-Chinese turns"
@@ -1240,8 +1248,42 @@ def read_examples(
             ex = rec.example
             where = rec.at_line if rec.at_line is not None else f"dialogue {rec.line + 1}"
             examples.append(ex if ex.id else replace(ex, id=f"{prefix}:{where}"))
+            if other_speaker_evidence(ex):
+                other.append(f"line {where}" if isinstance(where, int) else where)
             if limit is not None and len(examples) >= limit:
                 break
         elif rec.error is not None:
             errors.append(rec.error)
+    if notes is not None and other:
+        notes.append(f"{'<stdin>' if stdin else label}: {other_speaker_note(other)}")
     return examples, errors
+
+
+def other_speaker_evidence(example: Example) -> list[int]:
+    """The evidence turns of ``example`` said by another speaker than its last turn's.
+
+    >>> other_speaker_evidence(parse_example({"turns": ["I have a dog.", "Nice", "No pets."], "contradiction": True,
+    ...                                       "evidence": [0, 1]}))
+    [1]
+    """
+    speaker = example.dialogue.last.speaker
+    return [i for i in example.evidence or () if example.dialogue.turns[i].speaker != speaker]
+
+
+def other_speaker_note(where: Sequence[str], shown: int = 3) -> str:
+    """The warning about the labelled contradictions at ``where`` (``"line 3"``, ``"dialogue 2"``) whose evidence
+    names a turn of another speaker than the last turn's: the utterance-based detector pairs the last turn only
+    with its own speaker's earlier turns, so strict accuracy counts them wrong and evidence F1 is 0 on them.
+
+    >>> print(other_speaker_note(["line 2", "line 5", "line 9", "line 12"])[:110])
+    4 contradictions name as evidence a turn of another speaker than the last turn's (line 2, line 5, line 9, ...)
+    """
+    n = len(where)
+    listed = ", ".join(where[:shown]) + (", ..." if n > shown else "")
+    them = "them" if n > 1 else "it"
+    return (
+        f"{n} contradiction{'s name' if n > 1 else ' names'} as evidence a turn of another speaker than the last "
+        f"turn's ({listed}): an utterance-based detector pairs the last turn only with its speaker's own earlier "
+        f"turns, never names such a turn, and so is counted wrong on {them} by strict accuracy and evidence F1; an "
+        "unstructured detector may name any turn. Check that the evidence indices count from 0 over all turns"
+    )

@@ -183,7 +183,8 @@ def _splits(args: argparse.Namespace) -> list[str] | None:
 
 
 def _report_skipped(evaluator: Any) -> None:
-    """Name each bad record of the ``--data`` files once (file, line, field), then count them per file."""
+    """Name each bad record of the ``--data`` files once (file, line, field), then count them per file; then the
+    warnings about a file's good records (contradictions whose evidence is a turn of another speaker)."""
     for name, errors in evaluator.skipped.items():
         for e in errors:
             print(f"dialcheck: skipped {e}", file=sys.stderr)
@@ -197,6 +198,9 @@ def _report_skipped(evaluator: Any) -> None:
                 f"({'each ' if len(errors) > 1 else ''}named above); split {name} holds the other {kept}{upto}",
                 file=sys.stderr,
             )
+    for notes in getattr(evaluator, "notes", {}).values():
+        for note in notes:
+            print(f"dialcheck: warning: {note}", file=sys.stderr)
 
 
 def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en") -> None:

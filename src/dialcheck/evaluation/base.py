@@ -76,6 +76,7 @@ class SplitEvaluator:
         self.predictions: dict[str, list[tuple[Example, Verdict]]] = {}
         self.files: dict[str, list[Example]] = {}
         self.skipped: dict[str, list[InputError]] = {}
+        self.notes: dict[str, list[str]] = {}  # warnings about a file's good records (the command line prints them)
         self._read_files(files, bool(self.file_category), english)
 
     def _read_files(self, files: Sequence[str | Path], require_category: bool, english: bool = False) -> None:
@@ -86,11 +87,16 @@ class SplitEvaluator:
             name = "stdin" if str(f) == "-" else plain.stem or "data"  # --data -: not a split named "-"
             while name in self.files or name in self.known_splits:
                 name += "_"
-            examples, errors = read_examples(path, require_category=require_category, english=english, limit=self.limit)
+            notes: list[str] = []  # a four-category (CDConv) file's evidence is not scored: no note about it
+            examples, errors = read_examples(
+                path, require_category=require_category, english=english, limit=self.limit,
+                notes=None if require_category else notes,
+            )  # fmt: skip
             if not examples:
                 _refuse(path, errors)
             self.files[name] = examples
             self.skipped[name] = errors
+            self.notes[name] = notes
             for e in errors:  # kept in ``skipped``; the caller reports them (the command line names each once)
                 log.debug("skipped: %s", e)
 
