@@ -18,6 +18,7 @@ turns. A turn with kana is Japanese, never Chinese.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -52,6 +53,8 @@ def _is_cjk(ch: str) -> bool:
 
 def cjk_share(text: str) -> float:
     """Share of CJK ideographs among the letters of ``text`` (0 when it has no letters)."""
+    if text.isascii():  # the common case of a chat log, without a call per character
+        return 0.0
     cjk = other = 0
     for ch in text:
         if _is_cjk(ch):
@@ -66,6 +69,8 @@ SHORT_WORDS = 2  # a turn of at most this many words without CJK ("OK", "haha", 
 
 
 def _has_kana(text: str) -> bool:
+    if text.isascii():
+        return False
     return any(0x3040 <= ord(ch) <= 0x30FF for ch in text)
 
 
@@ -105,6 +110,7 @@ _SCRIPTS = {"CJK": "Chinese", "HIRAGANA": "Japanese", "KATAKANA": "Japanese", "K
 _SCRIPTS["HANGUL"] = "Korean"
 
 
+@functools.lru_cache(maxsize=8192)
 def _letter_script(ch: str) -> str | None:
     """The script of a letter by its Unicode name ("Chinese", "Japanese" for kana, "Korean", "Cyrillic", ...);
     None for a Latin letter, accented or not, and for a modifier letter (an apostrophe-like mark)."""
@@ -127,9 +133,14 @@ def turn_script(text: str) -> str | None:
     >>> turn_script("I had a café crème in Zürich 😀"), turn_script("I met Сергей there."), turn_script("42!")
     (None, None, None)
     """
+    if text.isascii():  # Latin letters or none: most turns of an English log, read without a call per character
+        return None
     scripts: Counter[str] = Counter()
     latin = 0
     for ch in text:
+        if ch < "\x80":  # an ASCII letter is Latin (and no modifier); anything else ASCII is no letter
+            latin += ch.isalpha()
+            continue
         if not unicodedata.category(ch).startswith("L"):
             continue
         script = _letter_script(ch)
