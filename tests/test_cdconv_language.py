@@ -39,8 +39,40 @@ def test_japanese_is_named_not_taken_for_chinese_or_english():
         api.route(Dialogue.from_texts([ZH[0], ZH[1], "ありがとう", ZH[3]]))
 
 
+def test_no_default_for_a_dialogue_advises_each_caller_in_its_own_terms(tmp_path, capsys, monkeypatch):
+    # the library and the HTTP API told the user to "pass --model", an option neither has
+    from fastapi.testclient import TestClient
+
+    import dialcheck
+    from dialcheck.serve.app import create_app
+
+    ja = ["こんにちは、元気ですか", "はい、元気です"]
+    with pytest.raises(InputError, match=r"Japanese; pass model=FOLDER \(dialcheck\.check\(\.\.\., model=") as e:
+        dialcheck.check(ja)
+    assert "--model" not in str(e.value)
+    with pytest.raises(InputError, match=r"Japanese; pass detector=FOLDER") as e:
+        dialcheck.rerank(ja, ["はい"])
+    assert "--model" not in str(e.value)
+    mixed = [*ZH[:2], "I never had pets", "真的吗"]
+    with pytest.raises(InputError, match=r"mixed languages; pass model=FOLDER .* to choose one"):
+        dialcheck.predict([Dialogue.from_texts(mixed)])
+    r = TestClient(create_app(None)).post("/check", json={"turns": ja})
+    assert r.status_code == 422
+    assert r.json()["detail"].endswith("Japanese; start the server with --model to choose one")
+    f = tmp_path / "ja.json"
+    f.write_text(json.dumps(ja, ensure_ascii=False), encoding="utf-8")
+    assert main(["check", str(f)]) == 2
+    assert "Japanese; pass --model to choose one" in capsys.readouterr().err
+    f.write_text(json.dumps({"turns": ja, "candidates": ["はい"]}, ensure_ascii=False), encoding="utf-8")
+    assert main(["rerank", str(f)]) == 2
+    assert "Japanese; pass --model to choose one" in capsys.readouterr().err
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": tmp_path / f"none-{language}")
+    with pytest.raises(ModelError, match="no Chinese model is shipped yet: pass model=FOLDER"):
+        dialcheck.check(ZH)
+
+
 def test_bad_chinese_input_has_clear_messages():
-    with pytest.raises(InputError, match=r"mixes Chinese turns \[0, 1, 3\] with non-Chinese turns \[2\].*--model"):
+    with pytest.raises(InputError, match=r"mixes Chinese turns \[0, 1, 3\] with non-Chinese turns \[2\].*model="):
         check_chinese_conversation(Dialogue.from_texts([*ZH[:2], "I never had pets", "真的吗"]))
     with pytest.raises(InputError, match=r"turns\[1\].text: empty turn"):
         check_chinese_conversation(Dialogue.from_texts([ZH[0], " ", ZH[2], ZH[3]]))
@@ -54,7 +86,7 @@ def test_route_chinese_only_when_a_chinese_model_is_shipped(monkeypatch, tmp_pat
     paths = {"zh": tmp_path / "no-such-model", "en": tmp_path / "en"}
     monkeypatch.setattr(api, "default_model_path", lambda language="en": paths[language])
     assert api.route(Dialogue.from_texts(["Do you have pets?", "No."])) == "en"
-    with pytest.raises(ModelError, match="no Chinese model is shipped yet: pass --model"):
+    with pytest.raises(ModelError, match="no Chinese model is shipped yet: pass model=FOLDER"):
         api.route(Dialogue.from_texts(ZH))
     with pytest.raises(InputError, match="is u1 missing"):  # input errors come before the model check
         api.route(Dialogue.from_texts(ZH[1:]))

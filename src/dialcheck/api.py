@@ -39,6 +39,7 @@ from .io import (
     upto_speaker,
 )
 from .language import (
+    CHOOSE_MODEL,
     check_chinese_conversation,
     check_not_japanese,
     dialogue_language,
@@ -187,13 +188,16 @@ def accelerate(det: M, onnx: bool = False, int8: bool = False) -> M:
     return det
 
 
-def route(dialogue: Dialogue, language: str = "en") -> str:
+def route(dialogue: Dialogue, language: str = "en", choose: str = CHOOSE_MODEL) -> str:
     """Which shipped default checks ``dialogue``: ``"tod"`` when it carries a knowledge base (even an
     empty one), ``"zh"`` when it is Chinese (by script, see :mod:`dialcheck.language`), else ``language``.
 
     Chinese input must be a conversation u1, b1, u2, b2 (or longer) without empty turns, and is routed only
-    when a shipped Chinese model exists; otherwise a :class:`ModelError` asks for ``--model``. Mixed
-    Chinese and non-Chinese turns, or a ``language`` that names no shipped default, raise an :class:`InputError`.
+    when a shipped Chinese model exists; otherwise a :class:`ModelError` asks for a model of the caller's own.
+    Japanese, mixed Chinese and non-Chinese turns, or a ``language`` that names no shipped default, raise an
+    :class:`InputError`. ``choose`` is how the caller picks a model of its own, for the advice of these errors:
+    the library's ``model=`` (:data:`~dialcheck.language.CHOOSE_MODEL`), ``"pass --model"`` on the command line,
+    ``"start the server with --model"`` for the HTTP API.
 
     >>> route(Dialogue.from_texts(["hi"])), route(parse_dialogue({"turns": ["hi"], "knowledge": []}))
     ('en', 'tod')
@@ -208,12 +212,12 @@ def route(dialogue: Dialogue, language: str = "en") -> str:
         return "tod"
     kind = dialogue_language(dialogue)
     if kind == "other":
-        check_not_japanese(dialogue)
+        check_not_japanese(dialogue, choose)
         return language
-    check_chinese_conversation(dialogue)  # mixed languages, empty turns, missing u1
+    check_chinese_conversation(dialogue, choose)  # mixed languages, empty turns, missing u1
     if not default_model_path("zh").exists():
         raise ModelError(
-            "no Chinese model is shipped yet: pass --model FOLDER with a detector trained on CDConv "
+            f"no Chinese model is shipped yet: {choose} to choose a detector trained on CDConv "
             "(dialcheck train --task cdconv, see docs/chinese.md)"
         )
     return "zh"

@@ -28,6 +28,7 @@ from .errors import InputError
 from .schema import Dialogue
 
 __all__ = [
+    "CHOOSE_MODEL",
     "OTHER_SHARE",
     "SENTENCE_END",
     "ZH_SHARE",
@@ -44,6 +45,9 @@ __all__ = [
 ZH_SHARE = 0.5
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # the space after an English sentence: SENTENCE_END.split(text)
 OTHER_SHARE = 0.2
+# How a caller of the library chooses a model of its own, for the advice of an error that no shipped default can
+# check a dialogue. The command line passes "pass --model", the HTTP API "start the server with --model".
+CHOOSE_MODEL = "pass model=FOLDER (dialcheck.check(..., model=...), dialcheck.load(...))"
 
 
 def _is_cjk(ch: str) -> bool:
@@ -189,11 +193,12 @@ def is_chinese(d: Dialogue) -> bool:
     return dialogue_language(d) == "zh"
 
 
-def check_not_japanese(d: Dialogue) -> None:
+def check_not_japanese(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     """Raise :class:`InputError` naming the turns with kana: Japanese, which no shipped detector reads (its kanji
-    would otherwise pass for Chinese, its kana for another script).
+    would otherwise pass for Chinese, its kana for another script). ``choose``: how the caller picks a model of its
+    own (:data:`CHOOSE_MODEL`, the library's; ``"pass --model"`` on the command line).
 
-    >>> check_not_japanese(Dialogue.from_texts(["名前は？", "田中です。"]))
+    >>> check_not_japanese(Dialogue.from_texts(["名前は？", "田中です。"]), "pass --model")
     Traceback (most recent call last):
     ...
     dialcheck.errors.InputError: turns [0, 1] are Japanese (they have kana): no shipped detector reads Japanese; \
@@ -202,14 +207,13 @@ pass --model to choose one
     kana = [i for i, t in enumerate(d.turns) if _has_kana(t.text)]
     if kana:
         raise InputError(
-            f"turns {kana} are Japanese (they have kana): no shipped detector reads Japanese; pass --model to "
-            "choose one"
+            f"turns {kana} are Japanese (they have kana): no shipped detector reads Japanese; {choose} to choose one"
         )
 
 
-def check_chinese_conversation(d: Dialogue) -> None:
+def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     """Raise :class:`InputError` when ``d`` cannot be checked as a Chinese conversation (u1, b1, u2, b2, ...):
-    mixed languages, an empty turn, or fewer than four turns.
+    mixed languages, an empty turn, or fewer than four turns. ``choose``: as in :func:`check_not_japanese`.
 
     >>> check_chinese_conversation(Dialogue.from_texts(["我养了猫。", "真好。", "你呢？"]))
     Traceback (most recent call last):
@@ -221,10 +225,10 @@ got 3 turns; is u1 missing?
     if "zh" in langs and "other" in langs:
         zh = [i for i, x in enumerate(langs) if x == "zh"]
         other = [i for i, x in enumerate(langs) if x == "other"]
-        check_not_japanese(d)
+        check_not_japanese(d, choose)
         raise InputError(
             f"the dialogue mixes Chinese turns {zh} with non-Chinese turns {other}: no default detector covers "
-            "mixed languages; pass --model to choose one"
+            f"mixed languages; {choose} to choose one"
         )
     for i, t in enumerate(d.turns):
         if not t.text.strip():

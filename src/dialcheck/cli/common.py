@@ -477,6 +477,9 @@ def configure(det: Any, args: argparse.Namespace) -> None:
             det.add_vocabulary(args._vocabulary)
 
 
+CHOOSE = "pass --model"  # how a command picks a model of its own, in the advice of api.route's errors
+
+
 def route_error(args: argparse.Namespace, d: Any) -> DialcheckError | None:
     """Why no shipped default can check ``d`` (Chinese and English turns mixed, a Chinese conversation without
     u1, ...), or None; with ``--model`` every dialogue goes to that model and this is None."""
@@ -485,7 +488,7 @@ def route_error(args: argparse.Namespace, d: Any) -> DialcheckError | None:
     from ..api import route
 
     try:
-        route(d)
+        route(d, choose=CHOOSE)
     except DialcheckError as e:
         return e
     return None

@@ -164,9 +164,10 @@ def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: in
     (:func:`~dialcheck.generation.rerank.route_with_reply`), its errors naming the record."""
     from ..errors import DialcheckError
     from ..generation.rerank import route_with_reply
+    from .common import CHOOSE
 
     try:
-        return route_with_reply(context, cands, speaker)
+        return route_with_reply(context, cands, speaker, CHOOSE)
     except DialcheckError as e:
         item = f"dialogue {n}: " if line is None and many else ""  # a record of a JSON list: its position
         raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None

@@ -144,11 +144,17 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def route_with_reply(context: Dialogue, candidates: Sequence[Any], speaker: str | None = None) -> str:
+CHOOSE_DETECTOR = "pass detector=FOLDER (dialcheck.rerank(..., detector=...))"  # api.route's advice, for rerank
+
+
+def route_with_reply(
+    context: Dialogue, candidates: Sequence[Any], speaker: str | None = None, choose: str = CHOOSE_DETECTOR
+) -> str:
     """The shipped default that checks ``context`` followed by its first non-empty candidate
     (:func:`dialcheck.api.route`; a Chinese u1, b1, u2 becomes a whole CDConv conversation with its reply), as
     ``dialcheck rerank``, ``/rank`` and :func:`rerank` without a detector route; route's errors are raised as they
-    are."""
+    are, their advice telling how to choose a model as ``choose`` says (``detector=``, :func:`rerank`'s; ``"pass
+    --model"`` for the command line)."""
     from ..api import route
 
     texts = (
@@ -159,7 +165,7 @@ def route_with_reply(context: Dialogue, candidates: Sequence[Any], speaker: str 
     if texts and context.turns:
         reply = Turn(speaker or reply_speaker(context), texts[0])
         context = Dialogue((*context.turns, reply), context.knowledge, context.meta)
-    return route(context)
+    return route(context, choose=choose)
 
 
 def _language_of(contexts: Sequence[Dialogue], candidate_lists: Sequence[Sequence[Any]], speaker: str | None) -> str:

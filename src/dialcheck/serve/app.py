@@ -345,7 +345,7 @@ def create_app(
     def detector_for(d: Dialogue) -> Detector:
         if detector is not None:
             return detector
-        det = api.load(language=api.route(d))
+        det = api.load(language=api.route(d, choose="start the server with --model"))
         if configure is not None:
             configure(det)
         return det
