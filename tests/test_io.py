@@ -447,3 +447,16 @@ def test_a_reply_speaker_that_is_a_string_is_told_what_is_wrong_with_its_text_no
     with pytest.raises(InputError, match=r"^speaker: expected a speaker name \(a non-empty string\), got int$"):
         check_reply_speaker(3)
     assert check_reply_speaker("bot") == "bot" and check_reply_speaker(None) is None
+
+
+def test_an_empty_speaker_list_is_refused_in_words_for_json_and_python_alike(tmp_path):
+    # it said "give a name, or None for the last turn" to a JSON record, where there is no None (JSON has null)
+    import dialcheck
+
+    said = "speaker: an empty list names no speaker (name one, or leave speaker out to check the last turn)"
+    p = _write(tmp_path, "in.jsonl", '{"turns": ["Hi", "Hello"], "speaker": []}\n')
+    (rec,) = read_dialogues(p, checking=True)
+    assert str(rec.error) == f"{p}, line 1: {said}"
+    with pytest.raises(InputError) as e:
+        dialcheck.check(["Hi", "Hello"], speaker=[])
+    assert str(e.value) == said

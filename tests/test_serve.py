@@ -700,7 +700,7 @@ def test_rank_reads_its_context_as_detector_rank_does(tiny_detector_dir):
         (
             "/check",
             {"turns": ["a", "b"], "speaker": []},
-            "speaker: an empty list names no speaker (give a name, or None for the last turn)",
+            "speaker: an empty list names no speaker (name one, or leave speaker out to check the last turn)",
         ),
         ("/check", {"dialogues": []}, "dialogues: expected a non-empty list, got an empty list"),
         ("/check", {"dialogues": {"turns": ["a"]}}, "dialogues: expected a non-empty list, got object"),

@@ -567,7 +567,10 @@ def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
     if not isinstance(names, (list, tuple)):
         raise InputError(f"{field}: expected a speaker name or a list of names, got {json_type(value)}")
     if not names:
-        raise InputError(f"{field}: an empty list names no speaker (give a name, or None for the last turn)")
+        # in words for JSON (null) and Python (None) alike: the request, the record or the argument leaves it out
+        raise InputError(
+            f"{field}: an empty list names no speaker (name one, or leave {field} out to check the last turn)"
+        )
     for i, name in enumerate(names):
         where = field if isinstance(value, str) else f"{field}[{i}]"
         if not isinstance(name, str):
