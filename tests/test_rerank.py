@@ -91,8 +91,6 @@ def test_bad_input_gives_clear_messages():
         rerank(CTX, ["a", "b"], detector=det, scores=[1.0])
     with pytest.raises(InputError, match=r"candidates\[0\]"):
         rerank(CTX, [{"score": 1}], detector=det)
-    with pytest.raises(InputError, match="no turns"):
-        rerank([], ["a"], detector=det)
 
 
 @pytest.mark.parametrize(
@@ -150,7 +148,7 @@ def test_rerank_command_json_and_text(capsys, tmp_path, tiny_detector_dir):
         ({"turns": CTX}, "candidates: missing"),
         ({"turns": CTX, "candidates": []}, "the list is empty"),
         ({"turns": CTX, "candidates": "Rex"}, "expected a list"),
-        ({"turns": [], "candidates": ["a"]}, "the dialogue is empty"),
+        ({"turns": []}, "the dialogue is empty"),  # nothing to generate a reply to
         ({"turns": CTX, "candidates": ["ok", 5]}, "candidates[1]: expected a string"),  # located, before scoring
         (
             {"turns": CTX, "candidates": [["Rex", "high"]]},
@@ -397,3 +395,33 @@ def test_rerank_text_names_records_as_json_does(capsys, tmp_path, tiny_detector_
         assert named == text == want
         if path != one:  # the Korean record, named as the output names it
             assert f"but {want[2]} has Korean turns" in err
+
+
+def test_candidates_for_the_first_turn_are_ranked_alike_by_rank_rerank_the_command_and_http(
+    capsys, tmp_path, tiny_detector_dir
+):
+    # Detector.rank and /rank took an empty context ([]) with every candidate consistent, while dialcheck.rerank,
+    # `dialcheck rerank` and /rank with {"turns": []} refused it: the opening turn of a conversation has nothing
+    # before it to contradict, so every candidate is kept at score 0 everywhere
+    from fastapi.testclient import TestClient
+
+    from dialcheck.serve.app import create_app
+
+    det = dialcheck.load(tiny_detector_dir)
+    cands = ["I have a dog.", "I never had a pet."]
+    for context in ([], dialcheck.Dialogue(()), {"turns": []}, {"messages": [], "id": "o1"}):
+        assert [(r.index, r.verdict.contradiction, r.verdict.score) for r in det.rank(context, cands)] == [
+            (0, False, 0.0),
+            (1, False, 0.0),
+        ]
+        got = rerank(context, cands, detector=det)
+        assert got.chosen.index == 0 and got.counts == {"contradiction": 0, "candidates": 2}
+    client = TestClient(create_app(det))
+    for context in ([], {"turns": []}):
+        r = client.post("/rank", json={"context": context, "candidates": cands})
+        assert r.status_code == 200 and [x["score"] for x in r.json()["ranked"]] == [0.0, 0.0]
+    p = tmp_path / "open.jsonl"
+    p.write_text(json.dumps({"id": "o1", "turns": [], "candidates": cands}) + "\n")
+    assert main(["rerank", str(p), "--json", "--model", str(tiny_detector_dir)]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["id"] == "o1" and rec["chosen"]["index"] == 0 and rec["counts"]["contradiction"] == 0

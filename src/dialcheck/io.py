@@ -677,11 +677,25 @@ def _check_knowledge_base(kb: Any) -> None:
                 raise InputError(f"knowledge[{i}].{k}: expected a string, got {json_type(v)} ({hint})")
 
 
+def opening_context(obj: Any) -> Dialogue | None:
+    """A dialogue object whose ``"turns"`` (or ``"messages"``) list is empty, as a context without turns (its id and
+    knowledge read as :func:`parse_dialogue` reads them): candidate replies that open the conversation. None for
+    anything else."""
+    if not isinstance(obj, dict):
+        return None
+    key = "messages" if "turns" not in obj and "messages" in obj else "turns"
+    if obj.get(key) != []:
+        return None
+    d = parse_dialogue({**obj, key: [""]}, allow_empty_last=True)
+    return Dialogue((), d.knowledge, d.meta)
+
+
 def as_context(context: Any, field: str = "context") -> Dialogue:
     """A context to which candidate replies are added: a :class:`Dialogue`, a list of strings (alternating
     speakers A/B) or :class:`Turn` objects, or a dialogue object (``{"turns": ...}``, ``{"messages": ...}``) or
-    list of turn objects or chat messages as :func:`parse_dialogue` reads it. Its last turn may be empty; a list
-    may be empty. A single string, or anything else, is an :class:`InputError` naming ``field``.
+    list of turn objects or chat messages as :func:`parse_dialogue` reads it. Its last turn may be empty; it may
+    have no turns at all (``[]``, ``{"turns": []}``): the candidates open the conversation, with nothing said before
+    them to contradict. A single string, or anything else, is an :class:`InputError` naming ``field``.
 
     >>> [t.text for t in as_context({"turns": ["I have a dog.", "Nice."]}).turns]
     ['I have a dog.', 'Nice.']
@@ -693,6 +707,9 @@ def as_context(context: Any, field: str = "context") -> Dialogue:
     try:
         if isinstance(context, Dialogue):
             return check_dialogue(context, allow_empty_last=True) if context.turns else context
+        opening = opening_context(context)
+        if opening is not None:
+            return opening
         if isinstance(context, dict) or (
             isinstance(context, (list, tuple)) and any(isinstance(t, dict) for t in context)
         ):  # a dialogue object, or a list of turn objects or chat messages as check reads it

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_error, parse_dialogue, read_input
+from ..io import json_error, opening_context, parse_dialogue, read_input
 from .common import (
     add_model_options,
     http_url,
@@ -131,11 +131,14 @@ def _parse(
         try:
             if not isinstance(obj, dict):
                 raise err("expected an object with 'turns' and 'candidates'")
-            try:
-                d = parse_dialogue({k: v for k, v in obj.items() if k != "candidates"})
+            cands = obj.get("candidates")
+            body = {k: v for k, v in obj.items() if k != "candidates"}
+            try:  # candidates for the first turn (no turns yet) are ranked as the library ranks them; a record
+                # to generate for needs a context to reply to
+                d = opening_context(body) if cands is not None else None
+                d = parse_dialogue(body) if d is None else d
             except InputError as e:
                 raise err(e.message) from None
-            cands = obj.get("candidates")
             if cands is None and not generating:
                 raise err("candidates: missing (give candidate replies, or --generate SPEC to make them)")
             if cands is not None and not isinstance(cands, list):

@@ -257,6 +257,11 @@ class Detector(ABC):
         default :func:`~dialcheck.io.reply_speaker`: the speaker of the second-to-last context turn (alternating
         turns; a ``system`` message left out, ``assistant`` after a lone ``user`` turn; after a last turn without
         text, an assistant's tool call, that turn's speaker), else ``"B"``.
+
+        A context without turns (``[]``, ``Dialogue(())``, ``{"turns": []}``) is the start of a conversation: the
+        candidates open it, with nothing said before them to contradict, so each is consistent (score 0; a
+        knowledge base, if the context has one, is still checked), where :meth:`predict` refuses a dialogue without
+        turns. :func:`dialcheck.rerank`, ``dialcheck rerank`` and ``/rank`` take it alike.
         """
         texts = candidate_texts(candidates)
         dialogues = candidate_dialogues(context, texts, speaker)

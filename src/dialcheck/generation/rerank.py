@@ -221,8 +221,6 @@ def rerank_many(
     prepared = []  # per context: (dialogue, speaker, [(index, text, gen_score)], set-aside list)
     dialogues: list[Dialogue] = []
     for k, (d, cands) in enumerate(zip(parsed, candidate_lists, strict=True)):
-        if not d.turns:
-            raise InputError(f"contexts[{k}]: the context has no turns")
         if isinstance(cands, (str, bytes)):
             raise InputError(f'candidate_lists[{k}]: expected a list of candidates, got a string (one: ["..."])')
         cands = _listed(cands, f"candidate_lists[{k}]")
