@@ -27,3 +27,20 @@ def test_score_errors_help_says_turns_are_written_too():
     _, score = _subparser("score")
     (errors,) = [a for a in score._actions if a.dest == "errors"]
     assert errors.metavar == "FILE" and "per turn skipped" in errors.help
+
+
+def test_every_serve_option_has_help_naming_its_default():
+    # --host had no help text, so `dialcheck serve --help` showed neither what it is nor its default, 127.0.0.1
+    _, serve = _subparser("serve")
+    for action in serve._actions:
+        if not action.option_strings or action.dest == "help":
+            continue
+        assert action.help, action.option_strings
+        if action.default not in (None, False):
+            assert (
+                f"default {action.default:g}" in action.help
+                if isinstance(action.default, float)
+                else (f"default {action.default}" in action.help or "default:" in action.help)
+            ), (action.option_strings, action.help)
+    (host,) = [a for a in serve._actions if a.dest == "host"]
+    assert "default 127.0.0.1" in host.help

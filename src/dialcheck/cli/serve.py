@@ -32,7 +32,12 @@ log = logging.getLogger(__name__)
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("serve", help=HELP, description=HELP)
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for every IPv4 interface, :: for "
+        "every IPv6 one)",
+    )
     p.add_argument("--port", type=port_number, default=8000, help="TCP port, 0-65535; 0: any free one (default 8000)")
     add_model_options(p)
     p.add_argument(
