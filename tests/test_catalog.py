@@ -188,3 +188,20 @@ def test_the_derived_cascades_are_what_models_save_makes(capsys, tmp_path, name,
     assert {k: v for k, v in made.training.items() if k != "derived_from"} == {
         k: v for k, v in shipped.training.items() if k != "derived_from"
     }
+
+
+def test_a_config_without_base_or_labels_is_shown_with_what_loading_it_uses(capsys, monkeypatch, tmp_path):
+    # a hand-written {"detector": ...} was summarised "base: all-MiniLM-L6-v2" (the config's default, which loading
+    # uses) and then "base  is not installed", an empty name, as --json's "base": "" and "labels": []
+    from dialcheck.detectors.modeling import CONFIG_NAME, DetectorConfig
+
+    (tmp_path / CONFIG_NAME).write_text('{"detector": "decode.utterance.v1"}')
+    loaded = DetectorConfig.from_file(tmp_path / CONFIG_NAME)
+    m = catalog.read_model(tmp_path)
+    assert (m.base, list(m.labels)) == (loaded.base, loaded.labels) == ("all-MiniLM-L6-v2", loaded.labels)
+    code, out, _ = _run(capsys, "models", str(tmp_path), "--json")
+    assert code == 0 and json.loads(out)["base"] == "all-MiniLM-L6-v2" and json.loads(out)["install"]
+    monkeypatch.setattr(backbones, "package_dir", lambda name: None)  # the MiniLM package not installed
+    code, out, _ = _run(capsys, "models", str(tmp_path))
+    assert code == 0 and "  base: all-MiniLM-L6-v2" in out
+    assert "\nbase all-MiniLM-L6-v2 is not installed: pip install" in out and "base  is" not in out

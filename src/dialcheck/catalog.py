@@ -110,9 +110,12 @@ def _roles() -> dict[str, list[str]]:
 
 def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
     from .detectors.cascade import stage_folders
-    from .detectors.modeling import CONFIG_NAME
+    from .detectors.modeling import CONFIG_NAME, DetectorConfig
     from .detectors.router import router_folders
 
+    # a config without "base" or "labels" loads with DetectorConfig's defaults: named here as they will be used (a
+    # hand-written config was shown "base: all-MiniLM-L6-v2", then "base  is not installed", with no name)
+    default = DetectorConfig(detector="")
     config_file = folder / CONFIG_NAME
     try:
         cfg = json.loads(config_file.read_text(encoding="utf-8"))
@@ -127,8 +130,8 @@ def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
             name=folder.name,
             path=folder,
             detector=str(cfg["detector"]),
-            base=str(cfg.get("base", "")),
-            labels=tuple(cfg.get("labels", ())),
+            base=str(cfg.get("base", default.base)),
+            labels=tuple(cfg.get("labels", default.labels)),
             size_bytes=sum(_size(f) for f in (folder, *outside)),
             roles=tuple(roles.get(folder.name, ())),
             metrics={k: float(v) for k, v in (cfg.get("metrics") or {}).items() if isinstance(v, int | float)},
