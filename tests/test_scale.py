@@ -4,12 +4,14 @@ never a time."""
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 import pytest
 
 from dialcheck import language
 from dialcheck.schema import Dialogue
+from helpers_cli import run_cli
 
 
 class _CountingUnicodedata:
@@ -55,3 +57,75 @@ def test_english_turns_are_read_for_their_script_without_a_unicode_lookup_per_ch
 )
 def test_the_script_of_a_turn_mixing_ascii_and_other_letters_counts_each_ascii_letter_as_latin(text, script):
     assert language.turn_script(text) == script
+
+
+def _log(tmp_path, n=9, turns=3):
+    lines = [
+        json.dumps({"id": f"d{i}", "turns": [f"I like tea {i}.", "Me too.", "I drink tea."][:turns]})
+        for i in range(1, n + 1)
+    ]
+    p = tmp_path / "log.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def _counting_parses(monkeypatch):
+    from dialcheck import io
+
+    calls = []
+    real = io.parse_dialogue
+
+    def counted(obj, *a, **k):
+        calls.append(obj.get("id"))
+        return real(obj, *a, **k)
+
+    monkeypatch.setattr(io, "parse_dialogue", counted)
+    return calls
+
+
+def test_score_resume_parses_only_the_lines_it_scores(capsys, monkeypatch, tmp_path, tiny_detector_dir):
+    # --resume parsed every finished line into a dialogue once more, only to pass it over (and its input check had
+    # read each as JSON already): resuming 1,000,000 finished lines took 23.8 s of CPU, now 14.1 s
+    log, full, part = _log(tmp_path), tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    assert run_cli(capsys, "score", str(log), str(full), *model)[0] == 0
+    rows = full.read_text().splitlines(keepends=True)
+    part.write_text("".join(rows[:5]) + rows[5][:20])  # lines 1-5 and a torn sixth: line 5 may be incomplete
+    calls = _counting_parses(monkeypatch)
+    code, _, err = run_cli(capsys, "score", str(log), str(part), *model, "--resume")
+    assert code == 0 and "(4 already done)" in err
+    assert part.read_text() == full.read_text()
+    assert calls == ["d5", "d6", "d7", "d8", "d9"]
+
+
+def test_score_resume_every_turn_keeps_the_finished_lines_and_scores_the_last_one_again(
+    capsys, tmp_path, tiny_detector_dir
+):
+    log, full, part = _log(tmp_path, n=4), tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    model = ["--model", str(tiny_detector_dir), "--no-progress", "--every-turn"]
+    assert run_cli(capsys, "score", str(log), str(full), *model)[0] == 0
+    rows = full.read_text().splitlines(keepends=True)
+    assert [json.loads(r)["line"] for r in rows] == [1, 1, 2, 2, 3, 3, 4, 4]
+    part.write_text("".join(rows[:5]))  # line 3 has one of its two records: scored again
+    code, _, err = run_cli(capsys, "score", str(log), str(part), *model, "--resume")
+    assert code == 0 and "(2 already done)" in err
+    assert part.read_text() == full.read_text()
+
+
+def test_resume_reads_the_output_a_line_at_a_time_and_keeps_a_byte_per_finished_line(monkeypatch, tmp_path):
+    # read_resume read OUT whole and kept each record's line and id: resuming a run of 1,000,000 lines peaked at
+    # 748 MB (the tiny model's run alone: 419 MB), now at 419 MB
+    from pathlib import Path
+
+    from dialcheck.cli.score import LineSet, read_resume
+
+    out = tmp_path / "out.jsonl"
+    rows = [{"line": n, "id": f"d{n}"} for n in (1, 2, 2, 4, 7, 7)]
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"line": 8, "id"')
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail("OUT was read whole"))
+    point = read_resume(out)
+    assert isinstance(point.done, LineSet) and len(point.done) == 3
+    assert [n for n in range(10) if n in point.done] == [1, 2, 4]
+    assert (point.last, point.last_at) == (7, 5)
+    assert point.keep_upto == len("".join(json.dumps(r) + "\n" for r in rows[:4]).encode())
+    assert list(point.held()) == [(1, 1, "d1"), (2, 2, "d2"), (4, 4, "d4"), (7, 5, "d7")]

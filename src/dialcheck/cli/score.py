@@ -14,17 +14,20 @@ import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..io import (
     ParsedRecord,
+    _iter_jsonl,
     _parses,
     _raw_id,
     ends_with_user,
     input_lines,
     open_input,
+    parse_checked,
     read_dialogues,
     require_file,
     spoken_by,
@@ -75,16 +78,43 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+class LineSet:
+    """A set of input line numbers, a byte a line up to the largest: ``--resume`` keeps every finished line of
+    a log of millions (a ``set`` of ints took some 60 bytes a line)."""
+
+    def __init__(self) -> None:
+        self.marks = bytearray()
+        self.n = 0
+
+    def add(self, line: int) -> None:
+        if line >= len(self.marks):
+            self.marks.extend(bytes(max(line + 1 - len(self.marks), len(self.marks) // 2)))
+        if not self.marks[line]:
+            self.marks[line] = 1
+            self.n += 1
+
+    def __contains__(self, line: object) -> bool:
+        return isinstance(line, int) and 0 <= line < len(self.marks) and self.marks[line] == 1
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __bool__(self) -> bool:
+        return self.n > 0
+
+
 @dataclass
 class ResumePoint:
     """What ``--resume`` keeps of an output file, read but not yet cut: ``done`` are the finished input lines;
-    ``held`` maps each input line OUT holds (the last, to be scored again, included) to the OUT line of its
-    first record and that record's id."""
+    ``last`` is the last input line OUT holds (0: none), to be scored again, whose first record is on OUT line
+    ``last_at``. :meth:`held` reads OUT again for each line's first record and id, so that neither OUT nor its
+    records are held in memory."""
 
     path: Path
     keep_upto: int
-    done: set[int]
-    held: dict[int, tuple[int, Any]] = field(default_factory=dict)
+    done: LineSet = field(default_factory=LineSet)
+    last: int = 0
+    last_at: int = 0
 
     def cut(self) -> None:
         """Cut off a torn last line and the last input line's records (they may be incomplete)."""
@@ -93,51 +123,70 @@ class ResumePoint:
         with self.path.open("r+b") as f:
             f.truncate(self.keep_upto)
 
-    def mismatch(self, in_line: int, problem: str, out_id: Any = None) -> InputError:
-        """The error of an OUT record that does not fit the input line it names."""
+    def held(self) -> Iterator[tuple[int, int, Any]]:
+        """(input line, OUT line of its first record, that record's id) of each input line OUT holds, the last
+        included, in order: OUT read again, a line at a time, as :func:`read_resume` read it."""
+        if not self.last:
+            return
+        before = 0
+        with self.path.open("rb") as f:
+            for out_line, chunk in enumerate(f, start=1):
+                rec = _out_record(chunk, self.path, out_line)
+                if rec is None:
+                    return
+                if rec[0] != before:
+                    yield rec[0], out_line, rec[1]
+                    before = rec[0]
+                if rec[0] == self.last:
+                    return
+
+    def mismatch(self, in_line: int, problem: str, out_id: Any = None, at: int | None = None) -> InputError:
+        """The error of an OUT record (on OUT line ``at``; by default the last input line's first) that does not
+        fit the input line it names."""
         about = f" (id {json.dumps(out_id, ensure_ascii=False)})" if out_id is not None else ""
         return InputError(
             f"holds the verdict of input line {in_line}{about}, but {problem}: it was not written for this input "
             "(name the input it was written for, or pass --overwrite to score this one anew)",
             str(self.path),
-            self.held[in_line][0],
+            self.last_at if at is None else at,
         )
 
 
+def _out_record(chunk: bytes, path: Path, out_line: int) -> tuple[int, Any] | None:
+    """The input line and id of an OUT line; None for a torn last line (no newline)."""
+    if not chunk.endswith(b"\n"):
+        return None
+    try:
+        rec = json.loads(chunk)
+        return int(rec["line"]), rec.get("id")
+    except (ValueError, KeyError, TypeError):
+        raise InputError("cannot resume: not a dialcheck score output line", str(path), out_line) from None
+
+
 def read_resume(path: Path) -> ResumePoint:
-    """What ``--resume`` keeps of ``path`` (nothing if it does not exist); reads it and changes nothing."""
+    """What ``--resume`` keeps of ``path`` (nothing if it does not exist); reads it a line at a time and changes
+    nothing."""
+    point = ResumePoint(path, 0)
     if not path.exists():
-        return ResumePoint(path, 0, set())
-    raw = path.read_bytes()
-    keep_upto = 0
-    offsets: list[tuple[int, int]] = []  # (start offset, input line)
-    held: dict[int, tuple[int, Any]] = {}
+        return point
     pos = 0
-    for chunk in raw.splitlines(keepends=True):
-        end = pos + len(chunk)
-        if not chunk.endswith(b"\n"):
-            break  # torn tail
-        out_line = len(offsets) + 1
-        try:
-            rec = json.loads(chunk)
-            line_no = int(rec["line"])
-        except (ValueError, KeyError, TypeError):
-            raise InputError("cannot resume: not a dialcheck score output line", str(path), out_line) from None
-        if offsets and line_no < offsets[-1][1]:  # score writes in input order: two outputs put together?
-            msg = f"holds the verdict of input line {line_no} after that of input line {offsets[-1][1]}"
-            raise InputError(
-                f"{msg}: not one dialcheck score run's output, whose lines follow the input", str(path), out_line
-            )
-        held.setdefault(line_no, (out_line, rec.get("id")))
-        offsets.append((pos, line_no))
-        keep_upto = end
-        pos = end
-    if offsets:
-        last_line = offsets[-1][1]
-        first_of_last = next(start for start, ln in offsets if ln == last_line)
-        keep_upto = first_of_last
-        offsets = [(s, ln) for s, ln in offsets if ln != last_line]
-    return ResumePoint(path, keep_upto, {ln for _, ln in offsets}, held)
+    with path.open("rb") as f:
+        for out_line, chunk in enumerate(f, start=1):
+            rec = _out_record(chunk, path, out_line)
+            if rec is None:
+                break  # torn tail
+            line_no = rec[0]
+            if line_no < point.last:  # score writes in input order: two outputs put together?
+                msg = f"holds the verdict of input line {line_no} after that of input line {point.last}"
+                raise InputError(
+                    f"{msg}: not one dialcheck score run's output, whose lines follow the input", str(path), out_line
+                )
+            if line_no != point.last:
+                if point.last:
+                    point.done.add(point.last)
+                point.last, point.last_at, point.keep_upto = line_no, out_line, pos
+            pos += len(chunk)
+    return point
 
 
 def _plural(n: int, word: str) -> str:
@@ -154,26 +203,28 @@ def _same_id(out_id: Any, in_id: Any) -> bool:
 
 def check_resume_input(point: ResumePoint, path: str) -> None:
     """Raise an :class:`InputError` naming OUT's line unless every input line OUT holds is a JSON record of
-    ``path`` (with the same id, where both have one): one pass over the input up to OUT's last line, before OUT
-    is touched. A damaged ``.gz`` ends the check where it breaks (the scoring loop reports the damage)."""
-    if not point.held:
+    ``path`` (with the same id, where both have one): one pass over the input up to OUT's last line, beside one
+    over OUT, before OUT is touched. A damaged ``.gz`` ends the check where it breaks (the scoring loop reports
+    the damage)."""
+    if not point.last:
         return
-    n, last = 0, max(point.held)
-    problem: tuple[int, str, Any] | None = None
+    n = 0
+    held = point.held()
     lines = input_lines(open_input(path), path)
-    with contextlib.closing(lines):
-        try:
-            for n, raw in enumerate(lines, start=1):
-                if n in point.held:
-                    problem = _line_problem(raw, n, path, point.held[n][1])
-                    if problem is not None or n == last:  # the lines after OUT's last one are not its concern
+    numbered = enumerate(lines, start=1)
+    with contextlib.closing(held), contextlib.closing(lines):
+        for in_line, at, out_id in held:
+            try:
+                for n, raw in numbered:  # noqa: B007
+                    if n == in_line:
                         break
-        except InputError:  # the input broke off: what was read before it is checked
-            return
-    if problem is not None:
-        raise point.mismatch(*problem)
-    if last > n:
-        raise point.mismatch(last, f"{path} has {_plural(n, 'line')}")
+            except InputError:  # the input broke off: what was read before it is checked
+                return
+            if n != in_line:  # the lines after OUT's last one are not its concern
+                raise point.mismatch(point.last, f"{path} has {_plural(n, 'line')}")
+            problem = _line_problem(raw, n, path, out_id)
+            if problem is not None:
+                raise point.mismatch(*problem, at=at)
 
 
 def _line_problem(raw: bytes, n: int, path: str, out_id: Any) -> tuple[int, str, Any] | None:
@@ -197,29 +248,29 @@ class _StdinResume:
 
     def __init__(self, point: ResumePoint, source: str) -> None:
         self.point, self.source = point, source
-        self.lines = list(point.held)  # in input order: read_resume refuses records out of order
-        self.next = 0  # index in ``lines`` of the next held line to meet
+        self.held = point.held()  # in input order: read_resume refuses records out of order
+        self.next = next(self.held, None)  # the next held line to meet: (input line, OUT line, id)
         self.seen = 0  # the last input line with a record
 
     def see(self, r: ParsedRecord) -> bool:
         """Check one record; True once every line OUT holds has been met."""
-        while self.next < len(self.lines) and self.lines[self.next] <= r.line:
-            n = self.lines[self.next]
-            out_id = self.point.held[n][1]
+        while self.next is not None and self.next[0] <= r.line:
+            n, at, out_id = self.next
             if n < r.line:
-                raise self.point.mismatch(n, f"line {n} of {self.source} is blank")
+                raise self.point.mismatch(n, f"line {n} of {self.source} is blank", at=at)
             if r.raw_id is not None and not _same_id(out_id, r.raw_id):
                 shown = json.dumps(r.raw_id, ensure_ascii=False)
-                raise self.point.mismatch(n, f"line {n} of {self.source} has id {shown}", out_id)
-            self.next += 1
+                raise self.point.mismatch(n, f"line {n} of {self.source} has id {shown}", out_id, at)
+            self.next = next(self.held, None)
         self.seen = r.line
-        return self.next == len(self.lines)
+        return self.next is None
 
     def finish(self) -> None:
         """At the end of the input: raise unless every line OUT holds was met."""
-        if self.next < len(self.lines):
+        if self.next is not None:
+            self.held.close()
             problem = f"{self.source} has no dialogue after line {self.seen}"
-            raise self.point.mismatch(self.lines[-1], problem)
+            raise self.point.mismatch(self.point.last, problem)
 
 
 def _reported_errors(path: Path) -> set[str]:
@@ -297,6 +348,13 @@ def _units(
     return [(by[-1], d.upto(by[-1]))] if by else []
 
 
+def _unfinished(lines: Iterator[bytes], done: LineSet) -> Iterator[bytes]:
+    """``lines`` with each finished one blank: read as no record, it is neither parsed nor counted."""
+    with contextlib.closing(lines):
+        for n, raw in enumerate(lines, start=1):
+            yield b"\n" if n in done else raw
+
+
 def _count_lines(path: str) -> int | None:
     if path == "-":
         return None
@@ -332,11 +390,11 @@ def run(args: argparse.Namespace) -> int:
     source = "<stdin>" if args.input == "-" else args.input
     if args.input != "-":
         refuse_json_document(args.input)  # resume goes by line number: a JSON document is refused, not guessed at
-    point = read_resume(out_path) if args.resume else ResumePoint(out_path, 0, set())
+    point = read_resume(out_path) if args.resume else ResumePoint(out_path, 0)
     pending = None  # the resume check still to be made on standard input, which is read only once
-    if point.held and args.input != "-":
+    if point.last and args.input != "-":
         check_resume_input(point, args.input)  # before OUT is cut: a wrong input leaves it as it was
-    elif point.held:
+    elif point.last:
         pending = _StdinResume(point, source)
     if args.resume and pending is None:
         point.cut()
@@ -344,7 +402,12 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None:
         load_for(args)  # a missing or broken --model fails before any output is written
     # a record's own "speaker" over --speaker, as the HTTP API reads it; its "tau" makes it a bad line
-    records: Iterator[ParsedRecord] = read_dialogues(args.input, jsonl=True, checking=True, speakers=args.speaker)
+    records: Iterator[ParsedRecord]
+    if done and args.input != "-":  # the finished lines are passed over unparsed (check_resume_input read their ids)
+        lines = _unfinished(input_lines(open_input(args.input), args.input), done)
+        records = _iter_jsonl(lines, args.input, partial(parse_checked, speakers=args.speaker))
+    else:
+        records = read_dialogues(args.input, jsonl=True, checking=True, speakers=args.speaker)
     bar = None
     if not args.no_progress:
         from tqdm.auto import tqdm
