@@ -56,7 +56,7 @@ def test_a_dataframe_batch_keeps_none_for_good_rows_whatever_the_pandas_version(
     scorer = BatchScorer(model=str(tiny_detector_dir), column="messages", speaker="assistant")
     turned = scorer(pd.DataFrame({"messages": [CHAT, chat[:1]]}))
     assert list(turned["turn"]) == [3, None] and type(turned["turn"][0]) is int
-    assert turned["error"][0] is None and "no turn with text by assistant" in turned["error"][1]
+    assert turned["error"][0] is None and "speaker: no turn with text by assistant" in turned["error"][1]
 
 
 def test_numpy_columns_as_engines_hand_them_out(tiny_detector_dir):
@@ -138,7 +138,7 @@ def test_speaker_checks_each_rows_last_turn_with_text_by_that_speaker(tiny_detec
     out = BatchScorer(model=str(tiny_detector_dir), column="messages", speaker="assistant")({"messages": rows})
     assert out["turn"] == [3, 3, None]
     assert out["error"][:2] == [None, None]
-    assert out["error"][2] == "messages: no turn with text by assistant (its speakers: user)"
+    assert out["error"][2] == "speaker: no turn with text by assistant (its speakers: user)"
     want = load_detector(tiny_detector_dir).predict([parse_dialogue({"messages": chat})])[0]
     assert out["score"][:2] == pytest.approx([want.score, want.score], abs=1e-6)
     plain = BatchScorer(model=str(tiny_detector_dir), column="messages")({"messages": rows})
@@ -203,7 +203,7 @@ def test_a_rows_own_speaker_and_tau_in_a_dataframe(tiny_detector_dir):
     assert [r["turn"] for r in records] == [3, 4, None, 3, None]
     assert [r["error"] is None for r in records] == [True, True, False, True, False]
     assert records[2]["error"].startswith("tau: not a dialogue field; the thresholds are the model's")
-    assert records[4]["error"] == "messages: no turn with text by bot (its speakers: assistant, user)"
+    assert records[4]["error"] == "speaker: no turn with text by bot (its speakers: assistant, user)"
     assistant, last = _own_speaker_expectations(tiny_detector_dir)
     assert [records[i]["score"] for i in (0, 1, 3)] == pytest.approx(
         [assistant.score, last.score, assistant.score], abs=1e-6

@@ -97,7 +97,7 @@ def test_check_names_every_bad_dialogue_in_input_order_and_checks_none(capsys, t
     assert code == 2 and out == "" and "Traceback" not in err
     named = [ln for ln in err.splitlines() if ln.startswith("dialcheck: error:")]
     assert [f"line {n}:" in ln for n, ln in zip((1, 3, 4), named, strict=False)] == [True, True, True]
-    assert "d4: no turn with text by A" in named[2]
+    assert "d4: speaker: no turn with text by A" in named[2]
     assert "3 of 4 dialogues are bad" in named[3] and "nothing was checked" in named[3]
     assert len(named) == 4
 
@@ -324,7 +324,7 @@ def test_check_speaker_checks_that_speakers_last_turn(capsys, tmp_path, tiny_det
     code, out, _ = _run(capsys, *args)
     assert code == 0 and 'last turn [3] assistant: "I never had dogs."' in out
     code, _, err = _run(capsys, *args[:-1], "bot")
-    assert code == 2 and "a: no turn with text by bot (its speakers: assistant, user)" in err
+    assert code == 2 and "a: speaker: no turn with text by bot (its speakers: assistant, user)" in err
     code, _, err = _run(capsys, *args[:-2])  # no --speaker: the user's last turn is checked, and a note says so
     assert code == 0 and "a: the last turn is the user's; --speaker assistant checks" in err
     assert "last turn is the user's" not in _run(capsys, *args)[2]
@@ -1668,7 +1668,7 @@ def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp
     assert f"{p}, line 2: speaker: expected a speaker name or a list of names, got int" in err
     assert f"{p}, line 3: speaker: empty (name the speaker whose turn is checked)" in err
     assert f"{p}, line 4: tau: not a dialogue field; the thresholds are the model's (`--tau` / `--eta-e`" in err
-    assert f"{p}, line 5: e: no turn with text by bot" in err
+    assert f"{p}, line 5: e: speaker: no turn with text by bot" in err
     out_p = tmp_path / "v.jsonl"
     code, _, err = _run(capsys, "score", str(p), str(out_p), *model, "--no-progress")
     assert code == 0 and [json.loads(x)["id"] for x in out_p.read_text().splitlines()] == ["a"]

@@ -254,7 +254,7 @@ def test_top_level_check_with_a_speaker_checks_that_speakers_last_reply(tiny_det
     assert v.to_dict() == want.to_dict() and set(v.pair_scores) == {1}
     with pytest.raises(InputError, match="last turn"):  # without speaker= the tool call is the last turn
         dialcheck.check({"messages": chat}, model=tiny_detector_dir)
-    with pytest.raises(InputError, match="no turn with text by bot"):
+    with pytest.raises(InputError, match=r"^speaker: no turn with text by bot"):
         dialcheck.check({"messages": chat}, model=tiny_detector_dir, speaker="bot")
 
 

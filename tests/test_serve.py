@@ -273,7 +273,7 @@ def test_check_with_a_speaker_checks_their_last_turn_with_text(client):
     assert one["turn"] == 3 and "turn" not in plain
     r = client.post("/check", json={"dialogues": [{"messages": chat[:1]}], "speaker": "assistant"})
     assert r.status_code == 422
-    assert r.json()["detail"] == "dialogues[0]: no turn with text by assistant (its speakers: user)"
+    assert r.json()["detail"] == "dialogues[0]: speaker: no turn with text by assistant (its speakers: user)"
     assert client.post("/check", json={"messages": chat}).status_code == 422  # the tool call is the last turn
     assert client.post("/check", json={"messages": chat, "speaker": 3}).status_code == 422
 

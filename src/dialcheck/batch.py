@@ -142,12 +142,7 @@ class BatchScorer:
         else:
             obj["turns"] = obj.pop(key)
         d, speakers = parse_checked(obj, self.speakers, BATCH_THRESHOLDS)  # the row's own "speaker" over speaker=
-        if speakers is None:
-            return d
-        try:
-            return upto_speaker(d, speakers)
-        except DialcheckError as e:
-            raise DialcheckError(f"{key}: {e.message}") from None
+        return d if speakers is None else upto_speaker(d, speakers)  # its error names the field: "speaker: ..."
 
     def score_rows(self, rows: list[dict[str, Any]]) -> list[Verdict | str]:
         """One verdict per row, or the message of the error that kept the row from being scored."""

@@ -815,13 +815,13 @@ def upto_speaker(d: Dialogue, speakers: str | Sequence[str]) -> Dialogue:
     >>> upto_speaker(d, "bot")
     Traceback (most recent call last):
     ...
-    dialcheck.errors.InputError: no turn with text by bot (its speakers: assistant, user)
+    dialcheck.errors.InputError: speaker: no turn with text by bot (its speakers: assistant, user)
     """
     names = check_speakers(speakers) or []
     by = spoken_by(d, names)
-    if not by:
+    if not by:  # named as the field at fault: the speaker asked for (a record's own, --speaker, speaker=)
         said = ", ".join(sorted({t.speaker for t in d.turns}))
-        raise InputError(f"no turn with text by {' or '.join(names)} (its speakers: {said})")
+        raise InputError(f"speaker: no turn with text by {' or '.join(names)} (its speakers: {said})")
     return d.upto(by[-1])
 
 
@@ -876,10 +876,7 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
     refuse_thresholds(obj, LABELLED_THRESHOLDS, "`score` (`evaluate --predictions`)")
     dialogue, speakers = parse_checked(obj, None, LABELLED_THRESHOLDS)
     if speakers is not None:  # labelled as check reads it: the label is about that speaker's last turn with text
-        try:
-            dialogue = upto_speaker(dialogue, speakers)
-        except InputError as e:
-            raise InputError(f"speaker: {e.message}") from None
+        dialogue = upto_speaker(dialogue, speakers)
     if "contradiction" not in obj:
         other = next((k for k in _LABEL_KEYS if k in obj), None)  # the gold label under another name: not read
         hint = f'; "{other}" is not read: name the field "contradiction"' if other else ""
