@@ -668,3 +668,33 @@ def test_nbest_resumed_inside_a_chunk_writes_the_sampled_lists_of_an_uninterrupt
     assert code == 0, err
     for name in ("nbest-nucleus3.jsonl", "nbest-topk2.jsonl"):
         assert (cut / name).read_bytes() == (whole / name).read_bytes()
+
+
+def test_train_recalibrating_on_your_own_dialogues_reads_no_decode_data(capsys, tmp_path, tiny_detector_dir):
+    # --init M --epochs 0 --calibrate-on FILE built the whole DECODE training set (about 10 s) it never used, and
+    # logged "training data" with DECODE's validation counts, not FILE's
+    calibration = tmp_path / "mine.jsonl"
+    calibration.write_text(
+        json.dumps(
+            {"turns": ["I have two dogs.", "Nice!", "I never had dogs."], "contradiction": True, "evidence": [0]}
+        )
+        + "\n"
+        + json.dumps({"turns": ["I live in Paris.", "Cool.", "Paris is lovely."], "contradiction": False})
+        + "\n"
+    )
+    out = tmp_path / "out"
+    argv = ["train", "--init", str(tiny_detector_dir), "--epochs", "0", "--out", str(out), "--no-progress"]
+    argv += ["--data-dir", str(tmp_path / "no-decode-here"), "--calibrate-on", str(calibration)]
+    code, _, err = _run(capsys, *argv)
+    assert code == 0, err
+    counts = {"calibration_dialogues": 2, "calibration_contradictions": 1}
+    assert f"calibration data ({calibration}; no training at --epochs 0) {json.dumps(counts)}" in err
+    assert "training data" not in err
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    assert cfg["training"]["counts"] == counts and cfg["training"]["validation_dialogues"] == 2
+    assert cfg["training"]["train_pairs"] == 0 and cfg["training"]["calibration_file"] == str(calibration)
+    assert cfg["training"]["data"].startswith("none (--epochs 0)")
+    assert "Calibration only: no training step" in (out / "MODEL_CARD.md").read_text()
+    # training for an epoch still needs DECODE: the missing folder is named
+    code, _, err = _run(capsys, *[{"0": "1", str(out): str(tmp_path / "out2")}.get(a, a) for a in argv])
+    assert code == 2 and "no-decode-here" in err

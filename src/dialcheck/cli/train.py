@@ -760,10 +760,24 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
             raise InputError("--calibrate-on needs dialogues of both labels (contradiction and not)", args.calibrate_on)
     for f in args.dialogues:
         existing_file(f)
-    try:
-        data = build_decode_training_data(args.data_dir, kind, augment, args.validation_fraction, args.seed, args.limit)
-    except ValueError as e:
-        raise InputError(str(e)) from None
+    # --init M --epochs 0 --calibrate-on FILE sets the thresholds on FILE alone: no DECODE pair is trained on or
+    # validated with, so the DECODE data (about 10 s to build, its files under --data-dir) is not read, and the
+    # counts logged and recorded are FILE's (they were DECODE's validation split's)
+    recalibrating = calibration is not None and args.epochs == 0 and not args.dialogues and not args.teacher
+    if recalibrating:
+        from ..training import DecodeTrainingData
+
+        assert calibration is not None
+        positives = sum(bool(e.label) for e in calibration)
+        counts = {"calibration_dialogues": len(calibration), "calibration_contradictions": positives}
+        data, augment = DecodeTrainingData([], [], [], counts), ()
+    else:
+        try:
+            data = build_decode_training_data(
+                args.data_dir, kind, augment, args.validation_fraction, args.seed, args.limit
+            )
+        except ValueError as e:
+            raise InputError(str(e)) from None
     if args.dialogues:
         if args.detector != "utterance":
             raise InputError("--dialogues applies to the utterance-based detector")
@@ -773,7 +787,8 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
         if scorer is not None:
             set_threads(args.threads)  # the --init detector scores the unannotated contradictions first
         _add_own_dialogues(data, args.dialogues, args.dialogues_repeat, "reverse" in augment, scorer)
-    print(f"dialcheck: training data {json.dumps(data.counts)}", file=sys.stderr)
+    what = f"calibration data ({args.calibrate_on}; no training at --epochs 0)" if recalibrating else "training data"
+    print(f"dialcheck: {what} {json.dumps(data.counts)}", file=sys.stderr)
     if not data.train and args.epochs:  # fit_pair_model's "no training pairs" was a ValueError traceback
         raise InputError(
             f"no training pairs: all {args.limit or 'DECODE'} train dialogues were held out (--validation-fraction "
@@ -802,14 +817,18 @@ def _run_decode(args: argparse.Namespace, out: Path) -> int:
         "augment": list(augment),
         "split_seed": args.seed,
         "counts": data.counts,
-        "data": ("synthetic speaker-tagged histories built from " if args.detector == "unstructured" else "")
-        + "DECODE train utterance pairs (decode.train_pairs.v1)"
-        + "".join(f" + {a}" for a in augment)
-        + "".join(
-            f" + labelled dialogues {f}" + (f" x{n}" if n > 1 else "")
-            for f, n in zip(args.dialogues, args.dialogues_repeat, strict=True)
-        )
-        + (" (unannotated contradictions: the --init detector's top pair)" if args.unannotated == "top" else ""),
+        "data": f"none (--epochs 0): the --init detector's weights, recalibrated on {args.calibrate_on}"
+        if recalibrating
+        else (
+            ("synthetic speaker-tagged histories built from " if args.detector == "unstructured" else "")
+            + "DECODE train utterance pairs (decode.train_pairs.v1)"
+            + "".join(f" + {a}" for a in augment)
+            + "".join(
+                f" + labelled dialogues {f}" + (f" x{n}" if n > 1 else "")
+                for f, n in zip(args.dialogues, args.dialogues_repeat, strict=True)
+            )
+            + (" (unannotated contradictions: the --init detector's top pair)" if args.unannotated == "top" else "")
+        ),
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }

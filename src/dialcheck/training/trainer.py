@@ -655,7 +655,8 @@ def train_detector(
     from ..detectors.modeling import build_model, load_trainable
 
     cfg = config or TrainConfig()
-    if not pairs:
+    pairs = list(pairs or [])
+    if not pairs and cfg.epochs:  # epochs 0 recalibrates init's weights: it needs validation dialogues alone
         raise ValueError("no training pairs")
     from .data import UNLABELLED_SOURCES
 
