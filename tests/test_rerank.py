@@ -171,7 +171,7 @@ def test_rerank_command_names_the_line_of_a_one_record_file_and_refuses_non_utf8
     assert f"{p}, line 1: candidates: missing" in capsys.readouterr().err  # not "line 0"
     p.write_text(json.dumps([{"turns": CTX, "candidates": ["ok"]}, {"turns": CTX, "candidates": [3]}]))
     assert main(["rerank", str(p), "--model", str(tiny_detector_dir)]) == 2
-    assert f"{p}: dialogue 2: candidates[0]: expected a string" in capsys.readouterr().err
+    assert f"{p}: record 2: candidates[0]: expected a string" in capsys.readouterr().err  # as the output names it
     p.write_bytes(b'{"turns": ["caf\xe9"], "candidates": ["x"]}\n')
     assert main(["rerank", str(p), "--model", str(tiny_detector_dir)]) == 2
     err = capsys.readouterr().err
@@ -204,6 +204,9 @@ def test_rerank_command_names_every_bad_record_before_exiting_2(capsys, tmp_path
         True,
     ]
     assert "2 of 3 records are bad" in named[-1]
+    p.write_text(json.dumps([json.loads(rows[1]), json.loads(rows[4])]))  # a JSON list: "record 2", as the output
+    assert main(["rerank", str(p), "--threads", "1"]) == 2
+    assert f"{p}: record 2: the dialogue mixes Chinese turns" in capsys.readouterr().err
 
 
 def test_rerank_command_refuses_two_records_of_one_id_naming_both(capsys, tmp_path, monkeypatch):
@@ -223,7 +226,7 @@ def test_rerank_command_refuses_two_records_of_one_id_naming_both(capsys, tmp_pa
     ) in err and "Traceback" not in err
     p.write_text(json.dumps([rows[0], {**rows[1], "id": 7}, {**rows[2], "dialogue_id": "7"}], indent=2))
     assert main(["rerank", str(p), "--threads", "1"]) == 2  # a JSON document's records by position; 7 is "7"
-    assert f"{p}: dialogue 3: id: '7' is the id of dialogue 2 too" in capsys.readouterr().err
+    assert f"{p}: record 3: id: '7' is the id of record 2 too" in capsys.readouterr().err
 
 
 def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp_path, tiny_detector_dir):

@@ -120,7 +120,8 @@ def _parse(
     # the output names a record by its id alone: two records of one id could not be told apart (as collect refuses)
     once = FirstLines("give each record its own id: the output names a record by its id")
     for n, obj, line in records:
-        item = f"dialogue {n}: " if line is None and len(records) > 1 else ""
+        # a record of a JSON list by its position, as the output names it ("record 2"; not "dialogue 2")
+        item = f"record {n}: " if line is None and len(records) > 1 else ""
 
         def err(msg: str, item: str = item, line: int | None = line) -> InputError:
             return InputError(item + msg, name, line)
@@ -151,7 +152,7 @@ def _parse(
                 except InputError as e:
                     raise err(e.message) from None
             rid = d.meta.get("id")
-            twice = None if rid is None else once.problem(rid, f"dialogue {n}" if line is None else line)
+            twice = None if rid is None else once.problem(rid, f"record {n}" if line is None else line)
             if twice is not None:
                 raise err(twice)
         except InputError as e:
@@ -172,7 +173,7 @@ def _route(context: Any, cands: list[Any], speaker: str | None, name: str, n: in
     try:
         return route_with_reply(context, cands, speaker, CHOOSE)
     except DialcheckError as e:
-        item = f"dialogue {n}: " if line is None and many else ""  # a record of a JSON list: its position
+        item = f"record {n}: " if line is None and many else ""  # a record of a JSON list: its position
         raise InputError(f"{item}{getattr(e, 'message', e)}", name, line) from None
 
 
