@@ -568,6 +568,10 @@ def test_collect_refuses_two_records_of_one_id(capsys, tmp_path):
     argv = ["collect", "contexts", "--input", str(dialogs), "--out", str(tmp_path / "ctx.jsonl"), "--no-progress"]
     code, _, err = _run(capsys, *argv, "--lm", str(tmp_path / "no-lm"))
     assert code == 2 and f"{dialogs}: line 2: id: 'a' is the id of line 1 too" in err and "no-lm" not in err
+    # the id field as the record gave it, and a JSON list's dialogues counted from 1 (it said "id: ... dialogue 0")
+    dialogs.write_text(json.dumps([{"dialogue_id": "a", "turns": turns}] * 2, indent=2))
+    code, _, err = _run(capsys, *argv, "--lm", str(tmp_path / "no-lm"))
+    assert code == 2 and f"{dialogs}: dialogue 2: dialogue_id: 'a' is the id of dialogue 1 too" in err, err
     ctx, replies = _collection(tmp_path, labelled=False)
     for path, step in ((ctx, "responses"), (replies, "export")):
         first = path.read_text().splitlines()[0]

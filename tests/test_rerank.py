@@ -221,12 +221,12 @@ def test_rerank_command_refuses_two_records_of_one_id_naming_both(capsys, tmp_pa
     assert main(["rerank", str(p), "--threads", "1"]) == 2
     err = capsys.readouterr().err
     assert (
-        f"dialcheck: error: {p}, line 3: id: 'd1' is the id of line 1 too (give each record its own id: the output "
-        "names a record by its id)"
+        f"dialcheck: error: {p}, line 3: dialogue_id: 'd1' is the id of line 1 too (give each record its own id: the "
+        "output names a record by its id)"
     ) in err and "Traceback" not in err
     p.write_text(json.dumps([rows[0], {**rows[1], "id": 7}, {**rows[2], "dialogue_id": "7"}], indent=2))
     assert main(["rerank", str(p), "--threads", "1"]) == 2  # a JSON document's records by position; 7 is "7"
-    assert f"{p}: record 3: id: '7' is the id of record 2 too" in capsys.readouterr().err
+    assert f"{p}: record 3: dialogue_id: '7' is the id of record 2 too" in capsys.readouterr().err  # its key
 
 
 def test_rerank_command_generates_missing_candidates_with_a_local_lm(capsys, tmp_path, tiny_detector_dir):

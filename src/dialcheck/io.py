@@ -87,23 +87,30 @@ class FirstLines:
     (None, None)
     >>> once.problem("a", 3)
     "id: 'a' is the id of line 1 too (each record needs its own)"
+
+    ``key`` names the field the record gave its id in (see :func:`id_key`), as a user wrote it:
+
+    >>> once.problem("b", 4, key="dialogue_id")
+    "dialogue_id: 'b' is the id of line 2 too (each record needs its own)"
     """
 
     def __init__(self, advice: str) -> None:
         self.advice = advice
         self.first: dict[Any, int | str] = {}
 
-    def problem(self, rid: Any, where: int | str) -> str | None:
-        """None, having recorded ``where`` (a line number, or a place such as ``"dialogue 3"``), when ``rid`` is
-        new; else the message naming where it was first given."""
+    def problem(self, rid: Any, where: int | str, key: str | None = "id") -> str | None:
+        """None, having recorded ``where`` (a line number, or a place such as ``"record 3"``), when ``rid`` is
+        new; else the message naming where it was first given, under the record's id field ``key`` (``"id"``
+        when None)."""
         first = self.first.setdefault(rid, where)
         if first == where:
             return None
-        return f"id: {rid!r} is the id of {f'line {first}' if isinstance(first, int) else first} too ({self.advice})"
+        place = f"line {first}" if isinstance(first, int) else first
+        return f"{key or 'id'}: {rid!r} is the id of {place} too ({self.advice})"
 
-    def check(self, rid: Any, where: int | str) -> Any:
+    def check(self, rid: Any, where: int | str, key: str | None = "id") -> Any:
         """``rid``, or an :class:`InputError` with :meth:`problem`'s message."""
-        message = self.problem(rid, where)
+        message = self.problem(rid, where, key)
         if message is not None:
             raise InputError(message)
         return rid
@@ -172,16 +179,25 @@ def check_id(value: Any, field: str = "id") -> str:
     return str(value)
 
 
+def id_key(obj: Any) -> str | None:
+    """The field a dialogue record gives its id in: its first of ``_ID_KEYS`` that is present and not null, or
+    None (its value is not checked: see :func:`record_id`).
+
+    >>> id_key({"id": None, "dialogue_id": 12}), id_key({"turns": []}), id_key(["Hi"])
+    ('dialogue_id', None, None)
+    """
+    if not isinstance(obj, dict):
+        return None
+    return next((k for k in _ID_KEYS if obj.get(k) is not None), None)
+
+
 def record_id(obj: Any) -> str | None:
-    """The id of a dialogue record: its first field of ``_ID_KEYS`` that is present and not null (see
-    :func:`check_id`), or None.
+    """The id of a dialogue record: its :func:`id_key` field (see :func:`check_id`), or None.
 
     >>> record_id({"dialogue_id": 12, "turns": []}), record_id({"id": None}), record_id(["Hi"])
     ('12', None, None)
     """
-    if not isinstance(obj, dict):
-        return None
-    key = next((k for k in _ID_KEYS if obj.get(k) is not None), None)
+    key = id_key(obj)
     return None if key is None else check_id(obj[key], key)
 
 
@@ -951,7 +967,8 @@ class ParsedRecord:
     ``example`` is set when labelled dialogues were read (:func:`read_examples`); ``at_line`` is the 1-based
     line of the file the record is on, when it is known (JSONL, or a JSON file of one line). ``speakers``: whose
     last turn with text is checked (None: the last turn), when dialogues to check were read (:func:`parse_checked`:
-    the record's own ``"speaker"`` over the reader's ``speakers``)."""
+    the record's own ``"speaker"`` over the reader's ``speakers``). ``raw_id_key``: the field ``raw_id`` was given
+    in (:func:`id_key`: ``"id"``, ``"dialogue_id"``, ...), for a message naming it as the user wrote it."""
 
     line: int
     dialogue: Dialogue | None
@@ -960,6 +977,7 @@ class ParsedRecord:
     example: Example | None = None
     at_line: int | None = None
     speakers: list[str] | None = None
+    raw_id_key: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -972,11 +990,12 @@ _Parser = Callable[[Any], Dialogue | Example | tuple[Dialogue, list[str] | None]
 
 def _parse(obj: Any, parser: _Parser, raw_id: str | None, line: int, at_line: int | None) -> ParsedRecord:
     got = parser(obj)
+    key = id_key(obj)
     if isinstance(got, Example):
-        return ParsedRecord(line, got.dialogue, None, raw_id, got, at_line)
+        return ParsedRecord(line, got.dialogue, None, raw_id, got, at_line, raw_id_key=key)
     if isinstance(got, tuple):
-        return ParsedRecord(line, got[0], None, raw_id, at_line=at_line, speakers=got[1])
-    return ParsedRecord(line, got, None, raw_id, at_line=at_line)
+        return ParsedRecord(line, got[0], None, raw_id, at_line=at_line, speakers=got[1], raw_id_key=key)
+    return ParsedRecord(line, got, None, raw_id, at_line=at_line, raw_id_key=key)
 
 
 def _is_message_list(value: list[Any]) -> bool:

@@ -180,8 +180,10 @@ def run_contexts(args: argparse.Namespace) -> int:
                 errors.append(rec.error)
                 continue
             key = rec.raw_id or f"{Path(args.input).stem}#{rec.line}"
-            here = f"line {rec.at_line}" if rec.at_line is not None else f"dialogue {rec.line}"
-            problem = once.problem(key, here)  # its contexts would take the ids of the first one's
+            # a JSON list's dialogue by its position counted from 1, as read_dialogues names a bad one (rec.line
+            # counts from 0 there: the second dialogue was "dialogue 1")
+            here = f"line {rec.at_line}" if rec.at_line is not None else f"dialogue {rec.line + 1}"
+            problem = once.problem(key, here, rec.raw_id_key)  # its contexts would take the ids of the first one's
             if problem:
                 raise InputError(f"{here}: {problem}", args.input)
             dialogues.append((key, rec.dialogue))

@@ -113,7 +113,7 @@ def _parse(
     records: list[tuple[int, Any, int | None]], name: str, generating: bool
 ) -> list[tuple[int, Any, Any, str | None]]:
     from ..generation.rerank import _split
-    from ..io import FirstLines, _check_text, json_type
+    from ..io import FirstLines, _check_text, id_key, json_type
 
     parsed = []
     errors: list[InputError] = []  # every bad record is named, like `check`
@@ -152,7 +152,8 @@ def _parse(
                 except InputError as e:
                     raise err(e.message) from None
             rid = d.meta.get("id")
-            twice = None if rid is None else once.problem(rid, f"record {n}" if line is None else line)
+            where = f"record {n}" if line is None else line
+            twice = None if rid is None else once.problem(rid, where, id_key(obj))  # the key as written
             if twice is not None:
                 raise err(twice)
         except InputError as e:
