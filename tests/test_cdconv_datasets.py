@@ -60,12 +60,13 @@ def test_record_maps_turns_category_and_metadata(tmp_path):
         (REC | {"label": 0, "method": {"x": 1}}, "method: expected a string, got object"),
         (REC | {"label": 0, "method": True}, "method: expected a string, got boolean"),
         (REC | {"label": 4}, "label: expected 0, 1, 2 or 3, got 4"),
-        (REC | {"label": True}, "label: expected 0, 1, 2 or 3"),
+        (REC | {"label": True}, "label: expected 0, 1, 2 or 3, got boolean"),  # JSON's names, not Python's True
+        (REC | {"label": None}, "label: expected 0, 1, 2 or 3, got null"),
         (dict(REC), "label: missing"),
         (REC | {"label": 3, "persona": 9}, "persona: expected 0-3"),
         # a bare TypeError (unhashable list), and true / 1.0 read as persona 1 ("attribute")
-        (REC | {"label": 3, "persona": [1]}, "persona: expected 0-3 or absent, got [1]"),
-        (REC | {"label": 3, "persona": True}, "persona: expected 0-3 or absent, got True"),
+        (REC | {"label": 3, "persona": [1]}, "persona: expected 0-3 or absent, got list"),
+        (REC | {"label": 3, "persona": True}, "persona: expected 0-3 or absent, got boolean"),
         (REC | {"label": 3, "persona": 1.0}, "persona: expected 0-3 or absent, got 1.0"),
         (REC | {"label": "²"}, "label: expected 0, 1, 2 or 3, got '²'"),  # "²".isdigit(): a bare ValueError
     ],

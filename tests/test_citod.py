@@ -313,7 +313,8 @@ def test_malformed_corpus_records_name_the_line_they_start_on(tmp_path):
     ("scenario", "message"),
     [
         # true == 1 and 1.0 == 1 passed the check, then str(value) != "1" read them as 0: a silent wrong label
-        ({"qi": True}, "scenario.qi: expected '0' or '1', got True"),
+        ({"qi": True}, "scenario.qi: expected '0' or '1', got boolean"),  # JSON's names, not Python's True
+        ({"qi": None}, "scenario.qi: expected '0' or '1', got null"),
         ({"hi": 1.0}, "scenario.hi: expected '0' or '1', got 1.0"),
         # a bare AttributeError ('list' object has no attribute 'get')
         ({"kb": ["row"]}, "scenario.kb: expected an object, got list"),

@@ -56,6 +56,7 @@ __all__ = [
     "is_blank",
     "json_type",
     "json_type_name",
+    "json_value",
     "open_input",
     "other_speaker_evidence",
     "other_speaker_note",
@@ -147,6 +148,19 @@ def json_type(v: Any) -> str:
 
 
 _type = json_type  # the name it had before it was public
+
+
+def json_value(v: Any) -> str:
+    """What was got, for an error message about a value read from user input that is not one of those expected:
+    a string quoted and a number as written, anything else by its :func:`json_type` (never Python's ``True``,
+    ``None`` or ``[1]``).
+
+    >>> json_value("yes"), json_value(4), json_value(1.0), json_value(True), json_value(None), json_value([1])
+    ("'yes'", '4', '1.0', 'boolean', 'null', 'list')
+    """
+    if isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool)):
+        return repr(v)
+    return json_type(v)
 
 
 def json_type_name(typ: type | tuple[type, ...]) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_type
+from ..io import json_type, json_value
 from ..schema import Dialogue, Example, Turn
 from .base import read_jsonl, read_lines, register_dataset
 
@@ -102,10 +102,10 @@ def make_example(obj: dict[str, Any], path: str = "<record>", line: int | None =
     if isinstance(label, str) and label.strip() in ("0", "1", "2", "3"):  # a TSV cell ("²".isdigit() too)
         label = int(label)
     if isinstance(label, bool) or not isinstance(label, int) or label not in range(4):
-        raise InputError(f"label: expected 0, 1, 2 or 3, got {obj['label']!r}", path, line)
+        raise InputError(f"label: expected 0, 1, 2 or 3, got {json_value(obj['label'])}", path, line)
     persona = obj.get("persona")
     if persona is not None and (isinstance(persona, bool) or not isinstance(persona, int) or persona not in PERSONA):
-        raise InputError(f"persona: expected 0-3 or absent, got {persona!r}", path, line)
+        raise InputError(f"persona: expected 0-3 or absent, got {json_value(persona)}", path, line)
     method = obj.get("method")
     if method is not None and not isinstance(method, str):
         raise InputError(f"method: expected a string, got {json_type(method)}", path, line)

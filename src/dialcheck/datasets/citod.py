@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_type
+from ..io import json_type, json_value
 from ..schema import Dialogue, Example, KnowledgeBase, Turn
 from .base import register_dataset, require_corpus_file
 
@@ -95,7 +95,7 @@ def citod_file(domain: str, split: str) -> str:
 def _flag(value: Any, field: str, path: Path, i: int) -> bool:
     if value in ("0", "1") or (type(value) is int and value in (0, 1)):  # true == 1 and 1.0 == 1 are no flags
         return str(value) == "1"
-    raise InputError(f"record {i}: scenario.{field}: expected '0' or '1', got {value!r}", str(path))
+    raise InputError(f"record {i}: scenario.{field}: expected '0' or '1', got {json_value(value)}", str(path))
 
 
 def parse_record(obj: Any, path: Path, i: int, domain: str, split: str) -> Example:
