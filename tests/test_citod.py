@@ -706,3 +706,20 @@ def test_kbi_probe_alone_names_a_primary_metric_it_holds_and_no_evidence_numbers
     assert CitodEvaluator(["calendar", "kbi_probe"]).primary_of({**loud, "all/overall_accuracy": 0.5}) == (
         "all/overall_accuracy"
     )
+
+
+def test_kbi_probe_limit_is_its_first_n_dialogues_of_the_full_probe(data_root):
+    # --limit N made the probe from the first N dialogues of each test set, of which only the KBI-free ones are
+    # probe dialogues: "--limit 4" evaluated 3 and "--limit 50" 28, not the N a user asked for
+    from dialcheck.datasets.citod import load_citod
+    from dialcheck.evaluation.citod import CitodEvaluator
+
+    full, full_rows = CitodEvaluator(["kbi_probe"], data_root).probe()
+    assert len(full) > 50
+    for n in (4, 50):
+        ev = CitodEvaluator(["kbi_probe"], data_root, limit=n)
+        probe, rows = ev.probe()
+        assert [e.id for e in probe] == [e.id for e in full[:n]] and rows == full_rows[:n]  # a full run's first N
+        assert ev(_SaysKbi(True))["kbi_probe/n"] == n
+    calendar = CitodEvaluator(["calendar"], data_root, limit=4)._examples("calendar")  # a test set: still its first N
+    assert [e.id for e in calendar] == [e.id for e in load_citod(data_root, "calendar", "test")[:4]]

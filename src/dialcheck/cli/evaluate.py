@@ -79,7 +79,11 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
     p.add_argument(
-        "--limit", type=positive_int, default=None, help="first N (at least 1) examples per split (quick look)"
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="first N (at least 1) examples per split (quick look); citod's kbi_probe: its first N probe dialogues "
+        "(made from the whole test sets, as a full run makes them)",
     )
     p.add_argument("--json", dest="json_out", default=None, help="write the results as JSON here")
     p.add_argument("--markdown", default=None, help="write the Markdown table here")

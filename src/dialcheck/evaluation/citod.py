@@ -91,18 +91,21 @@ class CitodEvaluator(SplitEvaluator):
     default_splits = (*TEST_SPLITS, "kbi_probe")
     default_batch_size = 32
 
-    def _examples(self, split: str) -> list[Example]:
+    def _examples(self, split: str, limited: bool = True) -> list[Example]:
         root = resolve_data_dir(self.data_dir)
         domain, _, kind = split.partition(".")
         examples = load_citod(root, domain, kind or "test")
-        return examples[: self.limit] if self.limit else examples
+        return examples[: self.limit] if self.limit and limited else examples
 
     def probe(self) -> tuple[list[Example], list[tuple[int, ...]]]:
-        """The KBI probe set (from the test sets, seed 0) and each item's edited rows."""
+        """The KBI probe set (from the whole test sets, seed 0) and each item's edited rows; with ``limit`` N, its
+        first N dialogues, those a full run begins with. (It was made from the first N dialogues of each test set,
+        of which only the KBI-free ones become probe dialogues: ``--limit 4`` evaluated 3, ``--limit 50`` 28.)"""
         from ..probes.kbi import kbi_examples
 
         rng = random.Random(0)
-        items = [pair for d in TEST_SPLITS for pair in kbi_examples(self._examples(d), rng)]
+        items = [pair for d in TEST_SPLITS for pair in kbi_examples(self._examples(d, limited=False), rng)]
+        items = items[: self.limit] if self.limit else items
         return [e for e, _ in items], [edit.rows for _, edit in items]
 
     def split_datasets(self, split: str) -> tuple[str, ...]:
