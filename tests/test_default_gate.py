@@ -190,7 +190,9 @@ def test_the_candidate_is_measured_on_the_runtime_it_will_run_on(load_benchmark,
         del run["human_bot/dialogues_per_s"], run["model"]
     assert onnx_run["demo/pets"]["score"] == pytest.approx(torch_run["demo/pets"]["score"], abs=1e-3)
     rest = [json.dumps({k: v for k, v in r.items() if k[:5] != "demo/"}, sort_keys=True) for r in (onnx_run, torch_run)]
-    assert rest[0] == rest[1]  # as text: a ROC AUC of one class is NaN on both
+    # as text: the gate's own decode_neighbours ROC AUC (of --eval-limit 4's pairs, one class) is NaN on both, which
+    # only text compares equal; evaluate's ROC AUCs of one class (human_bot_raw's) are left out, not NaN
+    assert rest[0] == rest[1]
 
 
 def test_a_hand_set_the_baseline_lacks_is_left_out_not_a_crash(load_benchmark):
