@@ -129,3 +129,35 @@ def test_resume_reads_the_output_a_line_at_a_time_and_keeps_a_byte_per_finished_
     assert (point.last, point.last_at) == (7, 5)
     assert point.keep_upto == len("".join(json.dumps(r) + "\n" for r in rows[:4]).encode())
     assert list(point.held()) == [(1, 1, "d1"), (2, 2, "d2"), (4, 4, "d4"), (7, 5, "d7")]
+
+
+@pytest.mark.parametrize(
+    "turns, extra, chunks",
+    [
+        (["I like tea.", "Me too.", "I drink tea every day. " * 65], [], [2, 2, 2]),  # 1,495 characters each
+        (["I like tea.", "Me too."] * 20, ["--every-turn"], [1] * 6),  # 40 turns, each checked
+        (["I like tea.", "Me too.", "I drink tea."], [], [3, 3]),  # short: --chunk-size dialogues a chunk
+    ],
+)
+def test_score_ends_a_chunk_of_long_dialogues_before_chunk_size(
+    capsys, monkeypatch, tmp_path, tiny_detector_dir, turns, extra, chunks
+):
+    # a chunk was --chunk-size dialogues whatever their length: 12 dialogues with turns of 20,000 characters were
+    # scored in one chunk (75 s, the bar at 0/12 all along; 100 of them took 1.5 GB, growing), now one a chunk
+    # (the bar moves after each; 450 MB); 200 dialogues of 400 turns moved the bar once, now every 16
+    from dialcheck.cli import score
+
+    real, sizes = score.predict_for, []
+
+    def counted(args, dialogues):
+        sizes.append(len(dialogues))
+        return real(args, dialogues)
+
+    monkeypatch.setattr(score, "predict_for", counted)
+    log, out = tmp_path / "log.jsonl", tmp_path / "out.jsonl"
+    log.write_text("".join(json.dumps({"turns": turns}) + "\n" for _ in range(6)))
+    model = ["--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "3"]
+    assert run_cli(capsys, "score", str(log), str(out), *model, *extra)[0] == 0
+    units = (len(turns) - 1) if extra else 1
+    assert sizes == [n * units for n in chunks]
+    assert len(out.read_text().splitlines()) == 6 * units

@@ -72,7 +72,14 @@ def add_parser(sub: Any) -> None:
         "--every-turn or --speaker, per turn skipped, in input order, to this JSONL file: its line (and turn) and "
         "the error",
     )
-    p.add_argument("--chunk-size", type=positive_int, default=256, help="dialogues per scoring chunk (default 256)")
+    p.add_argument(
+        "--chunk-size",
+        type=positive_int,
+        default=256,
+        help=f"dialogues per scoring chunk (default 256); a chunk of long dialogues ends sooner, at about "
+        f"{CHUNK_CHARACTERS:,} characters a dialogue (long turns and, with --every-turn, each turn checked count "
+        "more), so that the progress bar moves and the chunk's pairs fit in memory",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_options(p)
     p.set_defaults(func=run)
@@ -348,6 +355,23 @@ def _units(
     return [(by[-1], d.upto(by[-1]))] if by else []
 
 
+CHUNK_CHARACTERS = 1000  # a chunk's characters per --chunk-size dialogue: a log of 400-turn dialogues or turns of
+# 20,000 characters (38,000 pairs a dialogue on a small window) was one chunk of up to --chunk-size of them, scored
+# for minutes with the bar at 0 and all their pairs in memory
+
+
+def _weight(r: ParsedRecord, every_turn: bool) -> int:
+    """About how much scoring record ``r`` costs, in characters read: its turns' text, a turn longer than
+    ``CHUNK_CHARACTERS`` counted once a ``CHUNK_CHARACTERS`` of it (it is cut into pieces, each paired with the
+    other long turns' pieces), and with ``every_turn`` the dialogue cut after each of its turns (about half of it,
+    each)."""
+    if r.dialogue is None:
+        return 0
+    turns = r.dialogue.turns
+    chars = sum(len(t.text) * max(1, len(t.text) // CHUNK_CHARACTERS) for t in turns)
+    return chars * (len(turns) + 1) // 2 if every_turn else chars
+
+
 def _unfinished(lines: Iterator[bytes], done: LineSet) -> Iterator[bytes]:
     """``lines`` with each finished one blank: read as no record, it is neither parsed nor counted."""
     with contextlib.closing(lines):
@@ -483,6 +507,7 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(len(chunk))
             chunk.clear()
 
+        weight = 0  # about what scoring the chunk costs (_weight)
         try:
             for r in records:
                 if pending is not None and pending.see(r):  # stdin has matched OUT so far: it may be written
@@ -491,8 +516,10 @@ def run(args: argparse.Namespace) -> int:
                 if r.line in done:
                     continue
                 chunk.append(r)
-                if len(chunk) >= args.chunk_size and pending is None:
+                weight += _weight(r, args.every_turn)
+                if (len(chunk) >= args.chunk_size or weight >= args.chunk_size * CHUNK_CHARACTERS) and pending is None:
                     flush()
+                    weight = 0
         except InputError:  # the input itself broke off (a damaged .gz): keep every line read before it
             if chunk and pending is None:
                 flush()
