@@ -244,3 +244,34 @@ def test_from_dict_round_trips_the_shipped_defaults_verdicts(language, texts, kn
     d = Dialogue.from_texts(texts, speakers=("user", "system"), knowledge=kb)
     v = api.load(language=language).predict([d])[0]
     assert Verdict.from_dict(_through_json(v)).to_dict() == v.to_dict()
+
+
+def test_from_dict_reads_a_batch_scorer_row_when_told_to_ignore_its_other_columns(tiny_detector_dir):
+    # a BatchScorer row (the table's own columns, "error", labels as the list of those that fired) was refused
+    # ("Verdict.turns: unknown field") and its labels list could not be read ("expected a mapping") at all
+    import json
+
+    import numpy as np
+
+    from dialcheck.batch import BatchScorer
+    from dialcheck.detectors import load_detector
+    from dialcheck.io import parse_dialogue
+
+    turns = ["I have a dog.", "Nice!", "I have never had a pet."]
+    out = BatchScorer(model=str(tiny_detector_dir))({"id": ["a", "b"], "turns": [turns, []]})
+    rows = json.loads(json.dumps([{k: v[i] for k, v in out.items()} for i in range(2)]))  # as write_json wrote them
+    (want,) = load_detector(tiny_detector_dir).predict([parse_dialogue(turns)])
+    got = Verdict.from_dict(rows[0], extra="ignore")
+    assert (got.contradiction, got.evidence, got.category) == (want.contradiction, want.evidence, want.category)
+    assert got.score == pytest.approx(want.score, abs=1e-6) and got.labels is None  # [] fired: no labels
+    with pytest.raises(InputError, match=r'^Verdict: unknown fields turns, error; .*from_dict\(row, extra="ignore"\)$'):
+        Verdict.from_dict(rows[0])  # by default a row's other columns are refused, saying how to read it
+    with pytest.raises(InputError, match=r"^Verdict: an error record \(id 'b'\), not a verdict: .*empty"):
+        Verdict.from_dict(rows[1], extra="ignore")  # a bad row: no verdict to read
+    row = {**rows[0], "labels": ["KBI"], "evidence": np.array([0]), "contradiction": np.bool_(True)}  # numpy cells
+    got = Verdict.from_dict(row, extra="ignore")
+    assert got.labels == {"KBI": True} and got.evidence == (0,) and got.contradiction is True
+    with pytest.raises(InputError, match=r"^Verdict\.labels\[0\]: label names are strings, got int"):
+        Verdict.from_dict({**rows[0], "labels": [3]}, extra="ignore")
+    with pytest.raises(ValueError, match="extra"):
+        Verdict.from_dict(rows[0], extra="keep")

@@ -274,7 +274,7 @@ class Verdict:
         return out
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Verdict:
+    def from_dict(cls, d: Mapping[str, Any], extra: str = "refuse") -> Verdict:
         """The verdict :meth:`to_dict` wrote, read back (also after ``json.dumps``/``json.loads``, which turn the
         turn indices keying ``pair_scores``, ``knowledge_scores`` and ``read_as`` into strings), so that
         ``Verdict.from_dict(v.to_dict()).to_dict() == v.to_dict()``. The fields written beside a verdict (``line``,
@@ -283,6 +283,13 @@ class Verdict:
         field (a misspelt ``"evidnce"``, whose evidence would silently be read as none) is refused, as are an error
         line of ``score`` (``{"line": 3, "error": "..."}``), a whole HTTP response, a missing field or a value of the
         wrong type: an :class:`~dialcheck.errors.InputError` naming the field.
+
+        ``extra="ignore"`` reads a row that carries other columns beside the verdict's, such as a row of
+        :class:`dialcheck.batch.BatchScorer`'s output (the input table's columns, ``error``, and ``labels`` as the
+        list of the labels that fired): other fields are passed over unread, so a misspelt field is too; ``labels``
+        may be such a list, read as each named label true (the labels that did not fire are not in the row, and an
+        empty list reads as None); numpy values (``tolist``) are read as plain ones; a row whose ``error`` is set is
+        refused as an error record.
 
         >>> import json
         >>> line = '{"line": 1, "id": "a", "contradiction": true, "score": 0.93, "evidence": [0], "category": null, '
@@ -299,16 +306,32 @@ class Verdict:
         ...
         dialcheck.errors.InputError: Verdict.evidnce: unknown field (did you mean "evidence"?); a verdict's fields \
 are contradiction, score, evidence, ...
+        >>> row = {"id": "c1", "turns": ["Hi"], "contradiction": True, "score": 0.9, "evidence": [0], "category": None,
+        ...        "labels": ["KBI"], "error": None}  # a BatchScorer row
+        >>> Verdict.from_dict(row, extra="ignore").labels
+        {'KBI': True}
         """
+        if extra not in ("refuse", "ignore"):
+            raise ValueError(f'extra: expected "refuse" or "ignore", got {extra!r}')
         if not isinstance(d, Mapping):
             raise InputError(f"Verdict: expected a mapping (Verdict.to_dict's form), got {_got(d)}")
-        if "contradiction" not in d and "error" in d:
-            where = f" (line {d['line']})" if "line" in d else ""
+        if d.get("contradiction") is None and d.get("error") is not None:  # score's error line, a BatchScorer bad row
+            where = f" (line {d['line']})" if "line" in d else f" (id {d['id']!r})" if d.get("id") is not None else ""
             raise InputError(f"Verdict: an error record{where}, not a verdict: {d['error']}")
         if "contradiction" not in d and ("verdicts" in d or "ranked" in d):
             key = "verdicts" if "verdicts" in d else "ranked"
             raise InputError(f'Verdict: a response of the HTTP API, not a verdict: read each item of its "{key}"')
-        _known_fields(d)
+        if extra == "refuse":
+            _known_fields(d)
+        else:  # a table's row: its verdict fields alone, numpy cells as plain values
+            row = {k: _plain(v) for k, v in d.items() if k in VERDICT_FIELDS}
+            if isinstance(row.get("labels"), list):  # BatchScorer's: the names of the labels that fired
+                fired = row["labels"]
+                for i, k in enumerate(fired):
+                    if not isinstance(k, str):
+                        raise InputError(f"Verdict.labels[{i}]: label names are strings, got {_got(k)}")
+                row["labels"] = {k: True for k in fired} or None
+            d = row
         for key in ("contradiction", "score"):
             if key not in d:
                 raise InputError(f"Verdict.{key}: missing (expected Verdict.to_dict's form)")
@@ -386,10 +409,16 @@ def _known_fields(d: Mapping[str, Any]) -> None:
     unknown = [k for k in d if k not in VERDICT_FIELDS and k not in VERDICT_BESIDE]
     if not unknown:
         return
+    table = ("error", "turns", "messages")  # a row of BatchScorer's output: its input's columns, not misspellings
+    row = (
+        "; a table's row (BatchScorer's): Verdict.from_dict(row, extra=\"ignore\")"
+        if any(k in d for k in table)
+        else ""
+    )
     known = (*VERDICT_FIELDS, *VERDICT_BESIDE)
 
     def hint(key: Any) -> str:
-        close = difflib.get_close_matches(key, known, n=1) if isinstance(key, str) else []
+        close = difflib.get_close_matches(key, known, n=1) if isinstance(key, str) and key not in table else []
         return f' (did you mean "{close[0]}"?)' if close else ""
 
     if len(unknown) == 1:
@@ -398,8 +427,19 @@ def _known_fields(d: Mapping[str, Any]) -> None:
         what = "Verdict: unknown fields " + ", ".join(f"{k}{hint(k)}" for k in unknown)
     raise InputError(
         f"{what}; a verdict's fields are {', '.join(VERDICT_FIELDS)}, and those written beside one, which are "
-        f"ignored: {', '.join(VERDICT_BESIDE)}"
+        f"ignored: {', '.join(VERDICT_BESIDE)}{row}"
     )
+
+
+def _plain(value: Any) -> Any:
+    """A table's cell as plain Python: engines hand out numpy arrays and scalars where JSON had lists and numbers."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _number(value: Any, name: str, unit: bool = False) -> float:
