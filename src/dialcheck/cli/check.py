@@ -23,6 +23,7 @@ from .common import (
 )
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
+CHUNK = 256  # dialogues checked at a time once all are read: their pairs and verdicts are not all held at once
 
 
 def add_parser(sub: Any) -> None:
@@ -170,16 +171,17 @@ def run(args: argparse.Namespace) -> int:
                 "assistant's last reply instead",
                 file=sys.stderr,
             )
-    verdicts = predict_for(args, dialogues)
     out = sys.stdout
-    for i, (d, v) in enumerate(zip(dialogues, verdicts, strict=True)):
-        if args.json:
-            rec: dict[str, Any] = {"id": d.meta.get("id")}
-            if checked[i] is not None:
-                rec["turn"] = checked[i]
-            rec.update(v.to_dict())
-            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        else:
-            out.write(render(i, d, v) + "\n")
-    out.flush()
+    for start in range(0, len(dialogues), CHUNK):  # all were read and found good: written as they are checked
+        part = dialogues[start : start + CHUNK]
+        for i, (d, v) in enumerate(zip(part, predict_for(args, part), strict=True), start=start):
+            if args.json:
+                rec: dict[str, Any] = {"id": d.meta.get("id")}
+                if checked[i] is not None:
+                    rec["turn"] = checked[i]
+                rec.update(v.to_dict())
+                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            else:
+                out.write(render(i, d, v) + "\n")
+        out.flush()
     return 0
