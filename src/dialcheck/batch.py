@@ -32,7 +32,7 @@ from typing import Any
 
 from .errors import DialcheckError, InputError
 from .io import check_batch_size, check_speakers, json_type, parse_checked, refuse_thresholds, upto_speaker
-from .schema import Dialogue, Verdict
+from .schema import Dialogue, Verdict, _plain
 
 __all__ = ["VERDICT_COLUMNS", "BatchScorer", "score_dataset"]
 
@@ -43,17 +43,6 @@ BATCH_THRESHOLDS = "the thresholds are the model's (a detector folder's `tau` an
 
 #: the columns :class:`BatchScorer` adds to each batch
 VERDICT_COLUMNS = ("contradiction", "score", "evidence", "category", "labels", "error")
-
-
-def _plain(value: Any) -> Any:
-    """A cell as plain Python: engines hand out numpy arrays and scalars where JSON had lists and numbers."""
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        value = value.tolist()
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _missing(value: Any) -> bool:
