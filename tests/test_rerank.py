@@ -428,3 +428,27 @@ def test_candidates_for_the_first_turn_are_ranked_alike_by_rank_rerank_the_comma
     assert main(["rerank", str(p), "--json", "--model", str(tiny_detector_dir)]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["id"] == "o1" and rec["chosen"]["index"] == 0 and rec["counts"]["contradiction"] == 0
+
+
+def test_rerank_reads_its_input_as_check_does(capsys, tmp_path, monkeypatch):
+    # rerank had its own reader: '[]' exited 0 without a word, and a pretty-printed document with one syntax error
+    # was read a line per record ("3 of 4 records are bad") where check names its line and column
+    from dialcheck import api
+
+    monkeypatch.setattr(api, "load", lambda *a, **kw: pytest.fail("no model is loaded for bad input"))
+    p = tmp_path / "pp.json"
+    p.write_text('[\n  {"turns": ["a" "b"], "candidates": ["x"]},\n  {"turns": ["c"], "candidates": ["y"]}\n]\n')
+    assert main(["rerank", str(p), "--threads", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"dialcheck: error: {p}, line 2: invalid JSON (Expecting ',' delimiter at column 18)\n"
+    assert main(["check", str(p), "--threads", "1"]) == 2
+    assert capsys.readouterr().err == err  # the two commands agree
+    p.write_text("[]\n")
+    assert main(["rerank", str(p), "--threads", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"dialcheck: error: {p}: holds no records: an empty JSON list []\n"
+    # JSON Lines whose first line is bad: read as check reads them, the first line saying so
+    p.write_text('{oops\n{"turns": ["c"], "candidates": ["y"]}\n')
+    assert main(["rerank", str(p), "--threads", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(": the file was read as JSON Lines, one record per line\n") and f"{p}, line 1: " in err

@@ -78,9 +78,11 @@ def add_parser(sub: Any) -> None:
 
 def _records(path: str) -> list[tuple[int, Any, int | None]]:
     """(position, record, line in the file or None): JSONL lines, or the items of one JSON value (a lone
-    record's line known when the file has one line)."""
+    record's line known when the file has one line). The format is told apart as ``check`` tells it
+    (:func:`~dialcheck.io._is_jsonl`): a pretty-printed document with a syntax error is that error at its line
+    and column, not a bad record per line; an empty list ``[]`` holds no records."""
 
-    from ..io import decode_utf8
+    from ..io import _is_jsonl, _iter_jsonl, decode_utf8
 
     name = "<stdin>" if path == "-" else path
     stdin = getattr(sys.stdin, "buffer", None)
@@ -92,17 +94,18 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
         raise InputError("the input is empty", name)
     lines = text.split("\n")
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        out: list[tuple[int, Any, int | None]] = []
-        for n, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                out.append((n, json.loads(line), n))
-            except json.JSONDecodeError as e:  # reported with the other bad records by _parse
-                out.append((n, InputError(json_error(e), name, n), n))
-        return out
+        whole = json.loads(text.rstrip())
+    except json.JSONDecodeError as e:
+        if not _is_jsonl(e, lines):  # one JSON document: its error, where check names it
+            raise InputError(json_error(e), name, e.lineno) from None
+        # JSON Lines read as check reads them (a bad first line says the file was read so); the parser keeps each
+        # line's value as it is, for _parse to check as a record
+        return [
+            (r.line, r.error if r.error is not None else r.dialogue, r.line)
+            for r in _iter_jsonl(lines, name, lambda obj: obj, sniffed=True)
+        ]
+    if whole == []:  # refused as check refuses it (rerank exited 0 without a word)
+        raise InputError("holds no records: an empty JSON list []", name)
     items = whole if isinstance(whole, list) else [whole]
     nonempty = [n for n, line in enumerate(lines, start=1) if line.strip()]
     at = nonempty[0] if len(nonempty) == 1 and len(items) == 1 else None  # else the item names the record
