@@ -181,3 +181,25 @@ def test_check_writes_its_verdicts_chunk_by_chunk_once_every_dialogue_is_read(
     monkeypatch.setattr(check, "predict_for", counted)
     assert run_cli(capsys, "check", str(log), "--json", "--model", str(tiny_detector_dir))[0] == 0
     assert seen == [(2, 0), (2, 2), (1, 2)]
+
+
+def test_a_file_read_whole_is_held_once_as_text_not_also_as_bytes_and_a_stringio(tmp_path):
+    # check reads its input whole (every record is checked before any is scored): the file's bytes, a StringIO
+    # (4 bytes a character) and the text read from it were all held while the records were read: 8.2 bytes a
+    # byte of input before the first record; reading 1,000,000 dialogues peaked at 4.19 GB, now 2.75 GB
+    import os
+    import tracemalloc
+
+    from dialcheck.io import read_dialogues
+
+    log = tmp_path / "log.jsonl"
+    turns = ["Do you have any pets at home these days?", "I have two dogs and a cat, they are lovely.", "Nice!"] * 2
+    log.write_text("".join(json.dumps({"id": f"d{i}", "turns": turns}) + "\n" for i in range(1000)))
+    tracemalloc.start()
+    try:
+        records = read_dialogues(log, checking=True)
+        assert next(records).ok
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 5 * os.path.getsize(log)  # the text, its lines (each a string) and the first record
