@@ -190,8 +190,8 @@ def measure(
     for key in ("recall", "precision", "roc_auc"):
         out[f"human_bot_raw/{key}"] = res.get(f"human_bot_raw/{key}")  # undefined on one class / none flagged
     out["human_bot/dialogues_per_s"] = res["human_bot/dialogues_per_s"]
-    for key in ("accuracy", "roc_auc"):
-        out[f"{CITOD}/{key}"] = res[f"{CITOD}/{key}"]
+    out[f"{CITOD}/accuracy"] = res[f"{CITOD}/accuracy"]
+    out[f"{CITOD}/roc_auc"] = res.get(f"{CITOD}/roc_auc")  # left out with one class: "–"
     for f in HAND:
         out[f"{f}/accuracy"] = res[f"{f}/accuracy"]
         out[f"{f}/n"] = len(ev.predictions[f])

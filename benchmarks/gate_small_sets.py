@@ -38,7 +38,7 @@ def small_sets(name: str, data_dir: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"model": name, "tau": round(det.tau, 4)}
     for f in (*gate.HAND, gate.CITOD):
         out[f"{f}/accuracy"] = res[f"{f}/accuracy"]
-    out[f"{gate.CITOD}/roc_auc"] = res[f"{gate.CITOD}/roc_auc"]
+    out[f"{gate.CITOD}/roc_auc"] = res.get(f"{gate.CITOD}/roc_auc", "–")  # left out where undefined (one class)
     nb = ev.predictions[gate.NEIGHBOURS]
     out[f"{gate.NEIGHBOURS}/roc_auc"] = round(100 * roc_auc([e.label for e, _ in nb], [v.score for _, v in nb]), 2)
     out[f"{gate.NEIGHBOURS}/false_alarms"] = sum(v.contradiction and not e.label for e, v in nb)

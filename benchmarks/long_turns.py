@@ -112,11 +112,21 @@ def main() -> None:
     print("| set | reading | accuracy | precision / recall | ROC AUC | evidence F1 | pairs scored | seconds |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name, variant, m, n_pairs, secs in rows:
-        ev = f"{m['evidence_f1']:.2f}" if "evidence_f1" in m else "-"
-        print(
-            f"| {name} | {variant} | {m['accuracy']:.2f} | {m['precision']:.1f} / {m['recall']:.1f} | "
-            f"{m.get('roc_auc', float('nan')):.2f} | {ev} | {n_pairs} | {secs:.1f} |"
+        # "–" where a metric is undefined and so left out (precision with nothing flagged, recall with no
+        # contradiction, ROC AUC with one class or on dev), as decode_tau_sweep.py shows it
+        ev, p, r, auc = (
+            _cell(m, k, d) for k, d in (("evidence_f1", 2), ("precision", 1), ("recall", 1), ("roc_auc", 2))
         )
+        print(f"| {name} | {variant} | {m['accuracy']:.2f} | {p} / {r} | {auc} | {ev} | {n_pairs} | {secs:.1f} |")
+
+
+def _cell(metrics: dict[str, float], key: str, digits: int) -> str:
+    """``metrics[key]`` to ``digits`` places, or "–" where :func:`decode_metrics` left it out as undefined.
+
+    >>> _cell({"precision": 50.0}, "precision", 1), _cell({}, "recall", 1)
+    ('50.0', '–')
+    """
+    return f"{metrics[key]:.{digits}f}" if key in metrics else "–"
 
 
 if __name__ == "__main__":

@@ -91,6 +91,23 @@ def test_long_turns_runs_on_a_cascade_and_sets_the_piece_size_of_both_stages(
     assert first.chunk_tokens == second.chunk_tokens == 8 and det.long_turns == "chunk"
 
 
+def test_long_turns_shows_a_dash_for_the_precision_of_a_run_that_flags_nothing(
+    load_benchmark, tiny_detector_dir, data_root, monkeypatch, capsys
+):
+    """decode_metrics leaves precision out when nothing is flagged (745aa86), and the table's m['precision'] then
+    stopped the script with KeyError: 'precision'; it shows "–" as decode_tau_sweep.py does."""
+    from dialcheck.detectors import load_detector
+
+    det = load_detector(tiny_detector_dir)
+    det.tau = det.eta_e = 1.0  # no score reaches 1: nothing is flagged
+    monkeypatch.setattr("dialcheck.api.load", lambda model=None: det)
+    argv = ["--sets", "dev", "--dev", "3", "--threads", "1", "--data-dir", str(data_root)]
+    monkeypatch.setattr(sys, "argv", ["long_turns.py", *argv])
+    load_benchmark("long_turns").main()
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| dev (first 3) |")]
+    assert len(rows) == 3 and all(ln.split(" | ")[3] == "– / 0.0" for ln in rows), rows  # precision / recall
+
+
 def test_lm_paraphrase_try_reads_its_arguments_before_loading_a_language_model(tmp_path):
     """It had no argument parser: --help or --data-dir were ignored and the script loaded SmolLM2 and generated
     for a minute from the default data directory, reading the corpus file around its adapter."""
