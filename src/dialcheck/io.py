@@ -1267,7 +1267,8 @@ def read_examples(
     UTF-8 is one such record; a JSON document that is not UTF-8 fails as a whole (:func:`decode_utf8`).
 
     A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
-    dialogue of a multi-line JSON list) as its id; read from ``-``, ``stdin:LINE``.
+    dialogue of a multi-line JSON list) as its id; read from ``-``, ``stdin:LINE``, and its errors and notes name
+    the input ``stdin`` too (as ``evaluate --data -`` names its split).
 
     With ``limit``, reading stops at the ``limit``-th good record: the errors are those of the records before it
     (``evaluate --limit N`` counted the bad records of the whole file beside its first N).
@@ -1284,9 +1285,10 @@ def read_examples(
     """
     examples: list[Example] = []
     errors: list[InputError] = []
+    if name is None and isinstance(source, (str, Path)) and str(source) == "-":
+        name = "stdin"  # one name in ids ("stdin:3"; "-:3" named no input), errors and notes, not "<stdin>" in some
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
-    stdin = name is None and isinstance(source, (str, Path)) and str(source) == "-"
-    prefix = "stdin" if stdin else Path(str(label)).name  # "-:3" named no input
+    prefix = Path(str(label)).name
     other: list[str] = []  # where a contradiction's evidence names another speaker's turn
     for rec in read_dialogues(source, name, labelled=True, require_category=require_category, utf8_per_line=True):
         if rec.example is not None and english and (kind := dialogue_language(rec.example.dialogue)) != "other":
@@ -1306,7 +1308,7 @@ def read_examples(
         elif rec.error is not None:
             errors.append(rec.error)
     if notes is not None and other:
-        notes.append(f"{'<stdin>' if stdin else label}: {other_speaker_note(other)}")
+        notes.append(f"{label}: {other_speaker_note(other)}")
     return examples, errors
 
 

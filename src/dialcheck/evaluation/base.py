@@ -93,7 +93,7 @@ class SplitEvaluator:
                 notes=None if require_category else notes,
             )  # fmt: skip
             if not examples:
-                _refuse(path, errors)
+                _refuse("stdin" if str(f) == "-" else path, errors)  # named as read_examples names it
             self.files[name] = examples
             self.skipped[name] = errors
             self.notes[name] = notes
@@ -186,7 +186,7 @@ class SplitEvaluator:
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 
-def _refuse(path: Path, errors: list[InputError]) -> NoReturn:
+def _refuse(path: Path | str, errors: list[InputError]) -> NoReturn:
     """Stop on a file with no good record. One bad record is named in the error (the file named once, in its
     prefix); several are each named on a line of their own in the one error, so one run shows everything to fix
     (a library raises; the command line prints it)."""
