@@ -452,3 +452,17 @@ def test_rerank_reads_its_input_as_check_does(capsys, tmp_path, monkeypatch):
     assert main(["rerank", str(p), "--threads", "1"]) == 2
     err = capsys.readouterr().err
     assert err.endswith(": the file was read as JSON Lines, one record per line\n") and f"{p}, line 1: " in err
+
+
+def test_rerank_warning_names_a_record_with_an_id_by_its_id_alone(capsys, tmp_path, tiny_detector_dir):
+    # the language warning said "x at line 2" where the text output and --json name that record "x"
+    recs = [
+        {"id": "a", "turns": CTX, "candidates": ["Rex."]},
+        {"id": "x", "turns": ["안녕하세요.", "강아지가 있어요.", "이름이 뭐예요?"], "candidates": ["초코예요."]},
+    ]
+    p = tmp_path / "ids.jsonl"
+    p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", "utf-8")
+    assert main(["rerank", str(p), "--model", str(tiny_detector_dir), "--threads", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1].startswith("x: chose [0]")
+    assert "but x has Korean turns" in err and "at line" not in err

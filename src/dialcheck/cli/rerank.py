@@ -201,7 +201,7 @@ def _read(parsed: list[tuple[int, Any, Any, str | None]], at: list[Any]) -> tupl
     for i, (n, d, cands, rid) in enumerate(parsed):
         replies = [Turn("candidate", _split_raw(c, k)[0]) for k, c in enumerate(cands or [])]
         wholes.append(Dialogue((*d.turns, *replies), d.knowledge) if replies else d)
-        names.append(f"{rid} at line {at[i]}" if rid and at[i] is not None else _label(n, at[i], rid))
+        names.append(_label(n, at[i], rid))  # as the output and --json name it: "x", not "x at line 1"
     return wholes, names
 
 
