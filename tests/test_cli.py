@@ -1666,7 +1666,7 @@ def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp
     code, _, err = _run(capsys, "check", str(p), *model)
     assert code == 2 and "nothing was checked" in err
     assert f"{p}, line 2: speaker: expected a speaker name or a list of names, got int" in err
-    assert f"{p}, line 3: speaker: empty (name the speaker whose turn is checked)" in err
+    assert f"{p}, line 3: speaker: ' ' is blank (name the speaker whose turn is checked)" in err  # as rerank says
     assert f"{p}, line 4: tau: not a dialogue field; the thresholds are the model's (`--tau` / `--eta-e`" in err
     assert f"{p}, line 5: e: speaker: no turn with text by bot" in err
     out_p = tmp_path / "v.jsonl"

@@ -442,10 +442,23 @@ def test_a_reply_speaker_that_is_a_string_is_told_what_is_wrong_with_its_text_no
         with pytest.raises(InputError) as e:
             check_reply_speaker(value)
         assert str(e.value) == (
-            f"speaker: {said}: name who says the reply, or leave speaker out (the context's next speaker says it)"
+            f"speaker: {said} (name who says the reply, or leave speaker out: the context's next speaker says it)"
         )
     with pytest.raises(InputError, match=r"^speaker: expected a speaker name \(a non-empty string\), got int$"):
         check_reply_speaker(3)
+
+
+def test_a_blank_speaker_is_worded_alike_for_a_turn_checked_and_a_reply():
+    # check_speakers said "speaker: empty" of " ", where check_reply_speaker said "' ' is blank"
+    from dialcheck.io import check_reply_speaker, check_speakers
+
+    for value, said in [(" ", "speaker: ' ' is blank ("), ("", "speaker: empty (")]:
+        for check in (check_speakers, check_reply_speaker):
+            with pytest.raises(InputError) as e:
+                check(value)
+            assert str(e.value).startswith(said), (check, str(e.value))
+    with pytest.raises(InputError, match=r"^speaker\[1\]: '\\t' is blank \(name the speaker whose turn is checked\)$"):
+        check_speakers(["bot", "\t"])
     assert check_reply_speaker("bot") == "bot" and check_reply_speaker(None) is None
 
 

@@ -52,7 +52,11 @@ def test_rank_and_health_and_page(client):
 @pytest.mark.parametrize(("speaker", "got"), [({"name": "A"}, "object"), (True, "boolean")])
 def test_a_rank_speaker_of_another_type_is_named_with_its_json_type(client, speaker, got):
     r = client.post("/rank", json={"context": ["I have a cat.", "Nice."], "candidates": ["x"], "speaker": speaker})
-    assert r.status_code == 422 and r.json()["detail"] == f"speaker: expected a string, got {got}"
+    # as Detector.rank and rerank word it (check_reply_speaker): /rank had its own "expected a string" check
+    assert (
+        r.status_code == 422
+        and r.json()["detail"] == f"speaker: expected a speaker name (a non-empty string), got {got}"
+    )
 
 
 def test_health_says_when_onnx_int8_answers(tiny_detector_dir, tmp_path, monkeypatch):
@@ -259,7 +263,8 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
     too_many = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"] * 4})
     assert too_many.status_code == 413 and "at most 3" in too_many.json()["detail"]
     bad = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"], "speaker": 3})
-    assert bad.status_code == 422 and bad.json()["detail"] == "speaker: expected a string, got int"
+    assert bad.status_code == 422
+    assert bad.json()["detail"] == "speaker: expected a speaker name (a non-empty string), got int"
     ct.close()
 
 
@@ -374,7 +379,7 @@ def test_an_empty_rank_candidate_is_a_located_422_as_an_empty_last_turn_is_on_ch
         (b'"candidates": ["Rex.", "\\ud800"]', "candidates[1]: not valid Unicode text (a lone surrogate \\ud800)"),
         (
             b'"candidates": ["Rex."], "speaker": " "',
-            "speaker: ' ' is blank: name who says the reply, or leave speaker out (the context's next speaker says it)",
+            "speaker: ' ' is blank (name who says the reply, or leave speaker out: the context's next speaker says it)",
         ),
     ],
 )

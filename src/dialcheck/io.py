@@ -546,17 +546,27 @@ def check_reply_speaker(value: Any) -> str | None:
     >>> check_reply_speaker(" ")
     Traceback (most recent call last):
     ...
-    dialcheck.errors.InputError: speaker: ' ' is blank: name who says the reply, or leave speaker out (the context's \
+    dialcheck.errors.InputError: speaker: ' ' is blank (name who says the reply, or leave speaker out: the context's \
 next speaker says it)
     """
     if value is not None and not isinstance(value, str):
         raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(value)}")
     if value is not None and not value.strip():  # a string: what is wrong is its text, not its type
-        said = f"{value!r} is blank" if value else "empty"
         raise InputError(
-            f"speaker: {said}: name who says the reply, or leave speaker out (the context's next speaker says it)"
+            f"speaker: {blank_speaker(value)} (name who says the reply, or leave speaker out: the context's next "
+            "speaker says it)"
         )
     return value
+
+
+def blank_speaker(name: str) -> str:
+    """What is wrong with a speaker name that names no one, worded alike by :func:`check_speakers` and
+    :func:`check_reply_speaker`: ``empty`` for ``""``, else the name shown and ``is blank`` (white space only).
+
+    >>> print(blank_speaker(""), "/", blank_speaker(" "))
+    empty / ' ' is blank
+    """
+    return f"{name!r} is blank" if name else "empty"
 
 
 def reply_speaker(context: Dialogue) -> str:
@@ -605,7 +615,7 @@ def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
         if not isinstance(name, str):
             raise InputError(f"{where}: expected a speaker name (a string), got {json_type(name)}")
         if not name.strip():
-            raise InputError(f"{where}: empty (name the speaker whose turn is checked)")
+            raise InputError(f"{where}: {blank_speaker(name)} (name the speaker whose turn is checked)")
     return list(names)
 
 

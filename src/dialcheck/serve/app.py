@@ -44,7 +44,15 @@ from typing import Any
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, candidate_texts, ranked_candidates
 from ..errors import DialcheckError, InputError, MissingDependencyError
-from ..io import THRESHOLD_KEYS, as_context, check_speakers, json_type, parse_checked, upto_speaker
+from ..io import (
+    THRESHOLD_KEYS,
+    as_context,
+    check_reply_speaker,
+    check_speakers,
+    json_type,
+    parse_checked,
+    upto_speaker,
+)
 from ..language import _is_cjk
 from ..schema import Dialogue, Turn
 from .compute import ComputeClosed, ComputeThread, wait
@@ -440,12 +448,9 @@ def create_app(
         except InputError as e:
             raise HTTPException(422, e.message) from None
 
-        speaker = body.get("speaker")
-        if speaker is not None and not isinstance(speaker, str):
-            raise HTTPException(422, f"speaker: expected a string, got {json_type(speaker)}")
-        try:
-            dialogues = candidate_dialogues(ctx, cands, speaker)
-        except InputError as e:  # a blank speaker name
+        try:  # the speaker as Detector.rank and rerank read it (its type, or a blank name), in their words
+            dialogues = candidate_dialogues(ctx, cands, check_reply_speaker(body.get("speaker")))
+        except InputError as e:
             raise HTTPException(422, e.message) from None
         within_budget(dialogues)
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
