@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 # where the thresholds of a batch's verdicts are set, for the error of a row with a tau cell
 BATCH_THRESHOLDS = "the thresholds are the model's (a detector folder's `tau` and `eta_e`)"
 
+CHUNK = 1024  # rows scored at a time within one batch (an engine may hand out a whole table as one)
+
 #: the columns :class:`BatchScorer` adds to each batch
 VERDICT_COLUMNS = ("contradiction", "score", "evidence", "category", "labels", "error")
 
@@ -147,11 +149,14 @@ class BatchScorer:
         dialogues: list[Dialogue] = []
         dets: list[Any] = []
         routes: list[str] = []
+        loaded: dict[str, Any] = {}  # each detector looked up once a batch, not once a row
         for i, row in enumerate(rows):
             try:
                 d = self._dialogue(row)
                 key = "model" if self.model is not None else api.route(d)
-                dets.append(api.load(self.model) if self.model is not None else api.load(language=key))
+                if key not in loaded:
+                    loaded[key] = api.load(self.model) if self.model is not None else api.load(language=key)
+                dets.append(loaded[key])
             except DialcheckError as e:
                 out[i] = str(e)
                 continue
@@ -164,8 +169,11 @@ class BatchScorer:
         elif dialogues:  # each row to its shipped default: say which rows that default cannot read
             api.warn_routed(dialogues, routes, [f"rows[{i}]" for i in ok], len(rows))
         fast = functools.partial(api.accelerate, onnx=self.onnx, int8=self.int8)
-        for i, v in zip(ok, api.predict_grouped(dialogues, dets, self.batch_size, fast), strict=True):
-            out[i] = v
+        for start in range(0, len(ok), CHUNK):  # a large batch's pairs are not all held at once
+            end = start + CHUNK
+            verdicts = api.predict_grouped(dialogues[start:end], dets[start:end], self.batch_size, fast)
+            for i, v in zip(ok[start:end], verdicts, strict=True):
+                out[i] = v
         bad = sum(isinstance(v, str) for v in out)
         if bad:
             log.warning("%d of %d rows not scored (see their error column)", bad, len(rows))
