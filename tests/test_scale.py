@@ -232,3 +232,15 @@ def test_batch_scorer_looks_its_detector_up_once_a_batch_and_scores_a_large_batc
     assert out["error"][2] is not None and sum(e is None for e in out["error"]) == 7
     alone = batch.BatchScorer(tiny_detector_dir)({"turns": turns[6:]})
     assert alone["score"][0] == out["score"][7]
+
+
+@pytest.mark.parametrize("line", [0, -3])
+def test_resume_refuses_an_output_line_of_no_input_line(tmp_path, line):
+    # OUT's finished lines are kept a byte each, by line number: a line of 0 or less is no score output's
+    from dialcheck.cli.score import read_resume
+    from dialcheck.errors import InputError
+
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"line": line, "id": "a"}) + "\n" + json.dumps({"line": 1, "id": "b"}) + "\n")
+    with pytest.raises(InputError, match="line 1: cannot resume: not a dialcheck score output line"):
+        read_resume(out)

@@ -165,7 +165,10 @@ def _out_record(chunk: bytes, path: Path, out_line: int) -> tuple[int, Any] | No
         return None
     try:
         rec = json.loads(chunk)
-        return int(rec["line"]), rec.get("id")
+        line = int(rec["line"])
+        if line < 1:  # input lines count from 1
+            raise ValueError(line)
+        return line, rec.get("id")
     except (ValueError, KeyError, TypeError):
         raise InputError("cannot resume: not a dialcheck score output line", str(path), out_line) from None
 
