@@ -383,3 +383,34 @@ def test_collect_responses_resumes_any_generator_one_call_per_speaker(contexts, 
     assert [r.to_dict() for r in got] == [r.to_dict() for r in want] and fresh.calls == 2
     with pytest.raises(Exception, match="made otherwise"):
         Checkpoint(tmp_path / "r.jsonl", {"run": 2}).resume()
+
+
+def test_contexts_to_dev_null_or_a_pipe_keep_no_work_files_beside_it(capsys, monkeypatch, lm, dialogues, tmp_path):
+    # /dev/null.part cannot be made (or, as root, should not be): such an output is written in place, as probe
+    # triggers writes it, and --resume to it is refused before anything is read, as for standard output
+    import os
+    import threading
+
+    from dialcheck.collection.checkpoint import Checkpoint
+
+    scores = ["--all-scores", str(tmp_path / "all.jsonl")]
+    code = main(_contexts_argv(lm, tmp_path / "missing.jsonl", Path(os.devnull), "--resume", *scores))
+    assert code == 2 and "--resume needs an --out file" in capsys.readouterr().err
+    made: list[Path] = []
+    opened = Checkpoint.__init__
+
+    def spy(self: Checkpoint, out: Any, settings: Any) -> None:
+        made.append(Path(out))
+        opened(self, out, settings)
+
+    monkeypatch.setattr(Checkpoint, "__init__", spy)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+    reader.start()
+    code = main(_contexts_argv(lm, dialogues, pipe))
+    reader.join(timeout=60)
+    assert code == 0 and not made
+    assert got[0].count(b"\n") == 10  # --top-k 3 --random-k 2 at --distances 1,3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "pipe-all.jsonl"]

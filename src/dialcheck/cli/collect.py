@@ -35,9 +35,11 @@ from .common import (
     http_url,
     nonnegative_float,
     nonnegative_int,
+    open_checkpoint,
     open_unit_float,
     positive_int,
     raise_every,
+    refuse_resume_without_file,
     seed_number,
     set_threads,
     unit_float,
@@ -107,8 +109,7 @@ def _add_resume_option(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _no_resume_to_stdout(args: argparse.Namespace) -> None:
-    if args.resume and args.out == "-":
-        raise InputError("--resume needs an --out file: a run writing to standard output keeps no work to resume")
+    refuse_resume_without_file(args.out, args.resume)
 
 
 def _model_id(name: str | None) -> str | None:
@@ -126,31 +127,10 @@ def _threads(n: int) -> int:
 
 
 def _checkpoint(args: argparse.Namespace, settings: dict[str, Any], what: str) -> Any:
-    """The work files beside ``--out`` (None for standard output), read before any model is loaded: a resumed
-    run with other settings is refused, and so is a fresh run over an interrupted one's finished work."""
-    from ..collection.checkpoint import Checkpoint
-
-    if args.out == "-":
-        return None
-    cp = Checkpoint(args.out, settings)
-    if args.resume and cp.exists():
-        cp.resume()
-        _say(f"resuming: {len(cp.rows)} {what} of the interrupted run kept ({cp.done} batches)")
-        for key in cp.unrecorded:  # a record of an earlier dialcheck: finishing it beats refusing it
-            _say(
-                f"warning: {cp.state.name} does not record {key} (an earlier dialcheck wrote it): resuming with "
-                f"{key} {json.dumps(settings[key])}; if the interrupted run's differed, the {what} made now may "
-                "differ in the last digits from those an uninterrupted run makes"
-            )
-    elif args.resume:
-        _say(f"nothing to resume (no {cp.state.name}): collecting from the start")
-    elif cp.exists() and cp.finished_units():
-        raise InputError(
-            f"an interrupted run's {what} are kept in {cp.part.name} and {cp.state.name}: pass --resume to "
-            "continue it, or delete those two files to start anew",
-            args.out,
-        )
-    return cp
+    """The work files beside ``--out`` (None for standard output, /dev/null or a pipe), read before any model is
+    loaded (:func:`~dialcheck.cli.common.open_checkpoint`). A setting an earlier record lacks is --threads, on which
+    only the last digits of a sum depend."""
+    return open_checkpoint(args.out, args.resume, settings, what, "collecting", drift="in the last digits")
 
 
 def _started(cp: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import os
 import shlex
@@ -599,6 +600,57 @@ def writable_output(path: str | Path, name: str) -> None:
         raise InputError(f"{name}: the folder {parent} does not exist", str(path))
     if (p.exists() and not os.access(p, os.W_OK)) or not os.access(parent, os.W_OK):
         raise InputError(f"{name}: cannot be written here (permission denied)", str(path))
+
+
+def keeps_no_work(out: str) -> bool:
+    """Whether a resumable run writing ``out`` keeps no work files beside it: standard output, or an output that is
+    not a regular file (/dev/null, a named pipe), beside which ``OUT.part`` could not or should not be made."""
+    path = Path(out)
+    return out == "-" or (path.exists() and not path.is_file())
+
+
+def refuse_resume_without_file(out: str, resume: bool) -> None:
+    """Refuse ``--resume`` for an output that keeps no work to resume (:func:`keeps_no_work`)."""
+    if resume and keeps_no_work(out):
+        raise InputError("--resume needs an --out file: a run writing to standard output keeps no work to resume")
+
+
+def open_checkpoint(out: str, resume: bool, settings: dict[str, Any], what: str, doing: str, drift: str = "") -> Any:
+    """The work files beside ``out`` (``OUT.part``, ``OUT.resume.json``: a :class:`~dialcheck.collection.checkpoint.
+    Checkpoint`), opened for ``--resume`` before any model is loaded; None for an output that keeps none
+    (:func:`keeps_no_work`; ``--resume`` to it is refused). A resume with other ``settings`` is refused, saying what
+    differs, and so is a fresh run over an interrupted one's finished work; a fresh run's checkpoint is returned
+    unstarted. The messages name the rows as ``what`` ("replies"), a run without work to resume says it goes on
+    ``doing`` ("collecting") from the start, and a setting the interrupted run's record lacks is warned of, the
+    rows made now perhaps differing ``drift`` ("in the last digits") from an uninterrupted run's."""
+    from ..collection.checkpoint import Checkpoint
+
+    refuse_resume_without_file(out, resume)
+    if keeps_no_work(out):
+        return None
+    cp = Checkpoint(out, settings)
+    if resume and cp.exists():
+        cp.resume()
+        _say(f"resuming: {len(cp.rows)} {what} of the interrupted run kept ({cp.done} batches)")
+        for key in cp.unrecorded:  # a record of an earlier dialcheck: finishing it beats refusing it
+            _say(
+                f"warning: {cp.state.name} does not record {key} (an earlier dialcheck wrote it): resuming with "
+                f"{key} {json.dumps(settings[key])}; if the interrupted run's differed, the {what} made now may "
+                f"differ {drift + ' ' if drift else ''}from those an uninterrupted run makes"
+            )
+    elif resume:
+        _say(f"nothing to resume (no {cp.state.name}): {doing} from the start")
+    elif cp.exists() and cp.finished_units():
+        raise InputError(
+            f"an interrupted run's {what} are kept in {cp.part.name} and {cp.state.name}: pass --resume to "
+            "continue it, or delete those two files to start anew",
+            out,
+        )
+    return cp
+
+
+def _say(msg: str) -> None:
+    print(f"dialcheck: {msg}", file=sys.stderr)
 
 
 def existing_file(path: str) -> Path:

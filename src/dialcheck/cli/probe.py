@@ -58,6 +58,7 @@ from .common import (
     comma_choices,
     jsonl_conversion,
     nonnegative_int,
+    open_checkpoint,
     positive_int,
     raise_every,
     seed_number,
@@ -528,13 +529,8 @@ def _trigger_checkpoint(args: argparse.Namespace, inputs: Sequence[Any], diction
     a fresh run over an interrupted one's finished work."""
     from dataclasses import asdict
 
-    from ..collection.checkpoint import Checkpoint, fingerprint
+    from ..collection.checkpoint import fingerprint
 
-    out = Path(args.out)
-    if args.out == "-" or (out.exists() and not out.is_file()):  # /dev/null, a named pipe: nothing beside it
-        if args.resume:
-            raise InputError("--resume needs an --out file: a run writing to standard output keeps no work to resume")
-        return None
     settings = {  # what decides the triggers and the batches they are kept in
         "step": "probe triggers",
         "contexts_sha256": fingerprint(asdict(inp) for inp in inputs),
@@ -545,19 +541,7 @@ def _trigger_checkpoint(args: argparse.Namespace, inputs: Sequence[Any], diction
         "dictionary": str(Path(dictionary).resolve()) if dictionary is not None else None,
         "batch_size": args.batch_size,
     }
-    cp = Checkpoint(args.out, settings)
-    if args.resume and cp.exists():
-        cp.resume()
-        _say(f"resuming: {len(cp.rows)} triggers of the interrupted run kept ({cp.done} batches)")
-    elif args.resume:
-        _say(f"nothing to resume (no {cp.state.name}): building from the start")
-    elif cp.exists() and cp.finished_units():
-        raise InputError(
-            f"an interrupted run's triggers are kept in {cp.part.name} and {cp.state.name}: pass --resume to "
-            "continue it, or delete those two files to start anew",
-            args.out,
-        )
-    return cp
+    return open_checkpoint(args.out, args.resume, settings, "triggers", "building")
 
 
 def _kept_counts(
