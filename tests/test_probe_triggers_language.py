@@ -31,8 +31,8 @@ def test_english_probe_warns_of_a_chinese_or_korean_b1(tmp_path, capsys):
     assert code == 0 and len(built) == 4  # before: not a word, and inquire_bot silently built nothing from them
     warnings = [ln for ln in err.splitlines() if ln.startswith("dialcheck: warning:")]
     assert warnings == [
-        "dialcheck: warning: --language en builds English triggers, but the b1 of 2 of 4 contexts of "
-        f"{tmp_path / 'ctx.jsonl'} (lines 2, 3) are Chinese and Korean: inquire_bot, which asks about b1, builds "
+        "dialcheck: warning: --language en builds English triggers, but the b1 of 2 of 4 contexts (line 2, line 3) "
+        f"of {tmp_path / 'ctx.jsonl'} are Chinese and Korean: inquire_bot, which asks about b1, builds "
         "nothing from them, and the other methods' second turns follow a bot turn in another language. Give the "
         "bot's English replies as b1, or leave b1 out"
     ]

@@ -37,6 +37,7 @@ from .io import (
     parse_checked,
     parse_dialogue,  # noqa: F401 (route's doctest)
     upto_speaker,
+    where_named,
 )
 from .language import (
     CHOOSE_MODEL,
@@ -313,18 +314,6 @@ def _and(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def named_some(names: Sequence[str], total: int, shown: int = 5) -> str:
-    """``names`` (of ``total``) for a message: all of them, or the first ``shown`` and how many more.
-
-    >>> named_some(["dialogues[0]"], 1), named_some([f"dialogues[{i}]" for i in range(7)], 9)
-    ('dialogues[0]', '7 of 9 (dialogues[0], dialogues[1], dialogues[2], dialogues[3], dialogues[4], ...)')
-    """
-    if len(names) == 1:
-        return names[0]
-    more = ", ..." if len(names) > shown else ""
-    return f"{len(names)} of {total} ({', '.join(names[:shown])}{more})"
-
-
 def warn_language(
     det: Detector, dialogues: Sequence[Dialogue], names: Sequence[str] | None = None, total: int | None = None
 ) -> list[int]:
@@ -384,23 +373,6 @@ the model out (model=None) to route Chinese conversations to the shipped Chinese
     where = where_named(shown, len(dialogues) if total is None else total, alone, of)
     scripts = foreign_scripts([dialogues[i] for i in idx], language)
     return idx, language_warning(model, language, where, len(idx) > 1, leave_out, scripts, instead)
-
-
-def where_named(shown: Sequence[str], total: int, alone: str | None = "the dialogue", of: str = "") -> str:
-    """How a warning names the dialogues ``shown`` (their names) of ``total``: ``alone`` when there is one in all
-    (None: its name), else :func:`named_some`; ``of`` (" of FILE") names the file they are in.
-
-    >>> where_named(["z1"], 1), where_named(["line 4"], 1, None), where_named(["a", "b"], 3)
-    ('the dialogue', 'line 4', '2 of 3 (a, b)')
-    >>> where_named(["z1"], 1, of=" of d.jsonl"), where_named(["a", "b"], 3, of=" of d.jsonl")
-    ('the dialogue of d.jsonl (z1)', '2 of the 3 dialogues of d.jsonl (a, b)')
-    """
-    if not of:
-        return alone if total == 1 and alone is not None else named_some(shown, total)
-    if total == 1:
-        return f"the dialogue{of} ({shown[0]})"
-    more = ", ..." if len(shown) > 5 else ""
-    return f"{len(shown)} of the {total} dialogues{of} ({', '.join(shown[:5])}{more})"
 
 
 @functools.lru_cache(maxsize=16)

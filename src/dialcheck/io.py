@@ -56,6 +56,7 @@ __all__ = [
     "json_type",
     "json_type_name",
     "json_value",
+    "named_some",
     "open_input",
     "other_speaker_evidence",
     "other_speaker_note",
@@ -72,6 +73,7 @@ __all__ = [
     "require_file",
     "spoken_by",
     "upto_speaker",
+    "where_named",
     "write_jsonl",
 ]
 
@@ -1318,7 +1320,7 @@ def read_examples(
         elif rec.error is not None:
             errors.append(rec.error)
     if notes is not None and other:
-        notes.append(f"{label}: {other_speaker_note(other)}")
+        notes.append(f"{label}: {other_speaker_note(other, sum(ex.label for ex in examples))}")
     return examples, errors
 
 
@@ -1333,20 +1335,58 @@ def other_speaker_evidence(example: Example) -> list[int]:
     return [i for i in example.evidence or () if example.dialogue.turns[i].speaker != speaker]
 
 
-def other_speaker_note(where: Sequence[str], shown: int = 3) -> str:
-    """The warning about the labelled contradictions at ``where`` (``"line 3"``, ``"dialogue 2"``) whose evidence
-    names a turn of another speaker than the last turn's: the utterance-based detector pairs the last turn only
-    with its own speaker's earlier turns, so strict accuracy counts them wrong and evidence F1 is 0 on them.
+def named_some(names: Sequence[str], total: int, shown: int = 5, noun: str = "") -> str:
+    """``names`` (of ``total`` ``noun``) for a message: all of them, or the first ``shown`` and how many more.
 
-    >>> print(other_speaker_note(["line 2", "line 5", "line 9", "line 12"])[:110])
-    4 contradictions name as evidence a turn of another speaker than the last turn's (line 2, line 5, line 9, ...)
+    >>> named_some(["dialogues[0]"], 1), named_some([f"dialogues[{i}]" for i in range(7)], 9)
+    ('dialogues[0]', '7 of 9 (dialogues[0], dialogues[1], dialogues[2], dialogues[3], dialogues[4], ...)')
+    >>> named_some(["line 2", "line 3"], 4, noun="contexts")
+    '2 of 4 contexts (line 2, line 3)'
+    """
+    if len(names) == 1:
+        return names[0]
+    more = ", ..." if len(names) > shown else ""
+    return f"{len(names)} of {total}{' ' + noun if noun else ''} ({', '.join(names[:shown])}{more})"
+
+
+def where_named(
+    shown: Sequence[str], total: int, alone: str | None = "the dialogue", of: str = "", noun: str = ""
+) -> str:
+    """How a warning names the dialogues ``shown`` (their names) of ``total``: ``alone`` when there is one in all
+    (None: its name), else :func:`named_some` (``noun``: what they are, "contexts"); ``of`` (" of FILE") names the
+    file they are in.
+
+    >>> where_named(["z1"], 1), where_named(["line 4"], 1, None), where_named(["a", "b"], 3)
+    ('the dialogue', 'line 4', '2 of 3 (a, b)')
+    >>> where_named(["z1"], 1, of=" of d.jsonl"), where_named(["a", "b"], 3, of=" of d.jsonl")
+    ('the dialogue of d.jsonl (z1)', '2 of the 3 dialogues of d.jsonl (a, b)')
+    """
+    if not of:
+        return alone if total == 1 and alone is not None else named_some(shown, total, noun=noun)
+    if total == 1:
+        return f"the dialogue{of} ({shown[0]})"
+    more = ", ..." if len(shown) > 5 else ""
+    return f"{len(shown)} of the {total} dialogues{of} ({', '.join(shown[:5])}{more})"
+
+
+def other_speaker_note(where: Sequence[str], total: int) -> str:
+    """The warning about the labelled contradictions at ``where`` (``"line 3"``, ``"dialogue 2"``; of ``total``
+    read) whose evidence names a turn of another speaker than the last turn's: the utterance-based detector pairs the
+    last turn only with its own speaker's earlier turns, so strict accuracy counts them wrong and evidence F1 is 0 on
+    them. They are named as :func:`where_named` names them.
+
+    >>> print(other_speaker_note(["line 2", "line 5", "line 9", "line 12"], 6)[:107])
+    4 of 6 contradictions (line 2, line 5, line 9, line 12) name as evidence a turn of another speaker than the
+    >>> print(other_speaker_note(["dialogue 2"], 2)[:67])
+    the contradiction of dialogue 2 names as evidence a turn of another
     """
     n = len(where)
-    listed = ", ".join(where[:shown]) + (", ..." if n > shown else "")
+    named = where_named(where, total, None, noun="contradictions")
     them = "them" if n > 1 else "it"
     return (
-        f"{n} contradiction{'s name' if n > 1 else ' names'} as evidence a turn of another speaker than the last "
-        f"turn's ({listed}): an utterance-based detector pairs the last turn only with its speaker's own earlier "
-        f"turns, never names such a turn, and so is counted wrong on {them} by strict accuracy and evidence F1; an "
-        "unstructured detector may name any turn. Check that the evidence indices count from 0 over all turns"
+        f"{named if n > 1 else 'the contradiction of ' + named} name{'' if n > 1 else 's'} as evidence a turn of "
+        "another speaker than the last turn's: an utterance-based detector pairs the last turn only with its "
+        f"speaker's own earlier turns, never names such a turn, and so is counted wrong on {them} by strict accuracy "
+        "and evidence F1; an unstructured detector may name any turn. Check that the evidence indices count from 0 "
+        "over all turns"
     )

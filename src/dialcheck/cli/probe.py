@@ -51,6 +51,7 @@ from ..io import (
     json_type,
     open_input,
     require_file,
+    where_named,
     write_jsonl,
 )
 from .common import (
@@ -335,9 +336,7 @@ def b1_language_warning(language: str, foreign: Sequence[tuple[int, Sequence[str
     in another language. Give the bot's English reply as b1, or leave b1 out
     """
     many = len(foreign) > 1
-    lines = [str(n) for n, _ in foreign]
-    shown = ", ".join(lines[:5]) + (", ..." if len(lines) > 5 else "")
-    where = f"{len(lines)} of {total} contexts of {source} (lines {shown})" if many else f"line {lines[0]} of {source}"
+    where = where_named([f"line {n}" for n, _ in foreign], total, None, noun="contexts") + f" of {source}"
     scripts = list(dict.fromkeys(s for _, found in foreign for s in found))
     if language == "en":
         wanted, what = "English", (" and ".join(scripts) if scripts else "in another script")
