@@ -112,7 +112,7 @@ def test_score_resume_every_turn_keeps_the_finished_lines_and_scores_the_last_on
     assert part.read_text() == full.read_text()
 
 
-def test_resume_reads_the_output_a_line_at_a_time_and_keeps_a_byte_per_finished_line(monkeypatch, tmp_path):
+def test_resume_reads_the_output_a_line_at_a_time_and_keeps_only_its_finished_lines(monkeypatch, tmp_path):
     # read_resume read OUT whole and kept each record's line and id: resuming a run of 1,000,000 lines peaked at
     # 748 MB (the tiny model's run alone: 419 MB), now at 419 MB
     from pathlib import Path
@@ -236,7 +236,7 @@ def test_batch_scorer_looks_its_detector_up_once_a_batch_and_scores_a_large_batc
 
 @pytest.mark.parametrize("line", [0, -3])
 def test_resume_refuses_an_output_line_of_no_input_line(tmp_path, line):
-    # OUT's finished lines are kept a byte each, by line number: a line of 0 or less is no score output's
+    # a line of 0 or less is no score output's
     from dialcheck.cli.score import read_resume
     from dialcheck.errors import InputError
 
@@ -244,3 +244,23 @@ def test_resume_refuses_an_output_line_of_no_input_line(tmp_path, line):
     out.write_text(json.dumps({"line": line, "id": "a"}) + "\n" + json.dumps({"line": 1, "id": "b"}) + "\n")
     with pytest.raises(InputError, match="line 1: cannot resume: not a dialcheck score output line"):
         read_resume(out)
+
+
+def test_resume_on_an_output_whose_line_numbers_run_into_the_billions_takes_no_more_memory(tmp_path):
+    # the finished lines were kept a byte a line up to the largest: a damaged OUT naming line 4,000,000,000
+    # allocated 4 GB before the input was compared with it (a MemoryError traceback under a memory limit)
+    import resource
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.jsonl"
+    out.write_text("".join(json.dumps({"line": n, "id": "a"}) + "\n" for n in (1, 4_000_000_000, 4_000_000_001)))
+    code = f"from pathlib import Path; from dialcheck.cli.score import read_resume; p = read_resume(Path({str(out)!r}))"
+    code += "; print(len(p.done), p.last)"
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    run = subprocess.run([sys.executable, "-c", code], preexec_fn=limit, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-500:]
+    assert run.stdout.split() == ["2", "4000000001"]
