@@ -250,3 +250,12 @@ def test_batch_rows_agree_with_dialcheck_score_on_the_same_jsonl_lines(tiny_dete
         else:
             assert batch["error"][i] is not None
     assert "tau: not a dialogue field" in err and "tau: not a dialogue field" in batch["error"][2]
+
+
+def test_a_thresholds_cell_is_named_before_a_missing_turns_column_and_says_compare_score(tiny_detector_dir):
+    # dialcheck score names a line's tau before anything else; so does a row, whatever else is wrong with it
+    out = BatchScorer(model=str(tiny_detector_dir))({"text": ["hi", "hi"], "messages": [None, CHAT], "tau": [0.3, 0.3]})
+    assert out["error"] == 2 * [
+        "tau: not a dialogue field; the thresholds are the model's (a detector folder's `tau` and `eta_e`), or "
+        "compare each verdict's `score` with your own"
+    ]

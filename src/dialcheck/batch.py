@@ -123,16 +123,16 @@ class BatchScorer:
 
     def _dialogue(self, row: dict[str, Any]) -> Dialogue:
         obj = {k: _plain(v) for k, v in row.items() if not _missing(v)}
-        refuse_thresholds(obj, BATCH_THRESHOLDS, "`score`")  # first, as dialcheck score refuses such a line
         key = self.column
         if key == "turns" and key not in obj and "messages" in obj:
             key = "messages"  # a chat-completion log, as dialcheck score reads it (parse_dialogue takes "messages")
         elif key not in obj:
+            refuse_thresholds(obj, BATCH_THRESHOLDS, "`score`")  # named first, as dialcheck score names it
             has = ", ".join(map(str, obj)) or "no cell that is not empty"
             raise DialcheckError(f"{key}: missing (the row has: {has}; column= names the column of turns)")
         else:
             obj["turns"] = obj.pop(key)
-        d, speakers = parse_checked(obj, self.speakers, BATCH_THRESHOLDS)  # the row's own "speaker" over speaker=
+        d, speakers = parse_checked(obj, self.speakers, BATCH_THRESHOLDS, "`score`")  # its "speaker" over speaker=
         return d if speakers is None else upto_speaker(d, speakers)  # its error names the field: "speaker: ..."
 
     def score_rows(self, rows: list[dict[str, Any]]) -> list[Verdict | str]:

@@ -649,14 +649,17 @@ def refuse_thresholds(obj: Any, thresholds: str = THRESHOLDS_HINT, compare: str 
 
 
 def parse_checked(
-    obj: Any, speakers: list[str] | None = None, thresholds: str = THRESHOLDS_HINT
+    obj: Any,
+    speakers: list[str] | None = None,
+    thresholds: str = THRESHOLDS_HINT,
+    compare: str = "`score` and `pair_scores`",
 ) -> tuple[Dialogue, list[str] | None]:
     """One dialogue to check from its JSON value, and the speakers whose last turn with text is checked (None: its
     last turn): a dialogue object's own ``"speaker"`` (a name or a list of names, as :func:`check_speakers` reads
     it; ``null`` is none) over ``speakers`` (the caller's: ``--speaker``, ``speaker=``, a request's), as the HTTP
     API reads it. The dialogue is not cut (:func:`upto_speaker` cuts it); with speakers, its last turn may be empty
     (a tool call). A ``"tau"``, ``"eta_e"`` or ``"threshold"`` in the object is an :class:`InputError` naming it
-    (``thresholds``: where they are set), as is a bad speaker: never silently ignored.
+    (:func:`refuse_thresholds`, ``thresholds`` and ``compare`` its words), as is a bad speaker: never silently ignored.
 
     >>> d, who = parse_checked({"turns": ["Pets?", "A dog.", "Bye", ""], "speaker": "B"}, ["A"])
     >>> who, len(d.turns)
@@ -667,7 +670,7 @@ def parse_checked(
     dialcheck.errors.InputError: speaker: empty (name the speaker whose turn is checked)
     """
     if isinstance(obj, dict):
-        refuse_thresholds(obj, thresholds)
+        refuse_thresholds(obj, thresholds, compare)
         speakers = check_speakers(obj.get("speaker")) or speakers
     return parse_dialogue(obj, allow_empty_last=speakers is not None), speakers
 
@@ -914,8 +917,7 @@ def parse_example(obj: Any, require_category: bool = False) -> Example:
     """
     if not isinstance(obj, dict):
         raise InputError(f'expected a dialogue object with a "contradiction" field, got {json_type(obj)}')
-    refuse_thresholds(obj, LABELLED_THRESHOLDS, "`score` (`evaluate --predictions`)")
-    dialogue, speakers = parse_checked(obj, None, LABELLED_THRESHOLDS)
+    dialogue, speakers = parse_checked(obj, None, LABELLED_THRESHOLDS, "`score` (`evaluate --predictions`)")
     if speakers is not None:  # labelled as check reads it: the label is about that speaker's last turn with text
         dialogue = upto_speaker(dialogue, speakers)
     if "contradiction" not in obj:
