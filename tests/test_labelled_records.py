@@ -46,6 +46,17 @@ def test_a_bad_speaker_or_a_threshold_in_a_labelled_record_is_named(change, mess
     assert str(e.value).startswith(message)
 
 
+def _evaluate(capsys, tmp_path, model, records):
+    """``dialcheck evaluate --model MODEL --data mine.jsonl --predictions p.jsonl`` on ``records`` (one a line): the
+    data file, stderr and the prediction rows, the run having succeeded."""
+    logs, preds = tmp_path / "mine.jsonl", tmp_path / "p.jsonl"
+    logs.write_text("".join(json.dumps(x) + "\n" for x in records))
+    argv = ["evaluate", "--model", str(model), "--data", str(logs), "--predictions", str(preds), "--no-progress"]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    return logs, err, [json.loads(x) for x in preds.read_text().splitlines()]
+
+
 def test_train_dialogues_skips_and_names_a_record_with_a_threshold(tmp_path, capsys):
     # the reader of train --dialogues (and --calibrate-on): a tau was ignored and the record trained on
     logs = tmp_path / "mine.jsonl"
@@ -57,18 +68,10 @@ def test_train_dialogues_skips_and_names_a_record_with_a_threshold(tmp_path, cap
 
 
 def test_evaluate_data_scores_a_records_speakers_turn_and_skips_a_threshold(tmp_path, capsys, tiny_detector_dir):
-    logs = tmp_path / "mine.jsonl"
     lines = [ASSISTANT, {**ASSISTANT, "tau": 0.9}, {"messages": CHAT[:4], "contradiction": True, "evidence": [1]}]
-    logs.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    preds = tmp_path / "p.jsonl"
-    code, _, err = run_cli(
-        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs),
-        "--predictions", str(preds), "--no-progress",
-    )  # fmt: skip
-    assert code == 0, err
+    logs, err, rows = _evaluate(capsys, tmp_path, tiny_detector_dir, lines)
     assert f"dialcheck: skipped {logs}, line 2: tau: not a dialogue field;" in err
     assert "skipped 1 of 3 records" in err
-    rows = [json.loads(x) for x in preds.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["mine.jsonl:1", "mine.jsonl:3"]
     want = load_detector(tiny_detector_dir).predict([parse_dialogue({"messages": CHAT[:4]})])[0]
     assert rows[0]["score"] == pytest.approx(want.score, abs=1e-6) == rows[1]["score"]
@@ -80,20 +83,12 @@ def test_evaluate_predictions_name_the_turn_a_records_speaker_made_the_checked_o
     # the rows said the verdict but not which turn it was about (check --json --speaker and score write "turn")
     from dialcheck.schema import Verdict
 
-    logs = tmp_path / "mine.jsonl"
     lines = [
         ASSISTANT,  # cut after message 3: the user's message 4 is not checked
         {**ASSISTANT, "messages": [*CHAT, TOOL_CALL]},  # a tool call after it: still message 3
         {"messages": CHAT[:3], "contradiction": False},  # no speaker: its last turn, 2
     ]
-    logs.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    preds = tmp_path / "p.jsonl"
-    code, _, err = run_cli(
-        capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", str(logs),
-        "--predictions", str(preds), "--no-progress",
-    )  # fmt: skip
-    assert code == 0, err
-    rows = [json.loads(x) for x in preds.read_text().splitlines()]
+    _, _, rows = _evaluate(capsys, tmp_path, tiny_detector_dir, lines)
     assert [r["turn"] for r in rows] == [3, 3, 2]
     assert [r["gold_evidence"] for r in rows] == [[1], [1], []]  # in the same (the record's) turn indices
     for r in rows:  # read back as a verdict, "turn" beside it
