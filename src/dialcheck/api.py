@@ -370,9 +370,26 @@ the model out (model=None) to route Chinese conversations to the shipped Chinese
     if not idx:
         return [], None
     shown = [f"dialogues[{i}]" if names is None else names[i] for i in idx]
-    where = where_named(shown, len(dialogues) if total is None else total, alone, of)
-    scripts = foreign_scripts([dialogues[i] for i in idx], language)
-    return idx, language_warning(model, language, where, len(idx) > 1, leave_out, scripts, instead)
+    total = len(dialogues) if total is None else total
+    found = [dialogues[i] for i in idx]
+    return idx, _foreign_text(model, language, found, shown, total, leave_out, instead, alone, of)
+
+
+def _foreign_text(
+    model: str,
+    language: str,
+    found: Sequence[Dialogue],
+    shown: Sequence[str],
+    total: int,
+    leave_out: str,
+    instead: str | None,
+    alone: str | None,
+    of: str,
+) -> str:
+    """:func:`foreign_warning`'s words for the dialogues ``found`` to hold foreign turns, named ``shown``."""
+    scripts = foreign_scripts(found, language)
+    where = where_named(shown, total, alone, of)
+    return language_warning(model, language, where, len(found) > 1, leave_out, scripts, instead)
 
 
 @functools.lru_cache(maxsize=16)
@@ -420,9 +437,8 @@ def routed_warnings(
             + (" and without a knowledge table" if key == "tod" else "")
         )
         model = f"the shipped default {path.name}"
-        _, text = foreign_warning(model, language, [dialogues[i] for i in idx], shown, total, "", advice, alone, of)
-        assert text is not None  # routed_gaps found them
-        out.append((idx, text))
+        found = [dialogues[i] for i in idx]  # routed_gaps found their foreign turns: not looked for again
+        out.append((idx, _foreign_text(model, language, found, shown, total, "", advice, alone, of)))
     return out
 
 
@@ -466,7 +482,8 @@ def _predict(
     dialogues = as_dialogues(dialogues)
     if names_default(model):
         routes = [route(d) for d in dialogues]
-        dets = [load(language=key) for key in routes]
+        loaded = {key: load(language=key) for key in dict.fromkeys(routes)}  # once a default, not once a dialogue
+        dets = [loaded[key] for key in routes]
         if warn:
             warn_routed(dialogues, routes)
     else:

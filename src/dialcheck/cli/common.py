@@ -701,9 +701,13 @@ def model_warning(
     out. Without ``show``, only the indices (a command that has warned once already)."""
     from ..api import foreign_warning
 
+    if not show:  # only which: no warning composed for each foreign line after the first
+        from ..language import foreign_turns
+
+        return [i for i, d in enumerate(dialogues) if foreign_turns(d, language)]
     name = f"--model {args.model}"
     idx, text = foreign_warning(name, language, dialogues, names, total, "Leave out --model", instead, alone, of)
-    if text is not None and show:
+    if text is not None:
         print("dialcheck: warning: " + text, file=sys.stderr)
     return idx
 
@@ -726,13 +730,14 @@ def routed_warning(
     already)."""
     if args.model is not None or not dialogues:
         return []
-    from ..api import route, routed_warnings
+    from ..api import route, routed_gaps, routed_warnings
 
     routes = [route(d) for d in dialogues] if routes is None else routes
+    if not show:  # only which: no warning composed for each foreign line after the first
+        return sorted(i for idx in routed_gaps(dialogues, routes).values() for i in idx)
     found: list[int] = []
     for idx, text in routed_warnings(dialogues, routes, names, total, instead, of):
-        if show:
-            print("dialcheck: warning: " + text, file=sys.stderr)
+        print("dialcheck: warning: " + text, file=sys.stderr)
         found += idx
     return sorted(found)
 

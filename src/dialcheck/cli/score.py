@@ -40,6 +40,7 @@ from .common import (
     add_model_options,
     add_speaker_option,
     jsonl_conversion,
+    keeps_no_work,
     load_for,
     model_language_of,
     model_warning,
@@ -420,7 +421,7 @@ def run(args: argparse.Namespace) -> int:
     if to_stdout and args.resume:
         raise InputError("--resume needs an output file: standard output (-) cannot be continued")
     # /dev/null or a named pipe: written in place, as standard output is; nothing in it to keep or to destroy
-    stream = not to_stdout and out_path.exists() and not out_path.is_file()
+    stream = not to_stdout and keeps_no_work(args.output)
     if stream and args.resume:
         raise InputError("--resume needs an output file: what is written to a device or a pipe cannot be continued")
     if not to_stdout and not stream and out_path.exists() and not (args.resume or args.overwrite):
