@@ -486,3 +486,14 @@ def test_a_rank_that_cuts_nothing_is_refused_for_one_detector_and_not_recorded_a
     assert exact["adapter"]["r"] == 8 and "rank" not in exact["training"]["init"]
     cut = json.loads((average_detectors([a, b], tmp_path / "cut", rank=6) / "dialcheck.json").read_text())
     assert cut["adapter"]["r"] == 6 and cut["training"]["init"]["rank"] == 6
+
+
+def test_train_says_a_soup_whose_summed_ranks_are_rank_is_exact_as_its_card_does(capsys, two_lora, tmp_path, data_root):
+    # two rank-4 adapters with --rank 8: the card recorded no cut, while stderr said "its adapter cut to rank 8"
+    a, b = two_lora
+    out = tmp_path / "exact"
+    args = ["--epochs", "0", "--limit", "10", "--data-dir", str(data_root), "--no-progress"]
+    code, _, err = run_cli(capsys, "train", "--init", str(a), str(b), "--rank", "8", "--out", str(out), *args)
+    assert code == 0, err
+    assert "of rank 8 (exact: --rank 8 cuts nothing)" in err and "cut to rank" not in err
+    assert "rank" not in json.loads((out / "dialcheck.json").read_text())["training"]["init"]

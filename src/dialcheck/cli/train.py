@@ -685,11 +685,12 @@ def run_decode(args: argparse.Namespace, out: Path) -> int:
         args.init_soup = folders  # the run records the soup (or the cut) as its start
         what = f"the average of {len(folders)} detectors" if len(folders) > 1 else folders[0]
         cut = ""
-        if args.rank is not None:  # a soup's summed ranks may be at most --rank: then it is exact, not cut
-            r = json.loads((Path(args.init) / "dialcheck.json").read_text(encoding="utf-8"))["adapter"]["r"]
+        if args.rank is not None:  # as the soup's card says: cut only when it records a rank (soup.py decides)
+            soup = json.loads((Path(args.init) / "dialcheck.json").read_text(encoding="utf-8"))
+            r = soup["adapter"]["r"]
             cut = (
                 f", its adapter cut to rank {r}"
-                if r == args.rank
+                if "rank" in soup["training"]["init"]
                 else f" of rank {r} (exact: --rank {args.rank} cuts nothing)"
             )
         print(f"dialcheck: starting from {what}{cut}", file=sys.stderr)
