@@ -56,6 +56,7 @@ __all__ = [
     "json_type",
     "json_type_name",
     "json_value",
+    "labelled_source_name",
     "named_some",
     "open_input",
     "other_speaker_evidence",
@@ -1267,6 +1268,16 @@ def _parses(line: str | bytes) -> bool:
     return True
 
 
+def labelled_source_name(path: str | Path) -> str:
+    """How a labelled-dialogues file (``evaluate --data``, ``train --dialogues``) is named in its records' ids,
+    errors, notes and warnings: ``stdin`` for ``-`` (its records ``stdin:3``), else the path as given.
+
+    >>> labelled_source_name("-"), labelled_source_name("logs/mine.jsonl")
+    ('stdin', 'logs/mine.jsonl')
+    """
+    return "stdin" if str(path) == "-" else str(path)
+
+
 def read_examples(
     source: str | Path | TextIO,
     name: str | None = None,
@@ -1300,7 +1311,7 @@ def read_examples(
     examples: list[Example] = []
     errors: list[InputError] = []
     if name is None and isinstance(source, (str, Path)) and str(source) == "-":
-        name = "stdin"  # one name in ids ("stdin:3"; "-:3" named no input), errors and notes, not "<stdin>" in some
+        name = labelled_source_name(source)  # one name in ids ("stdin:3"), errors and notes: never "-" or "<stdin>"
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
     prefix = Path(str(label)).name
     other: list[str] = []  # where a contradiction's evidence names another speaker's turn

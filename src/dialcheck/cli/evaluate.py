@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import labelled_source_name
 from .common import (
     add_model_options,
     check_outputs,
@@ -223,7 +224,7 @@ def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en"
         else "Evaluate English dialogues with --benchmark decode --data FILE"
     )
     for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
-        shown = "stdin" if str(path) == "-" else path  # as its split, ids ("stdin:3") and skipped records name it
+        shown = labelled_source_name(path)  # as its split, ids ("stdin:3") and skipped records name it
         ids, dialogues, of = [e.id for e in examples], [e.dialogue for e in examples], f" of {shown}"
         if args.model is None:
             routed_warning(args, dialogues, ids, len(ids), instead, [default] * len(ids), of=of)
