@@ -1674,7 +1674,16 @@ def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp
     assert code == 0 and [json.loads(x)["id"] for x in out_p.read_text().splitlines()] == ["a"]
     assert f"skipped {p}, line 2: speaker: expected a speaker name" in err
     assert f"skipped {p}, line 4: tau: not a dialogue field" in err
-    assert "scored 2 dialogues, 1 with no turn by bot to check, skipped 3 bad lines" in err
+    # line 5's own speaker said nothing: it was counted "1 with no turn by bot to check" without naming the line;
+    # it is skipped in check's words (file, line, field), and --errors has it
+    assert f"skipped {p}, line 5: speaker: no turn with text by bot (its speakers: assistant, user)" in err
+    assert "scored 1 dialogue, skipped 4 bad lines" in err and "with no turn by" not in err
+    errors = tmp_path / "errors.jsonl"
+    _run(capsys, "score", str(p), str(out_p), *model, "--no-progress", "--overwrite", "--errors", str(errors))
+    assert json.loads(errors.read_text().splitlines()[-1]) == {
+        "line": 5,
+        "error": f"{p}, line 5: speaker: no turn with text by bot (its speakers: assistant, user)",
+    }
 
 
 def test_train_refuses_a_split_that_leaves_nothing_to_train_on(capsys, tmp_path, tiny_base, data_root):

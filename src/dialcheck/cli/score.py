@@ -33,6 +33,7 @@ from ..io import (
     read_dialogues,
     require_file,
     spoken_by,
+    upto_speaker,
 )
 from ..language import dialogue_language
 from ..schema import Dialogue
@@ -65,7 +66,8 @@ def add_parser(sub: Any) -> None:
     add_speaker_option(
         p,
         "check only turns by this speaker: with --every-turn each of them, otherwise the last one (a dialogue "
-        'without one gives no line and is counted); a record\'s own "speaker" is used over it',
+        'without one gives no line and is counted); a record\'s own "speaker" is used over it (a record whose own '
+        "speaker said nothing is a bad line, as check refuses it)",
     )
     p.add_argument(
         "--errors",
@@ -484,6 +486,13 @@ def run(args: argparse.Namespace) -> int:
                     continue
                 n_user += not r.speakers and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
                 mine = _units(r, args.every_turn, r.speakers, routed=args.model is None)
+                if not mine and r.speakers and r.speakers != args.speaker:  # the record's own "speaker" names
+                    try:  # no one who spoke: a bad line in check's words (--speaker's are counted, as its help says)
+                        upto_speaker(r.dialogue, r.speakers)  # type: ignore[arg-type]
+                    except InputError as e:
+                        n_bad += 1
+                        report(InputError(e.message, source, r.line))
+                        continue
                 n_none += not mine
                 if not mine and r.speakers:
                     unsaid[" or ".join(r.speakers)] = unsaid.get(" or ".join(r.speakers), 0) + 1
