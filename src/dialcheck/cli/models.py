@@ -126,7 +126,7 @@ def _model(name: str) -> tuple[Any, str]:
         if m.name != DEFAULT_MODELS["en"]:
             note += f", standing in for {DEFAULT_MODELS['en']}, which needs what is not installed here"
         return m, note
-    from ..detectors.base import interrupted_run
+    from ..detectors.base import detector_type, interrupted_run
 
     folder = Path(name)
     if folder.is_dir():
@@ -134,23 +134,13 @@ def _model(name: str) -> tuple[Any, str]:
             raise InputError(interrupted)
         if not (folder / CONFIG_NAME).is_file():
             raise InputError(f"not a detector folder (no {CONFIG_NAME}) nor a shipped model's name", name)
-        _check_config(folder / CONFIG_NAME)
+        # a config no command could load (a threshold of the wrong type, an unknown detector type) is refused as
+        # loading refuses it: models FOLDER printed its card, exit 0, for a folder every other command refuses
+        detector_type(folder / CONFIG_NAME)
         return read_model(folder), ""
     if len(folder.parts) > 1 or folder.exists():  # a path: shipped models are named without one
         raise InputError("no such folder (a shipped model is named alone; list them: dialcheck models)", name)
     return shipped_model(name), ""
-
-
-def _check_config(path: Path) -> None:
-    """Refuse a folder's config that no command could load (a threshold of the wrong type, an unknown detector
-    type), as loading it would: ``models FOLDER`` printed its card, exit 0, for a folder every other command
-    refuses."""
-    from ..detectors.base import DETECTORS
-    from ..detectors.modeling import DetectorConfig
-
-    config = DetectorConfig.from_file(path)
-    if config.detector not in DETECTORS:
-        raise InputError(f"unknown detector type {config.detector!r}; known: {', '.join(sorted(DETECTORS))}", str(path))
 
 
 def _show(name: str, as_json: bool) -> int:

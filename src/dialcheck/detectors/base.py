@@ -348,15 +348,23 @@ def _load_as(cls: type[Detector], folder: Path) -> Detector:
     return det
 
 
+def detector_type(cfg_path: Path) -> type[Detector]:
+    """The registered detector class the config ``cfg_path`` (a ``dialcheck.json``) names, the config read as
+    loading reads it (a threshold of the wrong type is an :class:`InputError`); a :class:`ModelError` naming the
+    file for a type no detector registers. :func:`load_detector` and ``dialcheck models FOLDER`` refuse a folder
+    by it alike."""
+    name = DetectorConfig.from_file(cfg_path).detector
+    if name not in DETECTORS:
+        raise ModelError(f"{cfg_path}: unknown detector type {name!r}; known: {', '.join(sorted(DETECTORS))}")
+    return DETECTORS[name]
+
+
 def load_detector(path: str | Path) -> Detector:
     """A detector from a folder; its registered type is read from ``dialcheck.json``."""
     folder = Path(path)
     cfg_path = folder / CONFIG_NAME
     if cfg_path.exists():
-        name = DetectorConfig.from_file(cfg_path).detector
-        if name not in DETECTORS:
-            raise ModelError(f"{cfg_path}: unknown detector type {name!r}; known: {', '.join(sorted(DETECTORS))}")
-        return _load_as(DETECTORS[name], folder)
+        return _load_as(detector_type(cfg_path), folder)
     return _load_as(DETECTORS["decode.utterance.v1"], folder)
 
 
