@@ -76,7 +76,7 @@ def test_rank_reads_a_dialogue_object_context_and_any_iterable_of_candidates(det
     [
         (Dialogue(()), r"turns: the dialogue is empty"),
         (Dialogue.from_texts(["a", ""]), r"turns\[1\]\.text: the last turn is empty"),
-        (Dialogue((Turn(" ", "x"),)), r"turns\[0\]\.speaker: empty"),
+        (Dialogue((Turn(" ", "x"),)), r"turns\[0\]\.speaker: ' ' is blank \(name who said the turn\)"),
     ],
 )
 def test_bad_dialogue_objects_are_refused(det, tiny_detector_dir, dialogue, message):

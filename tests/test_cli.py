@@ -122,7 +122,8 @@ def test_an_empty_speaker_option_is_refused_as_the_option(capsys, tmp_path, comm
     with pytest.raises(SystemExit) as e:
         _run(capsys, *argv, "--model", str(tmp_path / "no-model"))
     err = capsys.readouterr().err
-    assert e.value.code == 2 and "argument --speaker: empty" in err and "got string" not in err
+    said = f"{name!r} is blank" if name else "empty"  # as a record's own speaker is worded (io.blank_speaker)
+    assert e.value.code == 2 and f"argument --speaker: {said} (name a speaker" in err and "got string" not in err
     assert "line 1" not in err and not (tmp_path / "out.jsonl").exists()
 
 

@@ -80,7 +80,8 @@ def test_stdin_stream():
         ({"turns": [{"speaker": "A", "text": "I have a dog."}, {"text": "No dog."}]}, "turns[1].speaker: missing"),
         ({"messages": [{"role": "user", "content": "hi"}, {"content": "yo"}]}, "messages[1].role: missing"),
         ({"turns": [{"speaker": "A", "text": "hi"}, "yo"]}, "turns[1]: a bare string among turns that name"),
-        ({"turns": [{"speaker": " ", "text": "hi"}]}, "turns[0].speaker: empty"),
+        ({"turns": [{"speaker": " ", "text": "hi"}]}, "turns[0].speaker: ' ' is blank"),
+        ({"messages": [{"role": "", "content": "hi"}]}, "messages[0].role: empty"),
         (
             {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]},
             "messages[1].content: the last turn is empty",
@@ -460,6 +461,23 @@ def test_a_blank_speaker_is_worded_alike_for_a_turn_checked_and_a_reply():
     with pytest.raises(InputError, match=r"^speaker\[1\]: '\\t' is blank \(name the speaker whose turn is checked\)$"):
         check_speakers(["bot", "\t"])
     assert check_reply_speaker("bot") == "bot" and check_reply_speaker(None) is None
+    # a turn's own speaker and --speaker said "empty" of " " too
+    import argparse
+
+    from dialcheck.cli.common import speaker_name
+    from dialcheck.io import check_dialogue
+    from dialcheck.schema import Dialogue, Turn
+
+    for value, said in [(" ", "' ' is blank ("), ("", "empty (")]:
+        with pytest.raises(InputError) as e:
+            parse_dialogue({"turns": [{"speaker": value, "text": "hi"}]})
+        assert str(e.value).startswith(f"turns[0].speaker: {said}name who said the turn)"), str(e.value)
+        with pytest.raises(InputError) as e:
+            check_dialogue(Dialogue((Turn(value, "hi"),)))
+        assert str(e.value).startswith(f"turns[0].speaker: {said}name who said the turn)"), str(e.value)
+        with pytest.raises(argparse.ArgumentTypeError) as e:
+            speaker_name(value)
+        assert str(e.value) == f"{said}name a speaker, e.g. --speaker assistant)"
 
 
 def test_an_empty_speaker_list_is_refused_in_words_for_json_and_python_alike(tmp_path):

@@ -453,7 +453,7 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
     if not isinstance(speaker, kinds) or isinstance(speaker, bool):
         raise InputError(f"{key}[{i}].{field}: expected a string, got {json_type(speaker)}")
     if not str(speaker).strip():
-        raise InputError(f"{key}[{i}].{field}: empty (name who said the turn)")
+        raise InputError(f"{key}[{i}].{field}: {blank_speaker(str(speaker))} (name who said the turn)")
     return Turn(str(speaker), text)
 
 
@@ -563,8 +563,9 @@ next speaker says it)
 
 
 def blank_speaker(name: str) -> str:
-    """What is wrong with a speaker name that names no one, worded alike by :func:`check_speakers` and
-    :func:`check_reply_speaker`: ``empty`` for ``""``, else the name shown and ``is blank`` (white space only).
+    """What is wrong with a speaker name that names no one, worded alike by :func:`check_speakers`,
+    :func:`check_reply_speaker`, a turn's speaker (:func:`parse_dialogue`, :func:`check_dialogue`) and ``--speaker``:
+    ``empty`` for ``""``, else the name shown and ``is blank`` (white space only).
 
     >>> print(blank_speaker(""), "/", blank_speaker(" "))
     empty / ' ' is blank
@@ -698,7 +699,7 @@ def check_dialogue(d: Dialogue, allow_empty_last: bool = False) -> Dialogue:
         if not isinstance(t.speaker, str):
             raise InputError(f"turns[{i}].speaker: expected a string, got {json_type(t.speaker)}")
         if not t.speaker.strip():
-            raise InputError(f"turns[{i}].speaker: empty (name who said the turn)")
+            raise InputError(f"turns[{i}].speaker: {blank_speaker(t.speaker)} (name who said the turn)")
     if not allow_empty_last and is_blank(d.turns[-1].text):
         raise InputError(f"turns[{len(d.turns) - 1}].text: the last turn is empty: there is nothing to check")
     if d.knowledge is not None:

@@ -382,8 +382,10 @@ def port_number(text: str) -> int:
 def speaker_name(text: str) -> str:
     """An argparse type: a speaker name, refused when empty or blank as ``--speaker`` (it was blamed on each
     record's own ``speaker`` field, or read as a type error: "got string")."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(f"empty: name a speaker (e.g. --speaker assistant), got {text!r}")
+    from ..io import blank_speaker
+
+    if not text.strip():  # worded as a record's speaker is: "empty" of '', "' ' is blank" of white space
+        raise argparse.ArgumentTypeError(f"{blank_speaker(text)} (name a speaker, e.g. --speaker assistant)")
     return text
 
 
