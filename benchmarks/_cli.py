@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from dialcheck.errors import DialcheckError
+from dialcheck.errors import DialcheckError, InputError
 
 T = TypeVar("T")
 
@@ -83,11 +83,12 @@ def readable_file(text: str) -> Path:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: is a directory, expected a file: .
     """
-    path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"is a directory, expected a file: {text}")
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    from dialcheck.io import require_file
+
+    try:
+        path = require_file(text)
+    except InputError as e:  # argparse puts the option before the message: "argument --data: no such file: ..."
+        raise argparse.ArgumentTypeError(f"{e.message}: {text}") from None
     if not os.access(path, os.R_OK):
         raise argparse.ArgumentTypeError(f"cannot be read (permission denied): {text}")
     return path
