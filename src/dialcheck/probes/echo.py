@@ -188,11 +188,10 @@ class EchoRewriter:
     def _pre_check(self, t: str) -> str | None:
         if not t:
             return "empty"
+        # stricter than a premise (_premise_english): the hypothesis is rewritten into the question, so one of
+        # mostly accented letters is skipped too, and four words without a function word are enough to tell
         letters = [c for c in t if c.isalpha()]
-        if not letters or sum(c.isascii() for c in letters) / len(letters) < 0.85:
-            return "non_english"
-        words = re.findall(r"[A-Za-z']+", t.lower())
-        if len(words) >= 4 and not any(w in _ENGLISH_WORDS for w in words):
+        if not letters or sum(c.isascii() for c in letters) / len(letters) < 0.85 or not _function_words(t, 4):
             return "non_english"
         if "?" in t or "!" in t:
             return "question_or_exclamation"
@@ -416,10 +415,19 @@ def _premise_english(text: str) -> bool:
     """
     from ..language import turn_script
 
-    if turn_script(text) is not None:
-        return False
+    return turn_script(text) is None and _function_words(text, PREMISE_MIN_WORDS)
+
+
+def _function_words(text: str, min_words: int) -> bool:
+    """Whether ``text`` may be English by its words: fewer than ``min_words`` of them (a short English sentence
+    often has no function word), or one of them in :data:`_ENGLISH_WORDS`. A hypothesis is judged from 4 words
+    on, a premise from :data:`PREMISE_MIN_WORDS`.
+
+    >>> _function_words("Ich habe einen Hund.", 4), _function_words("Tough love works sometimes.", PREMISE_MIN_WORDS)
+    (False, True)
+    """
     words = re.findall(r"[A-Za-z']+", text.lower())
-    return len(words) < PREMISE_MIN_WORDS or any(w in _ENGLISH_WORDS for w in words)
+    return len(words) < min_words or any(w in _ENGLISH_WORDS for w in words)
 
 
 def _premise_reason(text: str, doc: Any, max_words: int) -> str | None:
