@@ -143,6 +143,22 @@ def test_negation_adds_or_removes(nlp, u1, u2):
 
 
 @pytest.mark.parametrize(
+    ("u1", "detail"),
+    [
+        ("i dont know lol", "-don't"),  # the chat's "nt" is named as "n't", with its verb or alone
+        ("I cant swim", "-can't"),
+        ("Isnt it nice?", "-n't"),
+        ("Don't worry about it!", "-don't"),
+        ("I do not like it.", "-do not"),
+        ("I am not a doctor.", "-not"),
+    ],
+)
+def test_a_removed_negation_is_named_in_the_detail(nlp, u1, detail):
+    t = negation_en(TriggerInput(u1), random.Random(0))
+    assert t is not None and t.detail == detail
+
+
+@pytest.mark.parametrize(
     ("u1", "u2"),
     [
         ("i dont know lol", "i do notnt know lol"),

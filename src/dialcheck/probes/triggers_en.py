@@ -380,11 +380,10 @@ def _neg_name(t: Tok) -> str:
     return "n't" if t.text.lower() == "nt" else t.text.lower()
 
 
-def _joined(verb: str, neg: str) -> str:
-    """How a removed negation is named in a trigger's detail: "don't", "do not", "can't"."""
-    if neg.lower() in ("n't", "nt"):
-        return verb.lower() + "n't"
-    return verb.lower() + " " + neg.lower()
+def _joined(verb: str, neg: Tok) -> str:
+    """How a removed negation is named with its verb in a trigger's detail: "don't", "do not", "can't"."""
+    name = _neg_name(neg)
+    return verb.lower() + (name if name == "n't" else " " + name)
 
 
 def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[_Edit, str] | None:
@@ -396,7 +395,7 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
     if p.text.lower() in _SPLIT_NEG:
         ed.set(prev, _match_case(p.text, _SPLIT_NEG[p.text.lower()]))
         ed.delete(i)
-        return ed, f"-{_joined(p.text, toks[i].text)}"
+        return ed, f"-{_joined(p.text, toks[i])}"
     if p.text.lower() == "ai":
         return None  # ain't: no single positive form
     if p.lemma == "do" and p.text.lower() in ("do", "does", "did"):
@@ -406,7 +405,7 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
                 ed.delete(prev)
                 ed.delete(i)
                 ed.set(nxt, _match_case(p.text, toks[nxt].text))
-                return ed, f"-{_joined(p.text, toks[i].text)}"
+                return ed, f"-{_joined(p.text, toks[i])}"
             ed.delete(i)  # Don't you like it? -> Do you like it?
             return ed, f"-{_neg_name(toks[i])}"
         verb = next((j for j in after if toks[j].tag not in ("RB", "RBR", "RBS")), None)
@@ -417,7 +416,7 @@ def _remove_negation(toks: Sequence[Tok], sent: Sequence[int], i: int) -> tuple[
         ed.delete(prev)
         ed.delete(i)
         ed.set(verb, _match_case(p.text, form(toks[verb].text)))
-        return ed, f"-{_joined(p.text, toks[i].text)}"
+        return ed, f"-{_joined(p.text, toks[i])}"
     ed.delete(i)  # is not -> is, can't -> can ...
     return ed, f"-{_neg_name(toks[i])}"
 
