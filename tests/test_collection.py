@@ -71,6 +71,13 @@ def test_candidate_contexts_need_the_other_speaker_as_referent():
     assert all(c.history == () for c in cs)
 
 
+def test_candidate_contexts_read_distances_given_once_for_every_question():
+    # distances of one pass (a generator) were read up at the first question: the later ones had no context
+    d = Dialogue.from_texts(["I have a dog.", "Nice. What breed?", "A poodle.", "Is it old?", "Yes."])
+    ids = [c.id for c in candidate_contexts(d, (k for k in (1, 3, 1)), prefix="d")]
+    assert ids == [c.id for c in candidate_contexts(d, (1, 3), prefix="d")] == ["d:1:1", "d:3:1", "d:3:3"]
+
+
 def test_candidate_contexts_history_and_reply_speaker():
     d = Dialogue(
         tuple(

@@ -117,7 +117,7 @@ def split_question(text: str) -> tuple[str, str]:
 
 def candidate_contexts(
     dialogue: Dialogue,
-    distances: Sequence[int] = DEFAULT_DISTANCES,
+    distances: Iterable[int] = DEFAULT_DISTANCES,
     source: str = "",
     prefix: str = "",
     history: bool = False,
@@ -134,11 +134,12 @@ def candidate_contexts(
     """
     out = []
     turns = dialogue.turns
+    distances = tuple(dict.fromkeys(distances))  # a distance given twice: each context once (two of one id before)
     for t, turn in enumerate(turns):
         q, r = split_question(turn.text)
         if not q:
             continue
-        for d in dict.fromkeys(distances):  # a distance given twice: each context once (two of one id before)
+        for d in distances:
             if d < 1 or t - d < 0 or turns[t - d].speaker == turn.speaker:
                 continue
             if reply_speaker is not None and turns[t - d].speaker != reply_speaker:
