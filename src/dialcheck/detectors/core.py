@@ -6,8 +6,10 @@ travels with the weights; the index of the contradiction label is looked up, nev
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +25,15 @@ log = logging.getLogger(__name__)
 CONTRADICTION = "contradiction"
 _MIN_FIRST_TOKENS = 16
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")  # after an English or a Chinese sentence
+
+
+# A transformers tokenizer sets its backend's truncation and padding on every call (``tokenizer(...)`` with other
+# settings than the last): from several threads at once (a web app's request threads sharing one ``dialcheck.load``
+# detector), one call encoded with another's settings, and a batch came back unpadded ("Unable to create tensor")
+# or cut where it should not be. Its calls are made one at a time, under this lock. A tokenizer that sets nothing
+# shared per call (``thread_safe = True``: :class:`~dialcheck.detectors.tokenizer.BackendTokenizer`) is called
+# without it, so that request threads tokenize side by side.
+_TOKENIZER_LOCK = threading.RLock()
 
 
 def split_sentences(text: str) -> list[str]:
@@ -92,6 +103,14 @@ class PairClassifier:
         self.onnx_int8: Any = None  # the cached int8 export, when loaded without torch weights
         self._len_cache: dict[str, int] = {}
 
+    def _tokenize(self, *args: Any, **kwargs: Any) -> Any:
+        """``self.tokenizer(*args, **kwargs)``, with the truncation side of this classifier, one call at a time
+        unless the tokenizer is ``thread_safe`` (see ``_TOKENIZER_LOCK``)."""
+        tok = self.tokenizer
+        with contextlib.nullcontext() if getattr(tok, "thread_safe", False) else _TOKENIZER_LOCK:
+            tok.truncation_side = self.truncation_side
+            return tok(*args, **kwargs)
+
     def release_torch(self) -> None:
         """Drop the torch model's weights (about 4 bytes per parameter) once ONNX Runtime scores the pairs."""
         if self.runner is None:
@@ -108,7 +127,7 @@ class PairClassifier:
     def _token_len(self, text: str) -> int:
         n = self._len_cache.get(text)
         if n is None:
-            n = len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+            n = len(self._tokenize(text, add_special_tokens=False, verbose=False)["input_ids"])
             if len(self._len_cache) > 200_000:
                 self._len_cache.clear()
             self._len_cache[text] = n
@@ -138,7 +157,7 @@ class PairClassifier:
                 out.append(" ".join(cur))
                 cur, used = [], 0
             if n > limit:
-                enc = self.tokenizer(sent, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+                enc = self._tokenize(sent, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
                 offsets = enc["offset_mapping"]
                 for start in range(0, len(offsets), limit):
                     window = offsets[start : start + limit]
@@ -161,7 +180,7 @@ class PairClassifier:
         budget = self._second_budget()
         if self._token_len(text) <= budget:
             return text
-        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        enc = self._tokenize(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         cut = enc["offset_mapping"][budget - 1][1]
         log.warning(
             "the checked turn has %d tokens, more than the %d-token window allows: only its first %d tokens are used",
@@ -180,8 +199,7 @@ class PairClassifier:
             p[1] if self._token_len(p[1]) <= budget or self.pair_fits(p[0], p[1]) else self.fit_second(p[1])
             for p in pairs
         ]
-        self.tokenizer.truncation_side = self.truncation_side
-        return self.tokenizer(
+        return self._tokenize(
             firsts,
             seconds,
             truncation="only_first",

@@ -35,6 +35,10 @@ BACKEND_BASES = frozenset({"all-MiniLM-L6-v2", "all-mpnet-base-v2"})
 class BackendTokenizer:
     """The ``tokenizer.json`` of ``folder`` with the pad token of its ``tokenizer_config.json``."""
 
+    # each set-up is made once and never changed (see _set_up): threads may call it side by side
+    # (:class:`~dialcheck.detectors.core.PairClassifier` calls other tokenizers one call at a time)
+    thread_safe = True
+
     def __init__(self, folder: str | Path) -> None:
         from tokenizers import Tokenizer
 

@@ -1,0 +1,111 @@
+"""One detector shared by the threads of a web app: the same verdicts as calls made one at a time."""
+
+import random
+import re
+import threading
+
+import pytest
+
+import dialcheck
+from dialcheck.detectors.core import PairClassifier
+from dialcheck.io import parse_dialogue
+
+THREADS = 8
+
+
+def _dialogues(n: int) -> list[list[str]]:
+    """Short turns and turns too long for the tiny model's 128-token window (cut, chunked), 2 to 7 turns."""
+    rng = random.Random(0)
+    words = re.findall(r"\w+", "I have a dog cat never had pets we live in Paris London my sister works as a teacher")
+    return [
+        [" ".join(rng.choice(words) for _ in range(rng.choice([3, 8, 150]))) + "." for _ in range(rng.randint(2, 7))]
+        for _ in range(n)
+    ]
+
+
+def test_one_loaded_detector_checked_from_8_threads_gives_the_verdicts_of_sequential_calls(tiny_detector_dir):
+    """A transformers tokenizer sets its truncation and padding on every call: from several threads one call encoded
+    with another's settings, and a check failed ("Unable to create tensor ... activate truncation and/or padding")."""
+    dialogues = _dialogues(24)
+    model = str(tiny_detector_dir)
+    det = dialcheck.load(model)
+    alone = [det.predict([parse_dialogue(d)])[0] for d in dialogues]
+    got: dict[tuple[int, int], dialcheck.Verdict] = {}
+    errors: list[BaseException] = []
+    start = threading.Barrier(THREADS)
+
+    def work(k: int) -> None:
+        try:
+            start.wait(30)
+            for rep in range(2):
+                for i in range(k, len(dialogues), THREADS):
+                    got[(i, rep)] = dialcheck.check(dialogues[i], model=model)
+        except BaseException as e:  # handed to the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads) and not errors, errors
+    assert len(got) == 2 * len(dialogues)
+    for (i, _), v in got.items():
+        assert (v.contradiction, v.score, v.evidence) == (alone[i].contradiction, alone[i].score, alone[i].evidence)
+
+
+class _Watched:
+    """A tokenizer that records how many calls are in it at once; the first call waits (a fraction of a second) for
+    a second call to come in beside it."""
+
+    def __init__(self, tok):
+        self.__dict__.update(tok=tok, inside=0, most=0, first=True, second_in=threading.Event(), lock=threading.Lock())
+
+    def __getattr__(self, name):
+        return getattr(self.tok, name)
+
+    def __setattr__(self, name, value):
+        setattr(self.tok, name, value)
+
+    def __call__(self, *args, **kwargs):
+        with self.lock:
+            self.__dict__["inside"] += 1
+            self.__dict__["most"] = max(self.most, self.inside)
+            first, self.__dict__["first"] = self.first, False
+        if first:
+            self.second_in.wait(0.3)  # set at once without one-at-a-time calls; times out with them
+        else:
+            self.second_in.set()
+        try:
+            return self.tok(*args, **kwargs)
+        finally:
+            with self.lock:
+                self.__dict__["inside"] -= 1
+
+
+def test_a_transformers_tokenizer_is_called_one_call_at_a_time(tiny_detector_dir):
+    clf = dialcheck.detectors.load_detector(tiny_detector_dir).classifier
+    watched = _Watched(clf.tokenizer)
+    assert not getattr(watched, "thread_safe", False)
+    clf.tokenizer = watched
+    pairs = [[("I have a dog.", "I never had pets.")], [("We live in Paris.", "I live in London.")]]
+    threads = [threading.Thread(target=clf.score, args=(p,)) for p in pairs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert watched.most == 1
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_each_classifier_encodes_with_its_own_truncation_side(tiny_detector_dir, side):
+    """The side is set with each call, under the same lock: a classifier sharing a tokenizer with another one (a
+    hierarchical detector's stages) never encodes with the other's side."""
+    tok = dialcheck.detectors.load_detector(tiny_detector_dir).classifier.tokenizer
+    other = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=16, truncation_side="left")
+    clf = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=16, truncation_side=side)
+    long = " ".join(f"w{i}" for i in range(40))
+    other.encode([(long, "ok")])
+    ids = clf.encode([(long, "ok")])["input_ids"][0].tolist()
+    text = tok.decode(ids, skip_special_tokens=True)
+    assert text.startswith("w0") == (side == "right")
