@@ -256,14 +256,59 @@ def test_probe_triggers_cli_names_a_json_document_once_with_the_command_that_con
         src.write_text(json.dumps(rows, ensure_ascii=False, indent=indent), encoding="utf-8")
         assert main([*args, str(src)]) == 2
         err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+        dst = tmp_path / "ctx.jsonl"
         assert err == [
             f"dialcheck: error: {src}: a JSON document, not JSON Lines: contexts are read one JSON object a line; "
-            f"convert it with: jq -c '.[]' {src} > {tmp_path / 'ctx.jsonl'}"
+            f"convert it with: jq -c '.[]' {src} > {dst}, or: python -c 'import json, sys; [print(json.dumps(d)) "
+            f"for d in json.load(sys.stdin)]' < {src} > {dst}"
         ]
     src = tmp_path / "ctx.jsonl"  # JSON Lines with bad lines are still named line by line
     src.write_text(json.dumps(rows[0], ensure_ascii=False) + "\n[1]\n", encoding="utf-8")
     assert main([*args, str(src)]) == 2
     assert f"{src}, line 2: expected a JSON object, got list" in capsys.readouterr().err
+
+
+def test_score_and_probe_tell_a_json_document_from_json_lines_alike(tmp_path, capsys, tiny_detector_dir):
+    """score sniffed an input's first lines before reading it, probe looked at the whole once every line was bad,
+    each with its own words: a list written a record a line ('[', '{...},', '{...}', ']') was one document to score,
+    but to probe, whose last record is a JSON object of its own, '3 of 4 contexts are bad'. Both now tell them apart
+    by cli.common.json_document and word it by json_document_error; JSON Lines and an empty file are read as before."""
+    rows = [{"id": "a", "turns": ["Hi.", "Hello!"], "u1": DOG.u1}, {"id": "b", "turns": ["x", "y"], "u1": RAIN.u1}]
+    documents = {
+        "pretty.json": json.dumps(rows, ensure_ascii=False, indent=2),
+        "one-line.json": json.dumps(rows, ensure_ascii=False),
+        "a-record-a-line.json": "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n]\n",
+    }
+    probe = ["probe", "triggers", "--out", str(tmp_path / "t.jsonl"), "--methods", "short_utterance", "--input"]
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    for name, text in documents.items():
+        src = tmp_path / name
+        src.write_text(text, encoding="utf-8")
+        dst = tmp_path / name.replace(".json", ".jsonl")
+        convert = f"convert it with: jq -c '.[]' {src} > {dst}, or: python -c"
+        for argv, reads in [
+            (["score", str(src), str(tmp_path / "v.jsonl"), *model], "score reads one dialogue per line"),
+            ([*probe, str(src)], "contexts are read one JSON object a line"),
+        ]:
+            assert main(argv) == 2, (name, argv[0])
+            err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+            assert len(err) == 1 and err[0].startswith(
+                f"dialcheck: error: {src}: a JSON document, not JSON Lines: {reads}"
+            ), (name, err)
+            assert convert in err[0], (name, err)
+    torn = tmp_path / "torn.jsonl"  # JSON Lines whose first line is broken: that line is named, the rest read
+    torn.write_text('{"turns": ["a",\n' + "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    assert main(["score", str(torn), str(tmp_path / "v.jsonl"), *model, "--overwrite"]) == 0
+    assert "scored 2 dialogues, skipped 1 bad line" in capsys.readouterr().err
+    assert main([*probe, str(torn)]) == 2
+    err = capsys.readouterr().err
+    assert f"{torn}, line 1: invalid JSON" in err and "JSON document" not in err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["score", str(empty), str(tmp_path / "v.jsonl"), *model, "--overwrite"]) == 0
+    assert f"warning: {empty} has no dialogues" in capsys.readouterr().err
+    assert main([*probe, str(empty)]) == 2
+    assert f"{empty}: no contexts in it" in capsys.readouterr().err
 
 
 def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys):

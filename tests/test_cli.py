@@ -1461,7 +1461,7 @@ def test_score_refuses_a_json_document_with_one_error(capsys, tmp_path, tiny_det
         out = tmp_path / "p.out"
         code, _, err = _run(capsys, "score", str(src), str(out), *model)
         assert code == 2 and not out.exists(), err
-        assert err.count("\n") == 1 and f"{src} is a JSON document, not JSON Lines" in err
+        assert err.count("\n") == 1 and f"{src}: a JSON document, not JSON Lines" in err
         assert "dialcheck check reads JSON documents" in err and convert in err
     # JSON Lines whose first line is broken are still JSON Lines: that line is skipped, the others scored
     log = tmp_path / "torn.jsonl"

@@ -9,7 +9,7 @@ import math
 import os
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -776,6 +776,59 @@ def readable_weights(folder: str | Path, name: str) -> None:
                 pass
         except Exception as e:  # SafetensorError, or an OSError reading it
             raise InputError(damaged_weights(e, name), str(f)) from None
+
+
+def json_document(lines: Iterable[bytes], is_records: Callable[[Any], bool]) -> bool | None:
+    """Whether ``lines`` (an input's, read as they come) are one JSON document where JSON Lines are read: None
+    when they are JSON Lines (or hold nothing), else whether the document is a list of records (``is_records`` of
+    it) rather than one value written over several lines. Decided as ``score`` and ``probe`` both read it, before
+    any record is: a first line that is a JSON value of its own is JSON Lines, unless it is a list of records and
+    the only line; else a first line that opens no object or list, or a second line that is a JSON value (JSON
+    Lines whose first line is broken), is JSON Lines; else the text is read whole, and is a document if it parses.
+    A damaged ``.gz`` is read as far as it goes; the reader of its lines reports it.
+
+    >>> def kind(text):
+    ...     return json_document(text.encode().splitlines(keepends=True), lambda v: isinstance(v, list))
+    >>> kind('[{"u1": "a"},\\n {"u1": "b"}]'), kind('[{"u1": "a"}, {"u1": "b"}]'), kind('{\\n "u1": "a"\\n}')
+    (True, True, False)
+    >>> kind('{"u1": "a"}\\n{"u1": "b"}'), kind('{"u1": \\n{"u1": "b"}'), kind(""), kind('[1]\\n[2]')
+    (None, None, None, None)
+    """
+    from ..io import _parses
+
+    lines = iter(lines)
+    nonblank = (ln for ln in lines if ln.strip())
+    try:
+        first = next(nonblank, b"").removeprefix(b"\xef\xbb\xbf")  # a byte-order mark is fine
+        if not first.strip():
+            return None
+        try:
+            value = json.loads(first)
+        except (ValueError, RecursionError):
+            if not first.lstrip().startswith((b"[", b"{")):
+                return None
+            second = next(nonblank, None)
+            if second is not None and _parses(second):  # JSON Lines whose first line is broken
+                return None
+            try:  # read whole only when its first two lines are no JSON values on their own
+                value = json.loads(first + (second or b"") + b"".join(lines))
+            except (ValueError, RecursionError):
+                return None
+            return bool(is_records(value))
+        return True if is_records(value) and next(nonblank, None) is None else None
+    except InputError:  # a damaged .gz
+        return None
+
+
+def json_document_error(path: str, many: bool, reads: str) -> InputError:
+    """The one error for an input that is a JSON document where JSON Lines are read (:func:`json_document`):
+    what the command reads (``reads``) and how to convert the file (``jq``, or plain Python), or pipe standard
+    input (``-``) through ``jq``. Read line by line it gave a bad line per line, or one bad record."""
+    if path == "-":
+        jq = "jq -c '.[]'" if many else "jq -c ."
+        return InputError(f"a JSON document, not JSON Lines: {reads}; pipe it through {jq}", "<stdin>")
+    jq_cmd, py_cmd = jsonl_conversion(path, many)
+    return InputError(f"a JSON document, not JSON Lines: {reads}; convert it with: {jq_cmd}, or: {py_cmd}", path)
 
 
 def jsonl_conversion(path: str, many: bool) -> tuple[str, str]:

@@ -32,13 +32,15 @@ same command, and writes what an uninterrupted run writes; a resume with other c
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from ..errors import InputError
 from ..io import (
@@ -57,7 +59,8 @@ from ..io import (
 from .common import (
     check_outputs,
     comma_choices,
-    jsonl_conversion,
+    json_document,
+    json_document_error,
     nonnegative_int,
     open_checkpoint,
     positive_int,
@@ -122,19 +125,26 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
     """``parse(object, line)`` of every JSON object of the JSONL file ``path`` ("-": standard input). Like
     ``check``, every bad line (not UTF-8, not JSON, not an object, a bad field) is named, all but the last on
     stderr, before the file is refused with exit 2; a file without a record is refused too (it was named, so
-    building from nothing would be a silent mistake)."""
+    building from nothing would be a silent mistake). A JSON document (a list of records, or one record over
+    several lines) is refused first, as one error with the command that converts it, as ``score`` refuses one
+    (:func:`~dialcheck.cli.common.json_document`)."""
     name = input_name(path)
-    stream = sys.stdin.buffer if path == "-" else open_input(require_file(path), path)
+    if path == "-":  # read once: the document check and the records read the same bytes
+        data = sys.stdin.buffer.read()
+        many = json_document(io.BytesIO(data), _objects)
+        stream: BinaryIO = io.BytesIO(data)
+    else:
+        with contextlib.closing(input_lines(open_input(require_file(path), path), name)) as lines:
+            many = json_document(lines, _objects)
+        stream = open_input(path, path)
+    if many is not None:
+        stream.close()
+        raise json_document_error(path, many, f"{what} are read one JSON object a line")
     out: list[T] = []
     errors: list[InputError] = []
-    raws: list[bytes] = []  # the lines while none is good: a JSON document is named as one
-    size = 0
     total = 0
     try:
         for n, raw in enumerate(input_lines(stream, name), start=1):
-            if not out and size < _DOCUMENT_BYTES:
-                raws.append(raw)
-                size += len(raw)
             if not raw.strip():
                 continue
             total += 1
@@ -151,34 +161,15 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
                 errors.append(e.at(name, n))
     except InputError as e:  # a damaged .gz: after the errors of the lines read before it
         errors.append(e)
-    if errors and not out and size < _DOCUMENT_BYTES:
-        _refuse_json_document(b"".join(raws), path, name, what)
     raise_every(errors, total, what, name, "built")
     if not total:
         raise InputError(f"no {what} in it (JSONL: one JSON object a line)", name)
     return out
 
 
-_DOCUMENT_BYTES = 64 << 20  # an input without a good line is kept for that check up to this size only
-
-
-def _refuse_json_document(data: bytes, path: str, name: str, what: str) -> None:
-    """One error, with the command that converts it, for an input that is a JSON document (a list of records,
-    pretty-printed or not, or one pretty-printed record) where JSON Lines are read: else every line of it was
-    named as bad ("16 of 16 contexts are bad")."""
-    try:
-        value = json.loads(data.decode("utf-8-sig"))
-    except (ValueError, RecursionError):
-        return
-    many = isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
-    pretty = isinstance(value, dict) and sum(1 for ln in data.splitlines() if ln.strip()) > 1
-    if not many and not pretty:  # one object on one line is JSON Lines, its errors named as they are
-        return
-    if path == "-":
-        convert = "pipe it through " + ("jq -c '.[]'" if many else "jq -c .")
-    else:
-        convert = f"convert it with: {jsonl_conversion(path, many)[0]}"
-    raise InputError(f"a JSON document, not JSON Lines: {what} are read one JSON object a line; {convert}", name)
+def _objects(value: Any) -> bool:
+    """Whether a JSON value is a list of records (JSON objects): a JSON document of them, never one record."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
 def read_nli_file(path: str) -> list[Any]:

@@ -24,7 +24,6 @@ from ..errors import InputError
 from ..io import (
     ParsedRecord,
     _iter_jsonl,
-    _parses,
     _raw_id,
     ends_with_user,
     input_lines,
@@ -40,7 +39,8 @@ from ..schema import Dialogue
 from .common import (
     add_model_options,
     add_speaker_option,
-    jsonl_conversion,
+    json_document,
+    json_document_error,
     keeps_no_work,
     load_for,
     model_language_of,
@@ -323,38 +323,15 @@ def _looks_like_dialogues(value: Any) -> bool:
 
 
 def refuse_json_document(path: str) -> None:
-    """Raise one :class:`InputError` when ``path`` holds a JSON document instead of JSON Lines: a file whose
-    first line is no JSON value on its own but which parses whole (pretty-printed JSON), or a file of one line
-    holding a list of dialogues. Read line by line it would give a bad line per line, or one bad dialogue."""
-    lines = input_lines(open_input(path), path)
-    with contextlib.closing(lines):
-        try:
-            nonblank = (ln for ln in lines if ln.strip())
-            first = next(nonblank, b"").removeprefix(b"\xef\xbb\xbf")  # a byte-order mark is fine
-            if not first.strip():
-                return
-            try:
-                value = json.loads(first)
-            except (ValueError, RecursionError):
-                if not first.lstrip().startswith((b"[", b"{")):
-                    return
-                second = next(nonblank, None)
-                if second is not None and _parses(second):  # JSON Lines whose first line is broken
-                    return
-                try:  # read whole only when its first two lines are no JSON values on their own
-                    value = json.loads(first + (second or b"") + b"".join(lines))
-                except (ValueError, RecursionError):
-                    return
-            else:
-                if not _looks_like_dialogues(value) or next(nonblank, None) is not None:
-                    return
-        except InputError:  # a damaged .gz: the scoring loop reports it after the lines before it
-            return
-    jq_cmd, py_cmd = jsonl_conversion(path, _looks_like_dialogues(value))
-    raise InputError(
-        f"{path} is a JSON document, not JSON Lines: score reads one dialogue per line (dialcheck check reads "
-        f"JSON documents); convert it with: {jq_cmd}, or: {py_cmd}"
-    )
+    """Raise one :class:`InputError` when ``path`` holds a JSON document instead of JSON Lines (pretty-printed
+    JSON, or a file of one line holding a list of dialogues), told apart as :func:`~.common.json_document` tells
+    it: read line by line it would give a bad line per line, or one bad dialogue."""
+    with contextlib.closing(input_lines(open_input(path), path)) as lines:
+        many = json_document(lines, _looks_like_dialogues)
+    if many is not None:
+        raise json_document_error(
+            path, many, "score reads one dialogue per line (dialcheck check reads JSON documents)"
+        )
 
 
 def _units(
