@@ -169,7 +169,6 @@ def measure(
     from dialcheck.api import accelerate
     from dialcheck.detectors import default_model_path
     from dialcheck.evaluation.decode import DecodeEvaluator
-    from dialcheck.evaluation.metrics import roc_auc
 
     det = dialcheck.load(None if name == "default" else name)
     if runtime not in RUNTIMES:
@@ -200,7 +199,7 @@ def measure(
     for j in ("consistent", "contradiction"):
         out[f"rct_audit/flagged_{j}"] = round(met[f"flagged/{j}"] / met[f"n/{j}"], 4) if met[f"n/{j}"] else None
     nb = ev.predictions[NEIGHBOURS]
-    out[f"{NEIGHBOURS}/roc_auc"] = round(100 * roc_auc([e.label for e, _ in nb], [v.score for _, v in nb]), 2)
+    out[f"{NEIGHBOURS}/roc_auc"] = res.get(f"{NEIGHBOURS}/roc_auc")  # as CI-ToD's: left out with one class, "–"
     out[f"{NEIGHBOURS}/false_alarms"] = sum(v.contradiction and not e.label for e, v in nb)
     out[f"{NEIGHBOURS}/consistent"] = sum(not e.label for e, _ in nb)
 

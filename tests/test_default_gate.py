@@ -189,10 +189,32 @@ def test_the_candidate_is_measured_on_the_runtime_it_will_run_on(load_benchmark,
     for run in (torch_run, onnx_run):
         del run["human_bot/dialogues_per_s"], run["model"]
     assert onnx_run["demo/pets"]["score"] == pytest.approx(torch_run["demo/pets"]["score"], abs=1e-3)
-    rest = [json.dumps({k: v for k, v in r.items() if k[:5] != "demo/"}, sort_keys=True) for r in (onnx_run, torch_run)]
-    # as text: the gate's own decode_neighbours ROC AUC (of --eval-limit 4's pairs, one class) is NaN on both, which
-    # only text compares equal; evaluate's ROC AUCs of one class (human_bot_raw's) are left out, not NaN
-    assert rest[0] == rest[1]
+    # the decode_neighbours ROC AUC of --eval-limit 4's pairs (one class) is left out on both, as evaluate's are
+    assert {k: v for k, v in onnx_run.items() if k[:5] != "demo/"} == {
+        k: v for k, v in torch_run.items() if k[:5] != "demo/"
+    }
+
+
+def test_a_roc_auc_of_one_class_is_left_out_not_nan(load_benchmark, tiny_detector_dir):
+    # the first 4 neighbour pairs (--eval-limit 4) are all consistent: their ROC AUC was NaN, written to --json as
+    # NaN (which a JSON reader refuses) and shown as "nan" in the table, where CI-ToD's was left out ("–")
+    gate = load_benchmark("default_gate")
+    from dialcheck.io import parse_dialogue, parse_example
+
+    demo = {"pets": parse_dialogue(["I have two dogs.", "nice", "I never had a dog."])}
+    demo["music"] = parse_dialogue(["I love jazz.", "cool", "I play the trumpet."])
+    pairs = [("I have a dog.", "I don't have a dog.")]
+    inputs = {
+        "perturb": {"negation": pairs},
+        "restatements": ([parse_dialogue(["I have a dog.", "ok", "My dog is a lab."])], [0]),
+        "demo": demo,
+        "citod": [parse_example({"turns": ["where?", "X is near", "ok", "No X is near"], "contradiction": True})],
+    }
+    run = gate.measure(str(tiny_detector_dir), inputs, eval_limit=4)
+    assert run["decode_neighbours/consistent"] == 4 and run["decode_neighbours/roc_auc"] is None
+    json.dumps(run, allow_nan=False)  # no NaN anywhere in what --json writes
+    row = next(line for line in gate.report(run, run, []).splitlines() if "neighbour pairs (60) ROC AUC" in line)
+    assert row.endswith("| – | – |")
 
 
 def test_a_hand_set_the_baseline_lacks_is_left_out_not_a_crash(load_benchmark):
