@@ -109,3 +109,37 @@ def test_each_classifier_encodes_with_its_own_truncation_side(tiny_detector_dir,
     ids = clf.encode([(long, "ok")])["input_ids"][0].tolist()
     text = tok.decode(ids, skip_special_tokens=True)
     assert text.startswith("w0") == (side == "right")
+
+
+@pytest.mark.parametrize("loaded", [True, False])
+def test_threads_accelerating_one_shared_detector_switch_it_once(tiny_detector_dir, loaded):
+    """Two threads (a BatchScorer(onnx=True)'s first batches) both exported the detector, and one quantized the
+    float32 export the other had just deleted: the first switches it, the other waits and finds it switched."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dialcheck import api
+    from dialcheck.detectors import load_detector
+
+    det = dialcheck.load(str(tiny_detector_dir)) if loaded else load_detector(tiny_detector_dir)
+    if not loaded:
+        det.path = None  # a detector made in memory (after training): no folder to lock on
+    calls = []
+
+    def slow_switch(int8=False):
+        calls.append(int8)
+        time.sleep(0.2)  # long enough for the other thread to look at the options without the lock
+        det.config.options.update(onnx=True, int8=int8)
+        return det
+
+    det.use_onnx = slow_switch
+    start = threading.Barrier(2)
+
+    def accelerate(_):
+        start.wait(30)
+        return api.accelerate(det, onnx=True, int8=True)
+
+    with ThreadPoolExecutor(2) as ex:
+        assert list(ex.map(accelerate, range(2))) == [det, det]
+    assert calls == [True]
+    assert api.accelerate(det, onnx=True, int8=True) is det and calls == [True]

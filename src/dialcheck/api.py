@@ -179,14 +179,33 @@ def _warn_no_onnx(name: str, runtime: str = "onnx") -> None:
 def accelerate(det: M, onnx: bool = False, int8: bool = False) -> M:
     """Switch ``det`` (a detector or an answer classifier) to ONNX Runtime (``onnx``; per-channel int8 with
     ``int8``) or to torch's int8 (``int8`` alone), once: a model already switched is left as it is (detectors
-    from :func:`load` are shared per process). Returns ``det``."""
-    options = det.config.options  # type: ignore[attr-defined]
+    from :func:`load` are shared per process), also when several threads ask at once (the first switches it, the
+    others wait for it). Returns ``det``."""
+    if _switch(det, onnx, int8) is None:
+        return det
+    # Two threads switching one shared detector (a BatchScorer's first batches, request threads) both exported it,
+    # and one quantized the float32 export the other had just deleted ("cannot quantize ..."): one at a time, under
+    # the lock load() holds for its folder, and looked at again once the lock is held.
+    path = getattr(det, "path", None)
+    with _lock_for(str(path)) if path else _ACCELERATE_LOCK:
+        switch = _switch(det, onnx, int8)
+        if switch is not None:
+            switch()
+    return det
+
+
+_ACCELERATE_LOCK = threading.RLock()  # accelerate() of a detector not loaded from a folder
+
+
+def _switch(det: Any, onnx: bool, int8: bool) -> Callable[[], Any] | None:
+    """What :func:`accelerate` calls to switch ``det``, or None when it runs as asked already."""
+    options = det.config.options
     if onnx or options.get("onnx"):  # a model on ONNX Runtime already (its preferred runtime): int8 is ONNX's too
         if not options.get("onnx") or (int8 and not options.get("int8")):
-            det.use_onnx(int8=int8)  # type: ignore[attr-defined]
+            return functools.partial(det.use_onnx, int8=int8)
     elif int8 and not options.get("int8"):
-        det.quantize()  # type: ignore[attr-defined]
-    return det
+        return det.quantize  # type: ignore[no-any-return]
+    return None
 
 
 def route(dialogue: Dialogue, language: str = "en", choose: str = CHOOSE_MODEL) -> str:
