@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections import Counter
 
 import pytest
 
@@ -73,6 +74,21 @@ def test_build_triggers_fixed_seed_outputs():
     # one method alone gives the same output as within the full run (per-method generators)
     alone = build_triggers([DOG, ASK, RAIN], ["negation"], lexicon=LEX, seed=0)
     assert [t.u2 for t in alone.items] == [t.u2 for t in ts.items if t.method == "negation"]
+
+
+def test_a_resumed_probe_counts_the_skips_of_its_kept_triggers_as_the_builders_do():
+    """probe triggers --resume rebuilt the kept batches' skips from its own copy of the builders' keys ("empty u1",
+    "METHOD: nothing to change"); both now count them with triggers.count_skips, so the two cannot drift."""
+    from dialcheck.cli.probe import _kept_counts
+    from dialcheck.probes.triggers import count_skips
+
+    inputs = [DOG, ASK, TriggerInput(" ", "", "blank"), RAIN]
+    ts = build_triggers(inputs, lexicon=LEX, seed=0)
+    assert ts.skipped == {"inquire_bot: nothing to change": 2, "inquire_user: nothing to change": 1, "empty u1": 1}
+    built = {(t.id, t.method) for t in ts.items}
+    assert count_skips(inputs, tr.METHODS, lambda _n, inp, m: (inp.id, m) in built) == ts.skipped
+    made, skipped = _kept_counts(inputs, tr.METHODS, [t.to_dict() for t in ts.items])
+    assert (made, list(skipped.items())) == (Counter(ts.counts()), list(ts.skipped.items()))  # in the same order
 
 
 def test_each_method_directly():

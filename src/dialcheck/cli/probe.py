@@ -540,14 +540,9 @@ def _kept_counts(
     """What a resumed run's summary counts of the triggers it keeps: how many each method built, and the skips of
     the contexts they were built from (each (context, method) builds one trigger or is skipped), in the order a run
     meets them, so the summary is the one an uninterrupted run prints."""
+    from ..probes.triggers import count_skips
+
     made = Counter(str(r.get("method")) for r in rows)
     built = {(r.get("id"), r.get("method")) for r in rows}
-    skipped: Counter[str] = Counter()
-    for inp in inputs:
-        if not inp.u1.strip():
-            skipped["empty u1"] += 1
-            continue
-        for m in methods:
-            if (inp.id, m) not in built:
-                skipped[f"{m}: nothing to change"] += 1
+    skipped = count_skips(inputs, methods, lambda _n, inp, m: (inp.id, m) in built)
     return made, skipped

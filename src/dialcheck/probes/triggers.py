@@ -55,6 +55,7 @@ __all__ = [
     "TriggerInput",
     "TriggerSet",
     "build_triggers",
+    "count_skips",
     "flip_polarity",
     "inquire_bot",
     "inquire_user",
@@ -663,19 +664,48 @@ def run_methods(
 ) -> TriggerSet:
     """``one(method, input, rng)`` for every input and method, with a generator seeded from ``seed``, the
     input's position and the method (shared by the Chinese and English builders). ``start`` is the position of
-    ``inputs[0]`` among all the inputs (a batch after the first), so a batch gets what one run over them all does."""
+    ``inputs[0]`` among all the inputs (a batch after the first), so a batch gets what one run over them all does.
+    What was skipped is counted by :func:`count_skips`."""
     out = TriggerSet()
-    for n, inp in enumerate(inputs, start=start):
-        if not inp.u1.strip():
-            out.skipped["empty u1"] += 1
+    built: set[tuple[int, str]] = set()
+    for n, inp in enumerate(inputs):
+        if not _runs(inp):
             continue
         for m in methods:
-            t = one(m, inp, random.Random(f"{seed}:{n}:{m}"))
-            if t is None:
-                out.skipped[f"{m}: nothing to change"] += 1
-            else:
+            t = one(m, inp, random.Random(f"{seed}:{start + n}:{m}"))
+            if t is not None:
                 out.items.append(t)
+                built.add((n, m))
+    out.skipped = count_skips(inputs, methods, lambda n, _inp, m: (n, m) in built)
     return out
+
+
+def _runs(inp: TriggerInput) -> bool:
+    """Whether any method runs on ``inp`` (one without a u1 is skipped whole, as ``empty u1``)."""
+    return bool(inp.u1.strip())
+
+
+def count_skips(
+    inputs: Sequence[TriggerInput], methods: Sequence[str], built: Callable[[int, TriggerInput, str], bool]
+) -> Counter[str]:
+    """The skips of a run of ``methods`` over ``inputs``, given which (position in ``inputs``, input, method)
+    ``built`` a trigger, keyed as :class:`TriggerSet` counts them: ``empty u1`` once for an input without a u1,
+    ``METHOD: nothing to change`` for each other (input, method) that built none, in the order a run meets them.
+    :func:`run_methods` counts its skips so, and a resumed ``probe triggers`` the skips of the triggers it keeps.
+
+    >>> ins = [TriggerInput("Hi"), TriggerInput(" "), TriggerInput("Yo")]
+    >>> count_skips(ins, ["negation", "synonym"], lambda n, inp, m: m == "negation" or n == 2)
+    Counter({'synonym: nothing to change': 1, 'empty u1': 1})
+    """
+    skipped: Counter[str] = Counter()
+    for n, inp in enumerate(inputs):
+        if not _runs(inp):
+            skipped["empty u1"] += 1
+            continue
+        for m in methods:
+            if not built(n, inp, m):
+                skipped[f"{m}: nothing to change"] += 1
+    return skipped
 
 
 def build_triggers(
