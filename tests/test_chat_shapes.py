@@ -1,0 +1,92 @@
+"""What an English utterance detector reads in chat logs of unusual but valid shapes (README, "Input"): every earlier
+turn of the checked speaker however far back, no other speaker's (a system prompt, other people of a group chat),
+evidence numbered as the input's messages, and a message's ``name`` not read. Tiny random-weight model: the
+thresholds are set to 0 so that every paired turn is evidence and the test reads which turns were paired."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers_cli import run_cli
+
+
+@pytest.fixture
+def det(tiny_detector_dir):
+    import dialcheck
+
+    d = dialcheck.load(tiny_detector_dir)
+    d.tau, d.eta_e = 0.0, 0.0  # every paired turn named: the verdict shows what was read
+    return d
+
+
+def _chat(n: int) -> list[dict[str, str]]:
+    """A system prompt and n - 1 user/assistant messages, the assistant's last."""
+    msgs = [{"role": "system", "content": "You are a friendly bot."}]
+    for i in range(1, n):
+        role = "user" if i % 2 else "assistant"
+        msgs.append({"role": role, "content": f"{role} message number {i}."})
+    return msgs
+
+
+def test_a_200_message_chat_pairs_every_earlier_reply_however_far_back(det):
+    msgs = _chat(201)  # a system prompt and a 200-message chat
+    assert msgs[-1]["role"] == "assistant"
+    (v,) = det.predict([msgs])
+    replies = [i for i, m in enumerate(msgs[:-1]) if m["role"] == "assistant"]
+    assert len(replies) == 99 and replies[0] == 2  # 198 messages back, numbered with the system one at 0
+    assert sorted(v.pair_scores) == replies  # no window: the first reply is read; no user or system message is
+    assert list(v.evidence) == replies
+
+
+def test_a_group_chat_holds_each_speaker_to_their_own_turns(det):
+    turns = [
+        {"speaker": "alice", "text": "Who is on call this weekend?"},
+        {"speaker": "bob", "text": "I am, I swapped with Dana."},
+        {"speaker": "carol", "text": "I'll be hiking."},
+        {"speaker": "bob", "text": "I'll look at the deploy job on Saturday."},
+        {"speaker": "bob", "text": "Two turns in a row."},
+        {"speaker": "alice", "text": "Bob, are you on call?"},
+        {"speaker": "bob", "text": "I'm not on call this weekend."},
+    ]
+    (v,) = det.predict([{"turns": turns}])
+    assert list(v.evidence) == [1, 3, 4]
+    (alice,) = det.predict([{"turns": turns, "speaker": "alice"}])  # her last turn, against her first alone
+    assert list(alice.evidence) == [0]
+
+
+def test_a_message_name_is_not_read_so_named_users_are_one_speaker(det):
+    msgs = [
+        {"role": "user", "name": "alice", "content": "I have a golden retriever."},
+        {"role": "assistant", "content": "Lovely!"},
+        {"role": "user", "name": "bob", "content": "I have no pets at all."},
+    ]
+    (v,) = det.predict([{"messages": msgs}])
+    assert list(v.pair_scores) == [0]  # bob's turn read against alice's: both are "user"
+    named = [{"speaker": m.get("name", m["role"]), "text": m["content"]} for m in msgs]  # the README's jq line
+    (apart,) = det.predict([{"turns": named}])
+    assert apart.pair_scores == {} and not apart.contradiction
+
+
+def test_check_json_numbers_evidence_as_the_input_messages(tiny_detector_dir, tmp_path, capsys):
+    """A system prompt, a tool call and a log that ends with the user's message: `"speaker"` picks the assistant's
+    last reply, and `turn` and `evidence` count every message of the input."""
+    msgs = [
+        {"role": "system", "content": "You are ShopBot."},
+        {"role": "user", "content": "Do you ship to Canada?"},
+        {"role": "assistant", "content": "Yes, we ship to Canada."},
+        {"role": "user", "content": "Is the tent in stock?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]},
+        {"role": "tool", "content": '{"in_stock": 0}', "tool_call_id": "c1"},
+        {"role": "assistant", "content": [{"type": "text", "text": "We don't ship outside the US."}]},
+        {"role": "user", "content": "What?"},
+    ]
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"id": "c", "messages": msgs, "speaker": "assistant"}) + "\n", encoding="utf-8")
+    code, out, _ = run_cli(
+        capsys, "check", str(path), "--json", "--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0"
+    )
+    assert code == 0
+    rec = json.loads(out)
+    assert rec["turn"] == 6 and rec["evidence"] == [2]  # the tool call (4) has no text and is never paired
