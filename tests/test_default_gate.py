@@ -161,24 +161,28 @@ def test_a_cascade_reads_the_probe_pairs_as_its_second_detector_would(load_bench
     assert sum(gate._pair_flags(cascade, pairs)) == 2
 
 
-def test_the_candidate_is_measured_on_the_runtime_it_will_run_on(load_benchmark, tiny_detector_dir, tmp_path):
-    pytest.importorskip("onnxruntime")
-    gate = load_benchmark("default_gate")
+def _small_inputs() -> dict:
+    """Probe inputs for :func:`measure` of a few dialogues (the real ones need spaCy and WordNet)."""
     from dialcheck.io import parse_dialogue, parse_example
 
     demo = {"pets": parse_dialogue(["I have two dogs.", "nice", "I never had a dog."])}
     demo["music"] = parse_dialogue(["I love jazz.", "cool", "I play the trumpet."])
-    pairs = [("I have a dog.", "I don't have a dog.")]
     held_out = [
         parse_example({"turns": ["where?", "Cafe X is 2 miles away", "ok", t], "contradiction": c})
         for t, c in (("Cafe X is at 1 main st", False), ("No cafe is near you", True))
     ]
-    inputs = {
-        "perturb": {"negation": pairs},
+    return {
+        "perturb": {"negation": [("I have a dog.", "I don't have a dog.")]},
         "restatements": ([parse_dialogue(["I have a dog.", "ok", "My dog is a lab."])], [0]),
         "demo": demo,
         "citod": held_out,
     }
+
+
+def test_the_candidate_is_measured_on_the_runtime_it_will_run_on(load_benchmark, tiny_detector_dir, tmp_path):
+    pytest.importorskip("onnxruntime")
+    gate = load_benchmark("default_gate")
+    inputs = _small_inputs()
     m = str(tiny_detector_dir)
     with pytest.raises(ValueError, match="runtime 'tensorrt'"):
         gate.measure(m, inputs, eval_limit=4, runtime="tensorrt")
@@ -199,17 +203,7 @@ def test_a_roc_auc_of_one_class_is_left_out_not_nan(load_benchmark, tiny_detecto
     # the first 4 neighbour pairs (--eval-limit 4) are all consistent: their ROC AUC was NaN, written to --json as
     # NaN (which a JSON reader refuses) and shown as "nan" in the table, where CI-ToD's was left out ("–")
     gate = load_benchmark("default_gate")
-    from dialcheck.io import parse_dialogue, parse_example
-
-    demo = {"pets": parse_dialogue(["I have two dogs.", "nice", "I never had a dog."])}
-    demo["music"] = parse_dialogue(["I love jazz.", "cool", "I play the trumpet."])
-    pairs = [("I have a dog.", "I don't have a dog.")]
-    inputs = {
-        "perturb": {"negation": pairs},
-        "restatements": ([parse_dialogue(["I have a dog.", "ok", "My dog is a lab."])], [0]),
-        "demo": demo,
-        "citod": [parse_example({"turns": ["where?", "X is near", "ok", "No X is near"], "contradiction": True})],
-    }
+    inputs = _small_inputs()
     run = gate.measure(str(tiny_detector_dir), inputs, eval_limit=4)
     assert run["decode_neighbours/consistent"] == 4 and run["decode_neighbours/roc_auc"] is None
     json.dumps(run, allow_nan=False)  # no NaN anywhere in what --json writes
