@@ -301,7 +301,22 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
             "the context-disjoint dev/test sets: those numbers are optimistic",
             file=sys.stderr,
         )
+    if "dev" in evaluator.splits and _trained_on_dev(det):
+        print(
+            "dialcheck: warning: this model was trained on CDConv's dev split (--with-dev): its dev numbers are not "
+            "a held-out measure and run high; the test split is",
+            file=sys.stderr,
+        )
     results: dict[str, Any] = evaluator(det, show_progress_bar=not args.no_progress)
     results["primary_metric"] = evaluator.primary_of(results)
     tables = [f"### {split}\n\n" + to_markdown(results, split) for split in [*evaluator.splits, *evaluator.files]]
     return det, evaluator, results, "\n".join(tables)
+
+
+def _trained_on_dev(det: Any) -> bool:
+    """Whether a CDConv detector's training included the dev split (``train --with-dev``, or a soup with such an
+    ingredient: :func:`dialcheck.training.cdconv.saw_dev`'s rule), so that ``--splits dev`` measures it on data
+    it has seen: every shipped default since ``cdconv-flat-gemma-v5``."""
+    from ..training.cdconv import saw_dev
+
+    return det.path is not None and bool(saw_dev([det.path]))
