@@ -78,6 +78,9 @@ def test_bad_chinese_input_has_clear_messages():
         check_chinese_conversation(Dialogue.from_texts([ZH[0], " ", ZH[2], ZH[3]]))
     with pytest.raises(InputError, match="got 3 turns; is u1 missing"):
         check_chinese_conversation(Dialogue.from_texts(ZH[1:]))
+    for n, got in ((2, "got 2 turns: too few"), (1, "got 1 turn: too few")):  # said '1 turns; is u1 missing?'
+        with pytest.raises(InputError, match=f"b2 \\(bot\\): {got} to check$"):
+            check_chinese_conversation(Dialogue.from_texts(ZH[:n]))
     check_chinese_conversation(Dialogue.from_texts(ZH))  # a well-formed conversation passes
     check_chinese_conversation(Dialogue.from_texts(ZH + ZH))  # longer is fine
 

@@ -233,8 +233,7 @@ got 3 turns; is u1 missing?
     for i, t in enumerate(d.turns):
         if not t.text.strip():
             raise InputError(f"turns[{i}].text: empty turn: every turn of a Chinese conversation needs text")
-    if len(d.turns) < 4:
-        raise InputError(
-            "a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): "
-            f"got {len(d.turns)} turns; is u1 missing?"
-        )
+    n = len(d.turns)
+    if n < 4:
+        got = "got 3 turns; is u1 missing?" if n == 3 else f"got {n} turn{'s' if n > 1 else ''}: too few to check"
+        raise InputError(f"a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): {got}")
