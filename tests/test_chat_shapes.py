@@ -90,3 +90,31 @@ def test_check_json_numbers_evidence_as_the_input_messages(tiny_detector_dir, tm
     assert code == 0
     rec = json.loads(out)
     assert rec["turn"] == 6 and rec["evidence"] == [2]  # the tool call (4) has no text and is never paired
+
+
+@pytest.mark.parametrize(
+    ("reading", "earlier", "last"),
+    [
+        ("subjects", "I live in Ohio.", "- My brother lives in Texas."),
+        ("subjects", "I'm vegetarian.", "**My husband** eats meat every day."),
+        ("subjects", "I live in Ohio. 😊", "😊 My brother lives in Texas!"),
+        ("introductions", "I have a sister.", "*My sister lives abroad.*"),
+        ("introductions", "Yes, two daughters.", "- My daughters are 5 and 8."),
+        ("times", "I live in Seattle.", "**I used** to live in Chicago."),
+        ("times", "I'm a nurse. :smile:", "- *I used* to work as a teacher."),
+    ],
+)
+def test_the_rule_readings_read_through_an_assistants_markdown_and_emoji(det, reading, earlier, last):
+    """A list marker, bold or an emoji at a sentence's start hid the words the rules look for: with the default
+    (each reading on) "I live in Ohio." ... "- My brother lives in Texas." scored 0.82 and was flagged, plain 0.01."""
+    from dialcheck.detectors.utterance import SETTLED_SCORE
+
+    setattr(det, reading, {"subjects": "apart", "introductions": "settle", "times": "changes"}[reading])
+    (v,) = det.predict([["Hi!", earlier, "Tell me more.", last]])
+    assert v.pair_scores[1] <= SETTLED_SCORE  # the tiny model's own score for these pairs is above it
+
+
+def test_a_question_in_markdown_is_still_only_a_question(det):
+    det.questions = "skip"
+    (v,) = det.predict([["I have a cat.", "**How many children do you have?** 🙂", "Two.", "I don't have kids."]])
+    assert 1 not in v.pair_scores  # it asks and says nothing about its speaker: not paired

@@ -52,18 +52,24 @@ old.") or gives an age before or after theirs ("When I was 22, …" after "I'm 2
 classifiers trained on DECODE flag those (0.7-0.97) because the frame matches and the value differs
 (``slot_settled``). It caps too a pair whose claims about work fit when one of the two turns says nothing but work
 ("I work as an electrician." … "When I'm not at work, I fish.", 0.94 before; ``work_settled``).
+
+These rule readings (``questions``' ``asks_only``, the slots, ``subjects``, ``introductions``, ``times``) read a turn
+as :func:`plain_text` gives it: without the markdown and emoji a chat assistant decorates its replies with ("- My
+brother lives in Texas.", "**My husband** eats meat.", "😊 I used to live in Chicago."), which hid the words they
+look for at a sentence's start; the pair classifier reads the turn as written.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ..errors import InputError
 from ..io import as_dialogues
-from ..schema import Dialogue, Verdict
+from ..schema import Dialogue, Turn, Verdict
 from .base import Detector, register_detector
 from .slots import ages_cut, self_conflict, slot_conflicts, slot_settled, work_settled
 from .subjects import apart, introduces
@@ -80,6 +86,7 @@ __all__ = [
     "UtteranceDetector",
     "asks_only",
     "implied_statement",
+    "plain_text",
     "without_answer",
     "without_echoes",
     "without_questions",
@@ -135,6 +142,53 @@ def sentences(text: str) -> list[str]:
     ['Nice!', 'Do you have kids?', 'I have two.']
     """
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+#: Markdown that opens a line: a heading, a quote, a list item ("- ", "* ", "1. ", "2) ").
+_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)", re.M)
+#: Emphasis around words, not inside one: "**bold**", "__bold__", "*italic*", "_italic_" ("2*3*4", "__unk__" in
+#: "dr__unk__" and "snake_case" stay).
+_EMPHASIS = re.compile(
+    r"(?<![\w*])(\*\*|__)(?=\S)(.+?)(?<=\S)\1(?![\w*])|(?<![\w*])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\3(?![\w*])", re.S
+)
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_SHORTCODE = re.compile(r"(?<!\S):[a-z0-9_+-]*[a-z][a-z0-9_+-]*:(?!\S)")  # Slack's ":rocket:"
+
+
+def _pictograph(c: str) -> bool:
+    """An emoji or another pictograph (a symbol above U+2000, a skin tone), or the joiners between them; "°" stays."""
+    return (ord(c) >= 0x2000 and unicodedata.category(c) in ("So", "Sk")) or c in "\ufe0f\u200d"
+
+
+def plain_text(text: str) -> str:
+    """``text`` without the markdown and emoji a chat assistant decorates it with: list markers, headings and quotes
+    that open a line, emphasis around words, code spans' backticks, emoji and Slack shortcodes. ``text`` itself when
+    it has none (so a DECODE turn reads as before). The rule readings read turns so; the pair classifier does not.
+
+    >>> plain_text("- **My brother** lives in Texas 😊")
+    'My brother lives in Texas'
+    >>> plain_text("1. *I used to* live in `Chicago`.")
+    'I used to live in Chicago.'
+    >>> plain_text("2*3*4 is 24, snake_case and dr__unk__ stay, as does 25°C.")
+    '2*3*4 is 24, snake_case and dr__unk__ stay, as does 25°C.'
+    """
+    t = _LINE_MARK.sub("", text)
+    t = _EMPHASIS.sub(lambda m: m.group(2) if m.group(1) else m.group(4), t)
+    t = _CODE_SPAN.sub(r"\1", t)
+    t = _SHORTCODE.sub(" ", t)
+    if not t.isascii():
+        t = "".join(" " if _pictograph(c) else c for c in t)
+    if t == text:
+        return text
+    return re.sub(r"[ \t]{2,}", " ", t).strip()
+
+
+def plain_dialogue(d: Dialogue) -> Dialogue:
+    """``d`` with every turn read by :func:`plain_text` (``d`` itself when no turn changes): the rule readings' view."""
+    plain = [plain_text(t.text) for t in d.turns]
+    if all(p == t.text for p, t in zip(plain, d.turns, strict=True)):
+        return d
+    return Dialogue(tuple(Turn(t.speaker, p) for t, p in zip(d.turns, plain, strict=True)), d.knowledge, d.meta)
 
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|my|me|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
@@ -388,7 +442,7 @@ class UtteranceDetector(Detector):
         piece = 0
         indices, n = self._indices(d, only), len(d.turns)
         if self.questions != "read":
-            indices = [i for i in indices if not asks_only(d.turns[i].text)]
+            indices = [i for i in indices if not asks_only(plain_text(d.turns[i].text))]
         implied: dict[int, str | None] = {}
         if self.ellipsis == "resolve":
             implied = {i: implied_statement(d, i) for i in [*indices, n - 1]}
@@ -467,7 +521,7 @@ class UtteranceDetector(Detector):
             verdict = decide(turn_scores, self.tau, self.eta_e)
             # a last turn that contradicts itself: "I don't have a favorite food. My favorite food is …"
             reads_self = self.slots != "off" and len(d.turns) > 1
-            if reads_self and not verdict.contradiction and self_conflict(d.turns[-1].text):
+            if reads_self and not verdict.contradiction and self_conflict(plain_text(d.turns[-1].text)):
                 verdict = replace(verdict, contradiction=True, score=max(verdict.score, SLOT_SCORE), category=SELF)
             verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
         return verdicts
@@ -502,8 +556,9 @@ class UtteranceDetector(Detector):
         cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with the ages cut out
         if self.slots == "settle":
             for k, (d, (owners, _, _)) in enumerate(zip(dialogues, spans, strict=True)):
+                p = plain_dialogue(d)
                 for i in sorted(set(owners)):
-                    cut = ages_cut(d.turns[i].text, d.turns[-1].text)
+                    cut = ages_cut(p.turns[i].text, p.turns[-1].text)
                     if cut and self.classifier.pair_fits(*cut):  # a long turn's pieces keep their own scores
                         cut_at[k][i] = len(pairs)
                         pairs.append(cut)
@@ -523,35 +578,36 @@ class UtteranceDetector(Detector):
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
             conflicts: dict[int, str] = {}
+            p = plain_dialogue(d)  # the rules read the words, not an assistant's markdown and emoji
             if self.slots != "off":
-                conflicts = slot_conflicts(d, self._indices(d, None if only is None else only[k]))
+                conflicts = slot_conflicts(p, self._indices(d, None if only is None else only[k]))
                 for i in conflicts:
                     turn_scores[i] = max(turn_scores.get(i, 0.0), SLOT_SCORE)
                 if self.slots == "settle":
                     for i, at in cuts.items():
                         if i not in conflicts:
                             turn_scores[i] = min(turn_scores[i], float(scores[at]))
-                    for i in slot_settled(d, [j for j in turn_scores if j not in conflicts]):
+                    for i in slot_settled(p, [j for j in turn_scores if j not in conflicts]):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
                     for i in turn_scores:
-                        if i not in conflicts and work_settled(d.turns[i].text, d.turns[-1].text):
+                        if i not in conflicts and work_settled(p.turns[i].text, p.turns[-1].text):
                             turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             if self.subjects == "apart" or self.introductions == "settle" or self.times != "off":
-                last, changes = d.turns[-1].text, self.times == "changes"
-                asked_last = asked_before(d, len(d.turns) - 1) if changes else None
+                last, changes = p.turns[-1].text, self.times == "changes"
+                asked_last = asked_before(p, len(p.turns) - 1) if changes else None
                 for i in turn_scores:  # a pair the slot reading flags is its to judge (a relative's age)
                     if i in conflicts:
                         continue
                     if (
-                        (self.subjects == "apart" and i not in read_as and apart(d.turns[i].text, last))
-                        or (self.introductions == "settle" and introduces(d.turns[i].text, last))
+                        (self.subjects == "apart" and i not in read_as and apart(p.turns[i].text, last))
+                        or (self.introductions == "settle" and introduces(p.turns[i].text, last))
                         or (
                             self.times != "off"
                             and former_and_present(
-                                d.turns[i].text,
+                                p.turns[i].text,
                                 last,
                                 changes=changes,
-                                asked=(asked_before(d, i) if changes else None, asked_last),
+                                asked=(asked_before(p, i) if changes else None, asked_last),
                             )
                         )
                     ):
