@@ -52,3 +52,29 @@ def test_import_dialcheck_and_the_cli_parser_load_no_heavy_dependency():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == []
+
+
+def test_a_command_that_loads_no_model_imports_no_transformers_and_keeps_them_quiet_when_they_load():
+    """The CLI silenced transformers by importing it, a second on every command (`dialcheck models` took twice as
+    long as it needs); it now sets transformers' own environment switches, which keep a later load as quiet."""
+    code = (
+        "import sys, logging; from dialcheck.cli import main; main(['models']); "
+        "print('transformers' in sys.modules); "
+        "from transformers.utils import logging as hf; "
+        "print(hf.get_verbosity() == logging.ERROR, hf.is_progress_bar_enabled())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-3:] == ["False", "True", "False"]
+
+
+def test_version_flag_prints_the_installed_version(capsys):
+    """`dialcheck --version` was refused ("the following arguments are required: COMMAND", exit 2)."""
+    from importlib.metadata import version
+
+    from dialcheck.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f"dialcheck {version('dialcheck')}\n"

@@ -13,6 +13,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from .. import __version__
 from ..errors import DialcheckError
 
 __all__ = ["main"]
@@ -26,13 +27,15 @@ def _quiet_libraries() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=UserWarning, module="peft")
-    try:
-        from transformers.utils import logging as hf_logging
-
+    hf_logging = sys.modules.get("transformers.utils.logging")
+    if hf_logging is None:
+        # read when transformers is first imported; importing it here took a second on every command, even those
+        # that load no model (`dialcheck models`, `dialcheck data list`)
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    else:  # main() called again in a process that has imported it
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
-    except ImportError:  # pragma: no cover - transformers is a hard dependency
-        pass
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find where a chatbot contradicts what was said before, with the evidence turns.",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (check, score, train, evaluate, data, models, serve, rerank, nbest, probe, collect):
         module.add_parser(sub)
