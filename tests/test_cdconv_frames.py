@@ -68,7 +68,7 @@ def test_an_early_turn_contradicted_is_found_and_named():
     assert v.score == pytest.approx(0.7) and v.pair_scores[1] == pytest.approx(0.7)
     assert v.pair_scores[3] == pytest.approx(0.03) and v.pair_scores[5] == pytest.approx(0.03)  # b1: the last frame
     # the window reading sees one segment of every earlier turn (cut from the left by a real model's window) and
-    # names every earlier turn of the replier
+    # names every earlier turn of the replier it read: all of them here (this classifier has no window)
     det.history = "window"
     (w,) = det.predict([chat()])
     assert w.category == "history" and w.evidence == (1, 3, 5)
@@ -184,3 +184,33 @@ def test_the_window_reading_says_when_a_long_chat_did_not_fit(caplog):
     with caplog.at_level("WARNING", logger="dialcheck.detectors.categories"):
         det.predict([chat()])  # every earlier turn is read in a frame of its own
     assert not caplog.records
+
+
+def test_the_window_reading_names_only_the_turns_it_read(tiny_base, monkeypatch):
+    # A ten-turn chat cut to the 64-token window named every earlier turn of the bot as evidence of a history
+    # contradiction, those that fell out of the window (never read) included: now only those read (some of).
+    from dialcheck.detectors.modeling import build_model
+
+    words = ["apple", "banana", "cherry", "grape", "lemon", "mango", "peach", "plum"]  # one token each
+    d = Dialogue(tuple(Turn(["user", "bot"][i % 2], w) for i, w in enumerate(words)))
+    det = FlatCategoryDetector(base=str(tiny_base), max_length=12, tau=0.5)
+    det.attach(*build_model(det.config))
+    history = np.asarray([[0.1, 0.0, 0.0, 0.9]], dtype=np.float32)
+    monkeypatch.setattr(det.classifier, "proba", lambda pairs, **kw: np.repeat(history, len(pairs), axis=0))
+    (pair,) = det.inputs([d])
+    assert pair == (" [SEP] ".join(words[:-1]), "plum")
+    # 12 tokens: [CLS] [SEP] [SEP] and "plum" leave 8 for the first segment's 13: "[SEP] grape [SEP] ... peach"
+    assert det.classifier.tokenizer.decode(det.classifier.encode([pair])["input_ids"][0][1:9]).startswith("[SEP] grape")
+    (v,) = det.predict([d])
+    assert v.category == "history" and v.evidence == (3, 5)  # was (1, 3, 5): banana was never read
+    det.config.max_length = det.classifier.max_length = 64  # it all fits: every earlier turn of the bot
+    assert det.predict([d])[0].evidence == (1, 3, 5)
+    det.config.max_length = det.classifier.max_length = 5  # room for nothing but the reply: no turn read
+    assert det.predict([d])[0].evidence == ()
+
+
+def test_the_pair_view_names_b1_alone_the_one_turn_it_read():
+    det = PairCategoryDetector(tau=0.5)
+    det._clf = ByFrame({"去爬山。": [0.2, 0.05, 0.05, 0.7]})  # (b1, b2)
+    (v,) = det.predict([chat()])
+    assert v.category == "history" and v.evidence == (5,)  # was (1, 3, 5)

@@ -17,12 +17,13 @@ session is exactly u1, b1, u2, b2). Three detectors, all on the pair-classificat
 stage that fired (else the highest stage score). Evidence: for ``history`` the earlier turns of the last
 speaker, for ``role_confusion`` the user turn u2, for ``intra_sentence`` none (the reply contradicts itself).
 
-A conversation longer than CDConv's four turns is read by the flat and pair detectors with every earlier turn as
-one first segment, cut from the left to the model's window (``history="window"``, the default), so early turns of a
-long chat fall out of it. ``history="frames"`` (opt-in since session 76) reads the last four turns as one frame and
-each earlier turn of the last speaker with the turn before it as another, (u_j, b_j, u2, b2) (:func:`frames`). The
-last frame decides as a four-turn session would; an earlier frame adds a history contradiction when its P(history)
-reaches τ, and names its b_j as evidence.
+A conversation longer than CDConv's four turns is read by the flat detector with every earlier turn as one first
+segment, cut from the left to the model's window (``history="window"``, the default), so early turns of a long chat
+fall out of it, and by the pair detector as (b1, b2); a history contradiction names only the earlier turns of the
+last speaker that were read (some of). ``history="frames"`` (opt-in since session 76) reads the last four turns as
+one frame and each earlier turn of the last speaker with the turn before it as another, (u_j, b_j, u2, b2)
+(:func:`frames`). The last frame decides as a four-turn session would; an earlier frame adds a history
+contradiction when its P(history) reaches τ, and names its b_j as evidence.
 
 >>> d = Dialogue.from_texts(["Do you have pets?", "Two dogs.", "Cute! Do you?", "I never had pets."])
 >>> stage_input("role_confusion", d, " | ")
@@ -33,6 +34,7 @@ reaches τ, and names its b_j as evidence.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -220,7 +222,8 @@ class CategoryDetector(Detector):
             inputs = self.inputs(dialogues)
             self._warn_cut(dialogues, inputs)
             probs = clf.proba(inputs, batch_size=batch_size, show_progress_bar=show_progress_bar)
-            return self.decide(dialogues, self.mixed_proba(dialogues, probs))
+            verdicts = self.decide(dialogues, self.mixed_proba(dialogues, probs))
+            return [self._named_if_read(d, pair, v) for d, pair, v in zip(dialogues, inputs, verdicts, strict=True)]
         heads = [d if len(d.turns) <= SESSION else Dialogue(d.turns[-SESSION:], meta=d.meta) for d in dialogues]
         extra = [(k, j, f) for k, d in enumerate(dialogues) for j, f in frames(d)]
         read = heads + [f for _, _, f in extra]
@@ -236,6 +239,38 @@ class CategoryDetector(Detector):
             for d, h, v, e in zip(dialogues, heads, verdicts, earlier, strict=True)
         ]
 
+    def _named_if_read(self, d: Dialogue, pair: tuple[str, str], v: Verdict) -> Verdict:
+        """``v`` with a history contradiction's evidence cut to the turns the window reading read (some of): the
+        pair view reads b1 alone, the flat view every earlier turn but cut from the left when the pair does not fit
+        the window. A turn that fell out of the window is not named: the model never saw it."""
+        if v.category != "history" or not v.evidence:
+            return v
+        first = max(0, len(d.turns) - 3) if self.view == "pair" else self._first_read(d, pair)
+        return dataclasses.replace(v, evidence=tuple(i for i in v.evidence if i >= first)) if first else v
+
+    def _first_read(self, d: Dialogue, pair: tuple[str, str]) -> int:
+        """The first turn of ``d`` whose text (some of it) is in the window when the flat view's first segment (its
+        earlier turns joined) is cut from the left to fit: 0 when the pair fits or the classifier cannot tell."""
+        clf = self.classifier
+        tok = getattr(clf, "tokenizer", None)
+        if tok is None or not hasattr(clf, "pair_fits") or clf.pair_fits(*pair):
+            return 0
+        first, second = pair
+        room = clf.max_length - tok.num_special_tokens_to_add(pair=True)
+        room -= min(clf._token_len(second), clf._second_budget())  # the checked turn, cut as encode() cuts it
+        offsets = clf._tokenize(first, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        offsets = offsets["offset_mapping"]
+        if room >= len(offsets):
+            return 0
+        start = offsets[len(offsets) - room][0] if room > 0 else len(first)  # the first character kept
+        sep = "\n" if reads_speaker_tags(self.config) else separator(tok)
+        pos = 0
+        for k, text in enumerate(_texts(d, -len(d.turns), reads_speaker_tags(self.config))):
+            if start < pos + len(text):
+                return k
+            pos += len(text) + len(sep)
+        return len(d.turns) - 1
+
     def _warn_cut(self, dialogues: Sequence[Dialogue], inputs: Sequence[tuple[str, str]]) -> None:
         """Log how many conversations longer than a session the window reading did not read whole."""
         fits = getattr(self.classifier, "pair_fits", None)
@@ -246,8 +281,8 @@ class CategoryDetector(Detector):
         if cut:
             log.warning(
                 "%d of %d conversations are longer than the model's %d-token window: their earliest turns were not "
-                "read, and a history contradiction names every earlier turn of the replier; history='frames' "
-                "(--history frames) reads each earlier turn in a session of its own",
+                "read, and a history contradiction names only the replier's earlier turns that were read; "
+                "history='frames' (--history frames) reads each earlier turn in a session of its own",
                 cut,
                 len(dialogues),
                 self.config.max_length,
