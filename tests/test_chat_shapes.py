@@ -118,3 +118,20 @@ def test_a_question_in_markdown_is_still_only_a_question(det):
     det.questions = "skip"
     (v,) = det.predict([["I have a cat.", "**How many children do you have?** 🙂", "Two.", "I don't have kids."]])
     assert 1 not in v.pair_scores  # it asks and says nothing about its speaker: not paired
+
+
+@pytest.mark.parametrize(
+    ("earlier", "last"),
+    [
+        ("I work as a **nurse**.", "I work as a teacher."),
+        ("I'm 29 🎉", "I'm 45 years old."),
+        ("- I have **two dogs**.", "My three dogs are asleep."),
+    ],
+)
+def test_the_slot_reading_reads_a_name_age_job_or_count_through_markdown_and_emoji(det, earlier, last):
+    """The slot reading missed a job in bold, an age before an emoji, a count in a list item: no 0.99 conflict."""
+    from dialcheck.detectors.utterance import SLOT_SCORE
+
+    det.slots = "persona"
+    (v,) = det.predict([["Hi!", earlier, "Oh nice.", last]])
+    assert v.pair_scores[1] >= SLOT_SCORE and 1 in v.evidence
