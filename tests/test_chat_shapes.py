@@ -135,3 +135,25 @@ def test_the_slot_reading_reads_a_name_age_job_or_count_through_markdown_and_emo
     det.slots = "persona"
     (v,) = det.predict([["Hi!", earlier, "Oh nice.", last]])
     assert v.pair_scores[1] >= SLOT_SCORE and 1 in v.evidence
+
+
+def test_responses_api_text_parts_are_read(det):
+    """The Responses API's input_text / output_text parts were skipped as if they were images: an assistant's earlier
+    reply read as empty (never paired: 'nothing earlier to compare with'), and a last one refused as a tool call."""
+    from dialcheck.io import parse_dialogue
+
+    msgs = [
+        {"role": "user", "content": [{"type": "input_text", "text": "Do you ship to Canada?"}]},
+        {"role": "assistant", "content": [{"type": "output_text", "text": "Yes, in 5-7 days."}]},
+        {"role": "user", "content": [{"type": "input_text", "text": "To Toronto?"}, {"type": "input_image"}]},
+        {"role": "assistant", "content": [{"type": "output_text", "text": "We don't ship outside the US."}]},
+    ]
+    d = parse_dialogue({"messages": msgs})
+    assert [t.text for t in d.turns] == [
+        "Do you ship to Canada?",
+        "Yes, in 5-7 days.",
+        "To Toronto?",
+        msgs[3]["content"][0]["text"],
+    ]
+    (v,) = det.predict([{"messages": msgs}])
+    assert list(v.pair_scores) == [1]

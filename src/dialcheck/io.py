@@ -383,8 +383,18 @@ def parse_knowledge(value: Any, field: str = "knowledge") -> KnowledgeBase:
     return KnowledgeBase(tuple(rows))
 
 
+#: The content parts that hold a message's words: chat completions' ``text``, the Responses API's ``input_text`` (the
+#: user's) and ``output_text`` (the assistant's). Others (an image, audio, a file) say nothing to contradict.
+TEXT_PARTS = ("text", "input_text", "output_text")
+
+
 def _content_text(content: Any, field: str) -> str:
-    """The text of a chat message's ``content``: a string, ``null`` (a tool call: empty) or a list of parts."""
+    """The text of a chat message's ``content``: a string, ``null`` (a tool call: empty) or a list of parts, whose
+    :data:`TEXT_PARTS` are joined.
+
+    >>> _content_text([{"type": "output_text", "text": "Yes."}, {"type": "image_url", "image_url": {}}], "content")
+    'Yes.'
+    """
     if content is None:
         return ""
     if isinstance(content, str):
@@ -396,7 +406,7 @@ def _content_text(content: Any, field: str) -> str:
         if isinstance(part, str):
             texts.append(part)
         elif isinstance(part, dict):
-            if part.get("type", "text") == "text":
+            if part.get("type", "text") in TEXT_PARTS:
                 if not isinstance(part.get("text"), str):
                     raise InputError(f"{field}[{j}].text: expected a string, got {json_type(part.get('text'))}")
                 texts.append(part["text"])
