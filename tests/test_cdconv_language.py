@@ -74,7 +74,7 @@ def test_no_default_for_a_dialogue_advises_each_caller_in_its_own_terms(tmp_path
 def test_bad_chinese_input_has_clear_messages():
     with pytest.raises(InputError, match=r"mixes Chinese turns \[0, 1, 3\] with non-Chinese turns \[2\].*model="):
         check_chinese_conversation(Dialogue.from_texts([*ZH[:2], "I never had pets", "真的吗"]))
-    with pytest.raises(InputError, match=r"turns\[1\].text: empty turn"):
+    with pytest.raises(InputError, match=r"turns\[1\].text: empty turn: .* leave out a tool call's message"):
         check_chinese_conversation(Dialogue.from_texts([ZH[0], " ", ZH[2], ZH[3]]))
     with pytest.raises(InputError, match="got 3 turns; is u1 missing"):
         check_chinese_conversation(Dialogue.from_texts(ZH[1:]))

@@ -232,7 +232,10 @@ got 3 turns; is u1 missing?
         )
     for i, t in enumerate(d.turns):
         if not t.text.strip():
-            raise InputError(f"turns[{i}].text: empty turn: every turn of a Chinese conversation needs text")
+            raise InputError(
+                f"turns[{i}].text: empty turn: every turn of a Chinese conversation needs text (the Chinese detector "
+                "reads turns by position as u1, b1, u2, b2; leave out a tool call's message or any other without text)"
+            )
     n = len(d.turns)
     if n < 4:
         got = "got 3 turns; is u1 missing?" if n == 3 else f"got {n} turn{'s' if n > 1 else ''}: too few to check"
