@@ -157,3 +157,29 @@ def test_responses_api_text_parts_are_read(det):
     ]
     (v,) = det.predict([{"messages": msgs}])
     assert list(v.pair_scores) == [1]
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        [{"role": "user", "content": "just curious"}],  # the user adds a line after the question
+        [{"role": "assistant", "content": None}, {"role": "tool", "content": "{}"}],  # a tool call and its result
+    ],
+)
+def test_a_short_answer_takes_its_question_across_a_chat_logs_extra_messages(det, between):
+    """ "Where do you work?" ... "At a hospital downtown." ... "I used to work in a bank." is a former state beside a
+    present one (times="changes"); the answer names no kind of fact and takes it from the question, which was read
+    only when it came just before: with a line or a tool call in between the default flagged the pair at 0.93."""
+    from dialcheck.detectors.utterance import SETTLED_SCORE
+
+    det.times = "changes"
+    msgs = [
+        {"role": "user", "content": "Where do you work?"},
+        *between,
+        {"role": "assistant", "content": "At a hospital downtown."},
+        {"role": "user", "content": "What did you do before that?"},
+        {"role": "assistant", "content": "I used to work in a bank."},
+    ]
+    (v,) = det.predict([msgs])
+    answer = len(between) + 1
+    assert v.pair_scores[answer] <= SETTLED_SCORE

@@ -171,18 +171,31 @@ def present(text: str) -> bool:
 
 
 def asked_before(dialogue: Dialogue, i: int) -> str | None:
-    """The question turn ``i`` of ``dialogue`` answers: the turn just before it, when another speaker said it and it
-    asks something (holds a "?"); else None.
+    """The question turn ``i`` of ``dialogue`` answers: the latest turn that asks something (holds a "?") of the
+    other speakers' turns since the speaker's own turn before it; turns with no text (a chat log's tool call) are
+    passed over. None when there is none. In a chat log the question is not always just before the answer: the user
+    adds a line ("Where do you work?" "just curious"), or the assistant calls a tool and reads its result first.
 
     >>> asked_before(Dialogue.from_texts(["Where do you work?", "At a hospital."]), 1)
     'Where do you work?'
     >>> asked_before(Dialogue.from_texts(["I work.", "At a hospital."]), 1) is None
     True
+    >>> log = Dialogue.from_texts(["Where do you work?", "just curious", "", "{}", "At a hospital."],
+    ...                           speakers=["user", "user", "assistant", "tool", "assistant"])
+    >>> asked_before(log, 4)
+    'Where do you work?'
+    >>> asked_before(Dialogue.from_texts(["Where do you work?", "Nowhere.", "Nice.", "At home."]), 3) is None
+    True
     """
-    if i < 1:
-        return None
-    before, turn = dialogue.turns[i - 1], dialogue.turns[i]
-    return before.text if before.speaker != turn.speaker and "?" in before.text else None
+    speaker = dialogue.turns[i].speaker
+    for before in reversed(dialogue.turns[:i]):
+        if not before.text.strip():
+            continue
+        if before.speaker == speaker:
+            return None
+        if "?" in before.text:
+            return before.text
+    return None
 
 
 def _frames_of(text: str, asked: str | None) -> frozenset[str]:
