@@ -186,7 +186,7 @@ def test_the_window_reading_says_when_a_long_chat_did_not_fit(caplog):
     assert not caplog.records
 
 
-def test_the_window_reading_names_only_the_turns_it_read(tiny_base, monkeypatch):
+def test_the_window_reading_names_only_the_turns_it_read(tiny_base, monkeypatch, caplog):
     # A ten-turn chat cut to the 64-token window named every earlier turn of the bot as evidence of a history
     # contradiction, those that fell out of the window (never read) included: now only those read (some of).
     from dialcheck.detectors.modeling import build_model
@@ -203,6 +203,14 @@ def test_the_window_reading_names_only_the_turns_it_read(tiny_base, monkeypatch)
     assert det.classifier.tokenizer.decode(det.classifier.encode([pair])["input_ids"][0][1:9]).startswith("[SEP] grape")
     (v,) = det.predict([d])
     assert v.category == "history" and v.evidence == (3, 5)  # was (1, 3, 5): banana was never read
+    # the warning named no conversation ('3 of 22 conversations are longer ...'): by their ids, when all have one
+    caplog.clear()
+    named = Dialogue(d.turns, meta={"id": "chat-7"})
+    det.predict([named, Dialogue(d.turns[-4:], meta={"id": "short"})])
+    assert "1 of 2 conversations (chat-7) are longer than the model's 12-token window" in caplog.text
+    caplog.clear()
+    det.predict([named, d])
+    assert "2 of 2 conversations are longer" in caplog.text  # one without an id: none named
     det.config.max_length = det.classifier.max_length = 64  # it all fits: every earlier turn of the bot
     assert det.predict([d])[0].evidence == (1, 3, 5)
     det.config.max_length = det.classifier.max_length = 5  # room for nothing but the reply: no turn read

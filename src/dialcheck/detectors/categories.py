@@ -272,19 +272,22 @@ class CategoryDetector(Detector):
         return len(d.turns) - 1
 
     def _warn_cut(self, dialogues: Sequence[Dialogue], inputs: Sequence[tuple[str, str]]) -> None:
-        """Log how many conversations longer than a session the window reading did not read whole."""
+        """Log how many conversations longer than a session the window reading did not read whole, naming them by
+        their ids (up to five) when every one has an id."""
         fits = getattr(self.classifier, "pair_fits", None)
         if fits is None:
             return
-        long = [pair for d, pair in zip(dialogues, inputs, strict=True) if len(d.turns) > SESSION]
-        cut = sum(not fits(*pair) for pair in long)
+        cut = [d for d, pair in zip(dialogues, inputs, strict=True) if len(d.turns) > SESSION and not fits(*pair)]
         if cut:
+            ids = [str(d.meta["id"]) for d in cut if d.meta.get("id") is not None]
+            which = f" ({', '.join(ids[:5])}{', ...' if len(ids) > 5 else ''})" if len(ids) == len(cut) else ""
             log.warning(
-                "%d of %d conversations are longer than the model's %d-token window: their earliest turns were not "
+                "%d of %d conversations%s are longer than the model's %d-token window: their earliest turns were not "
                 "read, and a history contradiction names only the replier's earlier turns that were read; "
                 "history='frames' (--history frames) reads each earlier turn in a session of its own",
-                cut,
+                len(cut),
                 len(dialogues),
+                which,
                 self.config.max_length,
             )
 
