@@ -68,3 +68,24 @@ def test_the_paper_column_says_it_is_the_whole_test_split(tiny_flat_dir, tmp_pat
     assert "| 4-class macro-F1 | " in table and "| 59.30 |" in table
     # the floor to read a score against (the JSON's majority_accuracy) was not in the table; one of each label here
     assert "| 4-class accuracy of always the most frequent label (the floor) | 25.00 | 63.60 |" in table
+
+
+def test_evaluate_data_warns_of_conversations_without_u1(tiny_flat_dir, tmp_path, capsys):
+    # check refuses a Chinese conversation of three turns ('is u1 missing?'); evaluate --data scored it in silence,
+    # read with an empty u1
+    four = ["你有宠物吗？", "有一只狗。", "叫什么？", "旺财。"]
+    recs = [
+        {"id": "ok", "turns": four, "contradiction": False},
+        {"id": "no-u1", "turns": four[1:], "contradiction": False},
+        {"turns": four[1:], "contradiction": True, "category": "history"},
+    ]
+    f = tmp_path / "mine.jsonl"
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    ev = ["evaluate", "--benchmark", "cdconv", "--model", str(tiny_flat_dir), "--no-progress", "--data", str(f)]
+    assert main(ev) == 0
+    err = capsys.readouterr().err
+    assert f"warning: 2 of the 3 dialogues of {f} (no-u1, mine.jsonl:3) have fewer than four turns" in err
+    assert "read as empty (is u1 missing?); their verdicts are counted" in err
+    f.write_text(json.dumps(recs[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(ev) == 0
+    assert "fewer than four turns" not in capsys.readouterr().err

@@ -232,6 +232,24 @@ def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en"
             model_warning(args, language, dialogues, ids, len(ids), instead, of=of)
 
 
+def _warn_short(args: argparse.Namespace, evaluator: Any) -> None:
+    """Warn, per ``--data`` file of ``--benchmark cdconv``, of the conversations of fewer than four turns: the
+    four-category detectors read u1, b1, u2, b2 by position, so one without u1 is read with an empty u1, which no
+    CDConv session has (``check`` refuses it without ``--model``: "is u1 missing?"); their verdicts still count."""
+    from ..io import where_named
+
+    for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
+        short = [e.id or "?" for e in examples if len(e.dialogue.turns) < 4]
+        if short:
+            named = where_named(short, len(examples), of=f" of {labelled_source_name(path)}")
+            print(
+                f"dialcheck: warning: {named} {'has' if len(short) == 1 else 'have'} fewer than four turns: the model "
+                "reads a Chinese conversation as u1 (user), b1 (bot), u2 (user), b2 (bot), so the missing first turns "
+                "are read as empty (is u1 missing?); their verdicts are counted",
+                file=sys.stderr,
+            )
+
+
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
     from ..evaluation.decode import DecodeEvaluator, paper_detector, to_markdown
 
@@ -291,6 +309,7 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
         raise InputError(str(e)) from None
     _report_skipped(evaluator)
     _warn_language(args, evaluator, "zh")
+    _warn_short(args, evaluator)
     det = load_for(args, language="zh")
     if not det.config.detector.startswith("cdconv."):
         raise InputError(f"the CDConv benchmark needs a four-category cdconv.* model, got {det.config.detector}")
