@@ -102,6 +102,21 @@ def test_check_names_every_bad_dialogue_in_input_order_and_checks_none(capsys, t
     assert len(named) == 4
 
 
+def test_check_names_standard_input_one_way_in_every_error(capsys, monkeypatch, tiny_detector_dir):
+    """`check -` named the input "<stdin>" in a record's parse error and "-" in an error found after parsing (a
+    "speaker" that names no one), so one run said `<stdin>, line 1: ...` and `-, line 2: dialogue 2: ...`."""
+    import io
+
+    lines = [json.dumps({"turns": ["Hi", 5]}), json.dumps({"id": "d2", "turns": ["Hi", "Yo"], "speaker": "Z"})]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, _, err = _run(capsys, "check", "-", "--model", str(tiny_detector_dir))
+    named = [ln for ln in err.splitlines() if ln.startswith("dialcheck: error:")]
+    assert code == 2 and len(named) == 3 and "-, line" not in err
+    assert named[0].startswith("dialcheck: error: <stdin>, line 1: turns[1]")
+    assert named[1].startswith("dialcheck: error: <stdin>, line 2: d2: speaker: no turn with text by Z")
+    assert named[2].startswith("dialcheck: error: <stdin>: 2 of 2 dialogues are bad")
+
+
 @pytest.mark.parametrize("command", [("check",), ("score", "out.jsonl"), ("rerank",)])
 def test_a_directory_as_input_is_named_as_one(capsys, tmp_path, tiny_detector_dir, command):
     folder = tmp_path / "logs"

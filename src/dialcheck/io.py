@@ -52,6 +52,7 @@ __all__ = [
     "ends_with_user",
     "example_record",
     "input_lines",
+    "input_name",
     "is_blank",
     "json_type",
     "json_type_name",
@@ -1129,7 +1130,7 @@ def _read_dialogues(
         return
     data: bytes | None = None  # a file's or stdin's bytes, decoded below
     if isinstance(source, (str, Path)) and str(source) == "-":
-        name = name or "<stdin>"
+        name = name or input_name(source)
         buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
         if jsonl and buffer is not None:  # streamed like a file: one bad byte is one bad line, not the input
             yield from _iter_jsonl(buffer, name, parser)
@@ -1277,6 +1278,17 @@ def _parses(line: str | bytes) -> bool:
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return False
     return True
+
+
+def input_name(path: str | Path) -> str:
+    """How a file of dialogues to check or score (``check``, ``score``, ``rerank``) is named in its errors, notes and
+    warnings: ``<stdin>`` for ``-``, else the path as given. Labelled files name standard input as their ids do
+    (:func:`labelled_source_name`).
+
+    >>> input_name("-"), input_name("logs/chat.jsonl")
+    ('<stdin>', 'logs/chat.jsonl')
+    """
+    return "<stdin>" if str(path) == "-" else str(path)
 
 
 def labelled_source_name(path: str | Path) -> str:

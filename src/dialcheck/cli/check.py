@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ..errors import DialcheckError, InputError
-from ..io import ends_with_user, read_dialogues, upto_speaker
+from ..io import ends_with_user, input_name, read_dialogues, upto_speaker
 from ..schema import Dialogue, Verdict
 from .common import (
     add_model_options,
@@ -122,13 +122,14 @@ def raise_all(problems: Sequence[DialcheckError], source: str, total: int) -> No
     raise InputError(
         f"{len(problems)} of {total} dialogues are bad (each named above); nothing was checked. "
         "`dialcheck score IN.jsonl OUT.jsonl` skips bad records and checks the rest",
-        "<stdin>" if source == "-" else source,
+        input_name(source),
     )
 
 
 def run(args: argparse.Namespace) -> int:
     # a dialogue object's own "speaker" over --speaker, as the HTTP API reads it; its "tau" is a bad record
     records = list(read_dialogues(args.input, checking=True, speakers=args.speaker))
+    source = input_name(args.input)  # "<stdin>" for -, as the reader names it in the records' own errors
     dialogues: list[Dialogue] = []
     checked: list[int | None] = []
     language = model_language_of(args)
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     problems: list[DialcheckError] = []
     for k, r in enumerate(records):
         if r.dialogue is None:
-            problems.append(r.error or InputError("no dialogue", args.input, r.at_line))
+            problems.append(r.error or InputError("no dialogue", source, r.at_line))
             continue
         d, turn = r.dialogue, None
         name = d.meta.get("id") or f"dialogue {k + 1}"
@@ -149,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             if problem is not None:
                 raise problem
         except DialcheckError as e:  # the dialogue by its name, file and line
-            problems.append(InputError(f"{name}: {getattr(e, 'message', e)}", args.input, r.at_line))
+            problems.append(InputError(f"{name}: {getattr(e, 'message', e)}", source, r.at_line))
             continue
         dialogues.append(d)
         checked.append(turn)

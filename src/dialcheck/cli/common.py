@@ -825,8 +825,10 @@ def json_document_error(path: str, many: bool, reads: str) -> InputError:
     what the command reads (``reads``) and how to convert the file (``jq``, or plain Python), or pipe standard
     input (``-``) through ``jq``. Read line by line it gave a bad line per line, or one bad record."""
     if path == "-":
+        from ..io import input_name
+
         jq = "jq -c '.[]'" if many else "jq -c ."
-        return InputError(f"a JSON document, not JSON Lines: {reads}; pipe it through {jq}", "<stdin>")
+        return InputError(f"a JSON document, not JSON Lines: {reads}; pipe it through {jq}", input_name(path))
     jq_cmd, py_cmd = jsonl_conversion(path, many)
     return InputError(f"a JSON document, not JSON Lines: {reads}; convert it with: {jq_cmd}, or: {py_cmd}", path)
 

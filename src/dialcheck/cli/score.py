@@ -27,6 +27,7 @@ from ..io import (
     _raw_id,
     ends_with_user,
     input_lines,
+    input_name,
     open_input,
     parse_checked,
     read_dialogues,
@@ -407,7 +408,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("output exists: pass --resume to continue it or --overwrite to replace it", str(out_path))
     if args.chunk_size < 1:
         raise InputError(f"--chunk-size must be at least 1, got {args.chunk_size}")
-    source = "<stdin>" if args.input == "-" else args.input
+    source = input_name(args.input)
     if args.input != "-":
         refuse_json_document(args.input)  # resume goes by line number: a JSON document is refused, not guessed at
     point = read_resume(out_path) if args.resume else ResumePoint(out_path, 0)
