@@ -26,8 +26,10 @@
 - ``GET /``: a small page to paste a dialogue and see the verdict, with the response's ``"warnings"`` above it
   (as plain text).
 - A request body is read as UTF-8 JSON whatever its Content-Type; a body that is not (or is empty) is a 400, one
-  over ``max_bytes`` (by default 8 bytes per ``max_chars`` character plus 1 MiB) a 413 before it is read. Every
-  error answers ``{"detail": "message"}``.
+  over ``max_bytes`` (by default 8 bytes per ``max_chars`` character plus 1 MiB) a 413 before it is read, one whose
+  client hangs up before sending it all a 400 (no one reads it; the server logs one access line, no traceback). Every
+  error answers ``{"detail": "message"}``; a wrong method or path names the request and the routes
+  (``GET /check: method not allowed, use POST (the API: ...)``).
 - At shutdown, once the server has stopped waiting for its requests (``dialcheck serve --shutdown-timeout``), the
   app closes its :class:`ComputeThread` at once: a check still queued or being scored is given up on (a 503, if the
   server still answers), so that shutting down does not wait for it.
@@ -80,6 +82,8 @@ WINDOW_CHARS = 512
 # the tokens the budget allowed, and two 3,000-character Chinese turns (144,000 of the 500,000 characters) were read
 # as some 9,000 pairs of pieces. The budget counts each CJK ideograph (:mod:`dialcheck.language`) as CJK_CHARS.
 CJK_CHARS = 4
+# The routes a 404 or 405 lists.
+ROUTES = "the API: POST /check, POST /rank, GET /health; GET / is a web form, GET /docs the API's documentation"
 # Where a request's thresholds are set, for the 422 about a "tau" in a request or in one of its dialogue objects.
 SERVER_THRESHOLDS = "the thresholds are the server's (`dialcheck serve --tau --eta-e`)"
 
@@ -228,7 +232,10 @@ def create_app(
 
     try:
         from fastapi import Depends, FastAPI, HTTPException, Request
+        from fastapi.exception_handlers import http_exception_handler
         from fastapi.responses import HTMLResponse, JSONResponse
+        from starlette.exceptions import HTTPException as StarletteHTTPException
+        from starlette.requests import ClientDisconnect
     except ImportError:
         raise MissingDependencyError("fastapi", "serve", "the HTTP service") from None
 
@@ -250,6 +257,20 @@ def create_app(
     async def shutting_down(_request: Request, e: ComputeClosed) -> Any:
         return JSONResponse({"detail": f"the server is shutting down: {e}"}, status_code=503)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def not_here(request: Request, e: StarletteHTTPException) -> Any:
+        """A 404 or 405 that names the request and the routes there are ("Not Found" and "Method Not Allowed" said
+        neither: GET /check, say, from a browser's address bar); any other error as FastAPI answers it."""
+        where = f"{request.method} {request.url.path}"
+        if e.status_code == 404 and e.detail == "Not Found":
+            detail = f"{where}: no such route ({ROUTES})"
+        elif e.status_code == 405:
+            allowed = next((v for k, v in (e.headers or {}).items() if k.lower() == "allow"), "")
+            detail = f"{where}: method not allowed" + (f", use {allowed}" if allowed else "") + f" ({ROUTES})"
+        else:
+            return await http_exception_handler(request, e)
+        return JSONResponse({"detail": detail}, status_code=e.status_code, headers=e.headers)
+
     def too_large(n: int | str) -> HTTPException:
         return HTTPException(
             413,
@@ -263,11 +284,17 @@ def create_app(
             raise too_large(int(declared))  # refused unread
         chunks: list[bytes] = []
         n = 0
-        async for chunk in request.stream():  # a body sent in chunks, without a Content-Length, is counted
-            n += len(chunk)
-            if n > limit:
-                raise too_large(f"more than {limit}")
-            chunks.append(chunk)
+        try:
+            async for chunk in request.stream():  # a body sent in chunks, without a Content-Length, is counted
+                n += len(chunk)
+                if n > limit:
+                    raise too_large(f"more than {limit}")
+                chunks.append(chunk)
+        except ClientDisconnect:
+            # The client hung up before sending the whole body (it declared more than it sent, or gave up): a line in
+            # the access log, not the "Exception in ASGI application" traceback it was; the answer reaches no one
+            of = f" of the {declared} it declared" if declared.isdigit() else ""
+            raise HTTPException(400, f"request body: the client disconnected after sending {n} bytes{of}") from None
         try:
             return parse_body(b"".join(chunks), request.headers.get("content-type"))
         except InputError as e:

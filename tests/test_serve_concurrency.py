@@ -1,0 +1,164 @@
+"""The HTTP API under a threaded client: requests at once, clients that hang up, requests the API has no route for."""
+
+import contextlib
+import json
+import logging
+import random
+import re
+import socket
+import threading
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+import uvicorn
+from fastapi.testclient import TestClient
+
+from dialcheck.detectors import load_detector
+from dialcheck.serve import ComputeThread, create_app
+
+
+@contextlib.contextmanager
+def _serving(app):
+    """``app`` served by uvicorn on a free port of 127.0.0.1, on a thread of this process; yields the port."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(600):
+            if server.started:
+                break
+            thread.join(0.05)
+        assert server.started, "uvicorn did not start"
+        yield server.servers[0].sockets[0].getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+def _post(port, path, body):
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def _requests(n):
+    """/check requests of one dialogue and of several, /rank requests, bad requests: turns short and too long for
+    the tiny model's window."""
+    rng = random.Random(0)
+    words = re.findall(r"\w+", "I have a dog cat never had pets we live in Paris London my sister works as a teacher")
+
+    def turn():
+        return " ".join(rng.choice(words) for _ in range(rng.choice([3, 8, 150]))) + "."
+
+    out = []
+    for i in range(n):
+        kind = i % 4
+        if kind == 0:
+            out.append(("/check", {"turns": [turn() for _ in range(rng.randint(2, 6))]}))
+        elif kind == 1:
+            out.append(("/check", {"dialogues": [[turn() for _ in range(rng.randint(2, 5))] for _ in range(3)]}))
+        elif kind == 2:
+            out.append(("/rank", {"context": [turn() for _ in range(3)], "candidates": [turn() for _ in range(3)]}))
+        else:
+            out.append(("/check", {"dialogues": [["a", "b"], {"turns": ["a", 3]}]}))
+    return out
+
+
+def _hang_up_mid_body(port):
+    """A client that declares a body longer than it sends, then hangs up."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[")
+
+
+@pytest.mark.parametrize("workers", [1, 0])
+def test_16_requests_at_once_get_the_answers_they_get_one_at_a_time(tiny_detector_dir, workers, caplog):
+    """Also with clients hanging up mid-body among them: the others are answered, and the server logs no error (it
+    logged the traceback of starlette's ClientDisconnect as 'Exception in ASGI application')."""
+    compute = ComputeThread(workers=workers)
+    app = create_app(load_detector(tiny_detector_dir), compute=compute)
+    reqs = _requests(32)
+    with caplog.at_level(logging.WARNING), _serving(app) as port:
+        alone = [_post(port, path, body) for path, body in reqs]
+
+        def send(i):
+            if i % 8 == 7:
+                _hang_up_mid_body(port)
+            return _post(port, *reqs[i])
+
+        with ThreadPoolExecutor(16) as ex:
+            together = list(ex.map(send, range(len(reqs))))
+        assert _post(port, *reqs[0]) == alone[0]  # still serving
+    assert [s for s, _ in alone] == [200, 200, 200, 422] * 8
+    assert together == alone
+    assert compute.requests == 2 * 24 + 1
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
+
+
+def test_a_client_that_hangs_up_mid_body_is_answered_400_in_the_log_not_an_asgi_error(tiny_detector_dir):
+    """Starlette raises ClientDisconnect out of the body's stream: the app let it out, and uvicorn logged it as an
+    'Exception in ASGI application' with its traceback. Driven as an ASGI server drives it."""
+    import asyncio
+
+    app = create_app(load_detector(tiny_detector_dir))
+    messages = [
+        {"type": "http.request", "body": b'{"turns": ["I have', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent = []
+
+    async def receive():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/check",
+        "raw_path": b"/check",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"content-length", b"1000")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 8000),
+    }
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] == 400
+    body = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    assert body == {"detail": "request body: the client disconnected after sending 18 bytes of the 1000 it declared"}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "said"),
+    [
+        ("GET", "/check", 405, "GET /check: method not allowed, use POST"),
+        ("PUT", "/rank", 405, "PUT /rank: method not allowed, use POST"),
+        ("POST", "/health", 405, "POST /health: method not allowed, use GET"),
+        ("POST", "/checks", 404, "POST /checks: no such route"),
+    ],
+)
+def test_a_request_with_no_route_names_its_method_path_and_the_routes(tiny_detector_dir, method, path, status, said):
+    """They were answered "Method Not Allowed" and "Not Found", naming neither the request nor the routes there are."""
+    client = TestClient(create_app(load_detector(tiny_detector_dir)))
+    r = client.request(method, path, content=b'["a", "b"]')
+    assert r.status_code == status
+    assert r.json() == {
+        "detail": f"{said} (the API: POST /check, POST /rank, GET /health; GET / is a web form, GET /docs the API's "
+        "documentation)"
+    }
+    assert client.post("/check", json=["I have a cat.", "No."]).status_code == 200
