@@ -136,7 +136,7 @@ def test_bad_load_and_check_arguments_are_named(tiny_detector_dir):
         dialcheck.load(model=123)
     with pytest.raises(InputError, match=r"^model: .*got an empty string"):
         dialcheck.check(GOOD, model="")
-    for bad, message in [(123, r"^speaker: expected a speaker name or a list"), ("", r"^speaker: empty"),
+    for bad, message in [(12.5, r"^speaker: expected a speaker name or a list"), ("", r"^speaker: empty"),
                          ([], r"^speaker: an empty list")]:  # fmt: skip
         with pytest.raises(InputError, match=message):
             dialcheck.check(GOOD, model=str(tiny_detector_dir), speaker=bad)
@@ -468,7 +468,7 @@ def test_a_speaker_in_a_dialogue_object_is_honoured_over_speaker_and_a_tau_refus
     assert dialcheck.predict([own], model=model) == [expected]  # predict and Detector.predict read it alike
     assert det.predict([own]) == [expected]
     for bad, message in [
-        ({**own, "speaker": 3}, r"^speaker: expected a speaker name or a list of names, got int$"),
+        ({**own, "speaker": 3.5}, r"^speaker: expected a speaker name or a list of names, got float$"),
         ({**own, "speaker": ""}, r"^speaker: empty"),
         ({**own, "tau": 0.2}, r"^tau: not a dialogue field; the thresholds are the model's"),
         ({"turns": ["a", "b"], "threshold": 0.2}, r"^threshold: not a dialogue field"),

@@ -224,10 +224,10 @@ def test_a_rows_own_speaker_wins_over_the_scorers_and_thresholds_cells_fail_only
     assert out["error"][1].startswith("eta_e: not a dialogue field")
     assistant, last = _own_speaker_expectations(tiny_detector_dir)
     assert [out["score"][0], out["score"][2]] == pytest.approx([last.score, assistant.score], abs=1e-6)
-    bad = BatchScorer(model=str(tiny_detector_dir))({"messages": [CHAT, CHAT], "speaker": ["", 3]})
+    bad = BatchScorer(model=str(tiny_detector_dir))({"messages": [CHAT, CHAT], "speaker": ["", 3.5]})
     assert bad["error"] == [
         "speaker: empty (name the speaker whose turn is checked)",
-        "speaker: expected a speaker name or a list of names, got int",
+        "speaker: expected a speaker name or a list of names, got float",  # 3 would name the speaker "3"
     ]
 
 

@@ -1672,7 +1672,7 @@ def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp
     p = tmp_path / "chat.jsonl"
     rows = [
         {"id": "a", "messages": CHAT, "speaker": "assistant"},
-        {"id": "b", "messages": CHAT, "speaker": 3},
+        {"id": "b", "messages": CHAT, "speaker": 3.5},  # a whole number is a name (3 is "3"), a fraction none
         {"id": "c", "messages": CHAT, "speaker": " "},
         {"id": "d", "messages": CHAT, "tau": 0.2},
         {"id": "e", "messages": CHAT, "speaker": "bot"},
@@ -1681,7 +1681,7 @@ def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp
     model = ["--model", str(tiny_detector_dir)]
     code, _, err = _run(capsys, "check", str(p), *model)
     assert code == 2 and "nothing was checked" in err
-    assert f"{p}, line 2: speaker: expected a speaker name or a list of names, got int" in err
+    assert f"{p}, line 2: speaker: expected a speaker name or a list of names, got float" in err
     assert f"{p}, line 3: speaker: ' ' is blank (name the speaker whose turn is checked)" in err  # as rerank says
     assert f"{p}, line 4: tau: not a dialogue field; the thresholds are the model's (`--tau` / `--eta-e`" in err
     assert f"{p}, line 5: e: speaker: no turn with text by bot" in err
@@ -1744,3 +1744,19 @@ def test_evaluating_an_interrupted_training_folder_says_what_it_is(capsys, tmp_p
     code, _, err = _run(capsys, "evaluate", "--model", str(out), "--data", str(logs), "--no-progress")
     assert code == 2 and f"{out} holds an interrupted training run, not a model" in err
     assert f"{out / 'checkpoint'} holds its best validation so far" in err and "--resume" in err
+
+
+def test_check_and_score_take_a_numbered_speaker_as_decode_numbers_them(capsys, tmp_path, tiny_detector_dir):
+    """DECODE's agent_id 1 is the speaker "1", yet a record's own "speaker": 1 was a bad record ("got int"): check
+    stopped and score skipped the line. It names the speaker "1" now, as --speaker 1 does."""
+    turns = [{"agent_id": 0, "text": "I have two dogs."}, {"agent_id": 1, "text": "Nice!"}]
+    turns += [{"agent_id": 0, "text": "I never had dogs."}, {"agent_id": 1, "text": "Oh?"}]
+    p = tmp_path / "decode.jsonl"
+    p.write_text(json.dumps({"id": "d1", "turns": turns, "speaker": 0}) + "\n")
+    model = ["--model", str(tiny_detector_dir)]
+    code, out, err = _run(capsys, "check", str(p), "--json", *model)
+    assert code == 0 and json.loads(out)["turn"] == 2, err
+    assert json.loads(_run(capsys, "check", str(p), "--json", *model, "--speaker", "0")[1])["turn"] == 2
+    out_p = tmp_path / "v.jsonl"
+    code, _, err = _run(capsys, "score", str(p), str(out_p), *model, "--no-progress")
+    assert code == 0 and json.loads(out_p.read_text())["turn"] == 2 and "skipped 0 bad lines" in err

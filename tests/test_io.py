@@ -425,12 +425,15 @@ def test_reading_dialogues_to_check_takes_each_objects_speaker_over_the_callers(
     """read_dialogues(checking=True), what check and score read with: a record's own "speaker" over --speaker (it
     was dropped), its last turn may then be empty (a tool call); a bad speaker or a "tau" is a bad record."""
     chat = [{"role": "user", "content": "Pets?"}, {"role": "assistant", "content": None}]
-    items = [{"messages": chat, "speaker": "assistant"}, ["a", "b"], {"turns": ["a"], "speaker": ["A", 2]},
+    items = [{"messages": chat, "speaker": "assistant"}, ["a", "b"], {"turns": ["a"], "speaker": ["A", 2.5]},
              {"turns": ["a"], "tau": 0.5}, {"turns": ["a"], "speaker": None}]  # fmt: skip
     p = _write(tmp_path, "in.json", "[\n" + ",\n".join(map(json.dumps, items)) + "\n]\n")  # item i on line i + 2
     recs = list(read_dialogues(p, checking=True, speakers=["B"]))
     assert [r.speakers for r in recs] == [["assistant"], ["B"], None, None, ["B"]]
-    assert str(recs[2].error) == f"{p}, line 4: dialogue 3: speaker[1]: expected a speaker name (a string), got int"
+    assert (
+        str(recs[2].error)
+        == f"{p}, line 4: dialogue 3: speaker[1]: expected a speaker name (a string or a whole number), got float"
+    )
     assert str(recs[3].error).startswith(f"{p}, line 5: dialogue 4: tau: not a dialogue field; the thresholds are")
     assert [r.speakers for r in read_dialogues(p, checking=True) if r.ok] == [["assistant"], None, None]
 
@@ -445,8 +448,8 @@ def test_a_reply_speaker_that_is_a_string_is_told_what_is_wrong_with_its_text_no
         assert str(e.value) == (
             f"speaker: {said} (name who says the reply, or leave speaker out: the context's next speaker says it)"
         )
-    with pytest.raises(InputError, match=r"^speaker: expected a speaker name \(a non-empty string\), got int$"):
-        check_reply_speaker(3)
+    with pytest.raises(InputError, match=r"^speaker: expected a speaker name \(a non-empty string\), got float$"):
+        check_reply_speaker(2.5)
 
 
 def test_a_blank_speaker_is_worded_alike_for_a_turn_checked_and_a_reply():
@@ -491,3 +494,27 @@ def test_an_empty_speaker_list_is_refused_in_words_for_json_and_python_alike(tmp
     with pytest.raises(InputError) as e:
         dialcheck.check(["Hi", "Hello"], speaker=[])
     assert str(e.value) == said
+
+
+def test_a_whole_number_names_a_speaker_wherever_a_record_names_one(tmp_path):
+    """DECODE's agent_id 1 and a turn's "speaker": 1 were the speaker "1", but a record's own "speaker": 1 (or [1])
+    was refused ("got int"), so the turn a DECODE-style record meant to check could not be named as its turns name
+    it. A whole number is its digits in every place: the record's "speaker", a labelled record's, a reply's."""
+    from dialcheck.io import check_reply_speaker, check_speakers, parse_checked
+
+    turns = [{"agent_id": 0, "text": "I have a dog."}, {"agent_id": 1, "text": "Nice."}]
+    turns += [{"agent_id": 0, "text": "I have no pets."}, {"agent_id": 1, "text": "Oh?"}]
+    rows = [{"id": "a", "turns": turns, "speaker": 0}, {"id": "b", "turns": turns, "speaker": [0.0, "x"]}]
+    p = _write(tmp_path, "decode.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    recs = list(read_dialogues(p, checking=True))
+    assert [r.ok for r in recs] == [True, True] and [r.speakers for r in recs] == [["0"], ["0", "x"]]
+    assert [t.speaker for t in recs[0].dialogue.turns] == ["0", "1", "0", "1"]
+    ex = parse_example({"turns": turns, "speaker": 0, "contradiction": True, "evidence": [0]})  # evaluate --data
+    assert ex.dialogue.last.text == "I have no pets." and ex.evidence == (0,)
+    assert parse_checked({"turns": [{"speaker": 2, "text": "a"}], "speaker": 2})[1] == ["2"]
+    assert check_speakers([1, "bot"]) == ["1", "bot"] and check_reply_speaker(1) == "1"
+    for bad in (True, 1.5, {"id": 1}):  # not a name nor a whole number: refused, never turned into one
+        with pytest.raises(InputError, match=r"^speaker: expected a speaker name"):
+            parse_checked({"turns": ["a"], "speaker": bad})
+    with pytest.raises(InputError, match=r"^turns\[0\]\.speaker: expected a string or a whole number, got float$"):
+        parse_dialogue({"turns": [{"speaker": 1.5, "text": "a"}]})

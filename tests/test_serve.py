@@ -262,9 +262,9 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
     assert (ct.requests, ct.batches) == (2, 1)
     too_many = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"] * 4})
     assert too_many.status_code == 413 and "at most 3" in too_many.json()["detail"]
-    bad = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"], "speaker": 3})
-    assert bad.status_code == 422
-    assert bad.json()["detail"] == "speaker: expected a speaker name (a non-empty string), got int"
+    bad = client.post("/rank", json={"context": ["a", "b"], "candidates": ["x"], "speaker": 3.5})
+    assert bad.status_code == 422  # a whole number names a speaker ("3"), as a turn's does; a fraction none
+    assert bad.json()["detail"] == "speaker: expected a speaker name (a non-empty string), got float"
     ct.close()
 
 
@@ -701,7 +701,11 @@ def test_rank_reads_its_context_as_detector_rank_does(tiny_detector_dir):
     ("route", "body", "detail"),
     [
         ("/check", {"turns": ["a", "b"], "speaker": ""}, "speaker: empty (name the speaker whose turn is checked)"),
-        ("/check", {"turns": ["a", "b"], "speaker": 3}, "speaker: expected a speaker name or a list of names, got int"),
+        (
+            "/check",
+            {"turns": ["a", "b"], "speaker": 3.5},
+            "speaker: expected a speaker name or a list of names, got float",
+        ),
         (
             "/check",
             {"turns": ["a", "b"], "speaker": []},
@@ -792,8 +796,8 @@ def test_a_speaker_or_tau_in_a_dialogue_object_of_a_batch_is_that_dialogues(clie
     assert r.status_code == 422 and r.json()["detail"].startswith(
         "dialogues[1]: tau: not a dialogue field; the thresholds are the server's"
     )
-    r = client.post("/check", json={"dialogues": [{"messages": chat, "speaker": 3}]})
-    assert r.json()["detail"] == "dialogues[0]: speaker: expected a speaker name or a list of names, got int"
+    r = client.post("/check", json={"dialogues": [{"messages": chat, "speaker": 3.5}]})
+    assert r.json()["detail"] == "dialogues[0]: speaker: expected a speaker name or a list of names, got float"
 
 
 @pytest.mark.parametrize("key", ["turns", "messages"])

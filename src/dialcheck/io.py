@@ -73,6 +73,7 @@ __all__ = [
     "refuse_thresholds",
     "reply_speaker",
     "require_file",
+    "speaker_text",
     "spoken_by",
     "upto_speaker",
     "where_named",
@@ -460,12 +461,33 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
             )
         return Turn(default_speaker, text)
     speaker = t[field]
-    kinds = str if field == "role" else (str, int)  # chat logs' roles are names; DECODE's agent_id is a number
-    if not isinstance(speaker, kinds) or isinstance(speaker, bool):
-        raise InputError(f"{key}[{i}].{field}: expected a string, got {json_type(speaker)}")
-    if not str(speaker).strip():
-        raise InputError(f"{key}[{i}].{field}: {blank_speaker(str(speaker))} (name who said the turn)")
-    return Turn(str(speaker), text)
+    # chat logs' roles are names; a speaker may be a number, as DECODE's agent_id is (1 is the speaker "1")
+    name = speaker if field == "role" and isinstance(speaker, str) else speaker_text(speaker)
+    if name is None or (field == "role" and not isinstance(speaker, str)):
+        kinds = "a string" if field == "role" else "a string or a whole number"
+        raise InputError(f"{key}[{i}].{field}: expected {kinds}, got {json_type(speaker)}")
+    if not name.strip():
+        raise InputError(f"{key}[{i}].{field}: {blank_speaker(name)} (name who said the turn)")
+    return Turn(name, text)
+
+
+def speaker_text(value: Any) -> str | None:
+    """A speaker named in user input as its name: a string as it is, a whole number as its digits (DECODE's
+    ``agent_id`` 1, a ``"speaker": 1``, and ``1.0`` as a table column with a gap writes it, are all the speaker
+    ``"1"``, whom ``--speaker 1`` names); None for anything else (a boolean, a fraction, null, a list).
+
+    >>> speaker_text("bot"), speaker_text(1), speaker_text(1.0), speaker_text(1.5), speaker_text(True)
+    ('bot', '1', '1', None, None)
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real) and float(value).is_integer():
+        return str(int(value))
+    return None
 
 
 _SPEAKER_KEYS = ("speaker", "agent_id", "role")  # ours, DECODE's, chat-completion logs'
@@ -552,25 +574,28 @@ def check_batch_size(value: Any, field: str = "batch_size") -> int:
 
 
 def check_reply_speaker(value: Any) -> str | None:
-    """The one speaker a ``rank``/``rerank`` reply is said by (a non-empty name), None for the default; anything
-    else is an :class:`InputError`.
+    """The one speaker a ``rank``/``rerank`` reply is said by (a non-empty name; a whole number names the speaker of
+    its digits, as :func:`speaker_text` reads it), None for the default; anything else is an :class:`InputError`.
 
-    >>> check_reply_speaker("bot"), check_reply_speaker(None)
-    ('bot', None)
+    >>> check_reply_speaker("bot"), check_reply_speaker(None), check_reply_speaker(1)
+    ('bot', None, '1')
     >>> check_reply_speaker(" ")
     Traceback (most recent call last):
     ...
     dialcheck.errors.InputError: speaker: ' ' is blank (name who says the reply, or leave speaker out: the context's \
 next speaker says it)
     """
-    if value is not None and not isinstance(value, str):
+    if value is None:
+        return None
+    name = speaker_text(value)  # a whole number is its digits, as a turn's speaker is read
+    if name is None:
         raise InputError(f"speaker: expected a speaker name (a non-empty string), got {json_type(value)}")
-    if value is not None and not value.strip():  # a string: what is wrong is its text, not its type
+    if not name.strip():  # a string: what is wrong is its text, not its type
         raise InputError(
-            f"speaker: {blank_speaker(value)} (name who says the reply, or leave speaker out: the context's next "
+            f"speaker: {blank_speaker(name)} (name who says the reply, or leave speaker out: the context's next "
             "speaker says it)"
         )
-    return value
+    return name
 
 
 def blank_speaker(name: str) -> str:
@@ -609,15 +634,16 @@ def reply_speaker(context: Dialogue) -> str:
 
 
 def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
-    """The speaker names a ``speaker`` argument gives (a name or a non-empty list of names), None for None;
+    """The speaker names a ``speaker`` argument gives (a name or a non-empty list of names), None for None; a whole
+    number names the speaker of its digits (:func:`speaker_text`: ``1`` is ``"1"``, DECODE's ``agent_id`` 1);
     anything else is an :class:`InputError` naming ``field``.
 
-    >>> check_speakers("assistant"), check_speakers(["bot", "assistant"]), check_speakers(None)
-    (['assistant'], ['bot', 'assistant'], None)
+    >>> check_speakers("assistant"), check_speakers(["bot", "assistant"]), check_speakers(None), check_speakers(1)
+    (['assistant'], ['bot', 'assistant'], None, ['1'])
     """
     if value is None:
         return None
-    names = [value] if isinstance(value, str) else value
+    names = [value] if isinstance(value, str) or speaker_text(value) is not None else value
     if not isinstance(names, (list, tuple)):
         raise InputError(f"{field}: expected a speaker name or a list of names, got {json_type(value)}")
     if not names:
@@ -625,13 +651,16 @@ def check_speakers(value: Any, field: str = "speaker") -> list[str] | None:
         raise InputError(
             f"{field}: an empty list names no speaker (name one, or leave {field} out to check the last turn)"
         )
-    for i, name in enumerate(names):
-        where = field if isinstance(value, str) else f"{field}[{i}]"
-        if not isinstance(name, str):
-            raise InputError(f"{where}: expected a speaker name (a string), got {json_type(name)}")
+    out = []
+    for i, raw in enumerate(names):
+        where = field if names is not value else f"{field}[{i}]"
+        name = speaker_text(raw)  # 1 is the speaker "1", as DECODE's agent_id 1 is read
+        if name is None:
+            raise InputError(f"{where}: expected a speaker name (a string or a whole number), got {json_type(raw)}")
         if not name.strip():
             raise InputError(f"{where}: {blank_speaker(name)} (name the speaker whose turn is checked)")
-    return list(names)
+        out.append(name)
+    return out
 
 
 THRESHOLD_KEYS = ("tau", "eta_e", "threshold")  # a dialogue (or request) cannot set them: refused, never ignored
