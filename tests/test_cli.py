@@ -1760,3 +1760,56 @@ def test_check_and_score_take_a_numbered_speaker_as_decode_numbers_them(capsys, 
     out_p = tmp_path / "v.jsonl"
     code, _, err = _run(capsys, "score", str(p), str(out_p), *model, "--no-progress")
     assert code == 0 and json.loads(out_p.read_text())["turn"] == 2 and "skipped 0 bad lines" in err
+
+
+def test_a_chat_log_ending_with_a_tool_or_system_message_gets_the_note_a_users_message_gets(
+    capsys, tmp_path, tiny_detector_dir
+):
+    """The note naming the turn checked fired only when a chat log ended with the user's message: one ending with a
+    tool result (two stock lookups, 0 then 5 in stock: a contradiction at 0.96) or a system message had that message
+    checked without a word. Speakers that are not chat roles (A/B, User/Bot) get no note: whose turn is meant is the
+    user's to say."""
+    stock = [
+        {"role": "user", "content": "Is the blue mug in stock?"},
+        {"role": "assistant", "content": None},
+        {"role": "tool", "content": '{"in_stock": 0}'},
+        {"role": "assistant", "content": "It is sold out."},
+        {"role": "user", "content": "And now?"},
+        {"role": "assistant", "content": None},
+        {"role": "tool", "content": '{"in_stock": 5}'},
+    ]
+    system = [*CHAT[:4], {"role": "system", "content": "The user is a premium member."}]
+    rows = [
+        {"id": "tool", "messages": stock},
+        {"id": "sys", "messages": system},
+        {"id": "user", "messages": CHAT},
+        {"id": "ab", "turns": ["I have a dog.", "Nice.", "I have no pets."]},
+        {
+            "id": "bot",
+            "turns": [{"speaker": s, "text": t} for s, t in [("User", "Hi"), ("Bot", "Yo"), ("User", "Bye")]],
+        },
+        {"id": "done", "messages": stock[:4]},
+    ]
+    p = tmp_path / "chat.jsonl"
+    p.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    model = ["--model", str(tiny_detector_dir)]
+    code, _, err = _run(capsys, "check", str(p), *model)
+    notes = [ln for ln in err.splitlines() if "note:" in ln]
+    assert code == 0 and notes == [
+        "dialcheck: note: tool: the last turn is a tool message; --speaker assistant checks the assistant's last "
+        "reply instead",
+        "dialcheck: note: sys: the last turn is a system message; --speaker assistant checks the assistant's last "
+        "reply instead",
+        "dialcheck: note: user: the last turn is the user's; --speaker assistant checks the assistant's last reply "
+        "instead",
+    ]
+    assert "note:" not in _run(capsys, "check", str(p), *model, "--speaker", "assistant")[2]
+    code, _, err = _run(capsys, "score", str(p), str(tmp_path / "v.jsonl"), *model, "--no-progress")
+    assert (
+        code == 0
+        and (
+            "dialcheck: note: 1 of them ends with a tool message, 1 ends with a system message, 1 ends with the user's "
+            "turn, which is what was checked; --speaker assistant checks the assistant's last reply instead"
+        )
+        in err
+    )

@@ -49,6 +49,7 @@ __all__ = [
     "as_dialogues",
     "check_id",
     "decode_utf8",
+    "ends_off_assistant",
     "ends_with_user",
     "example_record",
     "input_lines",
@@ -913,12 +914,36 @@ def upto_speaker(d: Dialogue, speakers: str | Sequence[str]) -> Dialogue:
 
 def ends_with_user(d: Dialogue) -> bool:
     """A chat-completion log whose last message is the user's, where the assistant's reply is what one means
-    to check (``--speaker assistant``).
+    to check (``--speaker assistant``); see :func:`ends_off_assistant` for a tool's or system message too.
 
     >>> ends_with_user(Dialogue.from_texts(["hi", "hello", "bye"], speakers=("user", "assistant")))
     True
     """
     return d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns)
+
+
+#: The chat-completion roles of messages that are not the assistant's reply: a log that ends with one is checked at
+#: that message, though the assistant's last reply is what one means to check (``--speaker assistant``).
+OTHER_CHAT_ROLES = ("user", "system", "developer", "tool", "function", "ipython")
+
+
+def ends_off_assistant(d: Dialogue) -> str | None:
+    """The role of a chat-completion log's last message when it is not the assistant's (``user``, ``tool``,
+    ``system``: :data:`OTHER_CHAT_ROLES`) and the assistant has a reply with text to check instead (``--speaker
+    assistant``); else None. Two stock lookups, ``{"in_stock": 0}`` ... ``{"in_stock": 5}``, are a contradiction
+    when the last message, a tool result, is checked. A dialogue whose speakers are not chat roles (``A``/``B``,
+    ``User``/``Bot``, names) is None: whose turn is meant is not the reader's to guess.
+
+    >>> log = [{"role": "user", "content": "Stock?"}, {"role": "assistant", "content": "None left."},
+    ...        {"role": "assistant", "content": None}, {"role": "tool", "content": '{"in_stock": 5}'}]
+    >>> ends_off_assistant(parse_dialogue(log)), ends_off_assistant(parse_dialogue(log[:2]))
+    ('tool', None)
+    >>> ends_off_assistant(Dialogue.from_texts(["Hi", "Hello", "Bye"], speakers=("User", "Bot")))
+    """
+    role = d.turns[-1].speaker if d.turns else None
+    if role not in OTHER_CHAT_ROLES or not spoken_by(d, ["assistant"]):
+        return None
+    return role
 
 
 _LABEL_KEYS = ("label", "gold", "is_contradiction", "contradicts", "contradictory")  # not read: named in the error

@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ..errors import DialcheckError, InputError
-from ..io import ends_with_user, input_name, read_dialogues, upto_speaker
+from ..io import ends_off_assistant, input_name, read_dialogues, upto_speaker
 from ..schema import Dialogue, Verdict
 from .common import (
     add_model_options,
     add_speaker_option,
+    last_message,
     model_language_of,
     model_warning,
     predict_for,
@@ -166,9 +167,10 @@ def run(args: argparse.Namespace) -> int:
         name = d.meta.get("id") or f"dialogue {i + 1}"
         for note in knowledge_notes(d.knowledge):
             print(f"dialcheck: note: {name}: {note}", file=sys.stderr)
-        if checked[i] is None and ends_with_user(d):
+        role = ends_off_assistant(d) if checked[i] is None else None  # a chat log's user, tool or system message
+        if role is not None:
             print(
-                f"dialcheck: note: {name}: the last turn is the user's; --speaker assistant checks the "
+                f"dialcheck: note: {name}: the last turn is {last_message(role)}; --speaker assistant checks the "
                 "assistant's last reply instead",
                 file=sys.stderr,
             )

@@ -401,6 +401,12 @@ def add_speaker_option(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def last_message(role: str) -> str:
+    """The last message of a chat log that is not the assistant's (:func:`~dialcheck.io.ends_off_assistant`), as a
+    note names it: ``the user's``, ``a tool message``, ``a system message``."""
+    return "the user's" if role == "user" else f"a {role} message"
+
+
 def add_pair_order_option(
     p: argparse.ArgumentParser | argparse._ArgumentGroup,
     help: str = "utterance-based detectors: read each (earlier turn, last turn) pair as trained (forward) or in "

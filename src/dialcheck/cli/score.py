@@ -25,7 +25,7 @@ from ..io import (
     ParsedRecord,
     _iter_jsonl,
     _raw_id,
-    ends_with_user,
+    ends_off_assistant,
     input_lines,
     input_name,
     open_input,
@@ -43,6 +43,7 @@ from .common import (
     json_document,
     json_document_error,
     keeps_no_work,
+    last_message,
     load_for,
     model_language_of,
     model_warning,
@@ -436,7 +437,8 @@ def run(args: argparse.Namespace) -> int:
         bar = tqdm(total=_count_lines(args.input), initial=len(done), desc="scoring", unit="dialogue")
     reported = _reported_errors(Path(args.errors)) if args.errors and args.resume else set()
     errors_f = open(args.errors, "a" if args.resume else "w", encoding="utf-8") if args.errors else None  # noqa: SIM115
-    n_ok = n_bad = n_none = n_user = n_part = n_part_turns = 0
+    n_ok = n_bad = n_none = n_part = n_part_turns = 0
+    n_user: dict[str, int] = {}  # the lines of chat logs that end with a message not the assistant's, by its role
     unsaid: dict[str, int] = {}  # how many lines had no turn to check, by the speakers named (--speaker or their own)
     language = model_language_of(args)
     foreign: list[int] = []  # the lines scored whose turns --model was not trained to read (Chinese for English)
@@ -455,14 +457,16 @@ def run(args: argparse.Namespace) -> int:
         chunk: list[ParsedRecord] = []
 
         def flush() -> None:
-            nonlocal n_ok, n_bad, n_none, n_user, n_part, n_part_turns
+            nonlocal n_ok, n_bad, n_none, n_part, n_part_turns
             units = []
             for r in chunk:
                 if r.error is not None:  # reported here, in line order with the lines skipped at routing
                     n_bad += 1
                     report(r.error)
                     continue
-                n_user += not r.speakers and not args.every_turn and ends_with_user(r.dialogue)  # type: ignore[arg-type]
+                role = None if r.speakers or args.every_turn else ends_off_assistant(r.dialogue)  # type: ignore[arg-type]
+                if role is not None:  # a chat log's user, tool or system message was checked, not the assistant's
+                    n_user[role] = n_user.get(role, 0) + 1
                 mine = _units(r, args.every_turn, r.speakers, routed=args.model is None)
                 if not mine and r.speakers and r.speakers != args.speaker:  # the record's own "speaker" names
                     try:  # no one who spoke: a bad line in check's words (--speaker's are counted, as its help says)
@@ -559,9 +563,14 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if n_user:
+        ends = ", ".join(
+            f"{n}{' of them' if k == 0 else ''} {'ends' if n == 1 else 'end'} with {last_message(role)}"
+            f"{' turn' if role == 'user' else ''}"
+            for k, (role, n) in enumerate(n_user.items())
+        )
         print(
-            f"dialcheck: note: {n_user} of them {'ends' if n_user == 1 else 'end'} with the user's turn, which is "
-            "what was checked; --speaker assistant checks the assistant's last reply instead",
+            f"dialcheck: note: {ends}, which is what was checked; --speaker assistant checks the assistant's last "
+            "reply instead",
             file=sys.stderr,
         )
     if not (n_ok or done):
