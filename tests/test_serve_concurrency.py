@@ -162,3 +162,32 @@ def test_a_request_with_no_route_names_its_method_path_and_the_routes(tiny_detec
         "documentation)"
     }
     assert client.post("/check", json=["I have a cat.", "No."]).status_code == 200
+
+
+@pytest.mark.parametrize("routed", [False, True])
+def test_health_answers_at_once_while_checks_hold_the_compute_thread(tiny_detector_dir, monkeypatch, routed):
+    """/health asked the compute thread and waited behind every check queued there (up to about 19 s each): a
+    liveness probe with Kubernetes' 1 s timeout failed while the server was busy, and the server was restarted."""
+    from dialcheck import api
+
+    compute = ComputeThread()
+    det = load_detector(tiny_detector_dir)
+    if routed:
+        monkeypatch.setattr(api, "load", lambda model=None, language="en": det)
+    client = TestClient(create_app(None if routed else det, compute=compute))
+    assert client.get("/health").json()["checks"] == {"requests": 0, "batches": 0}  # routed: loads them, once
+    gate, started = threading.Event(), threading.Event()
+    compute.submit(lambda: (started.set(), gate.wait(30)))
+    assert started.wait(10)
+    try:
+        with ThreadPoolExecutor(2) as ex:
+            waiting = ex.submit(client.post, "/check", json=["I have a cat.", "No."])
+            health = ex.submit(client.get, "/health").result(timeout=5)  # not behind the check
+            assert health.status_code == 200 and not waiting.done()
+            assert set(health.json()) >= {"status", "detector", "thresholds", "checks"}
+            assert ("routes" in health.json()) == routed
+            gate.set()
+            assert waiting.result(timeout=30).status_code == 200
+    finally:
+        gate.set()
+        compute.close()

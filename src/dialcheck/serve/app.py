@@ -19,7 +19,8 @@
   An empty (or blank) candidate is a 422 naming it (``candidates[2]: the candidate is empty: ...``), as an empty
   last turn is on /check: an empty reply says nothing to check, and scored it would rank above a contradiction.
 - ``GET /health``: the model that answers, its thresholds (those in use), its runtime (``torch``, ``onnx``,
-  ``-int8``; on int8 also ``int8_range``) and how many check requests were answered in how many model batches.
+  ``-int8``; on int8 also ``int8_range``) and how many check requests were answered in how many model batches;
+  answered at once, not behind the checks waiting for the model (a liveness probe's timeout is short).
 - Every model call (loading a routed model included) goes through a :class:`ComputeThread`: by default one
   thread, so torch's OpenMP workers stay fast and /check requests that wait together are scored as one
   batch; ``dialcheck serve --onnx`` scores on the request threads instead (``workers=0``).
@@ -234,6 +235,7 @@ def create_app(
         from fastapi import Depends, FastAPI, HTTPException, Request
         from fastapi.exception_handlers import http_exception_handler
         from fastapi.responses import HTMLResponse, JSONResponse
+        from starlette.concurrency import run_in_threadpool
         from starlette.exceptions import HTTPException as StarletteHTTPException
         from starlette.requests import ClientDisconnect
     except ImportError:
@@ -414,24 +416,35 @@ def create_app(
     def page() -> str:
         return PAGE
 
+    # routed: the English default answers plain dialogues, the task-oriented one those with knowledge; once loaded
+    # (on the compute thread), held here, so that /health describes them without waiting for it
+    described: dict[str, Detector] = {} if detector is None else {"en": detector}
+
     def describe() -> dict[str, Any]:
+        if len(described) < 2 and detector is None:  # loads them (dialcheck serve has, before its first request)
+            for language in ("en", "tod"):
+                det = api.load(language=language)
+                if configure is not None:
+                    configure(det)
+                described[language] = det
         counts = {"requests": compute.requests, "batches": compute.batches}
         if detector is not None:
             return {"status": "ok", **_describe(detector), "checks": counts}
-        # routed: the English default answers plain dialogues, the task-oriented one those with knowledge
-        routes = {}
-        for language in ("en", "tod"):
-            det = api.load(language=language)
-            if configure is not None:
-                configure(det)
-            routes[language] = _describe(det)
+        routes = {language: _describe(det) for language, det in described.items()}
         return {"status": "ok", **routes["en"], "routes": routes, "checks": counts}
 
-    # The routes are plain functions: the server runs each request on a thread of its pool, which hands the
-    # model work to `compute` and waits (or, with workers=0, does it itself).
+    # /health answers on the server's event loop, at once: it asked the compute thread, and waited behind every check
+    # queued there (about 19 s each at the largest request), and a liveness probe with a 1 s timeout (Kubernetes'
+    # default) failed while the server was busy; as a plain function it also waited for a thread of the server's
+    # pool, which requests waiting for the compute thread hold. Only loading the routed models, once, goes there.
     @app.get("/health")
-    def health() -> dict[str, Any]:
-        return compute.run(describe)
+    async def health() -> dict[str, Any]:
+        if detector is not None or len(described) == 2:
+            return describe()
+        return await run_in_threadpool(compute.run, describe)
+
+    # /check and /rank are plain functions: the server runs each request on a thread of its pool, which hands the
+    # model work to `compute` and waits (or, with workers=0, does it itself).
 
     @app.post("/check", openapi_extra=json_request)
     def check(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
