@@ -24,6 +24,7 @@ from dialcheck.probes.triggers import (
     perturb,
     short_utterance,
 )
+from helpers_interrupt import kill_on_call
 
 LEX = ChineseLexicon.from_lines(
     ["Gb09A01= 喜欢 喜爱 爱好", "Bk01A01= 狗 犬", "Aa01A01# 人 人类"],
@@ -49,24 +50,26 @@ def test_build_triggers_fixed_seed_outputs():
         ("a", "short_utterance", "哈哈", ""),
         ("a", "inquire_bot", "你养了几只猫？", "两只"),
         ("a", "inquire_user", "你知道我家有几条狗吗？", "三条"),
-        ("a", "paraphrase", "我喜爱狗，我家有三条狗。", "synonym"),  # 狗 -> 犬: one character, not close
         ("a", "synonym", "我喜爱狗，我家有三条狗。", "喜欢->喜爱"),  # 喜欢 -> 爱好: no shared character
         ("a", "antonym", "我讨厌狗，我家有三条狗。", "喜欢->讨厌"),
         ("a", "negation", "我不喜欢狗，我家有三条狗。", "+不"),
         ("b", "short_utterance", "对了", ""),
-        ("b", "paraphrase", "你喜爱狗吗？", "synonym"),
         ("b", "synonym", "你喜爱狗吗？", "喜欢->喜爱"),
         ("b", "antonym", "你讨厌狗吗？", "喜欢->讨厌"),
         ("b", "negation", "你不喜欢狗吗？", "+不"),
         ("c", "short_utterance", "对", ""),
         ("c", "inquire_user", "你知道我不喜欢什么吗？", "下雨天"),
-        ("c", "paraphrase", "我不喜爱下雨天。", "synonym"),
         ("c", "synonym", "我不喜爱下雨天。", "喜欢->喜爱"),
         ("c", "antonym", "我不讨厌下雨天。", "喜欢->讨厌"),
         ("c", "negation", "我喜欢下雨天。", "-不"),
     ]
-    # the bot's reply "不喜欢。" has no entity; "你喜欢狗吗？" says nothing about the user
-    assert ts.skipped == {"inquire_bot: nothing to change": 2, "inquire_user: nothing to change": 1}
+    # the bot's reply "不喜欢。" has no entity; "你喜欢狗吗？" says nothing about the user; 喜欢 is each u1's one word
+    # with a close synonym (狗 -> 犬: one character), so the default paraphrase is the synonym trigger again
+    assert ts.skipped == {
+        "paraphrase: same u2 as synonym": 3,
+        "inquire_bot: nothing to change": 2,
+        "inquire_user: nothing to change": 1,
+    }
     again = build_triggers([DOG, ASK, RAIN], lexicon=LEX, seed=0)
     assert [t.u2 for t in again.items] == [t.u2 for t in ts.items]
     other = build_triggers([DOG, ASK, RAIN], lexicon=LEX, seed=5)
@@ -83,12 +86,57 @@ def test_a_resumed_probe_counts_the_skips_of_its_kept_triggers_as_the_builders_d
     from dialcheck.probes.triggers import count_skips
 
     inputs = [DOG, ASK, TriggerInput(" ", "", "blank"), RAIN]
-    ts = build_triggers(inputs, lexicon=LEX, seed=0)
+    methods = [m for m in tr.METHODS if m != "paraphrase"]  # a dropped repeat leaves no row: see the next test
+    ts = build_triggers(inputs, methods, lexicon=LEX, seed=0)
     assert ts.skipped == {"inquire_bot: nothing to change": 2, "inquire_user: nothing to change": 1, "empty u1": 1}
     built = {(t.id, t.method) for t in ts.items}
-    assert count_skips(inputs, tr.METHODS, lambda _n, inp, m: (inp.id, m) in built) == ts.skipped
-    made, skipped = _kept_counts(inputs, tr.METHODS, [t.to_dict() for t in ts.items])
+    assert count_skips(inputs, methods, lambda _n, inp, m: (inp.id, m) in built) == ts.skipped
+    made, skipped = _kept_counts(inputs, methods, [t.to_dict() for t in ts.items])
     assert (made, list(skipped.items())) == (Counter(ts.counts()), list(ts.skipped.items()))  # in the same order
+
+
+HOUSE = TriggerInput("我喜欢你家的房子。", "", "d")
+HOUSE_LEX = ChineseLexicon.from_lines(["Gb09A01= 喜欢 喜爱", "Cb01A01= 房子 房屋"], ["喜欢——讨厌"], ["不\t0\t2"])
+
+
+def test_a_context_gets_each_second_turn_once_the_paraphrase_giving_way():
+    """The default paraphraser replaces up to two words by synonyms, so where u1 has one word to replace its u2 was
+    the synonym method's: every such context had the same u2 twice in the output, to be sent to the bot twice and
+    counted under two methods. The repeat is dropped (the paraphrase's, whose detail names no word) and counted as
+    a skip with its reason; a paraphrase that replaced two words stays."""
+    ts = build_triggers([DOG, HOUSE], ["paraphrase", "synonym"], lexicon=HOUSE_LEX, seed=0)
+    assert [(t.id, t.method, t.u2) for t in ts.items] == [
+        ("a", "synonym", "我喜爱狗，我家有三条狗。"),
+        ("d", "paraphrase", "我喜爱你家的房屋。"),  # two words: a paraphrase of its own
+        ("d", "synonym", "我喜欢你家的房屋。"),
+    ]
+    assert ts.skipped == {"paraphrase: same u2 as synonym": 1}
+    alone = build_triggers([DOG], ["paraphrase"], lexicon=HOUSE_LEX, seed=0)
+    assert [t.u2 for t in alone.items] == ["我喜爱狗，我家有三条狗。"]  # nothing else built it: kept
+    # a u2 two other methods build is kept under the first
+    t = {m: tr.Trigger("u", "", "嗯", m) for m in ("short_utterance", "negation", "synonym")}
+    assert tr.same_u2(t) == {"negation": "short_utterance", "synonym": "short_utterance"}
+
+
+def test_probe_triggers_names_a_dropped_repeat_and_a_resumed_run_counts_it(tmp_path, capsys, monkeypatch):
+    src = tmp_path / "ctx.jsonl"
+    src.write_text("".join(json.dumps({"u1": t.u1, "id": t.id}) + "\n" for t in (DOG, HOUSE)), encoding="utf-8")
+    monkeypatch.setattr(ChineseLexicon, "load", classmethod(lambda cls, folder=None: HOUSE_LEX))
+    argv = ["probe", "triggers", "--input", str(src), "--methods", "paraphrase,synonym", "--batch-size", "1"]
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "t.jsonl"
+    assert main([*argv, "--out", str(whole), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "3 triggers from 2 contexts (synonym 2, paraphrase 1)" in err
+    assert "dialcheck: skipped: paraphrase: same u2 as synonym 1" in err
+    real = tr.run_methods
+    kill_on_call(monkeypatch, tr, "run_methods", 2)  # killed in the second batch: the first's repeat is kept
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 130
+    capsys.readouterr()
+    monkeypatch.setattr(tr, "run_methods", real)
+    assert main([*argv, "--out", str(out), "--no-progress", "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert out.read_bytes() == whole.read_bytes()
+    assert "dialcheck: skipped: paraphrase: same u2 as synonym 1" in err  # not "paraphrase: nothing to change"
 
 
 def test_each_method_directly():

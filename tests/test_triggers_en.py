@@ -268,6 +268,24 @@ def test_build_english_triggers_is_seeded_and_counts_skips(nlp):
         build_triggers(inputs, seed=0, lexicon=LEX, language="fr")
 
 
+def test_english_paraphrase_that_repeats_the_synonym_trigger_is_dropped(monkeypatch):
+    """As in Chinese: with one word to replace, the default paraphrase was the synonym trigger again, so the
+    output had "I love dogs." twice for one context. spaCy is a stand-in (no model needed)."""
+    from helpers_triggers_en import TAGS, fake_spacy
+
+    monkeypatch.setitem(TAGS, "I like big dogs.", "I/PRP like/VBP big/JJ dogs/NNS/dog ./.")
+    for _ in fake_spacy(monkeypatch):
+        lex = WordListLexicon.from_groups([["like", "love"], ["big", "large"]], [])
+        inputs = [TriggerInput("I like dogs.", "", "a"), TriggerInput("I like big dogs.", "", "b")]
+        ts = build_triggers(inputs, ["paraphrase", "synonym"], seed=0, lexicon=lex, language="en")
+        assert [(t.id, t.method, t.u2) for t in ts.items] == [
+            ("a", "synonym", "I love dogs."),
+            ("b", "paraphrase", "I love large dogs."),
+            ("b", "synonym", "I like large dogs."),
+        ]
+        assert ts.skipped == {"paraphrase: same u2 as synonym": 1}
+
+
 def test_probe_triggers_cli_english(nlp, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(WordNetLexicon, "load", classmethod(lambda cls, source=None, **kw: LEX))
     src = tmp_path / "ctx.jsonl"

@@ -445,7 +445,7 @@ def run_triggers(args: argparse.Namespace) -> int:
     start, made, skipped = 0, Counter[str](), Counter[str]()
     if checkpoint is not None and checkpoint.resumed:
         start = min(checkpoint.done * size, len(inputs))
-        made, skipped = _kept_counts(inputs[:start], methods, checkpoint.rows)
+        made, skipped = _kept_counts(inputs[:start], methods, checkpoint.rows, checkpoint.rng)
     elif checkpoint is not None:
         checkpoint.start()
     know = not args.no_know_form
@@ -464,13 +464,15 @@ def run_triggers(args: argparse.Namespace) -> int:
     try:
         for lo, batch in zip(range(start, len(inputs), size), batches, strict=True):
             rows = [t.to_dict() for t in batch.items]
+            made.update(t.method for t in batch.items)
+            skipped.update(batch.skipped)
             if checkpoint is not None:
-                checkpoint.commit(rows, rng={})  # each (context, method) has its own seed: no generator to keep
+                # each (context, method) has its own seed: no generator to keep; the record keeps the skips so far
+                # instead, since a trigger dropped as a repeat leaves no row to count it by (_kept_counts)
+                checkpoint.commit(rows, rng={"skipped": dict(skipped)})
             else:
                 stream.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
                 stream.flush()
-            made.update(t.method for t in batch.items)
-            skipped.update(batch.skipped)
             if bar is not None:
                 bar.update(min(size, len(inputs) - lo))
     except BaseException as e:
@@ -530,19 +532,25 @@ def _trigger_checkpoint(args: argparse.Namespace, inputs: Sequence[Any], diction
         "know_form": not args.no_know_form,
         "dictionary": str(Path(dictionary).resolve()) if dictionary is not None else None,
         "batch_size": args.batch_size,
+        "repeats_dropped": True,  # a record without it kept a paraphrase that repeats another method's u2
     }
     return open_checkpoint(args.out, args.resume, settings, "triggers", "building")
 
 
 def _kept_counts(
-    inputs: Sequence[Any], methods: Sequence[str], rows: Sequence[dict[str, Any]]
+    inputs: Sequence[Any], methods: Sequence[str], rows: Sequence[dict[str, Any]], record: Any = None
 ) -> tuple[Counter[str], Counter[str]]:
     """What a resumed run's summary counts of the triggers it keeps: how many each method built, and the skips of
-    the contexts they were built from (each (context, method) builds one trigger or is skipped), in the order a run
-    meets them, so the summary is the one an uninterrupted run prints."""
+    the contexts they were built from, in the order a run meets them, so the summary is the one an uninterrupted run
+    prints. The skips are those the interrupted run recorded (``record``, the checkpoint's ``{"skipped": ...}``);
+    a record without them (an earlier dialcheck's) has them counted from the rows, each (context, method) building
+    one trigger or being skipped."""
     from ..probes.triggers import count_skips
 
     made = Counter(str(r.get("method")) for r in rows)
+    kept = record.get("skipped") if isinstance(record, dict) else None
+    if isinstance(kept, dict):
+        return made, Counter({str(k): int(v) for k, v in kept.items()})
     built = {(r.get("id"), r.get("method")) for r in rows}
     skipped = count_skips(inputs, methods, lambda _n, inp, m: (inp.id, m) in built)
     return made, skipped

@@ -8,7 +8,9 @@ Methods (names as in :data:`METHODS`; the corpus' own names in parentheses):
 - ``inquire_user`` (设问-user): a question about what the user said in ``u1``, put to the bot in the
   "你知道…吗" form (设问-user-v2) unless ``know_form=False``;
 - ``paraphrase`` (同义-回译): ``u1`` said again in other words, by a pluggable :class:`Paraphraser`
-  (default: synonym substitution; :class:`BackTranslationParaphraser` wraps a user-supplied translator);
+  (default: synonym substitution; :class:`BackTranslationParaphraser` wraps a user-supplied translator); a
+  paraphrase that repeats another method's u2 for the context (the default's, where u1 has one word to replace, is
+  the synonym trigger) is left out, counted as ``paraphrase: same u2 as synonym`` (:func:`same_u2`);
 - ``synonym`` / ``antonym`` / ``negation`` (同义-同义词, 反义-反义词, 反义-否定词): ``u1`` with one word replaced by
   a synonym or an antonym, or with a negation added or removed, using the Chinese dictionary.
 
@@ -64,6 +66,7 @@ __all__ = [
     "paraphrase",
     "perturb",
     "run_methods",
+    "same_u2",
     "short_utterance",
     "swap_person",
     "swap_word",
@@ -665,18 +668,49 @@ def run_methods(
     """``one(method, input, rng)`` for every input and method, with a generator seeded from ``seed``, the
     input's position and the method (shared by the Chinese and English builders). ``start`` is the position of
     ``inputs[0]`` among all the inputs (a batch after the first), so a batch gets what one run over them all does.
-    What was skipped is counted by :func:`count_skips`."""
+
+    A context gets each second turn once: a trigger whose u2 another method built for the same context is dropped,
+    the paraphrase first (:func:`same_u2`; the default paraphraser replaces words by synonyms, so where u1 has one
+    word to replace, its u2 is the synonym method's). What was skipped is counted by :func:`count_skips`."""
     out = TriggerSet()
     built: set[tuple[int, str]] = set()
+    repeats: dict[tuple[int, str], str] = {}
     for n, inp in enumerate(inputs):
         if not _runs(inp):
             continue
-        for m in methods:
-            t = one(m, inp, random.Random(f"{seed}:{start + n}:{m}"))
+        made = {m: one(m, inp, random.Random(f"{seed}:{start + n}:{m}")) for m in methods}
+        for m, other in same_u2(made).items():
+            made[m] = None
+            repeats[(n, m)] = other
+        for m, t in made.items():
             if t is not None:
                 out.items.append(t)
                 built.add((n, m))
-    out.skipped = count_skips(inputs, methods, lambda n, _inp, m: (n, m) in built)
+    out.skipped = count_skips(
+        inputs, methods, lambda n, _inp, m: (n, m) in built, lambda n, _inp, m: repeats.get((n, m))
+    )
+    return out
+
+
+def same_u2(made: dict[str, Trigger | None]) -> dict[str, str]:
+    """The methods of one context whose trigger repeats the u2 of another method's, each with that other method: a
+    paraphrase gives way to any other method (a synonym's trigger names the word it replaced, the paraphrase's only
+    the paraphraser), the rest to the method before them.
+
+    >>> t = {m: Trigger("I like it.", "", u2, m) for m, u2 in [("paraphrase", "I love it."), ("synonym", "I love it.")]}
+    >>> same_u2(t)
+    {'paraphrase': 'synonym'}
+    """
+    first: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for m in sorted(made, key=lambda m: m == "paraphrase"):  # a stable sort: the others keep their order
+        t = made[m]
+        if t is None:
+            continue
+        if t.u2 in first:
+            out[m] = first[t.u2]
+        else:
+            first[t.u2] = m
     return out
 
 
@@ -686,12 +720,17 @@ def _runs(inp: TriggerInput) -> bool:
 
 
 def count_skips(
-    inputs: Sequence[TriggerInput], methods: Sequence[str], built: Callable[[int, TriggerInput, str], bool]
+    inputs: Sequence[TriggerInput],
+    methods: Sequence[str],
+    built: Callable[[int, TriggerInput, str], bool],
+    repeats: Callable[[int, TriggerInput, str], str | None] | None = None,
 ) -> Counter[str]:
     """The skips of a run of ``methods`` over ``inputs``, given which (position in ``inputs``, input, method)
-    ``built`` a trigger, keyed as :class:`TriggerSet` counts them: ``empty u1`` once for an input without a u1,
-    ``METHOD: nothing to change`` for each other (input, method) that built none, in the order a run meets them.
-    :func:`run_methods` counts its skips so, and a resumed ``probe triggers`` the skips of the triggers it keeps.
+    ``built`` a trigger and, of the others, which ``repeats`` the u2 of another method (named), keyed as
+    :class:`TriggerSet` counts them: ``empty u1`` once for an input without a u1, ``METHOD: same u2 as OTHER`` for
+    a trigger dropped as a repeat (:func:`same_u2`), ``METHOD: nothing to change`` for each other (input, method) that
+    built none, in the order a run meets them. :func:`run_methods` counts its skips so, and a resumed ``probe
+    triggers`` the skips of the triggers it keeps (of a record without its counts).
 
     >>> ins = [TriggerInput("Hi"), TriggerInput(" "), TriggerInput("Yo")]
     >>> count_skips(ins, ["negation", "synonym"], lambda n, inp, m: m == "negation" or n == 2)
@@ -704,7 +743,8 @@ def count_skips(
             continue
         for m in methods:
             if not built(n, inp, m):
-                skipped[f"{m}: nothing to change"] += 1
+                other = repeats(n, inp, m) if repeats is not None else None
+                skipped[f"{m}: same u2 as {other}" if other else f"{m}: nothing to change"] += 1
     return skipped
 
 
