@@ -191,3 +191,53 @@ def test_health_answers_at_once_while_checks_hold_the_compute_thread(tiny_detect
     finally:
         gate.set()
         compute.close()
+
+
+class _Recording:
+    """A detector that records the last turns it is asked to check."""
+
+    def __init__(self, det):
+        self.det, self.seen = det, []
+
+    def __getattr__(self, name):
+        return getattr(self.det, name)
+
+    def predict(self, dialogues, batch_size=64):
+        self.seen += [d.turns[-1].text for d in dialogues]
+        return self.det.predict(dialogues, batch_size=batch_size)
+
+
+@pytest.mark.parametrize("route", ["/check", "/rank"])
+def test_a_check_whose_client_hung_up_before_it_was_scored_is_not_scored(tiny_detector_dir, route):
+    """The compute thread scored the checks of clients that had gone (one that timed out and tried again queued the
+    same check behind the one it had left), and the requests behind them waited for them."""
+    import time
+
+    compute = ComputeThread()
+    det = _Recording(load_detector(tiny_detector_dir))
+    body = (
+        {"turns": ["I have a cat.", "gone"]}
+        if route == "/check"
+        else {"context": ["I have a cat."], "candidates": ["gone"]}
+    )
+    data = json.dumps(body).encode()
+    with _serving(create_app(det, compute=compute)) as port:
+        gate, started = threading.Event(), threading.Event()
+        compute.submit(lambda: (started.set(), gate.wait(30)))
+        assert started.wait(10)
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                head = f"POST {route} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(data)}\r\n\r\n"
+                s.sendall(head.encode() + data)
+                deadline = time.monotonic() + 10
+                while compute._queue.qsize() < 1 and time.monotonic() < deadline:  # queued behind the gate
+                    time.sleep(0.01)
+                assert compute._queue.qsize() == 1
+            deadline = time.monotonic() + 10
+            while len(compute._jobs) > 1 and time.monotonic() < deadline:  # cancelled once its client is seen gone
+                time.sleep(0.01)
+            assert len(compute._jobs) == 1  # the gate's
+        finally:
+            gate.set()
+        assert _post(port, "/check", ["I have a cat.", "here"])[0] == 200
+    assert det.seen == ["here"]

@@ -28,7 +28,8 @@
   (as plain text).
 - A request body is read as UTF-8 JSON whatever its Content-Type; a body that is not (or is empty) is a 400, one
   over ``max_bytes`` (by default 8 bytes per ``max_chars`` character plus 1 MiB) a 413 before it is read, one whose
-  client hangs up before sending it all a 400 (no one reads it; the server logs one access line, no traceback). Every
+  client hangs up before sending it all a 400 (no one reads it; the server logs one access line, no traceback), as is
+  a check whose client hangs up while it waits for the compute thread: it is dropped from the queue unscored. Every
   error answers ``{"detail": "message"}``; a wrong method or path names the request and the routes
   (``GET /check: method not allowed, use POST (the API: ...)``).
 - At shutdown, once the server has stopped waiting for its requests (``dialcheck serve --shutdown-timeout``), the
@@ -42,7 +43,8 @@
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from ..detectors import Detector
 from ..detectors.base import candidate_dialogues, candidate_texts, ranked_candidates
@@ -83,6 +85,10 @@ WINDOW_CHARS = 512
 # the tokens the budget allowed, and two 3,000-character Chinese turns (144,000 of the 500,000 characters) were read
 # as some 9,000 pairs of pieces. The budget counts each CJK ideograph (:mod:`dialcheck.language`) as CJK_CHARS.
 CJK_CHARS = 4
+T = TypeVar("T")
+
+# Seconds between looks at whether the client of a check still waiting for the model has hung up.
+HANG_UP_POLL = 0.25
 # The routes a 404 or 405 lists.
 ROUTES = "the API: POST /check, POST /rank, GET /health; GET / is a web form, GET /docs the API's documentation"
 # Where a request's thresholds are set, for the 422 about a "tau" in a request or in one of its dialogue objects.
@@ -232,6 +238,7 @@ def create_app(
     from .. import api
 
     try:
+        import anyio.from_thread
         from fastapi import Depends, FastAPI, HTTPException, Request
         from fastapi.exception_handlers import http_exception_handler
         from fastapi.responses import HTMLResponse, JSONResponse
@@ -446,13 +453,33 @@ def create_app(
     # /check and /rank are plain functions: the server runs each request on a thread of its pool, which hands the
     # model work to `compute` and waits (or, with workers=0, does it itself).
 
+    def answered(future: "Future[T]", request: Request) -> T:
+        """The result of a check job (:func:`~dialcheck.serve.compute.wait`), given up on when its client hangs up
+        while it is still queued: the compute thread scored the checks of clients that had gone (a client that timed
+        out and tried again queued the same check behind the one it had left), and every request behind them waited
+        for them. A check being scored is finished (its batch is shared); a server with ``workers=0`` scores it on
+        this thread before it gets here."""
+        while True:
+            try:
+                return wait(future, HANG_UP_POLL)
+            except TimeoutError:
+                try:
+                    gone = anyio.from_thread.run(request.is_disconnected)
+                except RuntimeError:  # the server's event loop has stopped: closing the compute thread settles it
+                    return wait(future)
+                if not gone:
+                    continue
+                if future.cancel():
+                    raise HTTPException(400, "the client disconnected before its check was scored") from None
+                return wait(future)  # running already
+
     @app.post("/check", openapi_extra=json_request)
-    def check(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
+    def check(request: Request, body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
         no_threshold_options(body)
         parsed = parse_many(body, speakers_of(body))
         dialogues = [d for d, _ in parsed]
         within_budget(dialogues)
-        verdicts = wait(compute.check(dialogues, routed))
+        verdicts = answered(compute.check(dialogues, routed), request)
         warnings = warn_unread(dialogues)
         out = []
         for (d, cut), v in zip(parsed, verdicts, strict=True):
@@ -465,7 +492,7 @@ def create_app(
         return {"verdicts": out, **({"warnings": warnings} if warnings else {})}
 
     @app.post("/rank", openapi_extra=json_request)
-    def rank(body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
+    def rank(request: Request, body: Any = Depends(json_body)) -> dict[str, Any]:  # noqa: B008
         shape = '{"context": dialogue, "candidates": [strings]}'
         if not isinstance(body, dict):
             raise HTTPException(422, f"expected {shape}, got {json_type(body)}")
@@ -495,7 +522,7 @@ def create_app(
         within_budget(dialogues)
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
         # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
-        verdicts = wait(compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)))
+        verdicts = answered(compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)), request)
         whole = Dialogue((*ctx.turns, *(Turn("candidate", c) for c in cands)), ctx.knowledge)
         warnings = warn_unread([whole], ["the /rank request"])
         ranked = ranked_candidates(cands, verdicts)

@@ -245,9 +245,10 @@ def _settle(future: Future[Any], result: Any = None, error: BaseException | None
     return True
 
 
-def wait(future: Future[T]) -> T:
-    """``future.result()``, a job given up on (closed or cancelled) raised as :class:`ComputeClosed`."""
+def wait(future: Future[T], timeout: float | None = None) -> T:
+    """``future.result(timeout)``, a job given up on (closed or cancelled) raised as :class:`ComputeClosed`; after
+    ``timeout`` seconds (None: no limit) a :class:`TimeoutError`."""
     try:
-        return future.result()
+        return future.result(timeout)
     except CancelledError:
         raise ComputeClosed("the compute thread was closed before this job ran") from None
