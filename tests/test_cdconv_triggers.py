@@ -307,7 +307,17 @@ def test_probe_triggers_cli_warns_when_nothing_was_built(tmp_path, capsys):
     args = ["probe", "triggers", "--input", str(src), "--out", str(tmp_path / "t.jsonl"), "--methods", "inquire_user"]
     assert main(args) == 0
     err = capsys.readouterr().err  # was "0 triggers from 1 contexts ()" and nothing more than the skip counts
-    assert "0 triggers from 1 contexts\n" in err and "warning: no trigger was built" in err
+    assert "0 triggers from 1 context\n" in err and "warning: no trigger was built" in err
+
+
+def test_probe_triggers_summary_counts_one_in_the_singular_and_names_stdout(tmp_path, capsys):
+    """It said "wrote -: 1 triggers from 1 contexts": standard output by the option's dash, and one in the plural."""
+    src = tmp_path / "ctx.jsonl"
+    src.write_text(json.dumps({"u1": "你好吗？"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["probe", "triggers", "--input", str(src), "--out", "-", "--methods", "short_utterance"]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 1
+    assert "dialcheck: wrote <stdout>: 1 trigger from 1 context (short_utterance 1)\n" in err
 
 
 def test_probe_triggers_cli_names_a_json_document_once_with_the_command_that_converts_it(tmp_path, capsys):

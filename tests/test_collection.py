@@ -596,8 +596,13 @@ def test_cli_export_aggregate_quiz_released_analyse(tmp_path: Path, capsys):
     no_out = ["collect", "aggregate", "--labels", str(tmp_path / "t.csv"), "--replies", str(tmp_path / "t.csv")]
     assert main(no_out) == 2  # not a traceback
     assert "--replies writes the labelled replies: give --out" in capsys.readouterr().err
-    assert main(["collect", "export", "--replies", str(tmp_path / "replies.jsonl"), "--out", "-"]) == 0
-    piped = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    export = ["collect", "export", "--replies", str(tmp_path / "replies.jsonl"), "--out", "-"]
+    assert main([*export, "--rows-per-task", "10"]) == 0
+    assert "dialcheck: wrote 8 rows in 1 task to <stdout>\n" in capsys.readouterr().err  # was "in 1 tasks to -"
+    assert main(export) == 0
+    out, err = capsys.readouterr()
+    piped = [json.loads(x) for x in out.splitlines()]
+    assert "dialcheck: wrote 8 rows in 2 tasks to <stdout>" in err
     assert sorted(r["item_id"] for r in piped) == sorted(r.id for r in replies) and piped[0]["task_id"] == "task00000"
     for ann in ("a1", "a2", "a3"):
         rows = "\n".join(

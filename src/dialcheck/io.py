@@ -48,6 +48,7 @@ __all__ = [
     "ParsedRecord",
     "as_dialogues",
     "check_id",
+    "counted",
     "decode_utf8",
     "ends_off_assistant",
     "ends_with_user",
@@ -63,6 +64,7 @@ __all__ = [
     "open_input",
     "other_speaker_evidence",
     "other_speaker_note",
+    "output_name",
     "parse_checked",
     "parse_dialogue",
     "parse_example",
@@ -1343,6 +1345,30 @@ def input_name(path: str | Path) -> str:
     ('<stdin>', 'logs/chat.jsonl')
     """
     return "<stdin>" if str(path) == "-" else str(path)
+
+
+def output_name(path: str | Path) -> str:
+    """How a command's summary names the file it wrote: ``<stdout>`` for ``-`` (as :func:`input_name` names standard
+    input), else the path as given.
+
+    >>> output_name("-"), output_name("out/triggers.jsonl")
+    ('<stdout>', 'out/triggers.jsonl')
+    """
+    return "<stdout>" if str(path) == "-" else str(path)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n noun`` as a summary says it: the noun's plural (``plural``, else ``noun`` + "s", a consonant's "y" made
+    "ies") unless ``n`` is 1.
+
+    >>> counted(1, "trigger"), counted(2, "trigger"), counted(0, "reply"), counted(1, "reply")
+    ('1 trigger', '2 triggers', '0 replies', '1 reply')
+    """
+    if n == 1:
+        return f"1 {noun}"
+    if plural is None:
+        plural = noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"
+    return f"{n} {plural}"
 
 
 def labelled_source_name(path: str | Path) -> str:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import FirstLines, write_jsonl
+from ..io import FirstLines, counted, input_name, output_name, write_jsonl
 from .common import (
     add_threads_option,
     check_outputs,
@@ -172,7 +172,8 @@ def run_contexts(args: argparse.Namespace) -> int:
         for e in errors:
             _say(f"skipped: {e}")
         if errors:
-            _say(f"skipped {len(errors)} bad record(s) of {args.input}; the other {len(dialogues)} are read")
+            rest = "the other is" if len(dialogues) == 1 else f"the other {len(dialogues)} are"
+            _say(f"skipped {counted(len(errors), 'bad record')} of {input_name(args.input)}; {rest} read")
     else:
         from ..datasets import load_dataset
 
@@ -218,7 +219,7 @@ def run_contexts(args: argparse.Namespace) -> int:
     n = write_records(args.out, [*top, *rnd])
     if checkpoint is not None:
         checkpoint.finish()
-    _say(f"wrote {n} contexts ({len(top)} by FQness, {len(rnd)} random) to {args.out}")
+    _say(f"wrote {counted(n, 'context')} ({len(top)} by FQness, {len(rnd)} random) to {output_name(args.out)}")
     return 0
 
 
@@ -347,7 +348,7 @@ def run_responses(args: argparse.Namespace) -> int:
     n = write_records(args.out, replies)
     if checkpoint is not None:
         checkpoint.finish()
-    _say(f"wrote {n} replies from {len(specs)} generators to {args.out}")
+    _say(f"wrote {counted(n, 'reply')} from {counted(len(specs), 'generator')} to {output_name(args.out)}")
     return 0
 
 
@@ -414,7 +415,7 @@ def run_export(args: argparse.Namespace) -> int:
     check_outputs([(args.out, "--out")], [(args.replies, "--replies")])
     replies = read_records(args.replies, CollectedReply)
     tasks = export_tasks(replies, args.out, args.rows_per_task, not args.no_shuffle, args.seed)
-    _say(f"wrote {len(replies)} rows in {tasks} tasks to {args.out}")
+    _say(f"wrote {counted(len(replies), 'row')} in {counted(tasks, 'task')} to {output_name(args.out)}")
     return 0
 
 

@@ -46,12 +46,14 @@ from ..errors import InputError
 from ..io import (
     FirstLines,
     check_id,
+    counted,
     decode_utf8,
     input_lines,
     is_blank,
     json_error,
     json_type,
     open_input,
+    output_name,
     require_file,
     where_named,
     write_jsonl,
@@ -250,18 +252,19 @@ def run_echo(args: argparse.Namespace) -> int:
     es, full = build_echo_items(args)
     es.save(args.out)
     counts = es.counts()
-    print(f"dialcheck: wrote {args.out}: {counts['ENTQ']} ENTQ, {counts['CNTQ']} CNTQ", file=sys.stderr)
+    print(f"dialcheck: wrote {output_name(args.out)}: {counts['ENTQ']} ENTQ, {counts['CNTQ']} CNTQ", file=sys.stderr)
     if not es.items:  # an empty file with exit 0 read as a success
         print("dialcheck: warning: no echo question was built: every pair was skipped", file=sys.stderr)
     if es.skipped:
         reasons = ", ".join(f"{k} {v}" for k, v in es.skipped.most_common())
-        print(f"dialcheck: skipped {sum(es.skipped.values())} pairs: {reasons}", file=sys.stderr)
+        print(f"dialcheck: skipped {counted(sum(es.skipped.values()), 'pair')}: {reasons}", file=sys.stderr)
     if args.unlikelihood:
         samples = unlikelihood_samples(full.items)  # every paired premise, not only the sampled ones
         write_jsonl(args.unlikelihood, (s.to_dict() for s in samples))
         print(
-            f"dialcheck: wrote {args.unlikelihood}: {len(samples)} unlikelihood samples from "
-            f"{len(samples) // 4} premises that have both an ENTQ and a CNTQ",
+            f"dialcheck: wrote {output_name(args.unlikelihood)}: {counted(len(samples), 'unlikelihood sample')} from "
+            f"{counted(len(samples) // 4, 'premise')} that {'has' if len(samples) // 4 == 1 else 'have'} both an ENTQ "
+            "and a CNTQ",
             file=sys.stderr,
         )
     return 0
@@ -498,7 +501,7 @@ def run_triggers(args: argparse.Namespace) -> int:
     total = sum(made.values())
     counts = ", ".join(f"{k} {v}" for k, v in made.items())
     print(
-        f"dialcheck: wrote {args.out}: {total} triggers from {len(inputs)} contexts"
+        f"dialcheck: wrote {output_name(args.out)}: {counted(total, 'trigger')} from {counted(len(inputs), 'context')}"
         + (f" ({counts})" if counts else ""),
         file=sys.stderr,
     )
