@@ -1,4 +1,3 @@
-import contextlib
 import json
 import sys
 
@@ -624,7 +623,10 @@ def test_a_signal_stops_the_server_within_the_shutdown_timeout_while_a_check_is_
     import subprocess
     import threading
     import time
+    import urllib.error
     import urllib.request
+
+    from dialcheck.serve.app import STOPPED
 
     server = """if True:
         import sys, threading
@@ -658,17 +660,26 @@ def test_a_signal_stops_the_server_within_the_shutdown_timeout_while_a_check_is_
         body = json.dumps(["I have a cat.", "no"]).encode()
         post = urllib.request.Request(f"http://127.0.0.1:{port}/check", data=body, method="POST")
 
-        def send():
-            with contextlib.suppress(OSError):  # the server gives up on the request
-                urllib.request.urlopen(post, timeout=90)
+        answer = []
 
-        threading.Thread(target=send, daemon=True).start()
+        def send():
+            try:
+                urllib.request.urlopen(post, timeout=90)
+            except urllib.error.HTTPError as e:  # the server gives up on the request
+                answer.append((e.code, json.load(e)))
+
+        client = threading.Thread(target=send, daemon=True)
+        client.start()
         wait_for("scoring")
         start = time.monotonic()
         p.send_signal(getattr(signal, signame))
         p.wait(20)
         assert time.monotonic() - start < 10
         assert "gave up on 1 job(s)" in log.read_text()
+        # uvicorn cancelled the request: it answered "Internal Server Error" and logged a traceback
+        client.join(10)
+        assert answer == [(503, {"detail": STOPPED})]
+        assert "Traceback" not in log.read_text()
     finally:
         if p.poll() is None:
             p.kill()

@@ -33,13 +33,14 @@
   error answers ``{"detail": "message"}``; a wrong method or path names the request and the routes
   (``GET /check: method not allowed, use POST (the API: ...)``).
 - At shutdown, once the server has stopped waiting for its requests (``dialcheck serve --shutdown-timeout``), the
-  app closes its :class:`ComputeThread` at once: a check still queued or being scored is given up on (a 503, if the
-  server still answers), so that shutting down does not wait for it.
+  app closes its :class:`ComputeThread` at once: a check still queued or being scored is given up on, so that
+  shutting down does not wait for it, and its request is answered 503 with a JSON message (:data:`STOPPED`).
 """
 
 # No `from __future__ import annotations` here: FastAPI reads the annotations of the functions defined in
 # create_app (the body's `request: Request`) as objects, and Request is imported there, not at module level.
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
@@ -89,6 +90,11 @@ T = TypeVar("T")
 
 # Seconds between looks at whether the client of a check still waiting for the model has hung up.
 HANG_UP_POLL = 0.25
+# What a request the server stopped waiting for as it shut down is answered (503).
+STOPPED = (
+    "the server is shutting down and stopped waiting for this request (dialcheck serve --shutdown-timeout): send it "
+    "again once the server is back"
+)
 # The routes a 404 or 405 lists.
 ROUTES = "the API: POST /check, POST /rank, GET /health; GET / is a web form, GET /docs the API's documentation"
 # Where a request's thresholds are set, for the 422 about a "tau" in a request or in one of its dialogue objects.
@@ -198,6 +204,36 @@ def _shown(value: Any) -> str:
     return "an empty list" if value == [] else json_type(value)
 
 
+class _AnswerWhenStopped:
+    """ASGI middleware: a request the server stops waiting for as it shuts down (uvicorn cancels it once
+    ``--shutdown-timeout`` has passed) is answered 503 with a JSON message, as a check given up on is. Uvicorn
+    answered it "Internal Server Error" and logged an "Exception in ASGI application" traceback per request."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except asyncio.CancelledError:
+            if started:  # half answered: nothing clear left to say
+                raise
+            body = json.dumps({"detail": STOPPED}).encode()
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": 503, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+
 def _describe(det: Detector) -> dict[str, Any]:
     c = det.config
     thresholds = dict(c.thresholds)
@@ -261,6 +297,7 @@ def create_app(
         compute.close(timeout=0)
 
     app = FastAPI(title="dialcheck", description="Dialogue contradiction detection", version="1", lifespan=lifespan)
+    app.add_middleware(_AnswerWhenStopped)
 
     @app.exception_handler(ComputeClosed)
     async def shutting_down(_request: Request, e: ComputeClosed) -> Any:
