@@ -319,6 +319,21 @@ def test_models_refuses_options_that_derive_a_model_without_save(capsys, tiny_de
     assert code == 2 and "dialcheck models NAME --save OUT" in err
 
 
+def test_collect_contexts_names_standard_input_as_every_command_does(capsys, tmp_path, monkeypatch):
+    # "-, line 2: ..." and "-: 2 of 2 dialogues are bad" beside the reader's "<stdin>, line 1: ..."; refused before
+    # any language model is loaded
+    import io
+
+    same = json.dumps({"id": "d1", "turns": ["i have two dogs .", "what are their names ?"]})
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(f"{same}\n{same}\n".encode()), encoding="utf-8"))
+    argv = ["collect", "contexts", "--input", "-", "--lm", str(tmp_path / "no-lm"), "--top-k", "5"]
+    code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "ctx.jsonl"), "--no-progress")
+    assert code == 2 and err.startswith("dialcheck: error: <stdin>, line 2: "), err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"not json\n[]\n"), encoding="utf-8"))
+    code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "ctx.jsonl"), "--no-progress")
+    assert code == 2 and "<stdin>: 2 of 2 dialogues are bad" in err and "-:" not in err, err
+
+
 def test_collect_contexts_skips_and_names_bad_records_of_your_dialogues(capsys, tmp_path):
     # the first bad record stopped the whole batch, and only it was named (the next surfaced on the next try)
     from helpers_generation import build_tiny_lm
@@ -567,7 +582,7 @@ def test_collect_refuses_two_records_of_one_id(capsys, tmp_path):
     dialogs.write_text("".join(json.dumps({"id": "a", "turns": turns}) + "\n" for _ in range(2)))
     argv = ["collect", "contexts", "--input", str(dialogs), "--out", str(tmp_path / "ctx.jsonl"), "--no-progress"]
     code, _, err = _run(capsys, *argv, "--lm", str(tmp_path / "no-lm"))
-    assert code == 2 and f"{dialogs}: line 2: id: 'a' is the id of line 1 too" in err and "no-lm" not in err
+    assert code == 2 and f"{dialogs}, line 2: id: 'a' is the id of line 1 too" in err and "no-lm" not in err
     # the id field as the record gave it, and a JSON list's dialogues counted from 1 (it said "id: ... dialogue 0")
     dialogs.write_text(json.dumps([{"dialogue_id": "a", "turns": turns}] * 2, indent=2))
     code, _, err = _run(capsys, *argv, "--lm", str(tmp_path / "no-lm"))

@@ -74,8 +74,10 @@ def test_records_read_from_stdin_are_named_stdin_line(tmp_path, capsys, monkeypa
 
 
 def test_evaluate_names_stdin_one_way_in_every_message(tmp_path, capsys, monkeypatch, tiny_detector_dir):
-    # the split was "stdin" and ids "stdin:N", but the skip lines and their summary said "<stdin>", as did the
-    # other-speaker note, and the language warning said "of -"
+    # the skip lines and their summary said "<stdin>", the other-speaker note too, and the language warning "of -";
+    # then all said "stdin", as the split and the ids do, while check, score, rerank and probe say "<stdin>". Every
+    # message now names the file "<stdin>", as every command does; the split ("stdin") and ids ("stdin:3") stay,
+    # being what predictions files and tables hold
     import io
 
     rows = [{**GOOD, "evidence": [1]}, {"turns": ["你好。", "你好。", "我没有猫。"], "contradiction": False}]
@@ -84,14 +86,15 @@ def test_evaluate_names_stdin_one_way_in_every_message(tmp_path, capsys, monkeyp
     code, _, err = run_cli(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", "-", "--no-progress")
     assert code == 0, err
     said = [ln for ln in err.splitlines() if ln.startswith("dialcheck: ")]
-    assert said[0].startswith("dialcheck: skipped stdin, line 2: invalid JSON")
-    assert said[1].startswith("dialcheck: stdin: skipped 1 of 3 records (named above); split stdin holds the other 2")
-    assert said[2].startswith("dialcheck: warning: stdin: the contradiction of line 1 names as evidence")
-    assert said[3].startswith("dialcheck: warning: ") and " of stdin " in said[3] and "stdin:3" in said[3]
-    assert "<stdin>" not in err and " of - " not in err
+    assert said[0].startswith("dialcheck: skipped <stdin>, line 2: invalid JSON")
+    assert said[1].startswith("dialcheck: <stdin>: skipped 1 of 3 records (named above); split stdin holds the other 2")
+    assert said[2].startswith("dialcheck: warning: <stdin>: the contradiction of line 1 names as evidence")
+    assert said[3].startswith("dialcheck: warning: ") and " of <stdin> " in said[3] and "stdin:3" in said[3]
+    assert " stdin," not in err and " stdin:" not in err.replace("stdin:3", "") and " of - " not in err
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"turns": ["a", "b"]}\n'), encoding="utf-8"))
     code, _, err = run_cli(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", "-", "--no-progress")
-    assert code == 2 and err.startswith("dialcheck: error: stdin: no labelled dialogue to evaluate on (first: line 1:")
+    assert code == 2
+    assert err.startswith("dialcheck: error: <stdin>: no labelled dialogue to evaluate on (first: line 1:")
 
 
 def test_evaluate_limit_counts_only_the_bad_records_read_for_it(tmp_path, capsys, tiny_detector_dir):

@@ -1337,9 +1337,9 @@ def _parses(line: str | bytes) -> bool:
 
 
 def input_name(path: str | Path) -> str:
-    """How a file of dialogues to check or score (``check``, ``score``, ``rerank``) is named in its errors, notes and
-    warnings: ``<stdin>`` for ``-``, else the path as given. Labelled files name standard input as their ids do
-    (:func:`labelled_source_name`).
+    """How an input file is named in its errors, notes and warnings, whatever the command (``check``, ``score``,
+    ``rerank``, ``probe``, ``evaluate --data``): ``<stdin>`` for ``-``, else the path as given. Only ids built from
+    the name say ``stdin`` (:func:`labelled_source_name`).
 
     >>> input_name("-"), input_name("logs/chat.jsonl")
     ('<stdin>', 'logs/chat.jsonl')
@@ -1372,8 +1372,9 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def labelled_source_name(path: str | Path) -> str:
-    """How a labelled-dialogues file (``evaluate --data``, ``train --dialogues``) is named in its records' ids,
-    errors, notes and warnings: ``stdin`` for ``-`` (its records ``stdin:3``), else the path as given.
+    """How a labelled-dialogues file (``evaluate --data``, ``train --dialogues``) is named in the ids of its records
+    that give none: ``stdin`` for ``-`` (its records ``stdin:3``, as evaluate's split), else the path as given; its
+    messages name it as every input is named (:func:`input_name`: ``<stdin>``).
 
     >>> labelled_source_name("-"), labelled_source_name("logs/mine.jsonl")
     ('stdin', 'logs/mine.jsonl')
@@ -1395,8 +1396,9 @@ def read_examples(
     UTF-8 is one such record; a JSON document that is not UTF-8 fails as a whole (:func:`decode_utf8`).
 
     A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
-    dialogue of a multi-line JSON list) as its id; read from ``-``, ``stdin:LINE``, and its errors and notes name
-    the input ``stdin`` too (as ``evaluate --data -`` names its split).
+    dialogue of a multi-line JSON list) as its id; read from ``-``, ``stdin:LINE`` (as ``evaluate --data -`` names
+    its split), while its errors and notes name the input ``<stdin>``, as every command's messages do
+    (:func:`input_name`).
 
     With ``limit``, reading stops at the ``limit``-th good record: the errors are those of the records before it
     (``evaluate --limit N`` counted the bad records of the whole file beside its first N).
@@ -1413,10 +1415,11 @@ def read_examples(
     """
     examples: list[Example] = []
     errors: list[InputError] = []
-    if name is None and isinstance(source, (str, Path)) and str(source) == "-":
-        name = labelled_source_name(source)  # one name in ids ("stdin:3"), errors and notes: never "-" or "<stdin>"
+    piped = name is None and isinstance(source, (str, Path)) and str(source) == "-"
+    if piped:
+        name = input_name(source)  # "<stdin>" in errors and notes, as every command names standard input
     label = name or (source if isinstance(source, (str, Path)) else getattr(source, "name", "<stream>"))
-    prefix = Path(str(label)).name
+    prefix = labelled_source_name(source) if piped else Path(str(label)).name  # ids "stdin:3", as they always were
     other: list[str] = []  # where a contradiction's evidence names another speaker's turn
     for rec in read_dialogues(source, name, labelled=True, require_category=require_category, utf8_per_line=True):
         if rec.example is not None and english and (kind := dialogue_language(rec.example.dialogue)) != "other":

@@ -165,10 +165,11 @@ def run_contexts(args: argparse.Namespace) -> int:
             here = f"line {rec.at_line}" if rec.at_line is not None else f"dialogue {rec.line + 1}"
             problem = once.problem(key, here, rec.raw_id_key)  # its contexts would take the ids of the first one's
             if problem:
-                raise InputError(f"{here}: {problem}", args.input)
+                at = rec.at_line  # "FILE, line 2: ...", as the reader names a bad line
+                raise InputError(problem if at is not None else f"{here}: {problem}", input_name(args.input), at)
             dialogues.append((key, rec.dialogue))
         if not dialogues:
-            raise_every(errors, len(errors), "dialogues", args.input, "collected")
+            raise_every(errors, len(errors), "dialogues", input_name(args.input), "collected")
         for e in errors:
             _say(f"skipped: {e}")
         if errors:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import labelled_source_name
+from ..io import input_name
 from .common import (
     add_model_options,
     check_outputs,
@@ -224,7 +224,7 @@ def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en"
         else "Evaluate English dialogues with --benchmark decode --data FILE"
     )
     for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
-        shown = labelled_source_name(path)  # as its split, ids ("stdin:3") and skipped records name it
+        shown = input_name(path)  # as its skipped records name it ("<stdin>"; its ids say "stdin:3")
         ids, dialogues, of = [e.id for e in examples], [e.dialogue for e in examples], f" of {shown}"
         if args.model is None:
             routed_warning(args, dialogues, ids, len(ids), instead, [default] * len(ids), of=of)
@@ -241,7 +241,7 @@ def _warn_short(args: argparse.Namespace, evaluator: Any) -> None:
     for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
         short = [e.id or "?" for e in examples if len(e.dialogue.turns) < 4]
         if short:
-            named = where_named(short, len(examples), of=f" of {labelled_source_name(path)}")
+            named = where_named(short, len(examples), of=f" of {input_name(path)}")
             print(
                 f"dialcheck: warning: {named} {'has' if len(short) == 1 else 'have'} fewer than four turns: the model "
                 "reads a Chinese conversation as u1 (user), b1 (bot), u2 (user), b2 (bot), so the missing first turns "

@@ -49,6 +49,7 @@ from ..io import (
     counted,
     decode_utf8,
     input_lines,
+    input_name,
     is_blank,
     json_error,
     json_type,
@@ -116,11 +117,6 @@ def _string(obj: dict[str, Any], key: str, default: str | None = None) -> str:
     if not isinstance(value, str):
         raise InputError(f"{key}: expected a string, got {json_type(value)}")
     return value
-
-
-def input_name(path: str) -> str:
-    """How messages and default ids name the input ``path``: ``<stdin>`` for "-"."""
-    return "<stdin>" if path == "-" else path
 
 
 def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str = "records") -> list[T]:

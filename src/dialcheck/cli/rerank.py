@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_error, opening_context, parse_dialogue, read_input
+from ..io import input_name, json_error, opening_context, parse_dialogue, read_input
 from .common import (
     add_model_options,
     http_url,
@@ -84,7 +84,7 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
 
     from ..io import _is_jsonl, _iter_jsonl, decode_utf8
 
-    name = "<stdin>" if path == "-" else path
+    name = input_name(path)
     stdin = getattr(sys.stdin, "buffer", None)
     if path != "-":
         text = decode_utf8(read_input(path), name)  # a missing file or a directory is named by read_input
@@ -258,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
     from ..generation.nbest import DecodingConfig
     from ..generation.rerank import rerank_many
 
-    name = "<stdin>" if args.input == "-" else args.input
+    name = input_name(args.input)
     records = _records(args.input)
     at = [line for _, _, line in records]
     parsed = _parse(records, name, bool(args.generate))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from ..errors import InputError
-from ..io import labelled_source_name, read_examples
+from ..io import input_name, read_examples
 from ..schema import Example, Verdict
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class SplitEvaluator:
                 notes=None if require_category else notes,
             )  # fmt: skip
             if not examples:
-                _refuse(labelled_source_name(path), errors)  # as read_examples names it
+                _refuse(input_name(path), errors)  # as read_examples names it
             self.files[name] = examples
             self.skipped[name] = errors
             self.notes[name] = notes
