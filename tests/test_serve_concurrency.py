@@ -241,3 +241,25 @@ def test_a_check_whose_client_hung_up_before_it_was_scored_is_not_scored(tiny_de
             gate.set()
         assert _post(port, "/check", ["I have a cat.", "here"])[0] == 200
     assert det.seen == ["here"]
+
+
+def test_a_body_shorter_than_its_content_length_is_answered_408_once_nothing_more_comes(tiny_detector_dir, monkeypatch):
+    """A client that declared more bytes than it sent and waited for an answer waited for ever: so did the server."""
+    from dialcheck.serve import app as app_module
+
+    monkeypatch.setattr(app_module, "BODY_IDLE", 0.2)
+    with _serving(create_app(load_detector(tiny_detector_dir))) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b'POST /check HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n["I have a cat.", "No."]')
+            answer = b""
+            while b"}" not in answer:
+                got = s.recv(4096)
+                assert got, answer
+                answer += got
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408 ")
+        assert json.loads(body) == {
+            "detail": "request body: nothing more came for 0.2 s after 24 bytes of the 1000 it declared (send a "
+            "Content-Length that is the body's length in bytes)"
+        }
+        assert _post(port, "/check", ["I have a cat.", "No."])[0] == 200

@@ -28,6 +28,7 @@
   (as plain text).
 - A request body is read as UTF-8 JSON whatever its Content-Type; a body that is not (or is empty) is a 400, one
   over ``max_bytes`` (by default 8 bytes per ``max_chars`` character plus 1 MiB) a 413 before it is read, one whose
+  client stops sending it short of its Content-Length a 408 after :data:`BODY_IDLE` seconds, one whose
   client hangs up before sending it all a 400 (no one reads it; the server logs one access line, no traceback), as is
   a check whose client hangs up while it waits for the compute thread: it is dropped from the queue unscored. Every
   error answers ``{"detail": "message"}``; a wrong method or path names the request and the routes
@@ -88,6 +89,8 @@ WINDOW_CHARS = 512
 CJK_CHARS = 4
 T = TypeVar("T")
 
+# Seconds a request body may go without a byte before the request is answered 408.
+BODY_IDLE = 30.0
 # Seconds between looks at whether the client of a check still waiting for the model has hung up.
 HANG_UP_POLL = 0.25
 # What a request the server stopped waiting for as it shut down is answered (503).
@@ -274,6 +277,7 @@ def create_app(
     from .. import api
 
     try:
+        import anyio
         import anyio.from_thread
         from fastapi import Depends, FastAPI, HTTPException, Request
         from fastapi.exception_handlers import http_exception_handler
@@ -330,8 +334,17 @@ def create_app(
             raise too_large(int(declared))  # refused unread
         chunks: list[bytes] = []
         n = 0
+        of = f" of the {declared} it declared" if declared.isdigit() else ""
+        stream = request.stream().__aiter__()  # a body sent in chunks, without a Content-Length, is counted
         try:
-            async for chunk in request.stream():  # a body sent in chunks, without a Content-Length, is counted
+            while True:
+                # A client that declared more than it sent and waits for an answer was never answered; it is, once
+                # no byte has come for BODY_IDLE seconds
+                with anyio.fail_after(BODY_IDLE):
+                    try:
+                        chunk = await stream.__anext__()
+                    except StopAsyncIteration:
+                        break
                 n += len(chunk)
                 if n > limit:
                     raise too_large(f"more than {limit}")
@@ -339,8 +352,13 @@ def create_app(
         except ClientDisconnect:
             # The client hung up before sending the whole body (it declared more than it sent, or gave up): a line in
             # the access log, not the "Exception in ASGI application" traceback it was; the answer reaches no one
-            of = f" of the {declared} it declared" if declared.isdigit() else ""
             raise HTTPException(400, f"request body: the client disconnected after sending {n} bytes{of}") from None
+        except TimeoutError:
+            raise HTTPException(
+                408,
+                f"request body: nothing more came for {BODY_IDLE:g} s after {n} bytes{of} (send a Content-Length "
+                "that is the body's length in bytes)",
+            ) from None
         try:
             return parse_body(b"".join(chunks), request.headers.get("content-type"))
         except InputError as e:
