@@ -1813,3 +1813,16 @@ def test_a_chat_log_ending_with_a_tool_or_system_message_gets_the_note_a_users_m
         )
         in err
     )
+
+
+def test_a_logged_warning_is_worded_as_the_commands_own(capsys, monkeypatch, tmp_path):
+    """A library's warning printed "dialcheck: WARNING: ..." beside the command's own "dialcheck: warning: ...";
+    both now say "warning:", and -v's info lines "info:". (pytest's handlers on the root logger would keep the
+    command from installing its own: the test starts without them.)"""
+    monkeypatch.setattr(logging.root, "handlers", [])
+    monkeypatch.setattr(logging.root, "level", logging.root.level)
+    code, _, err = _run(capsys, "-v", "probe", "triggers", "--out", str(tmp_path / "t.jsonl"))
+    assert code == 2 and err == "dialcheck: error: no contexts: give --input and/or --source\n"
+    logging.getLogger("dialcheck.detectors").warning("preparing %s", "the model")
+    logging.getLogger("dialcheck.detectors").info("loaded")
+    assert capsys.readouterr().err == "dialcheck: warning: preparing the model\ndialcheck: info: loaded\n"

@@ -38,6 +38,19 @@ def _quiet_libraries() -> None:
         hf_logging.disable_progress_bar()
 
 
+class _Formatter(logging.Formatter):
+    """A log record as the command's own messages are worded: ``dialcheck: warning: ...`` (logging's level names
+    are capitals, so a library's warning read ``dialcheck: WARNING: ...`` beside the command's ``warning:``)."""
+
+    def __init__(self) -> None:
+        super().__init__("dialcheck: %(levelname)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        shown = logging.makeLogRecord(record.__dict__)  # a copy: other handlers (pytest's caplog) keep "WARNING"
+        shown.levelname = record.levelname.lower()
+        return super().format(shown)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import check, collect, data, evaluate, models, nbest, probe, rerank, score, serve, train
 
@@ -58,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: what a trained model's card records
     level = logging.WARNING - 10 * min(args.verbose, 2)
-    logging.basicConfig(level=level, format="dialcheck: %(levelname)s: %(message)s", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Formatter())
+    logging.basicConfig(level=level, handlers=[handler])
     _quiet_libraries()
     try:
         return int(args.func(args) or 0)
