@@ -81,3 +81,54 @@ def test_version_flag_prints_the_installed_version(capsys):
         main(["--version"])
     assert e.value.code == 0
     assert capsys.readouterr().out == f"dialcheck {version('dialcheck')}\n"
+
+
+def _wheel_models() -> set[str]:
+    """The model folders setuptools puts in the wheel, as the build computes its package data."""
+    pytest.importorskip("setuptools", minversion="77")
+    from setuptools.config.pyprojecttoml import apply_configuration
+    from setuptools.dist import Distribution
+
+    dist = apply_configuration(Distribution(), ROOT / "pyproject.toml")
+    dist.include_package_data = False  # the same exclusions apply; no egg-info is written into the checkout
+    build_py = dist.get_command_obj("build_py")
+    build_py.ensure_finalized()
+    files = [f for package, _, _, names in build_py.data_files if package == "dialcheck" for f in names]
+    return {f.split("/")[1] for f in files if f.startswith("models/")}
+
+
+def test_the_wheel_leaves_out_the_repository_only_models_and_no_other(monkeypatch):
+    """With every model folder the wheel was 177 MB, over PyPI's 100 MB per file: it could not be uploaded. The
+    superseded models (catalog.REPOSITORY_ONLY, which names them to an install that lacks one) stay in the
+    repository; pyproject.toml's exclude-package-data must say exactly the same, or the two would drift."""
+    from dialcheck.catalog import REPOSITORY_ONLY, models_dir
+
+    excluded = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["exclude-package-data"]
+    assert sorted(excluded["dialcheck"]) == sorted(f"models/{name}/*" for name in REPOSITORY_ONLY)
+    folders = {p.parent.name for p in models_dir().glob("*/dialcheck.json")}
+    assert set(REPOSITORY_ONLY) <= folders  # kept in the checkout
+    assert set(REPOSITORY_ONLY.values()) <= folders - set(REPOSITORY_ONLY)  # each replaced by one the wheel has
+    monkeypatch.chdir(ROOT)
+    assert _wheel_models() == folders - set(REPOSITORY_ONLY)
+
+
+def test_no_model_the_package_runs_or_the_readme_recommends_is_left_out_of_the_wheel():
+    """The wheel must carry the defaults, their fallbacks, the answer classifiers, every model a shipped model's
+    config loads (a cascade's stages, a router's cascades) and the models README's commands and English table
+    recommend; a superseded model is only one nothing of these reaches."""
+    import re
+
+    from dialcheck.analysis.answers import DEFAULT_FOLDER, LIGHT_FOLDER
+    from dialcheck.catalog import REPOSITORY_ONLY, shipped_models
+    from dialcheck.detectors import DEFAULT_MODELS, FALLBACK_MODELS
+
+    wheel = [m for m in shipped_models() if m.name not in REPOSITORY_ONLY]
+    needed = {*DEFAULT_MODELS.values(), *FALLBACK_MODELS.values(), DEFAULT_FOLDER, LIGHT_FOLDER}
+    needed |= {stage for m in wheel for stage in m.stages}  # the stages of a router's cascades are in its own
+    readme = (ROOT / "README.md").read_text()
+    needed |= set(re.findall(r"(?:--model|--classifier|--init|dialcheck models) ([a-z][a-z0-9-]+-v\d+)", readme))
+    english = readme.split("**Other shipped English detectors**")[1].split("\n\n")[1]
+    needed |= {m for row in english.splitlines() if row.startswith("| `") for m in re.findall(r"`([^`]+)`", row)[:1]}
+    assert "decode-utterance-minilm-v4" in needed and "decode-router-v1" in needed  # the README was read
+    assert not needed & set(REPOSITORY_ONLY)
+    assert needed <= {m.name for m in wheel}

@@ -1,7 +1,11 @@
 """The models shipped inside the package: what each one is for, what it needs and how well it scored.
 
+Superseded models (:data:`REPOSITORY_ONLY`) stay in the repository, where their results can be reproduced, and
+are left out of the wheel (``[tool.setuptools.exclude-package-data]`` in pyproject.toml lists the same folders);
+an install that lacks one says so when it is named (:func:`repository_only_note`).
+
 >>> names = [m.name for m in shipped_models()]
->>> "decode-utterance-minilm-v6" in names and "circa-yesno-mpnet-v1" in names
+>>> "decode-utterance-minilm-v10" in names and "circa-yesno-mpnet-v1" in names
 True
 """
 
@@ -15,7 +19,16 @@ from typing import Any
 
 from .errors import ModelError
 
-__all__ = ["ShippedModel", "models_dir", "read_model", "shipped_model", "shipped_models"]
+__all__ = [
+    "REPOSITORY_ONLY",
+    "ShippedModel",
+    "missing_repository_only",
+    "models_dir",
+    "read_model",
+    "repository_only_note",
+    "shipped_model",
+    "shipped_models",
+]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +42,42 @@ HEADLINE = {
     "cdconv.paircheck.v1": ("test/2class/accuracy", "test/4class/macro_f1"),
     "circa.yesno.v1": ("val_relaxed_accuracy", "loso_relaxed_accuracy"),
 }
+
+
+# Superseded models, with the model that replaced each: kept in the repository (their cards' numbers can be
+# reproduced; tests run them from the checkout) but not in the wheel, which PyPI caps at 100 MB (with them it was
+# 177 MB). No default, fallback, answer classifier, cascade or router stage and no model the README recommends is
+# among them (tests/test_packaging.py checks that, and that pyproject.toml's exclude-package-data is this list).
+REPOSITORY_ONLY: dict[str, str] = {
+    "cdconv-flat-gemma-v1": "cdconv-flat-gemma-v9",
+    "cdconv-flat-gemma-v2": "cdconv-flat-gemma-v9",
+    "cdconv-flat-gemma-v3": "cdconv-flat-gemma-v9",
+    "cdconv-flat-gemma-v4": "cdconv-flat-gemma-v9",
+    "cdconv-flat-gemma-v5": "cdconv-flat-gemma-v9",
+    "cdconv-flat-gemma-v6": "cdconv-flat-gemma-v9",
+    "decode-utterance-minilm-v3": "decode-utterance-minilm-v10",
+    "decode-utterance-minilm-v6": "decode-utterance-minilm-v10",
+    "decode-utterance-minilm-v8": "decode-utterance-minilm-v10",
+    "decode-utterance-minilm-v9": "decode-utterance-minilm-v10",
+}
+
+
+def repository_only_note(name: str | Path) -> str | None:
+    """What to say of ``name`` when it names a superseded model this install does not carry (one of
+    :data:`REPOSITORY_ONLY`, its folder absent from :func:`models_dir`): where it is and how to use it; None for
+    any other name, and for a repository-only model present here (a checkout).
+
+    >>> repository_only_note("decode-utterance-minilm-v10") is None
+    True
+    """
+    name = str(name)
+    if name not in REPOSITORY_ONLY or (models_dir() / name / "dialcheck.json").exists():
+        return None
+    return (
+        f"{name} is a superseded model (replaced by {REPOSITORY_ONLY[name]}) kept in the dialcheck source "
+        f"repository only, not in the installed package; to use it, clone the repository and pass its folder: "
+        f"--model CHECKOUT/src/dialcheck/models/{name}"
+    )
 
 
 def models_dir() -> Path:
@@ -50,6 +99,7 @@ class ShippedModel:
     metrics: dict[str, float] = field(default_factory=dict)
     trained: str = ""
     stages: tuple[str, ...] = ()  # a cascade or a router: the shipped models it runs (their sizes are in size_bytes)
+    repository_only: bool = False  # superseded (REPOSITORY_ONLY): here in a checkout, not in the wheel
 
     @property
     def base_installed(self) -> bool:
@@ -83,6 +133,7 @@ class ShippedModel:
             "roles": list(self.roles),
             "stages": list(self.stages),
             "trained": self.trained,
+            "repository_only": self.repository_only,
             "metrics": self.metrics,
         }
 
@@ -137,6 +188,7 @@ def _read(folder: Path, roles: dict[str, list[str]]) -> ShippedModel:
             metrics={k: float(v) for k, v in (cfg.get("metrics") or {}).items() if isinstance(v, int | float)},
             trained=str((cfg.get("training") or {}).get("date", "")),
             stages=tuple(s.name for s in stages),
+            repository_only=folder.name in REPOSITORY_ONLY and folder.resolve().parent == models_dir(),
         )
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ModelError(f"{config_file}: unreadable model configuration ({e})") from e
@@ -186,11 +238,19 @@ def shipped_models() -> list[ShippedModel]:
 def shipped_model(name: str) -> ShippedModel:
     """The shipped model called ``name``; a ModelError lists the names there are.
 
-    >>> shipped_model("decode-utterance-minilm-v6").detector
+    >>> shipped_model("decode-utterance-minilm-v10").detector
     'decode.utterance.v1'
     """
+    if (note := repository_only_note(name)) is not None:
+        raise ModelError(note)
     for m in shipped_models():
         if m.name == name:
             return m
     names = ", ".join(m.name for m in shipped_models())
     raise ModelError(f"no shipped model named {name!r}; shipped: {names}")
+
+
+def missing_repository_only() -> list[str]:
+    """The superseded models (:data:`REPOSITORY_ONLY`) this install leaves out: all of them from the wheel, none
+    in a checkout."""
+    return [n for n in REPOSITORY_ONLY if repository_only_note(n) is not None]

@@ -62,7 +62,7 @@ def _number(v: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..catalog import shipped_models
+    from ..catalog import REPOSITORY_ONLY, missing_repository_only, shipped_models
 
     if args.save is not None:
         return _save(args)
@@ -83,11 +83,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"{m.name}  [{m.detector}, base {base}, {size}, trained {m.trained or '?'}]")
         if m.roles:
             print(f"    {'; '.join(m.roles)}")
+        if m.repository_only:
+            print(f"    superseded by {REPOSITORY_ONLY[m.name]}: in the repository only, not in the wheel")
         numbers = ", ".join(f"{k} {_number(v)}" for k, v in m.headline().items())
         if numbers:
             print(f"    {numbers}")
     for base, command in missing.items():
         print(f"\nto use the models on {base}: {command}")
+    if left_out := missing_repository_only():
+        print(
+            f"\nnot installed: {len(left_out)} superseded models kept in the dialcheck source repository only "
+            f"({', '.join(left_out)}); to use one, clone the repository and pass its folder: "
+            "--model CHECKOUT/src/dialcheck/models/NAME"
+        )
     print(
         "\ndetectors load by name (dialcheck check FILE --model NAME, dialcheck.load(NAME)), answer classifiers "
         "with dialcheck nbest --classifier NAME; a model's card: dialcheck models NAME"

@@ -100,7 +100,14 @@ def model_folder(model: str | Path | None = None, language: str = "en") -> Path:
     """
     if model is None or str(model) == "default":
         return default_model_path(language)
-    return shipped_or_path(model, _MODELS)
+    folder = shipped_or_path(model, _MODELS)
+    if not folder.exists():
+        from ..catalog import repository_only_note
+        from ..errors import ModelError
+
+        if (note := repository_only_note(model)) is not None:  # superseded, left out of the wheel
+            raise ModelError(note)
+    return folder
 
 
 @functools.lru_cache(maxsize=8)

@@ -324,7 +324,10 @@ def interrupted_run(folder: Path) -> str | None:
 
 def _load_as(cls: type[Detector], folder: Path) -> Detector:
     if not folder.exists():
-        raise ModelError(f"model folder {folder} does not exist")
+        from ..catalog import repository_only_note
+
+        # a superseded model named where the wheel left it out (train --init NAME, a cascade's stage): say so
+        raise ModelError(repository_only_note(folder) or f"model folder {folder} does not exist")
     cfg_path = folder / CONFIG_NAME
     if cfg_path.exists():
         config = DetectorConfig.from_file(cfg_path)

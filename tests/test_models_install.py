@@ -1,0 +1,94 @@
+"""What a pip user meets in an installed package: superseded models left out of the wheel and named as such."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import dialcheck
+from dialcheck import catalog
+from dialcheck.catalog import REPOSITORY_ONLY
+from dialcheck.errors import ModelError
+from helpers_cli import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SUPERSEDED = "decode-utterance-minilm-v6"
+
+
+@pytest.fixture
+def installed(monkeypatch, tmp_path):
+    """The package as the wheel installs it: every shipped folder but the repository-only ones (their configs and
+    cards alone, which is all listing and naming read), the current directory outside any checkout."""
+    import dialcheck.detectors as detectors
+
+    models = tmp_path / "site-packages" / "dialcheck" / "models"
+    for folder in catalog.models_dir().iterdir():
+        if folder.name not in REPOSITORY_ONLY and (folder / "dialcheck.json").is_file():
+            (models / folder.name).mkdir(parents=True)
+            for name in ("dialcheck.json", "MODEL_CARD.md"):
+                shutil.copy(folder / name, models / folder.name / name)
+    monkeypatch.setattr(catalog, "models_dir", lambda: models)
+    monkeypatch.setattr(detectors, "_MODELS", models)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return models
+
+
+def test_the_listing_of_an_install_names_the_superseded_models_it_lacks_and_how_to_use_one(capsys, installed):
+    """The wheel leaves the superseded models out; `dialcheck models` listed only what was there and said nothing
+    of the models README and the cards still name."""
+    code, out, _ = run_cli(capsys, "models")
+    assert code == 0
+    listed = [line.split()[0] for line in out.splitlines() if line and not line.startswith((" ", "detectors", "to "))]
+    assert not set(listed) & set(REPOSITORY_ONLY)
+    note = out.split("not installed: ")[1]
+    assert note.startswith(f"{len(REPOSITORY_ONLY)} superseded models kept in the dialcheck source repository only")
+    assert all(name in note for name in REPOSITORY_ONLY)
+    assert "--model CHECKOUT/src/dialcheck/models/NAME" in note
+    assert catalog.missing_repository_only() == list(REPOSITORY_ONLY)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("models", SUPERSEDED), ("check", "chat.json", "--model", SUPERSEDED), ("models", SUPERSEDED, "--save", "o")],
+)
+def test_naming_a_superseded_model_in_an_install_says_where_it_is_and_exits_2(capsys, installed, argv):
+    """`--model decode-utterance-minilm-v6` in an install said 'no shipped model named ...' (models) or 'model
+    folder ... does not exist' (check): as if the name were wrong, for a model README and the cards name."""
+    Path("chat.json").write_text(json.dumps(["Do you have pets?", "Yes, two dogs."]))
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert "Traceback" not in err
+    assert f"{SUPERSEDED} is a superseded model (replaced by decode-utterance-minilm-v10)" in err
+    assert "in the dialcheck source repository only, not in the installed package" in err
+    assert f"--model CHECKOUT/src/dialcheck/models/{SUPERSEDED}" in err
+
+
+def test_loading_a_superseded_model_by_name_in_an_install_says_so(installed):
+    """dialcheck.load and a folder loaded by name (train --init NAME, a cascade's stage) say it alike."""
+    from dialcheck.detectors import load_detector
+
+    with pytest.raises(
+        ModelError, match=r"^cdconv-flat-gemma-v3 is a superseded model \(replaced by cdconv-flat-gemma-v9"
+    ):
+        dialcheck.load("cdconv-flat-gemma-v3")
+    with pytest.raises(ModelError, match=r"^decode-utterance-minilm-v3 is a superseded model"):
+        load_detector("decode-utterance-minilm-v3")
+    with pytest.raises(ModelError, match=r"^model folder no-such-model does not exist$"):
+        load_detector("no-such-model")  # any other missing folder is named as before
+
+
+def test_in_a_checkout_the_superseded_models_load_and_are_marked_in_the_listing(capsys):
+    """The repository keeps them (their numbers are reproducible, tests run them): nothing is said missing."""
+    assert catalog.missing_repository_only() == []
+    assert catalog.repository_only_note(SUPERSEDED) is None
+    code, out, _ = run_cli(capsys, "models")
+    assert code == 0 and "not installed:" not in out
+    entry = out.split(f"\n{SUPERSEDED}  [")[1]
+    assert (
+        "superseded by decode-utterance-minilm-v10: in the repository only, not in the wheel" in entry.split("\n\n")[0]
+    )
+    rows = {r["name"]: r for r in map(json.loads, run_cli(capsys, "models", "--json")[1].splitlines())}
+    assert rows[SUPERSEDED]["repository_only"] is True and rows["decode-cascade-v9"]["repository_only"] is False
