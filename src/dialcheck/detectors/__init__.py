@@ -112,34 +112,42 @@ def model_folder(model: str | Path | None = None, language: str = "en") -> Path:
 
 @functools.lru_cache(maxsize=8)
 def _missing(folder: Path) -> str | None:
-    """What a shipped folder needs that is not installed, with how to install it; None when nothing is (a
-    folder that cannot be read needs nothing: loading it then gives the real error). A cascade needs its
-    stages' bases too, a router what each of its two detectors needs."""
+    """What a shipped folder needs that is not installed, each with the ``pip install`` that installs it; None
+    when nothing is (a folder that cannot be read needs nothing: loading it then gives the real error). A cascade
+    needs its stages' bases too, a router what each of its two detectors needs. Everything missing is named at
+    once, so that one warning tells a pip user every install the default needs."""
+    needs = _needs(folder)
+    return " and ".join(needs) if needs else None
+
+
+def _needs(folder: Path) -> list[str]:
     from ..backbones import KNOWN_BASES, base_available
     from .cascade import stage_folders
     from .onnx import RUNTIMES, installed
 
     config = _config_of(folder)
     if config is None:
-        return None
+        return []
     if config.detector == "router.v1":
         from .router import router_folders
 
-        return next((m for m in map(_missing, router_folders(folder, config.options)) if m), None)
+        return list(dict.fromkeys(n for f in router_folders(folder, config.options) for n in _needs(f)))
     stages = [_config_of(f) for f in stage_folders(folder, config.options)]
-    for base in [config.base, *(c.base for c in stages if c is not None)]:
-        if base and not base_available(base):
-            return f"its base model {base} ({_EXTRAS.get(base) or KNOWN_BASES.get(base, 'make setup')})"
+    needs = [
+        f"its base model {base} ({_EXTRAS.get(base) or KNOWN_BASES.get(base, 'see the install section of README')})"
+        for base in dict.fromkeys([config.base, *(c.base for c in stages if c is not None)])
+        if base and not base_available(base)
+    ]
     if config.options.get("runtime") in RUNTIMES[1:] and not installed():
-        return 'ONNX Runtime, the runtime it runs on (pip install "dialcheck[onnx]")'
-    return None
+        needs.append('ONNX Runtime, the runtime it runs on (pip install "dialcheck[onnx]")')
+    return needs
 
 
 @functools.lru_cache(maxsize=8)
 def _warn_fallback(default: str, fallback: str, missing: str) -> None:
+    # the installs are named in `missing`: "make setup installs everything" meant nothing to a pip user
     log.warning(
-        "the default detector %s needs %s, which is not installed; using the smaller, less accurate %s instead "
-        "(make setup installs everything)",
+        "the default detector %s needs %s; not installed here, so the smaller, less accurate %s runs instead",
         default,
         missing,
         fallback,
