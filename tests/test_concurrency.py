@@ -143,3 +143,57 @@ def test_threads_accelerating_one_shared_detector_switch_it_once(tiny_detector_d
         assert list(ex.map(accelerate, range(2))) == [det, det]
     assert calls == [True]
     assert api.accelerate(det, onnx=True, int8=True) is det and calls == [True]
+
+
+def test_threads_checking_with_the_routed_default_for_the_first_time_load_it_once(tiny_detector_dir, monkeypatch):
+    """dialcheck.check without a model, from 8 request threads as a web app starts: one load of the default, one
+    detector for all, each thread's own verdicts."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dialcheck import api
+    from dialcheck.detectors import load_detector
+
+    loads = []
+
+    def slow_load(path):
+        loads.append(path)
+        time.sleep(0.2)  # long enough for every thread to miss the cache without the lock
+        return load_detector(path)
+
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": tiny_detector_dir)
+    monkeypatch.setattr(api, "load_detector", slow_load)
+    api._cached.cache_clear()
+    dialogues = _dialogues(THREADS)
+    start = threading.Barrier(THREADS)
+
+    def check(i):
+        start.wait(30)
+        return dialcheck.check(dialogues[i])
+
+    with ThreadPoolExecutor(THREADS) as ex:
+        got = list(ex.map(check, range(THREADS)))
+    assert loads == [str(tiny_detector_dir)]
+    det = dialcheck.load()
+    assert [(v.score, v.evidence) for v in got] == [
+        (v.score, v.evidence) for v in (det.predict([parse_dialogue(d)])[0] for d in dialogues)
+    ]
+
+
+def test_one_batch_scorer_shared_by_threads_gives_each_batch_its_own_columns(tiny_detector_dir):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dialcheck.batch import BatchScorer
+
+    scorer = BatchScorer(str(tiny_detector_dir))
+    dialogues = _dialogues(4 * THREADS)
+    batches = [{"turns": dialogues[i : i + 4], "id": list(range(i, i + 4))} for i in range(0, len(dialogues), 4)]
+    alone = [scorer(b) for b in batches]
+    start = threading.Barrier(THREADS)
+
+    def score(b):
+        start.wait(30)
+        return scorer(b)
+
+    with ThreadPoolExecutor(THREADS) as ex:
+        assert list(ex.map(score, batches)) == alone
