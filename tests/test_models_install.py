@@ -1,5 +1,5 @@
 """What a pip user meets in an installed package: superseded models left out of the wheel and named as such, the
-fallback warning's install, an unusable $DIALCHECK_CACHE."""
+fallback warning's install, an unusable $DIALCHECK_CACHE, the corpus folder outside a checkout."""
 
 import json
 import logging
@@ -11,7 +11,7 @@ import pytest
 import dialcheck
 from dialcheck import catalog
 from dialcheck.catalog import REPOSITORY_ONLY
-from dialcheck.errors import ModelError
+from dialcheck.errors import InputError, ModelError
 from helpers_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,3 +145,39 @@ def test_an_empty_cache_variable_counts_as_unset(monkeypatch, tmp_path):
     assert cache_dir() == tmp_path / ".cache" / "dialcheck"
     monkeypatch.setenv("DIALCHECK_CACHE", str(tmp_path / "new" / "cache"))
     assert cache_dir() == tmp_path / "new" / "cache"  # a folder still to be made is fine
+
+
+def test_outside_a_checkout_a_missing_corpus_folder_says_pass_data_dir(monkeypatch, tmp_path):
+    """An installed package looked for <venv>/lib/shared/data, a path that only means something in a checkout,
+    and said to place the corpora in ../shared/data; now it says what to pass."""
+    from dialcheck.datasets import base
+
+    monkeypatch.delenv(base.ENV_VAR, raising=False)
+    monkeypatch.chdir(tmp_path)
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "dialcheck" / "datasets" / "base.py"
+    (tmp_path / "venv" / "lib" / "shared" / "data").mkdir(parents=True)  # looked up by mistake before
+    monkeypatch.setattr(base, "__file__", str(site))
+    assert base.checkout_root() is None
+    with pytest.raises(InputError) as e:
+        base.data_dir()
+    assert str(e.value).startswith("no data directory found: pass --data-dir DIR or set $DIALCHECK_DATA_DIR=DIR")
+    assert "shared" not in str(e.value) and "venv" not in str(e.value)
+
+
+def test_in_a_checkout_the_corpora_beside_the_repository_are_found_from_anywhere(monkeypatch, tmp_path):
+    from dialcheck.datasets import base
+
+    assert base.checkout_root() == ROOT
+    monkeypatch.delenv(base.ENV_VAR, raising=False)
+    repo = tmp_path / "repo"
+    (repo / "src" / "dialcheck" / "datasets").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("")
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    elsewhere = tmp_path / "a" / "b" / "c"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(base, "__file__", str(repo / "src" / "dialcheck" / "datasets" / "base.py"))
+    assert base.data_dir() == (tmp_path / "shared" / "data").resolve()
+    shutil.rmtree(tmp_path / "shared")
+    with pytest.raises(InputError, match=r"or place the corpora in \.\./shared/data$"):
+        base.data_dir()

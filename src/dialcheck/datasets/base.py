@@ -33,8 +33,10 @@ log = logging.getLogger(__name__)
 def data_dir(path: str | Path | None = None) -> Path:
     """The corpus folder: the argument, else ``$DIALCHECK_DATA_DIR``, else ``../shared/data``.
 
-    ``../shared/data`` is looked up beside the current directory and beside the repository that holds
-    this package (for editable installs), so commands work from the repository root.
+    ``../shared/data`` is looked up beside the current directory and, when the package runs from a checkout (an
+    editable install), beside the repository, so commands work from the repository root. An installed package has
+    no repository: there the error says to pass ``--data-dir`` or set the variable (it named no venv path, and
+    ``<venv>/lib/shared/data`` was looked up for nothing).
     """
     if path is not None:
         if not str(path).strip():  # Path("") is the current directory: --data-dir "$UNSET" read it silently
@@ -49,15 +51,34 @@ def data_dir(path: str | Path | None = None) -> Path:
             raise InputError(f"${ENV_VAR}={p} is not a directory")
         return p
     candidates = [Path.cwd() / ".." / "shared" / "data", Path.cwd() / "shared" / "data"]
-    parents = Path(__file__).resolve().parents
-    if len(parents) > 4:  # src/dialcheck/datasets/base.py in a checkout; an install at /app/dialcheck has fewer
-        candidates.append(parents[4] / "shared" / "data")
+    repository = checkout_root()
+    if repository is not None:
+        candidates.append(repository.parent / "shared" / "data")
     for c in candidates:
         if c.is_dir():
             return c.resolve()
+    if repository is not None:
+        raise InputError(
+            f"no data directory found: pass --data-dir, set ${ENV_VAR}, or place the corpora in ../shared/data"
+        )
     raise InputError(
-        f"no data directory found: pass --data-dir, set ${ENV_VAR}, or place the corpora in ../shared/data"
+        f"no data directory found: pass --data-dir DIR or set ${ENV_VAR}=DIR, DIR the folder that holds the "
+        "corpora (decode/, cdconv/, ...: `dialcheck data list` names them, `dialcheck data verify --data-dir DIR` "
+        "checks a copy)"
     )
+
+
+def checkout_root(module: str | Path | None = None) -> Path | None:
+    """The repository that holds this package when it runs from a checkout (``REPO/src/dialcheck/...`` beside
+    ``REPO/pyproject.toml``), None for an installed package.
+
+    >>> checkout_root("/venv/lib/python3.11/site-packages/dialcheck/datasets/base.py") is None
+    True
+    """
+    parents = Path(__file__ if module is None else module).resolve().parents
+    if len(parents) > 3 and parents[2].name == "src" and (parents[3] / "pyproject.toml").is_file():
+        return parents[3]
+    return None
 
 
 def require_corpus_file(path: Path) -> Path:
