@@ -297,6 +297,29 @@ def test_a_missing_corpus_file_is_named_before_any_split_runs(tmp_path, data_roo
     assert DecodeEvaluator(["human_bot"], copy, limit=1)(Calm())["human_bot/n"] == 1  # what is there still runs
 
 
+@pytest.mark.parametrize(
+    ("benchmark", "split", "file"),
+    [
+        ("decode", "rct", "decode/rct.jsonl"),
+        ("cdconv", "test", "cdconv"),
+        ("citod", "calendar", "ci_tod/KBRetriever_DC/calendar_test.json"),
+    ],
+)
+def test_evaluate_names_a_missing_corpus_file_before_the_model_loads(tmp_path, capsys, monkeypatch, benchmark, split,
+                                                                      file):  # fmt: skip
+    # the files were checked when the first split ran, after the model had loaded (seconds, a minute for a large one)
+    from dialcheck.cli import evaluate, main
+
+    def load_for(*a, **k):
+        raise AssertionError("the model loads after the corpus files are found")
+
+    monkeypatch.setattr(evaluate, "load_for", load_for)
+    argv = ["evaluate", "--benchmark", benchmark, "--splits", split, "--data-dir", str(tmp_path), "--no-progress"]
+    assert main([*argv, "--model", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dialcheck: error: {tmp_path / file}") and "corpus file" in err and "missing" in err, err
+
+
 def test_an_empty_corpus_file_or_split_is_refused_not_scored(tmp_path):
     # an empty cdconv_test.jsonl was a ValueError traceback ("no examples to score"); an empty rct.jsonl reported
     # "RCT accuracy 0.00" over 0 dialogues, and a CI-ToD test file holding [] precision, recall and accuracy 0.000

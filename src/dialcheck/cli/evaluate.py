@@ -260,6 +260,7 @@ def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
         )
     except ValueError as e:
         raise InputError(str(e)) from None
+    evaluator.require_split_files()  # before the model loads: a missing corpus file failed seconds later
     _report_skipped(evaluator)
     _warn_language(args, evaluator)
     det = load_for(args)
@@ -279,6 +280,7 @@ def _citod(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
         evaluator = CitodEvaluator(splits, args.data_dir, args.limit, min(args.batch_size, 32))
     except ValueError as e:
         raise InputError(str(e)) from None
+    evaluator.require_split_files()
     det = load_for(args, language="tod")
     if not isinstance(det, GroundedDetector):
         raise InputError(f"the CI-ToD benchmark needs a citod.grounded.v1 model, got {det.config.detector}")
@@ -307,6 +309,7 @@ def _cdconv(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
         evaluator = CDConvEvaluator(_splits(args), args.data_dir, args.limit, args.batch_size, files=args.data)
     except ValueError as e:
         raise InputError(str(e)) from None
+    evaluator.require_split_files()
     _report_skipped(evaluator)
     _warn_language(args, evaluator, "zh")
     _warn_short(args, evaluator)
