@@ -4,6 +4,7 @@ fallback warning's install, an unusable $DIALCHECK_CACHE, the corpus folder outs
 import json
 import logging
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,9 @@ def test_in_a_checkout_the_corpora_beside_the_repository_are_found_from_anywhere
     shutil.rmtree(tmp_path / "shared")
     with pytest.raises(InputError, match=r"or place the corpora in \.\./shared/data$"):
         base.data_dir()
+
+
+def test_an_extra_declares_scikit_learn_for_fitting_a_lexical_head():
+    """`train --lexical` needs scikit-learn and no extra declared it: a pip user had no `dialcheck[...]` to ask for."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(r.startswith("scikit-learn") for r in extras["train"])
