@@ -263,3 +263,10 @@ def test_a_body_shorter_than_its_content_length_is_answered_408_once_nothing_mor
             "Content-Length that is the body's length in bytes)"
         }
         assert _post(port, "/check", ["I have a cat.", "No."])[0] == 200
+
+
+def test_health_answers_head_as_uptime_monitors_ask(tiny_detector_dir):
+    client = TestClient(create_app(load_detector(tiny_detector_dir)))
+    r = client.head("/health")
+    assert (r.status_code, r.content) == (200, b"")
+    assert "head" not in client.get("/openapi.json").json()["paths"]["/health"]  # one operation in /docs

@@ -499,6 +499,7 @@ def create_app(
     # queued there (about 19 s each at the largest request), and a liveness probe with a 1 s timeout (Kubernetes'
     # default) failed while the server was busy; as a plain function it also waited for a thread of the server's
     # pool, which requests waiting for the compute thread hold. Only loading the routed models, once, goes there.
+    @app.head("/health", include_in_schema=False)  # uptime monitors and probes that ask with HEAD got a 405
     @app.get("/health")
     async def health() -> dict[str, Any]:
         if detector is not None or len(described) == 2:
