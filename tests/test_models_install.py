@@ -69,6 +69,15 @@ def test_naming_a_superseded_model_in_an_install_says_where_it_is_and_exits_2(ca
     assert f"--model CHECKOUT/src/dialcheck/models/{SUPERSEDED}" in err
 
 
+def test_train_init_with_a_superseded_model_in_an_install_says_to_pass_its_folder(capsys, installed):
+    """`train --init decode-utterance-minilm-v3` said 'no such folder, and no shipped model has that name'."""
+    code, _, err = run_cli(capsys, "train", "--task", "decode", "--init", "decode-utterance-minilm-v3", "--out", "o")
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith("dialcheck: error: decode-utterance-minilm-v3 is a superseded model")
+    assert err.rstrip().endswith("--init CHECKOUT/src/dialcheck/models/decode-utterance-minilm-v3")
+    assert not Path("o").exists()
+
+
 def test_loading_a_superseded_model_by_name_in_an_install_says_so(installed):
     """dialcheck.load and a folder loaded by name (train --init NAME, a cascade's stage) say it alike."""
     from dialcheck.detectors import load_detector

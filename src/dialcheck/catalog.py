@@ -62,10 +62,10 @@ REPOSITORY_ONLY: dict[str, str] = {
 }
 
 
-def repository_only_note(name: str | Path) -> str | None:
+def repository_only_note(name: str | Path, option: str = "--model") -> str | None:
     """What to say of ``name`` when it names a superseded model this install does not carry (one of
-    :data:`REPOSITORY_ONLY`, its folder absent from :func:`models_dir`): where it is and how to use it; None for
-    any other name, and for a repository-only model present here (a checkout).
+    :data:`REPOSITORY_ONLY`, its folder absent from :func:`models_dir`): where it is and how to use it (pass its
+    folder to ``option``); None for any other name, and for a repository-only model present here (a checkout).
 
     >>> repository_only_note("decode-utterance-minilm-v10") is None
     True
@@ -76,7 +76,7 @@ def repository_only_note(name: str | Path) -> str | None:
     return (
         f"{name} is a superseded model (replaced by {REPOSITORY_ONLY[name]}) kept in the dialcheck source "
         f"repository only, not in the installed package; to use it, clone the repository and pass its folder: "
-        f"--model CHECKOUT/src/dialcheck/models/{name}"
+        f"{option} CHECKOUT/src/dialcheck/models/{name}"
     )
 
 

@@ -523,6 +523,10 @@ def _dispatch(args: argparse.Namespace, out: Path) -> int:
     args.lora = 16 if args.lora is None else args.lora
     for given, folder in zip(named, inits, strict=True):
         if not Path(folder).exists():  # "dialcheck.json is missing" of a folder that is not there at all
+            from ..catalog import repository_only_note
+
+            if (note := repository_only_note(given, "--init")) is not None:  # superseded: not in the wheel
+                raise InputError(note)
             raise InputError(
                 "--init: no such folder, and no shipped model has that name (dialcheck models lists them)", given
             )
