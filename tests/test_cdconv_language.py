@@ -10,6 +10,7 @@ import pytest
 from dialcheck import api
 from dialcheck.cli import main
 from dialcheck.errors import InputError, ModelError
+from dialcheck.io import parse_dialogue
 from dialcheck.language import check_chinese_conversation, cjk_share, dialogue_language, is_chinese
 from dialcheck.schema import Dialogue
 
@@ -83,6 +84,23 @@ def test_bad_chinese_input_has_clear_messages():
             check_chinese_conversation(Dialogue.from_texts(ZH[:n]))
     check_chinese_conversation(Dialogue.from_texts(ZH))  # a well-formed conversation passes
     check_chinese_conversation(Dialogue.from_texts(ZH + ZH))  # longer is fine
+
+
+def test_an_empty_chinese_turn_is_named_as_the_file_names_it(tmp_path, capsys):
+    """A chat log's tool call (content null) was named "turns[1].text" though the file says "messages" and
+    "content"; a "turns" record keeps "turns[1].text"."""
+    roles = ["user", "assistant", "user", "assistant"]
+    messages = [{"role": r, "content": None if i == 1 else ZH[i]} for i, r in enumerate(roles)]
+    with pytest.raises(InputError, match=r"^messages\[1\]\.content: empty turn: "):
+        check_chinese_conversation(parse_dialogue({"messages": messages}))
+    with pytest.raises(InputError, match=r"^messages\[1\]\.content: empty turn: "):
+        check_chinese_conversation(parse_dialogue(messages))  # a bare list of messages, as parse_dialogue names it
+    with pytest.raises(InputError, match=r"^turns\[1\]\.text: empty turn: "):
+        check_chinese_conversation(parse_dialogue({"turns": [ZH[0], "", ZH[2], ZH[3]]}))
+    f = tmp_path / "chat.jsonl"
+    f.write_text(json.dumps({"messages": messages}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["check", str(f)]) == 2
+    assert f"{f}, line 1: dialogue 1: messages[1].content: empty turn" in capsys.readouterr().err
 
 
 def test_route_chinese_only_when_a_chinese_model_is_shipped(monkeypatch, tmp_path):

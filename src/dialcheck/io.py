@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from .errors import InputError
-from .language import dialogue_language
+from .language import dialogue_language, turn_field
 from .schema import Dialogue, Example, KnowledgeBase, Turn
 
 __all__ = [
@@ -519,6 +519,9 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
 
     The last turn must have text (it is the one checked) unless ``allow_empty_last``: a caller that checks
     another turn (``--speaker``) accepts a log ending with, e.g., an assistant's tool call (``content: null``).
+
+    A dialogue read from chat-completion messages has ``meta["turns_key"] == "messages"``, so that a check made after
+    reading names a turn as the file does (``messages[1].content``, :func:`~dialcheck.language.turn_field`).
     """
     meta: dict[str, Any] = {}
     knowledge = None
@@ -548,15 +551,17 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         raise InputError(f"expected a dialogue object or a list of strings, got {json_type(obj)}")
     if not turns_raw:
         raise InputError(f"{tkey}: the dialogue is empty (at least one turn is needed)")
+    if tkey == "messages":
+        meta["turns_key"] = tkey
     alternate = not _names_speakers(turns_raw)
     turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey, alternate) for i, t in enumerate(turns_raw))
     if not allow_empty_last and is_blank(turns[-1].text):
-        field = "content" if tkey == "messages" else "text"
         hint = ""
         if tkey == "messages":
             hint = ' (a tool call? --speaker assistant, or "speaker": "assistant" in the dialogue object, checks'
             hint += " the last reply with text)"
-        raise InputError(f"{tkey}[{len(turns) - 1}].{field}: the last turn is empty: there is nothing to check{hint}")
+        field = turn_field(Dialogue(turns, meta=meta), len(turns) - 1)
+        raise InputError(f"{field}: the last turn is empty: there is nothing to check{hint}")
     return Dialogue(turns, knowledge=knowledge, meta=meta)
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "foreign_scripts",
     "foreign_turns",
     "is_chinese",
+    "turn_field",
     "turn_script",
 ]
 
@@ -211,6 +212,19 @@ pass --model to choose one
         )
 
 
+def turn_field(d: Dialogue, i: int) -> str:
+    """How an error names the text of turn ``i`` of ``d``: as the file gave it, ``messages[i].content`` for a
+    dialogue read from chat-completion messages (:func:`~dialcheck.io.parse_dialogue` marks it in ``meta``), else
+    ``turns[i].text``.
+
+    >>> turn_field(Dialogue.from_texts(["Hi", ""]), 1), turn_field(Dialogue((), meta={"turns_key": "messages"}), 1)
+    ('turns[1].text', 'messages[1].content')
+    """
+    if d.meta.get("turns_key") == "messages":
+        return f"messages[{i}].content"
+    return f"turns[{i}].text"
+
+
 def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     """Raise :class:`InputError` when ``d`` cannot be checked as a Chinese conversation (u1, b1, u2, b2, ...):
     mixed languages, an empty turn, or fewer than four turns. ``choose``: as in :func:`check_not_japanese`.
@@ -233,8 +247,9 @@ got 3 turns; is u1 missing?
     for i, t in enumerate(d.turns):
         if not t.text.strip():
             raise InputError(
-                f"turns[{i}].text: empty turn: every turn of a Chinese conversation needs text (the Chinese detector "
-                "reads turns by position as u1, b1, u2, b2; leave out a tool call's message or any other without text)"
+                f"{turn_field(d, i)}: empty turn: every turn of a Chinese conversation needs text (the Chinese "
+                "detector reads turns by position as u1, b1, u2, b2; leave out a tool call's message or any other "
+                "without text)"
             )
     n = len(d.turns)
     if n < 4:
