@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from dialcheck.cli import build_parser
 
 
@@ -44,3 +46,22 @@ def test_every_serve_option_has_help_naming_its_default():
             ), (action.option_strings, action.help)
     (host,) = [a for a in serve._actions if a.dest == "host"]
     assert "default 127.0.0.1" in host.help
+
+
+def _parsers(parser):
+    """Every parser under ``parser``, sub-subcommands (probe triggers, models --save) included."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield from _parsers(child)
+
+
+def test_every_data_dir_help_names_the_lookup_in_its_order():
+    # the help said "default ../shared/data or $DIALCHECK_DATA_DIR" (models: "default ../shared/data"), though
+    # data_dir reads the variable first and ../shared/data only beside the current folder or a checkout
+    helps = [a.help for p in _parsers(build_parser()) for a in p._actions if "--data-dir" in a.option_strings]
+    assert len(helps) >= 6, helps
+    for text in helps:
+        assert text.index("$DIALCHECK_DATA_DIR") < text.index("../shared/data"), text
+        assert "checkout" in text, text

@@ -30,6 +30,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import FirstLines, counted, input_name, output_name, write_jsonl
 from .common import (
+    DATA_DIR_HELP,
     add_threads_option,
     check_outputs,
     http_url,
@@ -229,7 +230,7 @@ def _add_contexts(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--dataset", default="decode.dev.v1", help="registered dataset (default decode.dev.v1)")
     src.add_argument("--input", default=None, help="your dialogues (JSON/JSONL, as for `dialcheck check`)")
-    p.add_argument("--data-dir", default=None)
+    p.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     p.add_argument("--limit", type=nonnegative_int, default=0, help="first N dialogues only (default 0: all)")
     p.add_argument("--distances", default="1,3,5", help="turns from referent to question (default 1,3,5)")
     p.add_argument(

@@ -15,6 +15,11 @@ from typing import Any
 
 from ..errors import DialcheckError, InputError
 
+#: ``--data-dir``'s help, in the order :func:`dialcheck.datasets.base.data_dir` looks (one wording for every command)
+DATA_DIR_HELP = (
+    "corpus folder (default $DIALCHECK_DATA_DIR, else ../shared/data beside the current folder or the checkout)"
+)
+
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(

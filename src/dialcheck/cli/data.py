@@ -6,13 +6,15 @@ import argparse
 import sys
 from typing import Any
 
+from .common import DATA_DIR_HELP
+
 HELP = "list the corpora and verify the local copies (presence, checksums, record counts)"
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("data", help=HELP, description=HELP)
     p.add_argument("action", choices=("list", "verify"))
-    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    p.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     p.set_defaults(func=run)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import input_name
 from .common import (
+    DATA_DIR_HELP,
     add_model_options,
     check_outputs,
     comma_choices,
@@ -78,7 +79,7 @@ def add_parser(sub: Any) -> None:
         "as in check), reported as a split named after the file; "
         "repeatable; bad records are skipped and reported. Without --splits, only these files are evaluated",
     )
-    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    p.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     p.add_argument(
         "--limit",
         type=positive_int,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .common import add_reading_options, nonnegative_int, readable_weights, unit_float
+from .common import DATA_DIR_HELP, add_reading_options, nonnegative_int, readable_weights, unit_float
 
 HELP = "list the shipped models (defaults first, base installed?, headline metrics); NAME prints its model card"
 
@@ -48,7 +48,7 @@ def add_parser(sub: Any) -> None:
         "own) or --calibrate-on FILE; eta_e, a cascade's band and the readings are kept",
     )
     save.add_argument("--calibrate-on", metavar="FILE", default=None, help="labelled dialogues for --recalibrate")
-    save.add_argument("--data-dir", default=None, help="corpus folder for --recalibrate (default ../shared/data)")
+    save.add_argument("--data-dir", default=None, help="for --recalibrate: " + DATA_DIR_HELP)
     save.add_argument(
         "--threads", type=nonnegative_int, default=0, help="CPU threads for --recalibrate (0: torch's default)"
     )

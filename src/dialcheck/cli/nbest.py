@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import InputError
 from .common import (
+    DATA_DIR_HELP,
     add_threads_option,
     http_url,
     nonnegative_float,
@@ -52,7 +53,7 @@ def add_parser(sub: Any) -> None:
     s.add_argument(
         "--max-premise-words", type=positive_int, default=30, help="longer premises are skipped (default 30)"
     )
-    s.add_argument("--data-dir", default=None)
+    s.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     g = p.add_argument_group("generation")
     g.add_argument("--settings", default="beam5,beam10,beam20,beam40,diverse10,nucleus10")
     g.add_argument("--lm", default=None, help="causal LM name or local folder (default SmolLM2-135M-Instruct)")

@@ -60,6 +60,7 @@ from ..io import (
     write_jsonl,
 )
 from .common import (
+    DATA_DIR_HELP,
     check_outputs,
     comma_choices,
     json_document,
@@ -234,7 +235,7 @@ def add_echo_arguments(p: argparse.ArgumentParser) -> None:
         "--max-premise-words", type=positive_int, default=30, help="longer premises are skipped (default 30)"
     )
     p.add_argument("--unlikelihood", default=None, help="also write Table 7 unlikelihood samples (JSONL) here")
-    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    p.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
 
 
 @register_kind("echo", "polar echo questions (ENTQ/CNTQ) from NLI pairs, Sato et al. 2022", add_echo_arguments)
@@ -371,7 +372,7 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--wordnet-dir", default=None, help="--language en: WordNet dict folder (default /usr/share/wordnet)"
     )
-    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    p.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     p.add_argument(
         "--batch-size",
         type=positive_int,

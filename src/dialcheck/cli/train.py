@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import InputError
 from .common import (
+    DATA_DIR_HELP,
     add_pair_order_option,
     add_threads_option,
     existing_file,
@@ -180,7 +181,7 @@ def add_parser(sub: Any) -> None:
         help="use only the first N (at least 1) train dialogues (quick runs); cdconv: and the first N/4 dev ones "
         "(at least 1), on which it validates and is measured",
     )
-    p.add_argument("--data-dir", default=None, help="corpus folder (default ../shared/data or $DIALCHECK_DATA_DIR)")
+    p.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     g = p.add_argument_group("citod")
     g.add_argument("--domains", default="calendar,navigate", help="CI-ToD train domains (default calendar,navigate)")
     g.add_argument("--no-history", action="store_true", help="leave the dialogue history out (context ablation)")
