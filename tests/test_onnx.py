@@ -444,3 +444,35 @@ def test_the_one_time_export_says_so_once(tiny_detector_dir, tmp_path, caplog):
     with caplog.at_level("WARNING", logger="dialcheck"):
         load_detector(tiny_detector_dir).use_onnx(int8=True, cache=tmp_path)
     assert not caplog.records
+
+
+def test_two_threads_using_a_runner_first_at_once_share_one_row_pool(monkeypatch):
+    import concurrent.futures
+    import contextlib
+    import threading
+
+    from dialcheck.detectors.onnx import OnnxRunner
+
+    made = []
+    both_in = threading.Barrier(2)
+
+    class Pool:  # waits for a second pool to be made: without a lock both threads make one, with it the wait times out
+        def __init__(self, *args, **kwargs):
+            made.append(self)
+            with contextlib.suppress(threading.BrokenBarrierError):
+                both_in.wait(timeout=1)
+
+        def map(self, fn, items):
+            return [fn(x) for x in items]
+
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", Pool)
+    runner = OnnxRunner.__new__(OnnxRunner)  # _map alone: no session needed
+    runner.workers, runner._pool = 2, None
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(runner._map(lambda r: r * 10, [1, 3, 2]))) for _ in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert got == [[0, 10, 20], [0, 10, 20]]
+    assert len(made) == 1 and runner._pool[1] is made[0]

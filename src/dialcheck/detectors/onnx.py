@@ -37,6 +37,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -309,6 +310,19 @@ def _quantize(src: Path, dst: Path, reduced: bool = False) -> Path:
     return dst
 
 
+_POOL_LOCK = threading.Lock()  # held while a runner makes its row threads
+
+
+def _free_pool_lock() -> None:
+    """In a forked child: a lock of its own, free even if another thread of the parent held it at the fork."""
+    global _POOL_LOCK
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_free_pool_lock)
+
+
 class OnnxRunner:
     """An ONNX Runtime session that maps a tokenizer's batch (numpy or torch) to float32 numpy logits.
 
@@ -346,13 +360,17 @@ class OnnxRunner:
         n = len(sizes)
         if self.workers < 2 or n < 2:
             return [fn(r) for r in range(n)]
-        if self._pool is None or self._pool[0] != os.getpid():  # a forked child has none of the parent's threads
-            from concurrent.futures import ThreadPoolExecutor
+        pool = self._pool
+        if pool is None or pool[0] != os.getpid():  # a forked child has none of the parent's threads
+            with _POOL_LOCK:  # two threads on a runner's first batch: one pool, not one each and one left running
+                if self._pool is None or self._pool[0] != os.getpid():
+                    from concurrent.futures import ThreadPoolExecutor
 
-            self._pool = (os.getpid(), ThreadPoolExecutor(self.workers, thread_name_prefix="dialcheck-onnx"))
+                    self._pool = (os.getpid(), ThreadPoolExecutor(self.workers, thread_name_prefix="dialcheck-onnx"))
+                pool = self._pool
         order = sorted(range(n), key=lambda r: -sizes[r])
         out: list[Any] = [None] * n
-        for r, y in zip(order, self._pool[1].map(fn, order), strict=True):
+        for r, y in zip(order, pool[1].map(fn, order), strict=True):
             out[r] = y
         return out
 
