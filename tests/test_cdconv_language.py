@@ -391,6 +391,40 @@ def test_evaluate_data_warns_of_dialogues_in_a_language_the_model_was_not_traine
     assert "Evaluate English dialogues with --benchmark decode --data FILE" in err
 
 
+def test_a_chinese_model_advises_leaving_it_out_only_for_dialogues_a_shipped_default_reads(
+    tmp_path, capsys, tiny_hierarchical_dir
+):
+    # Japanese given to a Chinese --model was told to leave --model out, which refuses Japanese
+    log = tmp_path / "ja.jsonl"
+    log.write_text(json.dumps({"turns": JA}, ensure_ascii=False) + "\n", "utf-8")
+    assert main(["check", str(log), "--json", "--model", str(tiny_hierarchical_dir)]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "turns that are not Chinese: its verdicts on them mean little. No shipped detector reads Japanese: pass a "
+        "model trained on it\n"
+    ) in err
+    assert "leave out" not in err.lower()
+    with pytest.raises(InputError, match="no shipped detector reads Japanese"):
+        api.route(Dialogue.from_texts(JA))  # where leaving --model out would have led
+
+    def advice(*dialogues: list[str]) -> str:
+        text = api.foreign_warning("M", "zh", [Dialogue.from_texts(t) for t in dialogues], leave_out="Leave out -m")[1]
+        return text.split("mean little. ")[1]
+
+    # English: the English default reads it, the advice stands
+    assert (
+        advice(EN)
+        == "Leave out -m to route them to the shipped default for their language, or pass a model trained on it"
+    )
+    assert advice(KO) == "No shipped detector reads Korean: pass a model trained on it"  # the English default is warned
+    mixed = ["你有狗吗？", "I have two dogs.", "你喜欢吗？", "No, I hate them."]  # refused as mixed without a model
+    assert advice(mixed).startswith("No shipped detector reads a conversation mixing Chinese with another language")
+    assert advice(EN, JA) == (
+        "No shipped detector reads Japanese: pass a model trained on it; for the others (in English), leave out -m "
+        "to route them to the shipped default for their language"
+    )
+
+
 def _rerank_records(tmp_path: Path) -> Path:
     """A rerank input of an English record and a Korean one, each with two candidates."""
     f = tmp_path / "in.jsonl"

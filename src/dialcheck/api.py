@@ -292,17 +292,26 @@ def language_warning(
     leave_out: str,
     scripts: Sequence[str] | None = None,
     instead: str | None = None,
+    routed: bool = True,
 ) -> str:
     """The warning about ``where`` (the dialogues named, ``many`` when several) holding turns in a language
     ``model``, trained on ``language``, does not read, and what to do instead (``leave_out``: how to name no
     model, so that they are routed by language; ``instead``: another sentence for a caller that routes none, such
     as ``evaluate --data``). For an English model, ``scripts`` names the scripts of those turns
     (``language.foreign_scripts``: ``["Chinese"]``, ``["Japanese", "Korean"]``, ...); None when the caller does not
-    know them. One wording for :func:`predict`'s log and the command line's stderr.
+    know them. For a Chinese model, ``scripts`` names the scripts other than Latin of those dialogues' turns
+    (``"Chinese"`` among them: a dialogue that mixes Chinese with another language), which no shipped default
+    reads, and ``routed`` tells whether some of the dialogues are in Latin letters alone (the English default
+    reads them): the advice to leave the model out is given for those only. One wording for :func:`predict`'s log
+    and the command line's stderr.
 
     >>> print(language_warning("M", "en", "the dialogue", False, "-", ["Korean"]))  # doctest: +NORMALIZE_WHITESPACE
     M was trained on English dialogues, but the dialogue has Korean turns: its verdicts on them mean little. No
     shipped detector reads Korean: pass a model trained on it
+    >>> print(language_warning("M", "zh", "the dialogue", False, "-", ["Japanese"], routed=False))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    M was trained on Chinese conversations, but the dialogue has turns that are not Chinese: its verdicts on them
+    mean little. No shipped detector reads Japanese: pass a model trained on it
     """
     has = "have" if many else "has"
     if language == "en":
@@ -322,9 +331,17 @@ def language_warning(
             + advice
         )
     instead = instead or f"{leave_out} to route them to the shipped default for their language"
+    advice = f"{instead}, or pass a model trained on it"
+    if scripts:  # Japanese is refused without a model, Korean only warned of, mixed Chinese refused
+        rest, mixed = [s for s in scripts if s != "Chinese"], "Chinese" in scripts
+        unread = ([_and(rest)] if rest else []) + (["a conversation mixing Chinese with another language"] * mixed)
+        it = "it" if len(rest) == 1 and not mixed else "their languages"
+        advice = f"No shipped detector reads {', nor '.join(unread)}: pass a model trained on {it}"
+        if routed:
+            advice += f"; for the others (in English), {instead[:1].lower()}{instead[1:]}"
     return (
         f"{model} was trained on Chinese conversations, but {where} {has} turns that are not Chinese: its "
-        f"verdicts on them mean little. {instead}, or pass a model trained on it"
+        f"verdicts on them mean little. {advice}"
     )
 
 
@@ -407,8 +424,12 @@ def _foreign_text(
 ) -> str:
     """:func:`foreign_warning`'s words for the dialogues ``found`` to hold foreign turns, named ``shown``."""
     scripts = foreign_scripts(found, language)
+    routed = True
+    if language == "zh":  # routed without a model only when all in Latin letters (to the English default)
+        scripts = foreign_scripts(found, "en")
+        routed = any(not foreign_turns(d, "en") for d in found)
     where = where_named(shown, total, alone, of)
-    return language_warning(model, language, where, len(found) > 1, leave_out, scripts, instead)
+    return language_warning(model, language, where, len(found) > 1, leave_out, scripts, instead, routed)
 
 
 @functools.lru_cache(maxsize=16)
