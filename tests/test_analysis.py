@@ -229,10 +229,12 @@ def test_nbest_command_end_to_end_with_tiny_models(capsys, tmp_path, tiny_base, 
     path.write_text(lines[0] + "\n")
     assert main([*gone, "--no-plot", "--rejudge"]) == 0
     captured = capsys.readouterr()
-    assert "beam2: 1 of 2 stimuli have a stored list; the other 1 are left out" in captured.err
+    assert "beam2: 1 of 2 stimuli have a stored list; the other is left out" in captured.err
     assert len(path.read_text().splitlines()) == 1
     beam2 = [r for r in json.loads((tmp_path / "run" / "results.json").read_text()) if r["setting"] == "beam2"]
     assert [r["inputs"] for r in beam2] == [1]
+    assert main([*gone, "--no-plot", "--rejudge", "--settings", "beam2"]) == 0
+    assert "judged 1 stored list again" in capsys.readouterr().err  # was "judged 1 stored lists again"
     assert main([*gone, "--no-plot", "--rejudge", "--settings", "beam4"]) == 2
     assert "holds no n-best list for beam4" in capsys.readouterr().err
     assert main([*gone, "--no-plot", "--rejudge", "--generate-only"]) == 2

@@ -4,6 +4,7 @@ user errors exit 2 naming the file, line and field, and a resumed batch job neve
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -717,3 +718,29 @@ def test_train_recalibrating_on_your_own_dialogues_reads_no_decode_data(capsys, 
     # training for an epoch still needs DECODE: the missing folder is named
     code, _, err = _run(capsys, *[{"0": "1", str(out): str(tmp_path / "out2")}.get(a, a) for a in argv])
     assert code == 2 and "no-decode-here" in err
+
+
+def test_collect_counts_one_thing_in_the_singular(capsys, tmp_path, tiny_detector_dir):
+    # "0 of 1 replies contradictory", "1 of 1 annotators passed", "none of its 1 replies is labelled"
+    from dialcheck.collection import CollectedReply, write_records
+    from dialcheck.schema import Turn
+
+    t = (Turn("A", "I am vegan."), Turn("B", "How was dinner?"), Turn("A", "steak"))
+    one = tmp_path / "one.jsonl"
+    write_records(one, [CollectedReply("c0/g", "c0", "g", t)])
+    code, _, err = _run(capsys, "collect", "logo", "--replies", str(one), "--no-progress")
+    assert code == 2 and "its one reply is not labelled: label it first" in err
+    out = tmp_path / "labelled.jsonl"
+    argv = ["collect", "autolabel", "--replies", str(one), "--out", str(out), "--model", str(tiny_detector_dir)]
+    code, _, err = _run(capsys, *argv)
+    assert code == 0 and re.search(r"[01] of 1 reply contradictory", err), err
+    gold, answers = tmp_path / "gold.csv", tmp_path / "answers.csv"
+    gold.write_text("item_id,label\nq1,1\nq2,0\n")
+    answers.write_text("item_id,annotator,label\nq1,x,1\nq2,x,0\n")
+    code, _, err = _run(capsys, "collect", "quiz", "--gold", str(gold), "--answers", str(answers))
+    assert code == 0 and "1 of 1 annotator passed" in err
+    dialogs = tmp_path / "d.jsonl"
+    dialogs.write_text(json.dumps({"id": "d1", "turns": ["i have two dogs .", "what are their names ?"]}) + "\n")
+    argv = ["collect", "contexts", "--input", str(dialogs), "--lm", str(tmp_path / "no-lm"), "--top-k", "5"]
+    _, _, err = _run(capsys, *argv, "--out", str(tmp_path / "ctx.jsonl"), "--no-progress")  # counted before the LM
+    assert "1 candidate context from 1 dialogue (" in err

@@ -192,7 +192,8 @@ def run_contexts(args: argparse.Namespace) -> int:
         )
     ]
     _say(
-        f"{len(cands)} candidate contexts from {len(dialogues)} dialogues ({dict(Counter(c.distance for c in cands))})"
+        f"{counted(len(cands), 'candidate context')} from {counted(len(dialogues), 'dialogue')} "
+        f"({dict(Counter(c.distance for c in cands))})"
     )
     if not cands:
         speakers = sorted({t.speaker for _, d in dialogues for t in d.turns})
@@ -397,7 +398,7 @@ def run_autolabel(args: argparse.Namespace) -> int:
     labelled = label_with_detector(replies, det)
     write_records(args.out, labelled)
     k = sum(bool(r.label) for r in labelled)
-    _say(f"detector stand-in labels (not human annotation): {k} of {len(labelled)} replies contradictory")
+    _say(f"detector stand-in labels (not human annotation): {k} of {counted(len(labelled), 'reply')} contradictory")
     return 0
 
 
@@ -539,7 +540,8 @@ def run_quiz(args: argparse.Namespace) -> int:
     results = score_quiz(answers, gold, args.pass_mark)
     for r in results:
         print(json.dumps({**r.__dict__, "accuracy": round(r.accuracy, 4)}))
-    _say(f"{sum(r.passed for r in results)} of {len(results)} annotators passed (pass mark {args.pass_mark})")
+    passed = sum(r.passed for r in results)
+    _say(f"{passed} of {counted(len(results), 'annotator')} passed (pass mark {args.pass_mark})")
     return 0
 
 
@@ -571,7 +573,7 @@ def run_released(args: argparse.Namespace) -> int:
             ),
             file=summary_to,
         )
-    _say(f"{len(col)} replies read, {col.skipped_tba} unreleased ([[TBA]]) skipped")
+    _say(f"{counted(len(col), 'reply')} read, {col.skipped_tba} unreleased ([[TBA]]) skipped")
     if args.out:
         write_records(args.out, col.replies)
     return 0
@@ -600,8 +602,9 @@ def _labelled(args: argparse.Namespace, replies: list[Any]) -> list[Any]:
     labelled = [r for r in replies if r.label is not None]
     if not labelled:
         raise InputError(
-            f"none of its {len(replies)} replies is labelled: label them first (collect aggregate --replies, or "
-            "collect autolabel), and give the labelled file",
+            f"{'its one reply is not' if len(replies) == 1 else f'none of its {len(replies)} replies is'} labelled: "
+            f"label {'it' if len(replies) == 1 else 'them'} first (collect aggregate --replies, or collect autolabel), "
+            "and give the labelled file",
             args.released or args.replies,
         )
     return labelled

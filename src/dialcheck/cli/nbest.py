@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io import counted
 from .common import (
     DATA_DIR_HELP,
     add_threads_option,
@@ -140,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         es, _ = build_echo_items(args)
         if es.skipped:
             reasons = ", ".join(f"{k} {v}" for k, v in es.skipped.most_common())
-            print(f"dialcheck: skipped {sum(es.skipped.values())} NLI pairs: {reasons}", file=sys.stderr)
+            print(f"dialcheck: skipped {counted(sum(es.skipped.values()), 'NLI pair')}: {reasons}", file=sys.stderr)
     if not es.items:
         raise InputError("no echo questions to ask (every pair was skipped)")
     generation = None if args.rejudge else _generation(out, settings, args)  # --rejudge generates nothing
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         accelerate(classifier, onnx=args.onnx, int8=args.int8)
     if args.rejudge:
         n = judge_folder(out, settings, es.items, classifier)
-        print(f"dialcheck: judged {n} stored lists again", file=sys.stderr)
+        print(f"dialcheck: judged {counted(n, 'stored list')} again", file=sys.stderr)
         rows = summarize_folder(out, settings, {it.id for it in es.items})
         _report_missing(rows, settings, len(es.items))
         if not rows:
@@ -354,9 +355,10 @@ def _report_missing(rows: list[dict[str, Any]], settings: list[Any], total: int)
     for cfg in settings:
         n = sum(r["inputs"] for r in rows if r["setting"] == cfg.name)
         if n < total:
+            rest = "the other is" if total - n == 1 else f"the other {total - n} are"
             print(
-                f"dialcheck: {cfg.name}: {n} of {total} stimuli have a stored list; the other {total - n} "
-                "are left out (generate them with the same command without --rejudge)",
+                f"dialcheck: {cfg.name}: {n} of {total} stimuli have a stored list; {rest} left out (generate them "
+                "with the same command without --rejudge)",
                 file=sys.stderr,
             )
 

@@ -25,6 +25,7 @@ from ..io import (
     ParsedRecord,
     _iter_jsonl,
     _raw_id,
+    counted,
     ends_off_assistant,
     input_lines,
     input_name,
@@ -217,11 +218,6 @@ def read_resume(path: Path) -> ResumePoint:
     return point
 
 
-def _plural(n: int, word: str) -> str:
-    """``n word``, with the plural ``word`` unless ``n`` is 1: "1 dialogue", "2 bad lines"."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _same_id(out_id: Any, in_id: Any) -> bool:
     """Whether an OUT record's id may be that of the input record (OUT holds it as a string)."""
     if out_id is None or in_id is None:
@@ -249,7 +245,7 @@ def check_resume_input(point: ResumePoint, path: str) -> None:
             except InputError:  # the input broke off: what was read before it is checked
                 return
             if n != in_line:  # the lines after OUT's last one are not its concern
-                raise point.mismatch(point.last, f"{path} has {_plural(n, 'line')}")
+                raise point.mismatch(point.last, f"{path} has {counted(n, 'line')}")
             problem = _line_problem(raw, n, path, out_id)
             if problem is not None:
                 raise point.mismatch(*problem, at=at)
@@ -548,10 +544,10 @@ def run(args: argparse.Namespace) -> int:
         none = f", {sum(unsaid.values())} with no turn by {', '.join(unsaid)} to check"
     else:
         none = ""
-    part = f", {n_part} of them in part ({_plural(n_part_turns, 'turn')} skipped)" if n_part else ""
+    part = f", {n_part} of them in part ({counted(n_part_turns, 'turn')} skipped)" if n_part else ""
     target = "<stdout>" if to_stdout else out_path
     print(
-        f"dialcheck: scored {_plural(n_ok, 'dialogue')}{resumed}{none}{part}, skipped {_plural(n_bad, 'bad line')} "
+        f"dialcheck: scored {counted(n_ok, 'dialogue')}{resumed}{none}{part}, skipped {counted(n_bad, 'bad line')} "
         f"-> {target}",
         file=sys.stderr,
     )
