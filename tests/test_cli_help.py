@@ -65,3 +65,12 @@ def test_every_data_dir_help_names_the_lookup_in_its_order():
     for text in helps:
         assert text.index("$DIALCHECK_DATA_DIR") < text.index("../shared/data"), text
         assert "checkout" in text, text
+
+
+def test_speaker_help_names_every_last_message_check_notes():
+    # the help said a chat log's last message "may be the user's" though check and score also note a log ending
+    # with a tool result or a system message (c279d32)
+    for command in ("check", "score"):
+        _, parser = _subparser(command)
+        (speaker,) = [a for a in parser._actions if a.dest == "speaker"]
+        assert all(word in speaker.help for word in ("user's", "tool", "system")), (command, speaker.help)

@@ -402,7 +402,7 @@ def add_speaker_option(p: argparse.ArgumentParser, what: str) -> None:
         default=None,
         metavar="NAME",
         help=f"{what} (repeatable; e.g. --speaker assistant for chat-completion logs, whose last message "
-        "may be the user's)",
+        "may be the user's, a tool result or a system message)",
     )
 
 
