@@ -407,9 +407,9 @@ def test_a_chinese_model_advises_leaving_it_out_only_for_dialogues_a_shipped_def
     with pytest.raises(InputError, match="no shipped detector reads Japanese"):
         api.route(Dialogue.from_texts(JA))  # where leaving --model out would have led
 
-    def advice(*dialogues: list[str]) -> str:
-        text = api.foreign_warning("M", "zh", [Dialogue.from_texts(t) for t in dialogues], leave_out="Leave out -m")[1]
-        return text.split("mean little. ")[1]
+    def advice(*dialogues: list[str], language: str = "zh") -> str:
+        found = [Dialogue.from_texts(t) for t in dialogues]
+        return api.foreign_warning("M", language, found, leave_out="Leave out -m")[1].split("mean little. ")[1]
 
     # English: the English default reads it, the advice stands
     assert (
@@ -423,6 +423,13 @@ def test_a_chinese_model_advises_leaving_it_out_only_for_dialogues_a_shipped_def
         "No shipped detector reads Japanese: pass a model trained on it; for the others (in English), leave out -m "
         "to route them to the shipped default for their language"
     )
+    # the reverse: an English model is told to leave itself out for a Chinese conversation only
+    assert advice(ZH, language="en") == (
+        "Leave out -m to route Chinese conversations to the shipped Chinese default, or pass a Chinese (cdconv.*) model"
+    )
+    kanji = ["名前は何ですか？", "田中。", "趣味は？", "読書。"]  # Japanese with turns in kanji alone: no Chinese
+    assert advice(kanji, language="en") == "No shipped detector reads Japanese: pass a model trained on it"
+    assert advice(mixed, language="en").startswith("No shipped detector reads a conversation mixing Chinese")
 
 
 def _rerank_records(tmp_path: Path) -> Path:

@@ -284,6 +284,9 @@ def model_language(model: Detector | str | Path) -> str | None:
     return "en" if kind.startswith(_ENGLISH_TYPES) else None
 
 
+MIXED = "a conversation mixing Chinese with another language"  # what no shipped default reads (route refuses it)
+
+
 def language_warning(
     model: str,
     language: str,
@@ -292,6 +295,7 @@ def language_warning(
     leave_out: str,
     scripts: Sequence[str] | None = None,
     instead: str | None = None,
+    unread: Sequence[str] | None = None,
     routed: bool = True,
 ) -> str:
     """The warning about ``where`` (the dialogues named, ``many`` when several) holding turns in a language
@@ -299,16 +303,17 @@ def language_warning(
     model, so that they are routed by language; ``instead``: another sentence for a caller that routes none, such
     as ``evaluate --data``). For an English model, ``scripts`` names the scripts of those turns
     (``language.foreign_scripts``: ``["Chinese"]``, ``["Japanese", "Korean"]``, ...); None when the caller does not
-    know them. For a Chinese model, ``scripts`` names the scripts other than Latin of those dialogues' turns
-    (``"Chinese"`` among them: a dialogue that mixes Chinese with another language), which no shipped default
-    reads, and ``routed`` tells whether some of the dialogues are in Latin letters alone (the English default
-    reads them): the advice to leave the model out is given for those only. One wording for :func:`predict`'s log
+    know them. ``unread`` names what of those dialogues no shipped default reads (``"Japanese"``, ``"Korean"``, ...,
+    :data:`MIXED`; :func:`unread_by_defaults`) and ``routed`` whether some of them would go to the shipped default
+    of the other language, which reads them (a Chinese conversation for an English model, one in Latin letters for
+    a Chinese model): the advice to leave the model out is given only then. Without ``unread``, an English model's
+    is read from ``scripts`` and a Chinese model's advice is to leave it out. One wording for :func:`predict`'s log
     and the command line's stderr.
 
     >>> print(language_warning("M", "en", "the dialogue", False, "-", ["Korean"]))  # doctest: +NORMALIZE_WHITESPACE
     M was trained on English dialogues, but the dialogue has Korean turns: its verdicts on them mean little. No
     shipped detector reads Korean: pass a model trained on it
-    >>> print(language_warning("M", "zh", "the dialogue", False, "-", ["Japanese"], routed=False))
+    >>> print(language_warning("M", "zh", "the dialogue", False, "-", unread=["Japanese"], routed=False))
     ... # doctest: +NORMALIZE_WHITESPACE
     M was trained on Chinese conversations, but the dialogue has turns that are not Chinese: its verdicts on them
     mean little. No shipped detector reads Japanese: pass a model trained on it
@@ -317,32 +322,67 @@ def language_warning(
     if language == "en":
         scripts = list(scripts or ())
         turns = f"{_and(scripts)} turns" if scripts else "turns in another script (Chinese, Japanese, Korean, ...)"
-        rest = [s for s in scripts if s != "Chinese"]
+        if unread is None:
+            unread, routed = [s for s in scripts if s != "Chinese"], "Chinese" in scripts
         instead = instead or f"{leave_out} to route Chinese conversations to the shipped Chinese default"
-        if scripts and not rest:
+        if scripts and not unread:
             advice = f"{instead}, or pass a Chinese (cdconv.*) model"
-        elif "Chinese" in scripts or not scripts:
+        elif routed or not scripts:
             advice = f"{instead}; for the others, pass a model trained on their language"
         else:
-            it = "it" if len(rest) == 1 else "them"
-            advice = f"No shipped detector reads {_and(rest)}: pass a model trained on {it}"
+            advice = _unread_advice(unread)
         return (
             f"{model} was trained on English dialogues, but {where} {has} {turns}: its verdicts on them mean little. "
             + advice
         )
     instead = instead or f"{leave_out} to route them to the shipped default for their language"
     advice = f"{instead}, or pass a model trained on it"
-    if scripts:  # Japanese is refused without a model, Korean only warned of, mixed Chinese refused
-        rest, mixed = [s for s in scripts if s != "Chinese"], "Chinese" in scripts
-        unread = ([_and(rest)] if rest else []) + (["a conversation mixing Chinese with another language"] * mixed)
-        it = "it" if len(rest) == 1 and not mixed else "their languages"
-        advice = f"No shipped detector reads {', nor '.join(unread)}: pass a model trained on {it}"
+    if unread:  # Japanese is refused without a model, Korean only warned of, a mixed conversation refused
+        advice = _unread_advice(unread)
         if routed:
             advice += f"; for the others (in English), {instead[:1].lower()}{instead[1:]}"
     return (
         f"{model} was trained on Chinese conversations, but {where} {has} turns that are not Chinese: its "
         f"verdicts on them mean little. {advice}"
     )
+
+
+def _unread_advice(unread: Sequence[str]) -> str:
+    """ "No shipped detector reads Japanese: pass a model trained on it" for ``unread`` (:func:`language_warning`)."""
+    names = [x for x in unread if x != MIXED]
+    mixed = MIXED in unread
+    it = "their languages" if mixed else "it" if len(names) == 1 else "them"
+    read = ", nor ".join(([_and(names)] if names else []) + [MIXED] * mixed)
+    return f"No shipped detector reads {read}: pass a model trained on {it}"
+
+
+def unread_by_defaults(dialogues: Sequence[Dialogue], language: str) -> tuple[list[str], bool]:
+    """What of ``dialogues`` (each with turns a model trained on ``language`` does not read) no shipped default
+    reads when the model is left out, each once: ``"Japanese"`` (:func:`route` refuses it), :data:`MIXED` (refused
+    too), another script (``"Korean"``, ...: the English default checks it, with a warning); and whether some go to
+    the shipped default of the other language, which reads them: a Chinese conversation (for ``"en"``), one in
+    Latin letters alone (for ``"zh"``).
+
+    >>> ja, mixed = Dialogue.from_texts(["名前は？", "田中。"]), Dialogue.from_texts(["你好吗？", "I am fine, thanks."])
+    >>> unread_by_defaults([ja, mixed], "en"), unread_by_defaults([Dialogue.from_texts(["Hi", "Hello"])], "zh")
+    ((['Japanese', 'a conversation mixing Chinese with another language'], False), ([], True))
+    """
+    unread: list[str] = []
+    routed = False
+    for d in dialogues:
+        scripts = foreign_scripts([d], "en")
+        kind = dialogue_language(d)
+        if "Japanese" in scripts:  # its kanji-only turns are no Chinese conversation either
+            unread.append("Japanese")
+        elif kind == "zh":
+            routed = routed or language == "en"
+        elif kind == "mixed":
+            unread.append(MIXED)
+        elif others := [s for s in scripts if s != "Chinese"]:
+            unread.extend(others)
+        else:  # Latin letters: the English default reads them
+            routed = routed or language == "zh"
+    return list(dict.fromkeys(unread)), routed
 
 
 def _and(names: Sequence[str]) -> str:
@@ -424,12 +464,9 @@ def _foreign_text(
 ) -> str:
     """:func:`foreign_warning`'s words for the dialogues ``found`` to hold foreign turns, named ``shown``."""
     scripts = foreign_scripts(found, language)
-    routed = True
-    if language == "zh":  # routed without a model only when all in Latin letters (to the English default)
-        scripts = foreign_scripts(found, "en")
-        routed = any(not foreign_turns(d, "en") for d in found)
+    unread, routed = unread_by_defaults(found, language)
     where = where_named(shown, total, alone, of)
-    return language_warning(model, language, where, len(found) > 1, leave_out, scripts, instead, routed)
+    return language_warning(model, language, where, len(found) > 1, leave_out, scripts, instead, unread, routed)
 
 
 @functools.lru_cache(maxsize=16)
