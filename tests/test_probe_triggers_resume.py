@@ -71,7 +71,7 @@ def test_interrupted_english_run_resumes_to_the_uninterrupted_output(nlp: FakeNL
     nlp.piped.clear()
     assert _run(src, str(out), "--resume") == 0
     err = capsys.readouterr().err
-    assert "resuming: " in err and "(1 batches)" in err
+    assert "resuming: " in err and "(1 batch)" in err  # one batch, in the singular
     assert [batch[0] for batch in nlp.piped] == ["I am happy.", "He is tall."]  # only the missing contexts
     assert out.read_bytes() == whole.read_bytes()
     assert _summary(err, out) == expected  # counts and skips of the kept batches included

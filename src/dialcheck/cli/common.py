@@ -644,7 +644,9 @@ def open_checkpoint(out: str, resume: bool, settings: dict[str, Any], what: str,
     cp = Checkpoint(out, settings)
     if resume and cp.exists():
         cp.resume()
-        _say(f"resuming: {len(cp.rows)} {what} of the interrupted run kept ({cp.done} batches)")
+        from ..io import counted
+
+        _say(f"resuming: {len(cp.rows)} {what} of the interrupted run kept ({counted(cp.done, 'batch', 'batches')})")
         for key in cp.unrecorded:  # a record of an earlier dialcheck: finishing it beats refusing it
             _say(
                 f"warning: {cp.state.name} does not record {key} (an earlier dialcheck wrote it): resuming with "

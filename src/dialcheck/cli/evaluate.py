@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import input_name
+from ..io import counted, input_name
 from .common import (
     DATA_DIR_HELP,
     add_model_options,
@@ -200,7 +200,8 @@ def _report_skipped(evaluator: Any) -> None:
             limited = evaluator.limit is not None and kept >= evaluator.limit
             upto = f" (--limit {evaluator.limit}: read no further)" if limited else ""
             print(
-                f"dialcheck: {errors[0].source or name}: skipped {len(errors)} of {len(errors) + kept} records "
+                f"dialcheck: {errors[0].source or name}: "
+                f"skipped {len(errors)} of {counted(len(errors) + kept, 'record')} "
                 f"({'each ' if len(errors) > 1 else ''}named above); split {name} holds the other {kept}{upto}",
                 file=sys.stderr,
             )

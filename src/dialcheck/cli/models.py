@@ -90,9 +90,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {numbers}")
     for base, command in missing.items():
         print(f"\nto use the models on {base}: {command}")
+    from ..io import counted
+
     if left_out := missing_repository_only():
         print(
-            f"\nnot installed: {len(left_out)} superseded models kept in the dialcheck source repository only "
+            f"\nnot installed: {counted(len(left_out), 'superseded model')} kept in the dialcheck source "
+            "repository only "
             f"({', '.join(left_out)}); to use one, clone the repository and pass its folder: "
             "--model CHECKOUT/src/dialcheck/models/NAME"
         )

@@ -482,7 +482,7 @@ def run_triggers(args: argparse.Namespace) -> int:
             if bar is not None:
                 bar.close()
             _say(
-                f"the triggers of {min(checkpoint.done * size, len(inputs))} contexts are kept in "
+                f"the triggers of {counted(min(checkpoint.done * size, len(inputs)), 'context')} are kept in "
                 f"{checkpoint.part.name}: run the same command with --resume to build the rest"
             )
         raise

@@ -969,9 +969,12 @@ def _save_scores(args: argparse.Namespace, pairs: list, scores: Any, only: Any) 
         "machine": _machine(),
         "date": dt.date.today().isoformat(),
     }
+    from ..io import counted
+
     n = save_teacher_scores(args.save_teacher_scores, pairs, scores, meta, only=only)
     print(
-        f"dialcheck: wrote {n} teacher scores to {args.save_teacher_scores}; train the student from them with "
+        f"dialcheck: wrote {counted(n, 'teacher score')} to {args.save_teacher_scores}; "
+        "train the student from them with "
         f"the same command, --teacher {args.save_teacher_scores} in place of --save-teacher-scores",
         file=sys.stderr,
     )
