@@ -51,7 +51,6 @@ __all__ = [
     "counted",
     "decode_utf8",
     "ends_off_assistant",
-    "ends_with_user",
     "example_record",
     "input_lines",
     "input_name",
@@ -917,16 +916,6 @@ def upto_speaker(d: Dialogue, speakers: str | Sequence[str]) -> Dialogue:
         said = ", ".join(sorted({t.speaker for t in d.turns}))
         raise InputError(f"speaker: no turn with text by {' or '.join(names)} (its speakers: {said})")
     return d.upto(by[-1])
-
-
-def ends_with_user(d: Dialogue) -> bool:
-    """A chat-completion log whose last message is the user's, where the assistant's reply is what one means
-    to check (``--speaker assistant``); see :func:`ends_off_assistant` for a tool's or system message too.
-
-    >>> ends_with_user(Dialogue.from_texts(["hi", "hello", "bye"], speakers=("user", "assistant")))
-    True
-    """
-    return d.turns[-1].speaker == "user" and any(t.speaker == "assistant" for t in d.turns)
 
 
 #: The chat-completion roles of messages that are not the assistant's reply: a log that ends with one is checked at
