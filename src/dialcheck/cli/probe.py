@@ -53,6 +53,7 @@ from ..io import (
     is_blank,
     json_error,
     json_type,
+    labelled_source_name,
     open_input,
     output_name,
     require_file,
@@ -176,7 +177,7 @@ def read_nli_file(path: str) -> list[Any]:
     from ..datasets.nli3 import NLI_LABELS, NLIPair
 
     short = {"e": "entailment", "n": "neutral", "c": "contradiction"}
-    p = Path("stdin" if path == "-" else path)  # ids "stdin:N" for piped pairs
+    p = Path(labelled_source_name(path))  # ids "stdin:N" for piped pairs
     once = FirstLines("give each record its own id").check
 
     def parse(obj: dict[str, Any], n: int) -> Any:
@@ -278,7 +279,7 @@ def read_trigger_inputs(path: str, language: str | None = None) -> list[Any]:
     from ..probes.triggers import TriggerInput
     from ..schema import Dialogue
 
-    name = "stdin" if path == "-" else Path(path).name  # ids "stdin:N" for piped contexts
+    name = Path(labelled_source_name(path)).name  # ids "stdin:N" for piped contexts
     once = FirstLines("give each record its own id").check
     foreign: list[tuple[int, list[str]]] = []  # (line, scripts) of each b1 the builders do not read
 

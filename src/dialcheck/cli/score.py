@@ -30,6 +30,7 @@ from ..io import (
     input_lines,
     input_name,
     open_input,
+    output_name,
     parse_checked,
     read_dialogues,
     require_file,
@@ -545,10 +546,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         none = ""
     part = f", {n_part} of them in part ({counted(n_part_turns, 'turn')} skipped)" if n_part else ""
-    target = "<stdout>" if to_stdout else out_path
     print(
         f"dialcheck: scored {counted(n_ok, 'dialogue')}{resumed}{none}{part}, skipped {counted(n_bad, 'bad line')} "
-        f"-> {target}",
+        f"-> {output_name(args.output)}",
         file=sys.stderr,
     )
     if len(foreign) > 1:
