@@ -183,3 +183,40 @@ def test_a_short_answer_takes_its_question_across_a_chat_logs_extra_messages(det
     (v,) = det.predict([msgs])
     answer = len(between) + 1
     assert v.pair_scores[answer] <= SETTLED_SCORE
+
+
+# A Responses API log as it is logged: messages mixed with a function call and its output (no role on either).
+RESPONSES_LOG = [
+    {"role": "user", "content": [{"type": "input_text", "text": "Is the blue kettle in stock?"}]},
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It is in stock."}]},
+    {"role": "user", "content": [{"type": "input_text", "text": "Check again please."}]},
+    {"type": "function_call", "call_id": "c1", "name": "stock", "arguments": '{"item": "blue kettle"}'},
+    {"type": "function_call_output", "call_id": "c1", "output": '{"in_stock": 0}'},
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It is sold out."}]},
+]
+
+
+@pytest.mark.parametrize("layout", ["bare list", "messages"])
+def test_responses_api_function_calls_are_read_as_a_chat_completions_tool_call_is(det, capsys, tmp_path, layout):
+    """A function_call and its function_call_output name no role and have no content, so a real Responses API log
+    was refused: 'turns[3].text: missing (it has: type, call_id, name, arguments)' as a bare list (naming turns,
+    which the file does not have), 'messages[3].content: missing' inside messages. They are read as Chat
+    Completions' tool call (an assistant turn without text) and tool message; evidence counts the file's items."""
+    from dialcheck.io import parse_dialogue
+
+    obj = RESPONSES_LOG if layout == "bare list" else {"messages": RESPONSES_LOG}
+    d = parse_dialogue(obj)
+    assert [(t.speaker, t.text) for t in d.turns][3:5] == [("assistant", ""), ("tool", '{"in_stock": 0}')]
+    assert d.meta["turns_key"] == "messages"
+    (v,) = det.predict([obj])
+    assert list(v.evidence) == [1]  # the earlier reply, numbered as the log's items (the call is no evidence)
+    p = tmp_path / "log.json"
+    p.write_text(json.dumps(obj))
+    zero = ["--tau", "0", "--eta-e", "0"]  # every paired turn named, as det's
+    code, out, err = run_cli(capsys, "check", str(p), "--model", str(det.path), *zero, "--json")
+    assert code == 0, err
+    assert json.loads(out)["evidence"] == [1]
+    # a log that ends with the tool's output is the one a tool message ends: noted, --speaker assistant checks the reply
+    p.write_text(json.dumps(RESPONSES_LOG[:5] if layout == "bare list" else {"messages": RESPONSES_LOG[:5]}))
+    code, _, err = run_cli(capsys, "check", str(p), "--model", str(det.path))
+    assert code == 0 and "the last turn is a tool message" in err

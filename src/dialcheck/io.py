@@ -8,7 +8,9 @@ Accepted shapes of one dialogue:
 - chat-completion messages: ``{"messages": [{"role": "user", "content": "..."}, ...]}`` or a bare list of such
   messages; ``role`` is the speaker, ``content`` the text (a string, a list of parts of which the ``text`` ones
   are joined, or ``null`` for a message that only calls a tool: an empty turn). Every message is a turn, a
-  ``system`` one included, so evidence indices are indices into ``messages``.
+  ``system`` one included, so evidence indices are indices into ``messages``. The OpenAI Responses API's items
+  are read among them: ``input_text``/``output_text`` parts are text, a ``function_call`` (or another ``*_call``,
+  ``reasoning``) an ``assistant`` turn without text, a ``function_call_output`` a ``tool`` turn.
 
 A *labelled* dialogue (for ``dialcheck evaluate --data`` and ``dialcheck train --dialogues``) is a dialogue
 object with ``"contradiction": true/false`` and, optionally, ``"evidence"``: the 0-based indices of the
@@ -436,6 +438,9 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
             f"got {json_type(t)}"
             + (" (a list of dialogues? one dialogue was expected here)" if isinstance(t, (list, tuple)) else "")
         )
+    item = _responses_tool_item(t, f"{key}[{i}]")
+    if item is not None:
+        return item
     if "text" in t:
         text = t["text"]
         if not isinstance(text, str):
@@ -473,6 +478,45 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
     return Turn(name, text)
 
 
+def _responses_tool_kind(t: Any) -> str | None:
+    """``"call"`` for an OpenAI Responses API item in which the assistant calls a tool or reasons (``function_call``,
+    ``web_search_call``, ``reasoning``, ...), ``"output"`` for a tool's answer (``function_call_output``, ...), else
+    None (a message, a turn). These items name no ``role``: the type says who made them.
+    """
+    if not isinstance(t, dict) or any(f in t for f in _SPEAKER_KEYS) or "text" in t or "content" in t:
+        return None
+    kind = t.get("type")
+    if not isinstance(kind, str):
+        return None
+    if kind.endswith("_call_output"):
+        return "output"
+    if kind.endswith("_call") or kind == "reasoning":
+        return "call"
+    return None
+
+
+def _responses_tool_item(t: Any, field: str) -> Turn | None:
+    """A Responses API tool item as the turn its Chat Completions form is (None for anything else): a call is an
+    ``assistant`` turn without text, as a message with ``tool_calls`` and ``content: null``; its output a ``tool``
+    turn whose text is the ``output`` (a string or a list of parts; a screenshot or other object says nothing), as a
+    ``role: tool`` message's ``content``. So a log that mixes them with messages is read, and evidence indices still
+    count its items.
+
+    >>> _responses_tool_item({"type": "function_call", "call_id": "c1", "name": "stock", "arguments": "{}"}, "x")
+    Turn(speaker='assistant', text='')
+    >>> _responses_tool_item({"type": "function_call_output", "call_id": "c1", "output": '{"in_stock": 0}'}, "x")
+    Turn(speaker='tool', text='{"in_stock": 0}')
+    """
+    kind = _responses_tool_kind(t)
+    if kind is None:
+        return None
+    if kind == "call":
+        return Turn("assistant", "")
+    output = t.get("output")
+    text = _content_text(output, f"{field}.output") if isinstance(output, (str, list)) else ""
+    return Turn("tool", _check_text(text, f"{field}.output"))
+
+
 def speaker_text(value: Any) -> str | None:
     """A speaker named in user input as its name: a string as it is, a whole number as its digits (DECODE's
     ``agent_id`` 1, a ``"speaker": 1``, and ``1.0`` as a table column with a gap writes it, are all the speaker
@@ -508,7 +552,10 @@ def _keys(obj: dict[str, Any], shown: int = 6) -> str:
 def _names_speakers(turns_raw: list[Any]) -> bool:
     """Whether any turn of a dialogue names its speaker (then every turn must: strings and unnamed objects
     alternate A/B only in a dialogue whose turns name none)."""
-    return any(isinstance(t, Turn) or (isinstance(t, dict) and any(f in t for f in _SPEAKER_KEYS)) for t in turns_raw)
+    return any(
+        isinstance(t, Turn) or (isinstance(t, dict) and any(f in t for f in _SPEAKER_KEYS)) or _responses_tool_kind(t)
+        for t in turns_raw
+    )
 
 
 def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
@@ -1089,8 +1136,10 @@ def _parse(obj: Any, parser: _Parser, raw_id: str | None, line: int, at_line: in
 
 
 def _is_message_list(value: list[Any]) -> bool:
-    """Whether a JSON list is one dialogue's chat-completion messages (every item has a role and content)."""
-    return bool(value) and all(isinstance(v, dict) and "role" in v and "content" in v for v in value)
+    """Whether a JSON list is one dialogue's chat-completion messages: every item has a role and content, or is a
+    Responses API tool call or output (``function_call``, ``function_call_output``, ...), and one is a message."""
+    messages = [isinstance(v, dict) and "role" in v and "content" in v for v in value]
+    return any(messages) and all(m or _responses_tool_kind(v) for m, v in zip(messages, value, strict=True))
 
 
 def _is_dialogue_list(value: list[Any]) -> bool:
