@@ -139,6 +139,41 @@ def test_probe_triggers_names_a_dropped_repeat_and_a_resumed_run_counts_it(tmp_p
     assert "dialcheck: skipped: paraphrase: same u2 as synonym 1" in err  # not "paraphrase: nothing to change"
 
 
+def test_a_run_resumed_from_its_record_prints_the_summary_of_an_uninterrupted_run(tmp_path, capsys, monkeypatch):
+    """The skips of the kept batches come from the checkpoint's record (since 51836be), not counted again from the
+    kept rows (count_skips, for an earlier dialcheck's record only): a real run killed after two batches of three
+    resumes to the output and the whole summary of a run never stopped, the kept batches' skips of every kind
+    included. A dropped repeat leaves no row, so counted from the rows it would read 'paraphrase: nothing to
+    change'."""
+    src = tmp_path / "ctx.jsonl"
+    src.write_text(
+        "".join(json.dumps({"u1": t.u1, "b1": t.b1, "id": t.id}) + "\n" for t in (DOG, ASK, RAIN)), encoding="utf-8"
+    )
+    monkeypatch.setattr(ChineseLexicon, "load", classmethod(lambda cls, folder=None: LEX))
+    argv = ["probe", "triggers", "--input", str(src), "--batch-size", "1", "--no-progress"]
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "t.jsonl"
+
+    def summary(err: str, path) -> list[str]:
+        lines = [ln for ln in err.splitlines() if ln.startswith(("dialcheck: wrote", "dialcheck: skipped"))]
+        return [ln.replace(str(path), "OUT") for ln in lines]
+
+    assert main([*argv, "--out", str(whole)]) == 0
+    expected = summary(capsys.readouterr().err, whole)
+    assert "dialcheck: skipped: paraphrase: same u2 as synonym 3, inquire_bot: nothing to change 2, " in expected[1]
+    real = tr.run_methods
+    kill_on_call(monkeypatch, tr, "run_methods", 3)  # killed in the third batch: DOG's and ASK's are kept
+    assert main([*argv, "--out", str(out)]) == 130
+    capsys.readouterr()
+    record = json.loads((tmp_path / "t.jsonl.resume.json").read_text(encoding="utf-8"))
+    assert record["rng"]["skipped"]["paraphrase: same u2 as synonym"] == 2  # DOG's and ASK's, as recorded
+    monkeypatch.setattr(tr, "run_methods", real)
+    assert main([*argv, "--out", str(out), "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "resuming: " in err
+    assert out.read_bytes() == whole.read_bytes()
+    assert summary(err, out) == expected
+
+
 def test_each_method_directly():
     assert short_utterance(DOG, random.Random(1), pool=["嗯", "哦"]).u2 in {"嗯", "哦"}
     assert inquire_bot(DOG, random.Random(0)).u2 == "你养了几只猫？"  # 我 -> 你, 两只 -> 几只
