@@ -208,7 +208,7 @@ def test_responses_resume_refuses_other_settings_and_a_fresh_run_keeps_the_work(
     assert code == 2 and "contexts differ" in capsys.readouterr().err
     code = main(_responses_argv(lm, contexts, out))  # no --resume: the work is not thrown away
     err = capsys.readouterr().err
-    assert code == 2 and "pass --resume to continue it" in err and "replies.jsonl.part" in err
+    assert code == 2 and "an interrupted run's replies are kept in replies.jsonl.part" in err
     assert {p: p.read_bytes() for p in _work_files(out)} == kept and not out.exists()
     code = main(_responses_argv(lm, contexts, Path("-"), "--resume"))
     assert code == 2 and "--resume needs an --out file" in capsys.readouterr().err
@@ -260,6 +260,7 @@ def test_responses_resume_of_a_record_without_threads_warns_and_finishes(
     assert main(_responses_argv(lm, contexts, out, "--resume")) == 0
     err = capsys.readouterr().err
     assert "does not record threads" in err and "resuming with threads 1" in err
+    assert "the replies made now may differ in the last digits" in err
     assert out.read_bytes() == uninterrupted
 
 
@@ -307,7 +308,8 @@ def test_contexts_interrupted_then_resumed_writes_the_same_bytes(
         _new_process()
     capsys.readouterr()
     code = main(_contexts_argv(lm, dialogues, out, "--top-k", "2"))
-    assert code == 2 and "pass --resume to continue it" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 2 and "an interrupted run's FQness scores are kept" in err and "pass --resume to continue it" in err
     code = main([*_contexts_argv(lm, dialogues, out, "--resume"), "--distances", "1"])
     assert code == 2 and "candidates differ" in capsys.readouterr().err
     code = main([*_contexts_argv(lm, dialogues, out, "--resume"), "--threads", "2"])

@@ -104,6 +104,21 @@ def test_chinese_run_resumes_too(tmp_path, capsys, monkeypatch):
     assert out.read_bytes() == whole.read_bytes()
 
 
+def test_a_resume_that_keeps_one_trigger_says_so_in_the_singular(tmp_path, capsys, monkeypatch):
+    src = tmp_path / "zh.jsonl"
+    src.write_text("".join(json.dumps({"u1": f"我喜欢猫{i}。"}) + "\n" for i in range(2)), encoding="utf-8")
+    argv = ["probe", "triggers", "--input", str(src), "--methods", "short_utterance", "--batch-size", "1"]
+    out = tmp_path / "t.jsonl"
+    kill_on_call(monkeypatch, triggers, "run_methods", 2)
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 130
+    monkeypatch.undo()
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 2
+    assert "an interrupted run's triggers are kept in t.jsonl.part" in capsys.readouterr().err  # the plural kept
+    assert main([*argv, "--out", str(out), "--no-progress", "--resume"]) == 0
+    # before: "resuming: 1 triggers of the interrupted run kept"
+    assert "resuming: 1 trigger of the interrupted run kept (1 batch)" in capsys.readouterr().err
+
+
 def test_resume_without_work_builds_from_the_start(nlp, src, tmp_path, capsys):
     out = tmp_path / "t.jsonl"
     assert _run(src, str(out), "--resume") == 0

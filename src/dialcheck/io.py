@@ -70,6 +70,7 @@ __all__ = [
     "parse_dialogue",
     "parse_example",
     "parse_knowledge",
+    "plural_of",
     "read_dialogues",
     "read_examples",
     "read_input",
@@ -1400,18 +1401,29 @@ def output_name(path: str | Path) -> str:
     return "<stdout>" if str(path) == "-" else str(path)
 
 
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``n noun`` as a summary says it: the noun's plural (``plural``, else ``noun`` + "s", a consonant's "y" made
-    "ies") unless ``n`` is 1.
+def plural_of(noun: str) -> str:
+    """The plural of a count noun (the last word of ``noun``) as dialcheck's messages name things: "es" after s, x,
+    z, ch or sh, a consonant's "y" made "ies", else "s".
 
-    >>> counted(1, "trigger"), counted(2, "trigger"), counted(0, "reply"), counted(1, "reply")
-    ('1 trigger', '2 triggers', '0 replies', '1 reply')
+    >>> [plural_of(w) for w in ("batch", "box", "trigger", "reply", "day", "FQness score")]
+    ['batches', 'boxes', 'triggers', 'replies', 'days', 'FQness scores']
+    """
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n noun`` as a summary says it: the noun's plural (``plural``, else :func:`plural_of`) unless ``n`` is 1.
+
+    >>> counted(1, "trigger"), counted(2, "trigger"), counted(0, "reply"), counted(1, "reply"), counted(2, "batch")
+    ('1 trigger', '2 triggers', '0 replies', '1 reply', '2 batches')
     """
     if n == 1:
         return f"1 {noun}"
-    if plural is None:
-        plural = noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"
-    return f"{n} {plural}"
+    return f"{n} {plural_of(noun) if plural is None else plural}"
 
 
 def labelled_source_name(path: str | Path) -> str:

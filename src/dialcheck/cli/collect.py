@@ -211,7 +211,7 @@ def run_contexts(args: argparse.Namespace) -> int:
         "batch_size": args.batch_size,
         "threads": _threads(args.threads),
     }
-    checkpoint = _checkpoint(args, settings, "FQness scores")
+    checkpoint = _checkpoint(args, settings, "FQness score")
     set_threads(args.threads)
     scorer = FQnessScorer.load(args.lm, batch_size=args.batch_size)
     scored = scorer.score(cands, show_progress_bar=not args.no_progress, checkpoint=_started(checkpoint))
@@ -323,7 +323,7 @@ def run_responses(args: argparse.Namespace) -> int:
         "detector": _model_id(args.model) if any(picks) else None,
         "threads": _threads(args.threads) if local or any(picks) else None,  # endpoints compute elsewhere
     }
-    checkpoint = _checkpoint(args, settings, "replies")
+    checkpoint = _checkpoint(args, settings, "reply")
     set_threads(args.threads)
     specs = []
     loaded: dict[str, Any] = {}

@@ -633,31 +633,30 @@ def open_checkpoint(out: str, resume: bool, settings: dict[str, Any], what: str,
     Checkpoint`), opened for ``--resume`` before any model is loaded; None for an output that keeps none
     (:func:`keeps_no_work`; ``--resume`` to it is refused). A resume with other ``settings`` is refused, saying what
     differs, and so is a fresh run over an interrupted one's finished work; a fresh run's checkpoint is returned
-    unstarted. The messages name the rows as ``what`` ("replies"), a run without work to resume says it goes on
+    unstarted. The messages name a row as ``what`` ("reply", counted), a run without work to resume says it goes on
     ``doing`` ("collecting") from the start, and a setting the interrupted run's record lacks is warned of, the
     rows made now perhaps differing ``drift`` ("in the last digits") from an uninterrupted run's."""
     from ..collection.checkpoint import Checkpoint
+    from ..io import counted, plural_of
 
     refuse_resume_without_file(out, resume)
     if keeps_no_work(out):
         return None
-    cp = Checkpoint(out, settings)
+    cp, rows = Checkpoint(out, settings), plural_of(what)
     if resume and cp.exists():
         cp.resume()
-        from ..io import counted
-
-        _say(f"resuming: {len(cp.rows)} {what} of the interrupted run kept ({counted(cp.done, 'batch', 'batches')})")
+        _say(f"resuming: {counted(len(cp.rows), what)} of the interrupted run kept ({counted(cp.done, 'batch')})")
         for key in cp.unrecorded:  # a record of an earlier dialcheck: finishing it beats refusing it
             _say(
                 f"warning: {cp.state.name} does not record {key} (an earlier dialcheck wrote it): resuming with "
-                f"{key} {json.dumps(settings[key])}; if the interrupted run's differed, the {what} made now may "
+                f"{key} {json.dumps(settings[key])}; if the interrupted run's differed, the {rows} made now may "
                 f"differ {drift + ' ' if drift else ''}from those an uninterrupted run makes"
             )
     elif resume:
         _say(f"nothing to resume (no {cp.state.name}): {doing} from the start")
     elif cp.exists() and cp.finished_units():
         raise InputError(
-            f"an interrupted run's {what} are kept in {cp.part.name} and {cp.state.name}: pass --resume to "
+            f"an interrupted run's {rows} are kept in {cp.part.name} and {cp.state.name}: pass --resume to "
             "continue it, or delete those two files to start anew",
             out,
         )

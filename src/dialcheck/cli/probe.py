@@ -535,7 +535,7 @@ def _trigger_checkpoint(args: argparse.Namespace, inputs: Sequence[Any], diction
         "batch_size": args.batch_size,
         "repeats_dropped": True,  # a record without it kept a paraphrase that repeats another method's u2
     }
-    return open_checkpoint(args.out, args.resume, settings, "triggers", "building")
+    return open_checkpoint(args.out, args.resume, settings, "trigger", "building")
 
 
 def _kept_counts(
