@@ -111,6 +111,57 @@ def test_each_classifier_encodes_with_its_own_truncation_side(tiny_detector_dir,
     assert text.startswith("w0") == (side == "right")
 
 
+def test_a_thread_safe_tokenizer_is_told_the_side_with_each_call(tiny_base):
+    """BackendTokenizer is called without a lock: the side was set on it, shared by every classifier reading it, so
+    one classifier's call could encode with the side another had just set. It is given with the call now, and the
+    tokenizer's own attribute is never touched."""
+    from dialcheck.detectors.tokenizer import BackendTokenizer
+
+    tok = BackendTokenizer(tiny_base)
+    own = tok.truncation_side
+    left = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=16, truncation_side="left")
+    right = PairClassifier(None, tok, ["non_contradiction", "contradiction"], max_length=16, truncation_side="right")
+    long = " ".join(f"w{i}" for i in range(40))
+    assert own == "right"
+    first = {"right": right.encode([(long, "ok")], tensors="np"), "left": left.encode([(long, "ok")], tensors="np")}
+    assert tok.truncation_side == own  # was "left": the last classifier's side, read by every other's next call
+    assert first["left"]["input_ids"][0].tolist() != first["right"]["input_ids"][0].tolist()
+
+
+def test_two_transformers_tokenizers_are_called_side_by_side(tiny_detector_dir):
+    """One call at a time per tokenizer, not per process: another model's tokenizer is not held up. The first
+    call waits inside its tokenizer until the other model's call has come into its own (one lock for every
+    tokenizer would hold it out: the wait would time out)."""
+    a = dialcheck.detectors.load_detector(tiny_detector_dir).classifier
+    b = dialcheck.detectors.load_detector(tiny_detector_dir).classifier
+    assert a.tokenizer is not b.tokenizer
+    b_in, waited = threading.Event(), []
+    tok_a, tok_b = a.tokenizer, b.tokenizer
+
+    class Waits:
+        def __init__(self, tok, then):
+            self.__dict__.update(tok=tok, then=then)
+
+        def __getattr__(self, name):
+            return getattr(self.tok, name)
+
+        def __setattr__(self, name, value):
+            setattr(self.tok, name, value)
+
+        def __call__(self, *args, **kwargs):
+            self.then()
+            return self.tok(*args, **kwargs)
+
+    a.tokenizer = Waits(tok_a, lambda: waited.append(b_in.wait(30)))
+    b.tokenizer = Waits(tok_b, b_in.set)
+    threads = [threading.Thread(target=c.score, args=([("I have a dog.", "I never had pets.")],)) for c in (a, b)]
+    threads[0].start()
+    threads[1].start()
+    for t in threads:
+        t.join(60)
+    assert waited and all(waited)
+
+
 @pytest.mark.parametrize("loaded", [True, False])
 def test_threads_accelerating_one_shared_detector_switch_it_once(tiny_detector_dir, loaded):
     """Two threads (a BatchScorer(onnx=True)'s first batches) both exported the detector, and one quantized the

@@ -6,10 +6,10 @@ travels with the weights; the index of the contradiction label is looked up, nev
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,10 +30,25 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")  # after an English
 # A transformers tokenizer sets its backend's truncation and padding on every call (``tokenizer(...)`` with other
 # settings than the last): from several threads at once (a web app's request threads sharing one ``dialcheck.load``
 # detector), one call encoded with another's settings, and a batch came back unpadded ("Unable to create tensor")
-# or cut where it should not be. Its calls are made one at a time, under this lock. A tokenizer that sets nothing
-# shared per call (``thread_safe = True``: :class:`~dialcheck.detectors.tokenizer.BackendTokenizer`) is called
-# without it, so that request threads tokenize side by side.
-_TOKENIZER_LOCK = threading.RLock()
+# or cut where it should not be. Each such tokenizer is called one call at a time, under a lock of its own (other
+# tokenizers, another model's, go on beside it). A tokenizer that sets nothing shared per call (``thread_safe =
+# True``: :class:`~dialcheck.detectors.tokenizer.BackendTokenizer`, told the truncation side with each call) is
+# called without one, so that request threads tokenize side by side.
+_TOKENIZER_LOCKS: weakref.WeakKeyDictionary[Any, threading.RLock] = weakref.WeakKeyDictionary()
+_LOCKS_LOCK = threading.Lock()
+_SHARED_LOCK = threading.RLock()  # for a tokenizer that cannot be a weak key
+
+
+def tokenizer_lock(tok: Any) -> threading.RLock:
+    """The lock under which ``tok`` (not ``thread_safe``) is called, the same for every classifier sharing it."""
+    with _LOCKS_LOCK:
+        try:
+            lock = _TOKENIZER_LOCKS.get(tok)
+            if lock is None:
+                lock = _TOKENIZER_LOCKS[tok] = threading.RLock()
+        except TypeError:  # unhashable, or no weak reference to it
+            lock = _SHARED_LOCK
+    return lock
 
 
 def split_sentences(text: str) -> list[str]:
@@ -104,10 +119,12 @@ class PairClassifier:
         self._len_cache: dict[str, int] = {}
 
     def _tokenize(self, *args: Any, **kwargs: Any) -> Any:
-        """``self.tokenizer(*args, **kwargs)``, with the truncation side of this classifier, one call at a time
-        unless the tokenizer is ``thread_safe`` (see ``_TOKENIZER_LOCK``)."""
+        """``self.tokenizer(*args, **kwargs)`` with the truncation side of this classifier: given with the call to a
+        ``thread_safe`` tokenizer, else set on it and the call made under its lock (see :func:`tokenizer_lock`)."""
         tok = self.tokenizer
-        with contextlib.nullcontext() if getattr(tok, "thread_safe", False) else _TOKENIZER_LOCK:
+        if getattr(tok, "thread_safe", False):
+            return tok(*args, truncation_side=self.truncation_side, **kwargs)
+        with tokenizer_lock(tok):
             tok.truncation_side = self.truncation_side
             return tok(*args, **kwargs)
 

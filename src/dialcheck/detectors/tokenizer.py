@@ -92,12 +92,16 @@ class BackendTokenizer:
         return_tensors: str | None = None,
         return_offsets_mapping: bool = False,
         verbose: bool = True,
+        truncation_side: str | None = None,
     ) -> dict[str, Any]:
         """Encode one text (or pair) into lists, or a batch into lists of lists (``return_tensors="np"``:
-        int64 arrays). ``truncation`` is a strategy of the backend (``"only_first"``, ``"longest_first"``)."""
+        int64 arrays). ``truncation`` is a strategy of the backend (``"only_first"``, ``"longest_first"``), cut on
+        ``truncation_side`` (``"left"``, ``"right"``; default the ``truncation_side`` attribute): given per call,
+        callers sharing this tokenizer never cut on each other's side."""
         if truncation and max_length is None:
             raise ValueError("truncation needs max_length")
-        tok = self._set_up(truncation or None, max_length if truncation else None, self.truncation_side, padding)
+        side = truncation_side or self.truncation_side
+        tok = self._set_up(truncation or None, max_length if truncation else None, side, padding)
         if isinstance(text, str):
             if text_pair is not None and not isinstance(text_pair, str):
                 raise TypeError("a single text takes a single text_pair")
