@@ -172,10 +172,11 @@ def test_health_answers_at_once_while_checks_hold_the_compute_thread(tiny_detect
 
     compute = ComputeThread()
     det = load_detector(tiny_detector_dir)
-    if routed:
+    if routed:  # the defaults loaded before the app, as dialcheck serve loads them: the first /health is this one
         monkeypatch.setattr(api, "load", lambda model=None, language="en": det)
-    client = TestClient(create_app(None if routed else det, compute=compute))
-    assert client.get("/health").json()["checks"] == {"requests": 0, "batches": 0}  # routed: loads them, once
+        client = TestClient(create_app(None, compute=compute, defaults={"en": det, "tod": det}))
+    else:
+        client = TestClient(create_app(det, compute=compute))
     gate, started = threading.Event(), threading.Event()
     compute.submit(lambda: (started.set(), gate.wait(30)))
     assert started.wait(10)
@@ -186,10 +187,45 @@ def test_health_answers_at_once_while_checks_hold_the_compute_thread(tiny_detect
             assert health.status_code == 200 and not waiting.done()
             assert set(health.json()) >= {"status", "detector", "thresholds", "checks"}
             assert ("routes" in health.json()) == routed
+            assert health.json()["checks"] == {"requests": 0, "batches": 0}
             gate.set()
             assert waiting.result(timeout=30).status_code == 200
     finally:
         gate.set()
+        compute.close()
+
+
+def test_the_first_health_of_dialcheck_serve_without_a_model_answers_while_a_check_holds_the_compute_thread(
+    tiny_detector_dir, monkeypatch
+):
+    """dialcheck serve loaded the routed defaults before it listened but did not hand them to the app, so its first
+    /health (a liveness probe's) loaded them again on the compute thread and waited behind every check queued there."""
+    import dialcheck.serve
+    from dialcheck import api
+    from dialcheck.cli import main
+
+    det, apps, computes = load_detector(tiny_detector_dir), [], []
+
+    class Kept(ComputeThread):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            computes.append(self)
+
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": det)
+    monkeypatch.setattr(dialcheck.serve, "ComputeThread", Kept)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
+    assert main(["serve", "--port", "0"]) == 0
+    compute, client = computes[0], TestClient(apps[0])
+    gate, started = threading.Event(), threading.Event()
+    compute.submit(lambda: (started.set(), gate.wait(30)))
+    assert started.wait(10)
+    ex = ThreadPoolExecutor(1)
+    try:
+        health = ex.submit(client.get, "/health").result(timeout=10)  # the gate holds the compute thread
+        assert health.status_code == 200 and set(health.json()["routes"]) == {"en", "tod"}
+    finally:
+        gate.set()
+        ex.shutdown()
         compute.close()
 
 

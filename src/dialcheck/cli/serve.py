@@ -118,13 +118,18 @@ def run(args: argparse.Namespace) -> int:
     else:  # like `dialcheck check`: each dialogue to the shipped default it routes to (knowledge -> task-oriented)
         from ..api import load
 
-        def warm() -> None:  # the shipped defaults loaded (and checked) before the first request
+        def warm() -> dict[str, Any]:  # the shipped defaults loaded (and checked) before the first request
             set_threads(args.threads)
+            defaults = {}
             for language in ("en", "tod"):
-                configure(load(language=language), args)
+                defaults[language] = det = load(language=language)
+                configure(det, args)
+            return defaults
 
-        compute.run(warm)
-        app = create_app(None, configure=lambda det: configure(det, args), compute=compute, **limits)
+        # handed to the app, so that /health describes them at once: its first call loaded them again on the compute
+        # thread, behind every check queued there
+        defaults = compute.run(warm)
+        app = create_app(None, configure=lambda det: configure(det, args), compute=compute, defaults=defaults, **limits)
     # timeout_graceful_shutdown bounds the wait for requests in progress; the app then gives up on their checks
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=args.shutdown_timeout)
     left = compute.running_given_up()

@@ -44,7 +44,7 @@
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -264,6 +264,7 @@ def create_app(
     configure: Callable[[Detector], None] | None = None,
     compute: ComputeThread | None = None,
     max_bytes: int | None = None,
+    defaults: Mapping[str, Detector] | None = None,
 ) -> Any:
     """A FastAPI app answering with ``detector``; with None, with the shipped default each dialogue routes to
     (:func:`dialcheck.route`). ``configure`` is applied to each routed detector (threshold overrides).
@@ -273,7 +274,10 @@ def create_app(
     read (a /rank context counts once per candidate, as it is scored once per candidate, and a pair of long turns
     once per piece, :func:`read_chars`); more is a 413, as is
     a body over ``max_bytes`` (default: ``BYTES_PER_CHAR`` per ``max_chars`` character plus ``BODY_SLACK``),
-    answered from its Content-Length before the body is read."""
+    answered from its Content-Length before the body is read. ``defaults``: with no ``detector``, the routed
+    defaults already loaded and configured, by route (``{"en": ..., "tod": ...}``, as ``dialcheck serve`` loads them
+    before it listens), which /health then describes at once; without them its first call loads them on the compute
+    thread, behind the checks queued there."""
     from .. import api
 
     try:
@@ -478,17 +482,21 @@ def create_app(
     def page() -> str:
         return PAGE
 
-    # routed: the English default answers plain dialogues, the task-oriented one those with knowledge; once loaded
-    # (on the compute thread), held here, so that /health describes them without waiting for it
-    described: dict[str, Detector] = {} if detector is None else {"en": detector}
+    # routed: the English default answers plain dialogues, the task-oriented one those with knowledge; held here once
+    # loaded, so that /health describes them without waiting for the compute thread. dialcheck serve passes them
+    # (`defaults`): without them the first /health, a liveness probe's, queued behind every check waiting there.
+    described: dict[str, Detector] = dict(defaults or {}) if detector is None else {"en": detector}
+    routes_known = detector is not None or {"en", "tod"} <= described.keys()
 
     def describe() -> dict[str, Any]:
-        if len(described) < 2 and detector is None:  # loads them (dialcheck serve has, before its first request)
+        nonlocal routes_known
+        if not routes_known:  # loads them, on the compute thread (see health)
             for language in ("en", "tod"):
                 det = api.load(language=language)
                 if configure is not None:
                     configure(det)
                 described[language] = det
+            routes_known = True
         counts = {"requests": compute.requests, "batches": compute.batches}
         if detector is not None:
             return {"status": "ok", **_describe(detector), "checks": counts}
@@ -502,7 +510,7 @@ def create_app(
     @app.head("/health", include_in_schema=False)  # uptime monitors and probes that ask with HEAD got a 405
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        if detector is not None or len(described) == 2:
+        if routes_known:
             return describe()
         return await run_in_threadpool(compute.run, describe)
 
