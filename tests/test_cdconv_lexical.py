@@ -86,6 +86,18 @@ def test_fit_separates_easy_classes_and_round_trips(tmp_path):
     assert np.allclose(q[:, [1, 2]], 0.0, atol=1e-6) and q[0].argmax() == 0 and q[3].argmax() == 3
 
 
+def test_fitting_without_scikit_learn_names_the_train_extra(monkeypatch):
+    """The error named a bare 'pip install scikit-learn' as a ModelError; the train extra declares it now."""
+    import sys
+
+    from dialcheck.errors import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "sklearn.linear_model", None)  # import fails as if not installed
+    dialogues, labels = _data()
+    with pytest.raises(MissingDependencyError, match=r'fitting a lexical head: run `pip install "dialcheck\[train\]"`'):
+        LexicalHead.fit(dialogues, labels, LABEL_NAMES)
+
+
 def test_char_ngrams_up_to_three():
     assert char_ngrams("abc", 3) == {"a": 1, "b": 1, "c": 1, "ab": 1, "bc": 1, "abc": 1}
     assert char_ngrams("abc", 1) == {"a": 1, "b": 1, "c": 1}

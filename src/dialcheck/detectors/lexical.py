@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, ModelError
+from ..errors import InputError, MissingDependencyError, ModelError
 from ..schema import Dialogue
 
 __all__ = [
@@ -216,13 +216,14 @@ class LexicalHead:
         """Fit on conversations and integer labels (indices into ``label_names``); balanced class weights.
         The vocabulary is the n-grams found in at least ``min_df`` of the b1, u2 and b2 turns.
 
-        Needs scikit-learn (``pip install scikit-learn``); the fitted head does not.
+        Needs scikit-learn (``pip install "dialcheck[train]"``, else :class:`~dialcheck.errors.MissingDependencyError`);
+        the fitted head does not.
         """
         try:
             from scipy.sparse import csr_matrix
             from sklearn.linear_model import LogisticRegression
         except ImportError:  # pragma: no cover - depends on the environment
-            raise ModelError("fitting a lexical head needs scikit-learn: pip install scikit-learn") from None
+            raise MissingDependencyError("scikit-learn", "train", "fitting a lexical head") from None
         if len(dialogues) != len(labels) or not dialogues:
             raise InputError(f"{len(dialogues)} conversations but {len(labels)} labels")
         blocks = check_blocks(blocks, n)
