@@ -3,6 +3,7 @@
 import contextlib
 import json
 import logging
+import queue
 import random
 import re
 import socket
@@ -243,13 +244,24 @@ class _Recording:
         return self.det.predict(dialogues, batch_size=batch_size)
 
 
+class _Queued(ComputeThread):
+    """A compute thread that hands the test each check job's future as it is queued."""
+
+    def __init__(self):
+        super().__init__()
+        self.queued = queue.Queue()
+
+    def check(self, dialogues, route):
+        future = super().check(dialogues, route)
+        self.queued.put(future)
+        return future
+
+
 @pytest.mark.parametrize("route", ["/check", "/rank"])
 def test_a_check_whose_client_hung_up_before_it_was_scored_is_not_scored(tiny_detector_dir, route):
     """The compute thread scored the checks of clients that had gone (one that timed out and tried again queued the
     same check behind the one it had left), and the requests behind them waited for them."""
-    import time
-
-    compute = ComputeThread()
+    compute = _Queued()
     det = _Recording(load_detector(tiny_detector_dir))
     body = (
         {"turns": ["I have a cat.", "gone"]}
@@ -265,14 +277,10 @@ def test_a_check_whose_client_hung_up_before_it_was_scored_is_not_scored(tiny_de
             with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
                 head = f"POST {route} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(data)}\r\n\r\n"
                 s.sendall(head.encode() + data)
-                deadline = time.monotonic() + 10
-                while compute._queue.qsize() < 1 and time.monotonic() < deadline:  # queued behind the gate
-                    time.sleep(0.01)
-                assert compute._queue.qsize() == 1
-            deadline = time.monotonic() + 10
-            while len(compute._jobs) > 1 and time.monotonic() < deadline:  # cancelled once its client is seen gone
-                time.sleep(0.01)
-            assert len(compute._jobs) == 1  # the gate's
+                gone = compute.queued.get(timeout=10)  # queued behind the gate; then its client hangs up
+            settled = threading.Event()
+            gone.add_done_callback(lambda _: settled.set())
+            assert settled.wait(10) and gone.cancelled()  # while the gate still holds the compute thread
         finally:
             gate.set()
         assert _post(port, "/check", ["I have a cat.", "here"])[0] == 200
