@@ -231,11 +231,18 @@ def test_more_workers_run_jobs_side_by_side_and_a_bad_count_is_a_user_error(caps
 
 def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it():
     import threading
-    import time
 
     from dialcheck.serve import ComputeThread
 
-    det, ct = _Counting(), ComputeThread()
+    queued = threading.Semaphore(0)
+
+    class Queued(ComputeThread):
+        def check(self, dialogues, route):
+            future = super().check(dialogues, route)
+            queued.release()
+            return future
+
+    det, ct = _Counting(), Queued()
     client = TestClient(create_app(det, max_dialogues=3, compute=ct))
     gate, out = _blocked(ct), {}
 
@@ -248,9 +255,7 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
     threads = [threading.Thread(target=f) for f in (rank, check)]
     for t in threads:
         t.start()
-    deadline = time.monotonic() + 10
-    while ct._queue.qsize() < 2 and time.monotonic() < deadline:  # both requests wait behind the blocked thread
-        time.sleep(0.01)
+    assert queued.acquire(timeout=10) and queued.acquire(timeout=10)  # both requests wait behind the blocked thread
     gate.set()
     for t in threads:
         t.join(10)
