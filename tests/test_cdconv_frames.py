@@ -201,6 +201,7 @@ def test_the_window_reading_names_only_the_turns_it_read(tiny_base, monkeypatch,
     assert pair == (" [SEP] ".join(words[:-1]), "plum")
     # 12 tokens: [CLS] [SEP] [SEP] and "plum" leave 8 for the first segment's 13: "[SEP] grape [SEP] ... peach"
     assert det.classifier.tokenizer.decode(det.classifier.encode([pair])["input_ids"][0][1:9]).startswith("[SEP] grape")
+    assert det.classifier.first_kept(*pair) == pair[0].index("[SEP] grape")  # the classifier says where its cut fell
     (v,) = det.predict([d])
     assert v.category == "history" and v.evidence == (3, 5)  # was (1, 3, 5): banana was never read
     # the warning named no conversation ('3 of 22 conversations are longer ...'): by their ids, when all have one

@@ -249,26 +249,22 @@ class CategoryDetector(Detector):
         return dataclasses.replace(v, evidence=tuple(i for i in v.evidence if i >= first)) if first else v
 
     def _first_read(self, d: Dialogue, pair: tuple[str, str]) -> int:
-        """The first turn of ``d`` whose text (some of it) is in the window when the flat view's first segment (its
-        earlier turns joined) is cut from the left to fit: 0 when the pair fits or the classifier cannot tell."""
-        clf = self.classifier
-        tok = getattr(clf, "tokenizer", None)
-        if tok is None or not hasattr(clf, "pair_fits") or clf.pair_fits(*pair):
+        """The first turn of ``d`` whose text (some of it) is in the window: the turn of the flat view's first
+        segment (its earlier turns joined, as :meth:`inputs` joined them) in which the classifier's kept text
+        starts (:meth:`~dialcheck.detectors.core.PairClassifier.first_kept`). 0 when the pair fits or the
+        classifier cannot tell."""
+        kept = getattr(self.classifier, "first_kept", None)
+        start = kept(*pair) if kept is not None else 0
+        if not start:
             return 0
-        first, second = pair
-        room = clf.max_length - tok.num_special_tokens_to_add(pair=True)
-        room -= min(clf._token_len(second), clf._second_budget())  # the checked turn, cut as encode() cuts it
-        offsets = clf._tokenize(first, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-        offsets = offsets["offset_mapping"]
-        if room >= len(offsets):
-            return 0
-        start = offsets[len(offsets) - room][0] if room > 0 else len(first)  # the first character kept
-        sep = "\n" if reads_speaker_tags(self.config) else separator(tok)
+        texts = _texts(d, -len(d.turns), reads_speaker_tags(self.config))
+        # the segment is the texts joined by one separator, whichever inputs() chose: its length is what is left
+        gap = (len(pair[0]) - sum(map(len, texts))) // max(1, len(texts) - 1)
         pos = 0
-        for k, text in enumerate(_texts(d, -len(d.turns), reads_speaker_tags(self.config))):
+        for k, text in enumerate(texts):
             if start < pos + len(text):
                 return k
-            pos += len(text) + len(sep)
+            pos += len(text) + gap
         return len(d.turns) - 1
 
     def _warn_cut(self, dialogues: Sequence[Dialogue], inputs: Sequence[tuple[str, str]]) -> None:

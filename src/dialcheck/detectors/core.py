@@ -192,6 +192,26 @@ class PairClassifier:
         room = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True)
         return max(1, room - min(_MIN_FIRST_TOKENS, room // 2))
 
+    def _cuts_second(self, first: str, second: str) -> bool:
+        """Does :meth:`encode` cut the checked turn (to its first ``_second_budget()`` tokens) in this pair? Only
+        when it is longer than the budget and the pair does not fit."""
+        return self._token_len(second) > self._second_budget() and not self.pair_fits(first, second)
+
+    def first_kept(self, first: str, second: str) -> int:
+        """Where the text of the first segment that :meth:`encode` keeps of the pair starts: the offset in ``first``
+        of its first character in the window. 0 when the pair fits or the segment is cut on the right;
+        ``len(first)`` when the checked turn leaves no room for any of it."""
+        if self.truncation_side != "left" or self.pair_fits(first, second):
+            return 0
+        n_second = self._second_budget() if self._cuts_second(first, second) else self._token_len(second)
+        room = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True) - n_second
+        offsets = self._tokenize(
+            first_segment(first), add_special_tokens=False, return_offsets_mapping=True, verbose=False
+        )["offset_mapping"]
+        if room >= len(offsets):
+            return 0
+        return offsets[len(offsets) - room][0] if room > 0 else len(first)
+
     def fit_second(self, text: str) -> str:
         """``text`` cut (with a warning) so that it leaves room for the first segment in the window."""
         budget = self._second_budget()
@@ -210,12 +230,8 @@ class PairClassifier:
     def encode(self, pairs: Sequence[tuple[str, str]], tensors: str = "pt") -> dict[str, Any]:
         """Tokenize a batch of pairs into padded tensors (``tensors``: ``"pt"`` torch, ``"np"`` numpy)."""
         firsts = [first_segment(p[0]) for p in pairs]
-        budget = self._second_budget()
         # the first segment is measured only when the second is long (a short second is never cut)
-        seconds = [
-            p[1] if self._token_len(p[1]) <= budget or self.pair_fits(p[0], p[1]) else self.fit_second(p[1])
-            for p in pairs
-        ]
+        seconds = [self.fit_second(p[1]) if self._cuts_second(p[0], p[1]) else p[1] for p in pairs]
         return self._tokenize(
             firsts,
             seconds,
