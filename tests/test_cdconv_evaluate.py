@@ -78,14 +78,20 @@ def test_evaluate_data_warns_of_conversations_without_u1(tiny_flat_dir, tmp_path
         {"id": "ok", "turns": four, "contradiction": False},
         {"id": "no-u1", "turns": four[1:], "contradiction": False},
         {"turns": four[1:], "contradiction": True, "category": "history"},
+        {"id": "two", "turns": four[2:], "contradiction": False},
     ]
     f = tmp_path / "mine.jsonl"
     f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
     ev = ["evaluate", "--benchmark", "cdconv", "--model", str(tiny_flat_dir), "--no-progress", "--data", str(f)]
     assert main(ev) == 0
     err = capsys.readouterr().err
-    assert f"warning: 2 of the 3 dialogues of {f} (no-u1, mine.jsonl:3) have fewer than four turns" in err
-    assert "read as empty (is u1 missing?); their verdicts are counted" in err
+    # worded as check refuses them: a two-turn one was asked 'is u1 missing?' too, which check says of three alone
+    three = "(no-u1, mine.jsonl:3) have fewer than four turns (got 3 turns; is u1 missing?): "
+    assert f"warning: 2 of the 4 dialogues of {f} {three}" in err
+    assert (
+        f"warning: 1 of the 4 dialogues of {f} (two) has fewer than four turns (got 2 turns: too few to check): " in err
+    )
+    assert err.count("so the missing first turns are read as empty; their verdicts are counted") == 2
     f.write_text(json.dumps(recs[0], ensure_ascii=False) + "\n", encoding="utf-8")
     assert main(ev) == 0
     assert "fewer than four turns" not in capsys.readouterr().err

@@ -34,6 +34,7 @@ __all__ = [
     "ZH_SHARE",
     "check_chinese_conversation",
     "check_not_japanese",
+    "chinese_turns_lacking",
     "cjk_share",
     "dialogue_language",
     "foreign_scripts",
@@ -225,6 +226,18 @@ def turn_field(d: Dialogue, i: int) -> str:
     return f"turns[{i}].text"
 
 
+def chinese_turns_lacking(n: int) -> str | None:
+    """What a Chinese conversation of ``n`` turns lacks to be read as u1, b1, u2, b2, as ``check`` refuses it and
+    ``evaluate --data`` warns of it: three turns want u1, one or two are too few; None from four turns on.
+
+    >>> chinese_turns_lacking(3), chinese_turns_lacking(2), chinese_turns_lacking(1), chinese_turns_lacking(4)
+    ('got 3 turns; is u1 missing?', 'got 2 turns: too few to check', 'got 1 turn: too few to check', None)
+    """
+    if n >= 4:
+        return None
+    return "got 3 turns; is u1 missing?" if n == 3 else f"got {n} turn{'' if n == 1 else 's'}: too few to check"
+
+
 def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     """Raise :class:`InputError` when ``d`` cannot be checked as a Chinese conversation (u1, b1, u2, b2, ...):
     mixed languages, an empty turn, or fewer than four turns. ``choose``: as in :func:`check_not_japanese`.
@@ -251,7 +264,6 @@ got 3 turns; is u1 missing?
                 "detector reads turns by position as u1, b1, u2, b2; leave out a tool call's message or any other "
                 "without text)"
             )
-    n = len(d.turns)
-    if n < 4:
-        got = "got 3 turns; is u1 missing?" if n == 3 else f"got {n} turn{'s' if n > 1 else ''}: too few to check"
-        raise InputError(f"a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): {got}")
+    lacking = chinese_turns_lacking(len(d.turns))
+    if lacking:
+        raise InputError(f"a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): {lacking}")

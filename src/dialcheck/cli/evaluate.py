@@ -237,17 +237,23 @@ def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en"
 def _warn_short(args: argparse.Namespace, evaluator: Any) -> None:
     """Warn, per ``--data`` file of ``--benchmark cdconv``, of the conversations of fewer than four turns: the
     four-category detectors read u1, b1, u2, b2 by position, so one without u1 is read with an empty u1, which no
-    CDConv session has (``check`` refuses it without ``--model``: "is u1 missing?"); their verdicts still count."""
+    CDConv session has; their verdicts still count. What each lacks is worded as ``check`` refuses it
+    (:func:`~dialcheck.language.chinese_turns_lacking`), one warning per wording."""
     from ..io import where_named
+    from ..language import chinese_turns_lacking
 
     for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
-        short = [e.id or "?" for e in examples if len(e.dialogue.turns) < 4]
-        if short:
+        by_lack: dict[str, list[str]] = {}
+        for e in sorted(examples, key=lambda e: -len(e.dialogue.turns)):  # three turns first
+            lacking = chinese_turns_lacking(len(e.dialogue.turns))
+            if lacking:
+                by_lack.setdefault(lacking, []).append(e.id or "?")
+        for lacking, short in by_lack.items():
             named = where_named(short, len(examples), of=f" of {input_name(path)}")
             print(
-                f"dialcheck: warning: {named} {'has' if len(short) == 1 else 'have'} fewer than four turns: the model "
-                "reads a Chinese conversation as u1 (user), b1 (bot), u2 (user), b2 (bot), so the missing first turns "
-                "are read as empty (is u1 missing?); their verdicts are counted",
+                f"dialcheck: warning: {named} {'has' if len(short) == 1 else 'have'} fewer than four turns "
+                f"({lacking}): the model reads a Chinese conversation as u1 (user), b1 (bot), u2 (user), b2 (bot), "
+                "so the missing first turns are read as empty; their verdicts are counted",
                 file=sys.stderr,
             )
 
