@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import sys
@@ -418,6 +419,44 @@ def test_score_and_probe_tell_a_json_document_from_json_lines_alike(tmp_path, ca
     assert f"warning: {empty} has no dialogues" in capsys.readouterr().err
     assert main([*probe, str(empty)]) == 2
     assert f"{empty}: no contexts in it" in capsys.readouterr().err
+
+
+def test_a_json_document_of_no_records_gets_no_conversion(tmp_path, capsys, monkeypatch, tiny_detector_dir):
+    """A pretty-printed list of numbers (or, to probe, of lists) was told 'convert it with: jq -c . ...', whose output
+    is one line holding the list: no record a line either. Such a document is told what it holds and what the command
+    reads, without a conversion; a list of objects and one object over several lines keep theirs."""
+    probe = ["probe", "triggers", "--out", str(tmp_path / "t.jsonl"), "--methods", "short_utterance", "--input"]
+    score = ["score", "--no-progress", "--model", str(tiny_detector_dir)]
+    reads = {"score": "score reads one dialogue per line", "probe": "contexts are read one JSON object a line"}
+    for value, held, refused_by in [
+        ([1, 2], "a list of ints", ("score", "probe")),
+        ([[DOG.u1], [RAIN.u1]], "a list of lists", ("probe",)),  # to score, two dialogues: jq -c '.[]'
+        ([], "an empty list", ("score", "probe")),
+    ]:
+        src = tmp_path / "doc.json"
+        src.write_text(json.dumps(value, ensure_ascii=False, indent=2) if value else "[\n]\n", encoding="utf-8")
+        for command in refused_by:
+            argv = [*probe, str(src)] if command == "probe" else [*score, str(src), str(tmp_path / "v.jsonl")]
+            assert main(argv) == 2
+            err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("dialcheck: error:")]
+            assert len(err) == 1 and err[0].startswith(
+                f"dialcheck: error: {src}: a JSON document holding {held}, not JSON Lines: {reads[command]}"
+            ), (value, command, err)
+            assert "jq" not in err[0] and "python" not in err[0], (value, command)
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(src.read_bytes()), encoding="utf-8"))
+        assert main([*probe, "-"]) == 2
+        err = capsys.readouterr().err
+        assert f"<stdin>: a JSON document holding {held}, not JSON Lines" in err and "pipe it" not in err
+    # to score, a list of lists or of objects is dialogues, as check reads it (objects without turns were told
+    # 'jq -c .', which made them one line of one bad dialogue); a list of chat messages is one dialogue
+    for value, jq in [
+        ([[DOG.u1], [RAIN.u1]], "jq -c '.[]'"),
+        ([{"u1": DOG.u1}, {"u1": RAIN.u1}], "jq -c '.[]'"),
+        ([{"role": "user", "content": DOG.u1}, {"role": "assistant", "content": RAIN.u1}], "jq -c ."),
+    ]:
+        src.write_text(json.dumps(value, ensure_ascii=False, indent=2), encoding="utf-8")
+        assert main([*score, str(src), str(tmp_path / "v.jsonl")]) == 2
+        assert f"convert it with: {jq} {src}" in capsys.readouterr().err, value
 
 
 def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys):

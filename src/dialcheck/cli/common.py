@@ -790,19 +790,27 @@ def readable_weights(folder: str | Path, name: str) -> None:
             raise InputError(damaged_weights(e, name), str(f)) from None
 
 
-def json_document(lines: Iterable[bytes], is_records: Callable[[Any], bool]) -> bool | None:
+def json_document(
+    lines: Iterable[bytes], is_records: Callable[[Any], bool], is_record: Callable[[Any], bool] = lambda v: True
+) -> str | None:
     """Whether ``lines`` (an input's, read as they come) are one JSON document where JSON Lines are read: None
-    when they are JSON Lines (or hold nothing), else whether the document is a list of records (``is_records`` of
-    it) rather than one value written over several lines. Decided as ``score`` and ``probe`` both read it, before
-    any record is: a first line that is a JSON value of its own is JSON Lines, unless it is a list of records and
-    the only line; else a first line that opens no object or list, or a second line that is a JSON value (JSON
-    Lines whose first line is broken), is JSON Lines; else the text is read whole, and is a document if it parses.
-    A damaged ``.gz`` is read as far as it goes; the reader of its lines reports it.
+    when they are JSON Lines (or hold nothing), else what the document is: ``"records"``, a list of records
+    (``is_records`` of it); ``"record"``, one record (``is_record``) written over several lines; or, for one that
+    is neither (a list of numbers, where objects are read), what it holds, ``"a list of ints"``: converted, it
+    would be no record a line either. Decided as ``score`` and ``probe`` both read it, before any record is: a
+    first line that is a JSON value of its own is JSON Lines, unless it is a list of records and the only line;
+    else a first line that opens no object or list, or a second line that is a JSON value (JSON Lines whose first
+    line is broken), is JSON Lines; else the text is read whole, and is a document if it parses. A damaged ``.gz``
+    is read as far as it goes; the reader of its lines reports it. Only the lines the decision needs are read: the
+    first one or two of JSON Lines.
 
+    >>> objects = lambda v: isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
     >>> def kind(text):
-    ...     return json_document(text.encode().splitlines(keepends=True), lambda v: isinstance(v, list))
+    ...     return json_document(text.encode().splitlines(keepends=True), objects, lambda v: isinstance(v, dict))
     >>> kind('[{"u1": "a"},\\n {"u1": "b"}]'), kind('[{"u1": "a"}, {"u1": "b"}]'), kind('{\\n "u1": "a"\\n}')
-    (True, True, False)
+    ('records', 'records', 'record')
+    >>> kind('[\\n 1,\\n 2.5\\n]'), kind('[\\n [1],\\n {}\\n]'), kind('[\\n]')
+    ('a list of ints and floats', 'a list of lists and objects', 'an empty list')
     >>> kind('{"u1": "a"}\\n{"u1": "b"}'), kind('{"u1": \\n{"u1": "b"}'), kind(""), kind('[1]\\n[2]')
     (None, None, None, None)
     """
@@ -826,19 +834,41 @@ def json_document(lines: Iterable[bytes], is_records: Callable[[Any], bool]) -> 
                 value = json.loads(first + (second or b"") + b"".join(lines))
             except (ValueError, RecursionError):
                 return None
-            return bool(is_records(value))
-        return True if is_records(value) and next(nonblank, None) is None else None
+            if is_records(value):
+                return "records"
+            return "record" if is_record(value) else _held(value)
+        return "records" if is_records(value) and next(nonblank, None) is None else None
     except InputError:  # a damaged .gz
         return None
 
 
-def json_document_error(path: str, many: bool, reads: str) -> InputError:
-    """The one error for an input that is a JSON document where JSON Lines are read (:func:`json_document`):
-    what the command reads (``reads``) and how to convert the file (``jq``, or plain Python), or pipe standard
-    input (``-``) through ``jq``. Read line by line it gave a bad line per line, or one bad record."""
-    if path == "-":
-        from ..io import input_name
+def _held(value: Any) -> str:
+    """What a JSON document that holds no records holds, in a few words.
 
+    >>> _held([1, "a", 2]), _held([None]), _held(True)
+    ('a list of ints and strings', 'a list of nulls', 'a JSON boolean')
+    """
+    from ..io import json_type, plural_of
+
+    if not isinstance(value, list):
+        return f"a JSON {json_type(value)}"
+    if not value:
+        return "an empty list"
+    return "a list of " + " and ".join(plural_of(t) for t in dict.fromkeys(map(json_type, value)))
+
+
+def json_document_error(path: str, document: str, reads: str) -> InputError:
+    """The one error for an input that is a JSON document where JSON Lines are read (:func:`json_document`'s
+    ``document``): what the command reads (``reads``) and how to convert the file (``jq``, or plain Python), or
+    pipe standard input (``-``) through ``jq``. Read line by line it gave a bad line per line, or one bad record.
+    A document that holds no records (``[1, 2]`` where objects are read) gets no conversion, which would make no
+    record of it either: it is told what the file holds instead."""
+    from ..io import input_name
+
+    if document not in ("records", "record"):
+        return InputError(f"a JSON document holding {document}, not JSON Lines: {reads}", input_name(path))
+    many = document == "records"
+    if path == "-":
         jq = "jq -c '.[]'" if many else "jq -c ."
         return InputError(f"a JSON document, not JSON Lines: {reads}; pipe it through {jq}", input_name(path))
     jq_cmd, py_cmd = jsonl_conversion(path, many)

@@ -131,15 +131,15 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
     name = input_name(path)
     if path == "-":  # read once: the document check and the records read the same bytes
         data = sys.stdin.buffer.read()
-        many = json_document(io.BytesIO(data), _objects)
+        document = json_document(io.BytesIO(data), _objects, _object)
         stream: BinaryIO = io.BytesIO(data)
     else:
         with contextlib.closing(input_lines(open_input(require_file(path), path), name)) as lines:
-            many = json_document(lines, _objects)
+            document = json_document(lines, _objects, _object)
         stream = open_input(path, path)
-    if many is not None:
+    if document is not None:
         stream.close()
-        raise json_document_error(path, many, f"{what} are read one JSON object a line")
+        raise json_document_error(path, document, f"{what} are read one JSON object a line")
     out: list[T] = []
     errors: list[InputError] = []
     total = 0
@@ -170,6 +170,11 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
 def _objects(value: Any) -> bool:
     """Whether a JSON value is a list of records (JSON objects): a JSON document of them, never one record."""
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _object(value: Any) -> bool:
+    """Whether a JSON value is one record (a JSON object), written over several lines."""
+    return isinstance(value, dict)
 
 
 def read_nli_file(path: str) -> list[Any]:

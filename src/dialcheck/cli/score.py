@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import (
     ParsedRecord,
+    _is_dialogue_list,
     _iter_jsonl,
     _raw_id,
     counted,
@@ -312,13 +313,19 @@ def _reported_errors(path: Path) -> set[str]:
 
 
 def _looks_like_dialogues(value: Any) -> bool:
-    """Whether a JSON value is a list of dialogues (objects with turns or messages, or lists): never one
-    dialogue of a JSON Lines log."""
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(isinstance(v, list) or (isinstance(v, dict) and ("turns" in v or "messages" in v)) for v in value)
-    )
+    """Whether a JSON value is a list of dialogues, objects or lists, as ``check`` reads a JSON list
+    (:func:`~dialcheck.io.parse_dialogue` names what is wrong with each): never one dialogue of a JSON Lines log
+    (a list of turns or of chat messages)."""
+    return isinstance(value, list) and _is_dialogue_list(value) and all(isinstance(v, (dict, list)) for v in value)
+
+
+def _one_dialogue(value: Any) -> bool:
+    """Whether a JSON value may be one dialogue (an object, or a list of turns or messages, as
+    :func:`~dialcheck.io.parse_dialogue` reads a line), written over several lines."""
+    return isinstance(value, dict) or (isinstance(value, list) and bool(value) and not _is_dialogue_list(value))
+
+
+JSON_LINES_READ = "score reads one dialogue per line (dialcheck check reads JSON documents)"
 
 
 def refuse_json_document(path: str) -> None:
@@ -326,11 +333,9 @@ def refuse_json_document(path: str) -> None:
     JSON, or a file of one line holding a list of dialogues), told apart as :func:`~.common.json_document` tells
     it: read line by line it would give a bad line per line, or one bad dialogue."""
     with contextlib.closing(input_lines(open_input(path), path)) as lines:
-        many = json_document(lines, _looks_like_dialogues)
-    if many is not None:
-        raise json_document_error(
-            path, many, "score reads one dialogue per line (dialcheck check reads JSON documents)"
-        )
+        document = json_document(lines, _looks_like_dialogues, _one_dialogue)
+    if document is not None:
+        raise json_document_error(path, document, JSON_LINES_READ)
 
 
 def _units(
