@@ -137,6 +137,36 @@ def test_the_slot_reading_reads_a_name_age_job_or_count_through_markdown_and_emo
     assert v.pair_scores[1] >= SLOT_SCORE and 1 in v.evidence
 
 
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("25. You?", "25. You?"),  # an age answered, not item 25 of a list: was "You?"
+        ("18. She just graduated high school.", "18. She just graduated high school."),  # a DECODE turn
+        ("1. I live in Ohio.\n2. My brother lives in Texas.", "I live in Ohio.\nMy brother lives in Texas."),
+        ("It's 25℃ today 🌞", "It's 25℃ today"),  # a unit, not an emoji: was "It's 25 today"
+        ("Dialcheck™ weighs 5㎏.", "Dialcheck™ weighs 5㎏."),
+        ("* not really *", "not really"),  # was "not really *"
+        ("*rolls eyes* Of course.", "rolls eyes Of course."),
+        ("- I have a dog.\n- Two cats.", "I have a dog.\nTwo cats."),
+    ],
+)
+def test_plain_text_keeps_an_answered_number_and_units_and_drops_a_spaced_emphasis(text, plain):
+    from dialcheck.detectors.utterance import plain_text
+
+    assert plain_text(text) == plain
+
+
+def test_each_dialogue_is_read_plain_once(det, monkeypatch):
+    from dialcheck.detectors import utterance
+
+    calls = []
+    real = utterance.plain_dialogue
+    monkeypatch.setattr(utterance, "plain_dialogue", lambda d: calls.append(d) or real(d))
+    det.slots = "settle"
+    det.predict([["Hi!", "I'm 29 🎉", "Oh nice.", "I'm 45."], ["Hi!", "I have a dog.", "Cool.", "I have a cat."]])
+    assert len(calls) == 2  # was 4: once for the ages cut out, once for the rules
+
+
 def test_responses_api_text_parts_are_read(det):
     """The Responses API's input_text / output_text parts were skipped as if they were images: an assistant's earlier
     reply read as empty (never paired: 'nothing earlier to compare with'), and a last one refused as a tool call."""

@@ -144,8 +144,12 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
-#: Markdown that opens a line: a heading, a quote, a list item ("- ", "* ", "1. ", "2) ").
-_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)", re.M)
+#: Markdown that opens a line: a heading, a quote, a bulleted list item ("- ", "* ").
+_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+\u2022][ \t]+)", re.M)
+#: A numbered list item ("1. ", "2) "): one only in a list of two or more, since "25. You?" answers an age.
+_NUMBERED = re.compile(r"^[ \t]*\d{1,3}[.)][ \t]+", re.M)
+#: A line set in asterisks with spaces inside ("* not really *"): emphasis or an action, not a list item.
+_STARRED_LINE = re.compile(r"^([ \t]*)\*[ \t]+([^\s*](?:[^\n*]*[^\s*])?)[ \t]+\*[ \t]*$", re.M)
 #: Emphasis around words, not inside one: "**bold**", "__bold__", "*italic*", "_italic_" ("2*3*4", "__unk__" in
 #: "dr__unk__" and "snake_case" stay).
 _EMPHASIS = re.compile(
@@ -156,8 +160,12 @@ _SHORTCODE = re.compile(r"(?<!\S):[a-z0-9_+-]*[a-z][a-z0-9_+-]*:(?!\S)")  # Slac
 
 
 def _pictograph(c: str) -> bool:
-    """An emoji or another pictograph (a symbol above U+2000, a skin tone), or the joiners between them; "°" stays."""
-    return (ord(c) >= 0x2000 and unicodedata.category(c) in ("So", "Sk")) or c in "\ufe0f\u200d"
+    """An emoji or another pictograph (a symbol above U+2000, a skin tone), or the joiners between them; "°" stays,
+    as do the letterlike symbols and units ("℃", "™", "№": U+2100-214F) and the CJK squared units ("㎏")."""
+    o = ord(c)
+    if 0x2100 <= o <= 0x214F or 0x3300 <= o <= 0x33FF:
+        return False
+    return (o >= 0x2000 and unicodedata.category(c) in ("So", "Sk")) or c in "\ufe0f\u200d"
 
 
 def plain_text(text: str) -> str:
@@ -167,12 +175,17 @@ def plain_text(text: str) -> str:
 
     >>> plain_text("- **My brother** lives in Texas 😊")
     'My brother lives in Texas'
-    >>> plain_text("1. *I used to* live in `Chicago`.")
-    'I used to live in Chicago.'
+    >>> plain_text("1. *I used to* live in `Chicago`.\\n2. Now in Ohio.")
+    'I used to live in Chicago.\\nNow in Ohio.'
     >>> plain_text("2*3*4 is 24, snake_case and dr__unk__ stay, as does 25°C.")
     '2*3*4 is 24, snake_case and dr__unk__ stay, as does 25°C.'
+    >>> plain_text("25. You?"), plain_text("It's 25℃ 🌞"), plain_text("* not really *")
+    ('25. You?', "It's 25℃", 'not really')
     """
-    t = _LINE_MARK.sub("", text)
+    t = _STARRED_LINE.sub(r"\1\2", text)
+    t = _LINE_MARK.sub("", t)
+    if len(_NUMBERED.findall(t)) > 1:
+        t = _NUMBERED.sub("", t)
     t = _EMPHASIS.sub(lambda m: m.group(2) if m.group(1) else m.group(4), t)
     t = _CODE_SPAN.sub(r"\1", t)
     t = _SHORTCODE.sub(" ", t)
@@ -554,9 +567,9 @@ class UtteranceDetector(Detector):
             spans.append((owners, len(pairs), read_as))
             pairs.extend(own_pairs)
         cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with the ages cut out
+        plains = [plain_dialogue(d) for d in dialogues]  # the rules read the words, not markdown and emoji
         if self.slots == "settle":
-            for k, (d, (owners, _, _)) in enumerate(zip(dialogues, spans, strict=True)):
-                p = plain_dialogue(d)
+            for k, (p, (owners, _, _)) in enumerate(zip(plains, spans, strict=True)):
                 for i in sorted(set(owners)):
                     cut = ages_cut(p.turns[i].text, p.turns[-1].text)
                     if cut and self.classifier.pair_fits(*cut):  # a long turn's pieces keep their own scores
@@ -573,12 +586,11 @@ class UtteranceDetector(Detector):
         else:
             scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
         out = []
-        for k, (d, (owners, start, read_as), cuts) in enumerate(zip(dialogues, spans, cut_at, strict=True)):
+        for k, (d, p, (owners, start, read_as), cuts) in enumerate(zip(dialogues, plains, spans, cut_at, strict=True)):
             turn_scores: dict[int, float] = {}
             for i, v in zip(owners, scores[start : start + len(owners)], strict=True):
                 turn_scores[i] = max(turn_scores.get(i, 0.0), float(v))  # a long turn: its best piece
             conflicts: dict[int, str] = {}
-            p = plain_dialogue(d)  # the rules read the words, not an assistant's markdown and emoji
             if self.slots != "off":
                 conflicts = slot_conflicts(p, self._indices(d, None if only is None else only[k]))
                 for i in conflicts:
