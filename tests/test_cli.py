@@ -1485,6 +1485,41 @@ def test_score_refuses_a_json_document_with_one_error(capsys, tmp_path, tiny_det
     assert code == 0 and "scored 1 dialogue, skipped 1 bad line" in err
 
 
+def test_score_refuses_a_json_document_on_standard_input_and_still_streams_json_lines(
+    capsys, monkeypatch, tmp_path, tiny_detector_dir
+):
+    """score checked a file for a JSON document but not standard input: a list written a record a line ('[',
+    '{...},', '{...}', ']') piped in scored its last record (the one line that parses alone) and exited 0,
+    'skipped 3 bad lines'; a pretty-printed one gave a bad line per line. Both are now one error, exit 2, as from a
+    file; JSON Lines are still read as they come: the first verdicts are written before the pipe's last line."""
+    import io
+    from types import SimpleNamespace
+
+    model = ["--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "1"]
+    rows = [{"turns": ["Hi.", "Hello!"]}, {"turns": ["I like tea.", "Me too."]}, {"turns": ["I have a cat.", "Oh?"]}]
+    out = tmp_path / "v.jsonl"
+    for text in ["[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n", json.dumps(rows, indent=2)]:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+        code, _, err = _run(capsys, "score", "-", str(out), *model)
+        assert code == 2 and not out.exists(), err
+        assert err == (
+            "dialcheck: error: <stdin>: a JSON document, not JSON Lines: score reads one dialogue per line "
+            "(dialcheck check reads JSON documents); pipe it through jq -c '.[]'\n"
+        )
+    written_before_last = []
+
+    def pipe():  # a pipe still being written: its last line comes once two verdicts could have been written
+        for i, r in enumerate(rows):
+            if i == len(rows) - 1:
+                written_before_last.append(out.read_text().count("\n"))
+            yield (json.dumps(r) + "\n").encode()
+
+    monkeypatch.setattr("sys.stdin", SimpleNamespace(buffer=pipe()))
+    code, _, err = _run(capsys, "score", "-", str(out), *model)
+    assert code == 0 and "scored 3 dialogues" in err, err
+    assert written_before_last == [2] and [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 2, 3]
+
+
 def test_score_json_document_hint_never_names_an_existing_file(capsys, tmp_path, tiny_detector_dir):
     import gzip
     import shlex

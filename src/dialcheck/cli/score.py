@@ -12,6 +12,7 @@ import argparse
 import array
 import bisect
 import contextlib
+import itertools
 import json
 import sys
 from collections.abc import Iterator
@@ -338,6 +339,26 @@ def refuse_json_document(path: str) -> None:
         raise json_document_error(path, document, JSON_LINES_READ)
 
 
+def stdin_lines() -> Iterator[bytes]:
+    """Standard input's lines, once :func:`refuse_json_document`'s check has been made on them (exit 2 for a JSON
+    document, as for a file): standard input can be read only once, so the lines the check read (the first one or
+    two of JSON Lines) are given again, then the rest as they come. Scoring stays streamed: a pipe that is still
+    being written is scored chunk by chunk, not read whole first."""
+    buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
+    raw = iter(buffer) if buffer is not None else (ln.encode("utf-8", "surrogateescape") for ln in sys.stdin)
+    read: list[bytes] = []
+
+    def reading() -> Iterator[bytes]:
+        for line in raw:
+            read.append(line)
+            yield line
+
+    document = json_document(reading(), _looks_like_dialogues, _one_dialogue)
+    if document is not None:
+        raise json_document_error("-", document, JSON_LINES_READ)
+    return itertools.chain(read, raw)
+
+
 def _units(
     r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None, routed: bool = False
 ) -> list[tuple[int | None, Dialogue]]:
@@ -412,8 +433,11 @@ def run(args: argparse.Namespace) -> int:
     if args.chunk_size < 1:
         raise InputError(f"--chunk-size must be at least 1, got {args.chunk_size}")
     source = input_name(args.input)
-    if args.input != "-":
-        refuse_json_document(args.input)  # resume goes by line number: a JSON document is refused, not guessed at
+    # resume goes by line number: a JSON document is refused, not guessed at (standard input too: a list written a
+    # record a line was scored as its last record, its other lines skipped as bad)
+    piped = stdin_lines() if args.input == "-" else None
+    if piped is None:
+        refuse_json_document(args.input)
     point = read_resume(out_path) if args.resume else ResumePoint(out_path, 0)
     pending = None  # the resume check still to be made on standard input, which is read only once
     if point.last and args.input != "-":
@@ -430,6 +454,8 @@ def run(args: argparse.Namespace) -> int:
     if done and args.input != "-":  # the finished lines are passed over unparsed (check_resume_input read their ids)
         lines = _unfinished(input_lines(open_input(args.input), args.input), done)
         records = _iter_jsonl(lines, args.input, partial(parse_checked, speakers=args.speaker))
+    elif piped is not None:  # streamed, as read_dialogues streams it, from the lines the document check read on
+        records = _iter_jsonl(piped, source, partial(parse_checked, speakers=args.speaker))
     else:
         records = read_dialogues(args.input, jsonl=True, checking=True, speakers=args.speaker)
     bar = None
