@@ -92,6 +92,25 @@ def test_loading_a_superseded_model_by_name_in_an_install_says_so(installed):
         load_detector("no-such-model")  # any other missing folder is named as before
 
 
+def test_the_advice_for_a_superseded_model_is_in_the_words_of_its_caller(capsys, installed):
+    """The note said '--model CHECKOUT/...' to every caller, also to dialcheck.load in Python, which has no --model.
+    A caller that knows its words gets them alone (train --init; a cascade's stage names it in its config); one that
+    loads a name for the command line and Python alike gets both ways."""
+    path = "CHECKOUT/src/dialcheck/models/decode-utterance-minilm-v3"
+    notes = {o: catalog.repository_only_note("decode-utterance-minilm-v3", o) for o in catalog.USE_FOLDER}
+    assert notes["--model"].endswith(f"pass its folder: --model {path}")
+    assert notes["--init"].endswith(f"pass its folder: --init {path}")
+    assert notes["model="].endswith(f'pass its folder: dialcheck.load("{path}"), or model="{path}"')
+    assert notes["stage"].endswith(f'cascade\'s dialcheck.json ("first" or "second": "{path}")')
+    # dialcheck.load by name: its Python form is there (the same path serves check --model: both are named)
+    with pytest.raises(ModelError) as e:
+        dialcheck.load("decode-utterance-minilm-v3")
+    assert f'dialcheck.load("{path}")' in str(e.value) and f"--model {path} on the command line" in str(e.value)
+    # train --init: its option alone
+    code, _, err = run_cli(capsys, "train", "--task", "decode", "--init", "decode-utterance-minilm-v3", "--out", "o")
+    assert code == 2 and err.rstrip().endswith(f"--init {path}") and "dialcheck.load" not in err
+
+
 def test_in_a_checkout_the_superseded_models_load_and_are_marked_in_the_listing(capsys):
     """The repository keeps them (their numbers are reproducible, tests run them): nothing is said missing."""
     assert catalog.missing_repository_only() == []

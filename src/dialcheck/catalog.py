@@ -21,6 +21,7 @@ from .errors import ModelError
 
 __all__ = [
     "REPOSITORY_ONLY",
+    "USE_FOLDER",
     "ShippedModel",
     "missing_repository_only",
     "models_dir",
@@ -62,10 +63,22 @@ REPOSITORY_ONLY: dict[str, str] = {
 }
 
 
-def repository_only_note(name: str | Path, option: str = "--model") -> str | None:
+#: How each caller names a model by its folder, for :func:`repository_only_note`'s advice (the caller's own words, as
+#: ``api.route(choose=...)`` gives them): an option of the command line, Python's ``model=``, a cascade's stage.
+USE_FOLDER = {
+    "--model": "--model {path}",
+    "--init": "--init {path}",
+    "model=": 'dialcheck.load("{path}"), or model="{path}"',
+    "stage": 'name it in the cascade\'s dialcheck.json ("first" or "second": "{path}")',
+}
+
+
+def repository_only_note(name: str | Path, option: str | None = None) -> str | None:
     """What to say of ``name`` when it names a superseded model this install does not carry (one of
-    :data:`REPOSITORY_ONLY`, its folder absent from :func:`models_dir`): where it is and how to use it (pass its
-    folder to ``option``); None for any other name, and for a repository-only model present here (a checkout).
+    :data:`REPOSITORY_ONLY`, its folder absent from :func:`models_dir`): where it is and how to use it, in the words
+    of the caller that named it (``option``, a key of :data:`USE_FOLDER`: ``"--model"``, ``"--init"``, ``"model="``,
+    ``"stage"``); a caller that cannot tell (a model loaded by name for the command line and Python alike) gets both.
+    None for any other name, and for a repository-only model present here (a checkout).
 
     >>> repository_only_note("decode-utterance-minilm-v10") is None
     True
@@ -73,10 +86,14 @@ def repository_only_note(name: str | Path, option: str = "--model") -> str | Non
     name = str(name)
     if name not in REPOSITORY_ONLY or (models_dir() / name / "dialcheck.json").exists():
         return None
+    path = f"CHECKOUT/src/dialcheck/models/{name}"
+    if option is None:  # check --model NAME and dialcheck.load(NAME) both reach it through detectors.model_folder
+        ways = f"--model {path} on the command line, " + USE_FOLDER["model="].format(path=path) + " in Python"
+    else:
+        ways = USE_FOLDER[option].format(path=path)
     return (
         f"{name} is a superseded model (replaced by {REPOSITORY_ONLY[name]}) kept in the dialcheck source "
-        f"repository only, not in the installed package; to use it, clone the repository and pass its folder: "
-        f"{option} CHECKOUT/src/dialcheck/models/{name}"
+        f"repository only, not in the installed package; to use it, clone the repository and pass its folder: {ways}"
     )
 
 
