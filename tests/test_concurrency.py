@@ -9,6 +9,7 @@ import pytest
 import dialcheck
 from dialcheck.detectors.core import PairClassifier
 from dialcheck.io import parse_dialogue
+from helpers_threads import Arrivals
 
 THREADS = 8
 
@@ -55,11 +56,11 @@ def test_one_loaded_detector_checked_from_8_threads_gives_the_verdicts_of_sequen
 
 
 class _Watched:
-    """A tokenizer that records how many calls are in it at once; the first call waits (a fraction of a second) for
-    a second call to come in beside it."""
+    """A tokenizer that records how many calls are in it at once; the first call waits until the other thread has
+    come to the tokenizer's lock (one call at a time: it waits there) or into the tokenizer (no lock: both in)."""
 
-    def __init__(self, tok):
-        self.__dict__.update(tok=tok, inside=0, most=0, first=True, second_in=threading.Event(), lock=threading.Lock())
+    def __init__(self, tok, arrivals):
+        self.__dict__.update(tok=tok, arrivals=arrivals, inside=0, most=0, first=True, lock=threading.Lock())
 
     def __getattr__(self, name):
         return getattr(self.tok, name)
@@ -68,14 +69,13 @@ class _Watched:
         setattr(self.tok, name, value)
 
     def __call__(self, *args, **kwargs):
+        self.arrivals.arrive()
         with self.lock:
             self.__dict__["inside"] += 1
             self.__dict__["most"] = max(self.most, self.inside)
             first, self.__dict__["first"] = self.first, False
         if first:
-            self.second_in.wait(0.3)  # set at once without one-at-a-time calls; times out with them
-        else:
-            self.second_in.set()
+            assert self.arrivals.wait_for_others()
         try:
             return self.tok(*args, **kwargs)
         finally:
@@ -83,9 +83,14 @@ class _Watched:
                 self.__dict__["inside"] -= 1
 
 
-def test_a_transformers_tokenizer_is_called_one_call_at_a_time(tiny_detector_dir):
+def test_a_transformers_tokenizer_is_called_one_call_at_a_time(tiny_detector_dir, monkeypatch):
+    from dialcheck.detectors import core
+
+    arrivals = Arrivals()
+    lock_of = core.tokenizer_lock
+    monkeypatch.setattr(core, "tokenizer_lock", lambda tok: arrivals.lock(lock_of(tok)))
     clf = dialcheck.detectors.load_detector(tiny_detector_dir).classifier
-    watched = _Watched(clf.tokenizer)
+    watched = _Watched(clf.tokenizer, arrivals)
     assert not getattr(watched, "thread_safe", False)
     clf.tokenizer = watched
     pairs = [[("I have a dog.", "I never had pets.")], [("We live in Paris.", "I live in London.")]]
@@ -93,7 +98,7 @@ def test_a_transformers_tokenizer_is_called_one_call_at_a_time(tiny_detector_dir
     for t in threads:
         t.start()
     for t in threads:
-        t.join(30)
+        t.join(60)
     assert watched.most == 1
 
 
@@ -163,10 +168,9 @@ def test_two_transformers_tokenizers_are_called_side_by_side(tiny_detector_dir):
 
 
 @pytest.mark.parametrize("loaded", [True, False])
-def test_threads_accelerating_one_shared_detector_switch_it_once(tiny_detector_dir, loaded):
+def test_threads_accelerating_one_shared_detector_switch_it_once(tiny_detector_dir, loaded, monkeypatch):
     """Two threads (a BatchScorer(onnx=True)'s first batches) both exported the detector, and one quantized the
     float32 export the other had just deleted: the first switches it, the other waits and finds it switched."""
-    import time
     from concurrent.futures import ThreadPoolExecutor
 
     from dialcheck import api
@@ -175,11 +179,16 @@ def test_threads_accelerating_one_shared_detector_switch_it_once(tiny_detector_d
     det = dialcheck.load(str(tiny_detector_dir)) if loaded else load_detector(tiny_detector_dir)
     if not loaded:
         det.path = None  # a detector made in memory (after training): no folder to lock on
+    arrivals = Arrivals()
+    lock_for = api._lock_for
+    monkeypatch.setattr(api, "_lock_for", lambda path: arrivals.lock(lock_for(path)))
+    monkeypatch.setattr(api, "_ACCELERATE_LOCK", arrivals.lock(api._ACCELERATE_LOCK))
     calls = []
 
     def slow_switch(int8=False):
         calls.append(int8)
-        time.sleep(0.2)  # long enough for the other thread to look at the options without the lock
+        arrivals.arrive()
+        assert arrivals.wait_for_others()  # the other thread waits at the lock (or switches too, without it)
         det.config.options.update(onnx=True, int8=int8)
         return det
 
@@ -199,21 +208,24 @@ def test_threads_accelerating_one_shared_detector_switch_it_once(tiny_detector_d
 def test_threads_checking_with_the_routed_default_for_the_first_time_load_it_once(tiny_detector_dir, monkeypatch):
     """dialcheck.check without a model, from 8 request threads as a web app starts: one load of the default, one
     detector for all, each thread's own verdicts."""
-    import time
     from concurrent.futures import ThreadPoolExecutor
 
     from dialcheck import api
     from dialcheck.detectors import load_detector
 
     loads = []
+    arrivals = Arrivals()
+    lock_for = api._lock_for
 
     def slow_load(path):
         loads.append(path)
-        time.sleep(0.2)  # long enough for every thread to miss the cache without the lock
+        arrivals.arrive()
+        assert arrivals.wait_for_others(THREADS - 1)  # every other thread waits at the lock (or loads too)
         return load_detector(path)
 
     monkeypatch.setattr(api, "default_model_path", lambda language="en": tiny_detector_dir)
     monkeypatch.setattr(api, "load_detector", slow_load)
+    monkeypatch.setattr(api, "_lock_for", lambda path: arrivals.lock(lock_for(path)))
     api._cached.cache_clear()
     dialogues = _dialogues(THREADS)
     start = threading.Barrier(THREADS)

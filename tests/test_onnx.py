@@ -448,19 +448,21 @@ def test_the_one_time_export_says_so_once(tiny_detector_dir, tmp_path, caplog):
 
 def test_two_threads_using_a_runner_first_at_once_share_one_row_pool(monkeypatch):
     import concurrent.futures
-    import contextlib
     import threading
 
+    from dialcheck.detectors import onnx
     from dialcheck.detectors.onnx import OnnxRunner
+    from helpers_threads import Arrivals
 
     made = []
-    both_in = threading.Barrier(2)
+    arrivals = Arrivals()
+    monkeypatch.setattr(onnx, "_POOL_LOCK", arrivals.lock(threading.Lock()))
 
-    class Pool:  # waits for a second pool to be made: without a lock both threads make one, with it the wait times out
+    class Pool:  # made once the other thread is at the lock (it waits there) or here (no lock: a second pool)
         def __init__(self, *args, **kwargs):
             made.append(self)
-            with contextlib.suppress(threading.BrokenBarrierError):
-                both_in.wait(timeout=1)
+            arrivals.arrive()
+            assert arrivals.wait_for_others()
 
         def map(self, fn, items):
             return [fn(x) for x in items]
@@ -473,6 +475,6 @@ def test_two_threads_using_a_runner_first_at_once_share_one_row_pool(monkeypatch
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=30)
+        t.join(timeout=60)
     assert got == [[0, 10, 20], [0, 10, 20]]
     assert len(made) == 1 and runner._pool[1] is made[0]
