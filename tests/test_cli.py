@@ -1735,6 +1735,15 @@ def test_a_bad_speaker_or_a_tau_in_a_dialogue_object_is_a_bad_record(capsys, tmp
         "line": 5,
         "error": f"{p}, line 5: speaker: no turn with text by bot (its speakers: assistant, user)",
     }
+    # --speaker bot as well: line 5 was only counted, "1 with no turn by bot to check", because its own speaker
+    # equals --speaker's; it is the record's own all the same. A record without one is counted, as --speaker's help says
+    with p.open("a") as f:
+        f.write(json.dumps({"id": "f", "messages": CHAT}) + "\n")
+    code, _, err = _run(capsys, "score", str(p), str(out_p), *model, "--no-progress", "--overwrite", "--speaker", "bot")
+    assert (
+        code == 0 and f"skipped {p}, line 5: speaker: no turn with text by bot (its speakers: assistant, user)" in err
+    )
+    assert "scored 2 dialogues, 1 with no turn by bot to check, skipped 4 bad lines" in err
 
 
 def test_train_refuses_a_split_that_leaves_nothing_to_train_on(capsys, tmp_path, tiny_base, data_root):

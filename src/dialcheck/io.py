@@ -1105,8 +1105,10 @@ class ParsedRecord:
     ``example`` is set when labelled dialogues were read (:func:`read_examples`); ``at_line`` is the 1-based
     line of the file the record is on, when it is known (JSONL, or a JSON file of one line). ``speakers``: whose
     last turn with text is checked (None: the last turn), when dialogues to check were read (:func:`parse_checked`:
-    the record's own ``"speaker"`` over the reader's ``speakers``). ``raw_id_key``: the field ``raw_id`` was given
-    in (:func:`id_key`: ``"id"``, ``"dialogue_id"``, ...), for a message naming it as the user wrote it."""
+    the record's own ``"speaker"`` over the reader's ``speakers``), and ``own_speaker`` whether they are the record's
+    own (a record whose own speaker said nothing is a bad record; one without a turn by ``--speaker`` is counted).
+    ``raw_id_key``: the field ``raw_id`` was given in (:func:`id_key`: ``"id"``, ``"dialogue_id"``, ...), for a
+    message naming it as the user wrote it."""
 
     line: int
     dialogue: Dialogue | None
@@ -1116,6 +1118,7 @@ class ParsedRecord:
     at_line: int | None = None
     speakers: list[str] | None = None
     raw_id_key: str | None = None
+    own_speaker: bool = False
 
     @property
     def ok(self) -> bool:
@@ -1131,8 +1134,11 @@ def _parse(obj: Any, parser: _Parser, raw_id: str | None, line: int, at_line: in
     key = id_key(obj)
     if isinstance(got, Example):
         return ParsedRecord(line, got.dialogue, None, raw_id, got, at_line, raw_id_key=key)
-    if isinstance(got, tuple):
-        return ParsedRecord(line, got[0], None, raw_id, at_line=at_line, speakers=got[1], raw_id_key=key)
+    if isinstance(got, tuple):  # parse_checked's: the speakers are the record's own when it names one
+        own = isinstance(obj, dict) and obj.get("speaker") is not None
+        return ParsedRecord(
+            line, got[0], None, raw_id, at_line=at_line, speakers=got[1], raw_id_key=key, own_speaker=own
+        )
     return ParsedRecord(line, got, None, raw_id, at_line=at_line, raw_id_key=key)
 
 

@@ -496,8 +496,9 @@ def run(args: argparse.Namespace) -> int:
                 if role is not None:  # a chat log's user, tool or system message was checked, not the assistant's
                     n_user[role] = n_user.get(role, 0) + 1
                 mine = _units(r, args.every_turn, r.speakers, routed=args.model is None)
-                if not mine and r.speakers and r.speakers != args.speaker:  # the record's own "speaker" names
-                    try:  # no one who spoke: a bad line in check's words (--speaker's are counted, as its help says)
+                # the record's own "speaker" (even one --speaker names too) names no one who spoke: a bad line in
+                if not mine and r.own_speaker:  # check's words (no turn by --speaker is counted, as its help says)
+                    try:
                         upto_speaker(r.dialogue, r.speakers)  # type: ignore[arg-type]
                     except InputError as e:
                         n_bad += 1
