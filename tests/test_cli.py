@@ -1349,6 +1349,14 @@ def test_score_to_standard_output(capsys, tmp_path, tiny_detector_dir):
     assert code == 2 and out == "" and "--resume needs an output file" in err
 
 
+def test_score_summary_names_its_output_as_given(capsys, tmp_path, monkeypatch, tiny_detector_dir):
+    # io.output_name, as probe, collect and evaluate name theirs: printed through Path, ./v.jsonl was 'v.jsonl'
+    log = _log(tmp_path, n_good=1, bad_lines=())
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, "score", str(log), "./v.jsonl", "--model", str(tiny_detector_dir), "--no-progress")
+    assert code == 0 and err.endswith("-> ./v.jsonl\n"), err
+
+
 def test_score_refuses_to_write_over_its_input(capsys, tmp_path, tiny_detector_dir):
     log = _log(tmp_path)
     before = log.read_text()
