@@ -216,3 +216,15 @@ def test_an_extra_declares_scikit_learn_for_fitting_a_lexical_head():
     """`train --lexical` needs scikit-learn and no extra declared it: a pip user had no `dialcheck[...]` to ask for."""
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(r.startswith("scikit-learn") for r in extras["train"])
+
+
+def test_a_cascade_whose_stage_the_wheel_left_out_says_where_the_stage_is(installed, tmp_path):
+    """1f4c789 said a cascade stage gets the superseded-model note, but named_folder failed first with
+    "options.first: no detector at 'NAME'", which names no way to get it."""
+    from dialcheck.detectors.cascade import named_folder
+
+    with pytest.raises(ModelError) as e:
+        named_folder(tmp_path, {"first": SUPERSEDED}, "first")
+    said = str(e.value)
+    assert "options.first: " in said and "superseded model" in said
+    assert f'"first" or "second": "CHECKOUT/src/dialcheck/models/{SUPERSEDED}"' in said

@@ -440,7 +440,10 @@ def named_folder(folder: Path, options: dict[str, Any], key: str) -> Path:
         raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: expected a folder or shipped model name")
     path = _stage_folder(folder, ref)
     if not (path / CONFIG_NAME).exists():
-        raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: no detector at {ref!r}")
+        from ..catalog import repository_only_note
+
+        note = repository_only_note(ref, "stage")  # a stage the wheel left out: where it is, how to name its folder
+        raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: {note or f'no detector at {ref!r}'}")
     return path
 
 
