@@ -226,16 +226,21 @@ def turn_field(d: Dialogue, i: int) -> str:
     return f"turns[{i}].text"
 
 
-def chinese_turns_lacking(n: int) -> str | None:
-    """What a Chinese conversation of ``n`` turns lacks to be read as u1, b1, u2, b2, as ``check`` refuses it and
-    ``evaluate --data`` warns of it: three turns want u1, one or two are too few; None from four turns on.
+def chinese_turns_lacking(n: int, refused: bool = True) -> str | None:
+    """What a Chinese conversation of ``n`` turns lacks to be read as u1, b1, u2, b2, as ``check`` refuses it
+    (``refused``) and ``evaluate --data`` warns of it, scoring it all the same: three turns want u1, one or two are
+    too few (to check, when refused); None from four turns on.
 
     >>> chinese_turns_lacking(3), chinese_turns_lacking(2), chinese_turns_lacking(1), chinese_turns_lacking(4)
     ('got 3 turns; is u1 missing?', 'got 2 turns: too few to check', 'got 1 turn: too few to check', None)
+    >>> chinese_turns_lacking(2, refused=False), chinese_turns_lacking(3, refused=False)
+    ('got 2 turns', 'got 3 turns; is u1 missing?')
     """
     if n >= 4:
         return None
-    return "got 3 turns; is u1 missing?" if n == 3 else f"got {n} turn{'' if n == 1 else 's'}: too few to check"
+    if n == 3:
+        return "got 3 turns; is u1 missing?"
+    return f"got {n} turn{'' if n == 1 else 's'}" + (": too few to check" if refused else "")
 
 
 def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:

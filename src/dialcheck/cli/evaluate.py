@@ -245,7 +245,7 @@ def _warn_short(args: argparse.Namespace, evaluator: Any) -> None:
     for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
         by_lack: dict[str, list[str]] = {}
         for e in sorted(examples, key=lambda e: -len(e.dialogue.turns)):  # three turns first
-            lacking = chinese_turns_lacking(len(e.dialogue.turns))
+            lacking = chinese_turns_lacking(len(e.dialogue.turns), refused=False)  # scored all the same
             if lacking:
                 by_lack.setdefault(lacking, []).append(e.id or "?")
         for lacking, short in by_lack.items():
