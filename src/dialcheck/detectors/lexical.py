@@ -222,7 +222,7 @@ class LexicalHead:
         try:
             from scipy.sparse import csr_matrix
             from sklearn.linear_model import LogisticRegression
-        except ImportError:  # pragma: no cover - depends on the environment
+        except ImportError:
             raise MissingDependencyError("scikit-learn", "train", "fitting a lexical head") from None
         if len(dialogues) != len(labels) or not dialogues:
             raise InputError(f"{len(dialogues)} conversations but {len(labels)} labels")
