@@ -1878,3 +1878,25 @@ def test_a_logged_warning_is_worded_as_the_commands_own(capsys, monkeypatch, tmp
     logging.getLogger("dialcheck.detectors").warning("preparing %s", "the model")
     logging.getLogger("dialcheck.detectors").info("loaded")
     assert capsys.readouterr().err == "dialcheck: warning: preparing the model\ndialcheck: info: loaded\n"
+
+
+@pytest.mark.parametrize("stdin", ["none", "closed"])
+def test_closed_stdin_is_an_error_naming_it_not_a_traceback(capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin):
+    """'dialcheck score - o.jsonl <&-' (Python sets sys.stdin to None) ended in "TypeError: 'NoneType' object is
+    not iterable", exit 1, and check in an AttributeError; score and read_dialogues read standard input each their
+    own way. Both read it through io.stdin_lines now: exit 2, the input named, no output written."""
+    import io
+
+    if stdin == "none":
+        monkeypatch.setattr("sys.stdin", None)
+    else:
+        closed = io.TextIOWrapper(io.BytesIO(b'["Hi.", "Hello!"]\n'), encoding="utf-8")
+        closed.close()
+        monkeypatch.setattr("sys.stdin", closed)
+    model = ["--model", str(tiny_detector_dir)]
+    out = tmp_path / "o.jsonl"
+    for argv in [("score", "-", str(out), "--no-progress"), ("check", "-"), ("check", "-", "--json")]:
+        code, _, err = _run(capsys, *argv, *model)
+        assert code == 2, err
+        assert err == "dialcheck: error: <stdin>: standard input is closed\n"
+    assert not out.exists()

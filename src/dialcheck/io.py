@@ -297,6 +297,46 @@ def input_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
             raise InputError(f"cannot decompress the file after line {n} ({e})", name, n + 1) from None
 
 
+def _stdin() -> Any:
+    """``sys.stdin``, or an :class:`InputError` when there is none to read: started with standard input closed
+    (``dialcheck score - out.jsonl <&-``) Python sets it to None, and reading it was a traceback."""
+    stdin = sys.stdin
+    if stdin is None or getattr(stdin, "closed", False):
+        raise InputError("standard input is closed", input_name("-"))
+    return stdin
+
+
+def stdin_lines() -> Iterator[bytes]:
+    """Standard input's lines as bytes (so that non-UTF-8 input is named, not mangled), read as they come: a pipe
+    that is still being written is streamed, not read whole first. A text stream with no binary buffer gives its
+    lines encoded back. Standard input closed is an :class:`InputError`, raised here, before any line is read.
+
+    >>> import sys
+    >>> sys.stdin, saved = None, sys.stdin
+    >>> try:
+    ...     stdin_lines()
+    ... finally:
+    ...     sys.stdin = saved
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: <stdin>: standard input is closed
+    """
+    stdin = _stdin()
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is not None:
+        return iter(buffer)
+    return (line.encode("utf-8", "surrogateescape") for line in stdin)
+
+
+def read_stdin() -> bytes:
+    """All of standard input's bytes, read at once (a JSON document): :func:`stdin_lines`'s stream and check."""
+    stdin = _stdin()
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is not None:
+        return buffer.read()
+    return stdin.read().encode("utf-8", "surrogateescape")
+
+
 def read_input(path: str | Path, name: str | None = None) -> bytes:
     """The whole input file ``path`` as bytes (``.gz`` decompressed)."""
     return b"".join(input_lines(open_input(path, name), name or str(path)))
@@ -1237,17 +1277,15 @@ def _read_dialogues(
     data: bytes | None = None  # a file's or stdin's bytes, decoded below
     if isinstance(source, (str, Path)) and str(source) == "-":
         name = name or input_name(source)
-        buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
-        if jsonl and buffer is not None:  # streamed like a file: one bad byte is one bad line, not the input
-            yield from _iter_jsonl(buffer, name, parser)
+        if jsonl:  # streamed like a file: one bad byte is one bad line, not the input
+            yield from _iter_jsonl(stdin_lines(), name, parser)
             return
-        data = buffer.read() if buffer is not None else None
-        stream: TextIO = sys.stdin
+        data = read_stdin()
     elif isinstance(source, (str, Path)):
         name = name or str(source)
         data = read_input(source, name)
     else:
-        stream = source
+        stream: TextIO = source
         name = name or getattr(source, "name", "<stream>")
     if data is not None:
         try:

@@ -37,6 +37,7 @@ from ..io import (
     read_dialogues,
     require_file,
     spoken_by,
+    stdin_lines,
     upto_speaker,
 )
 from ..language import dialogue_language
@@ -339,13 +340,13 @@ def refuse_json_document(path: str) -> None:
         raise json_document_error(path, document, JSON_LINES_READ)
 
 
-def stdin_lines() -> Iterator[bytes]:
-    """Standard input's lines, once :func:`refuse_json_document`'s check has been made on them (exit 2 for a JSON
-    document, as for a file): standard input can be read only once, so the lines the check read (the first one or
-    two of JSON Lines) are given again, then the rest as they come. Scoring stays streamed: a pipe that is still
-    being written is scored chunk by chunk, not read whole first."""
-    buffer = getattr(sys.stdin, "buffer", None)  # bytes, so that non-UTF-8 input is named, not mangled
-    raw = iter(buffer) if buffer is not None else (ln.encode("utf-8", "surrogateescape") for ln in sys.stdin)
+def piped_lines() -> Iterator[bytes]:
+    """Standard input's lines (:func:`~dialcheck.io.stdin_lines`: closed, an exit 2), once
+    :func:`refuse_json_document`'s check has been made on them (exit 2 for a JSON document, as for a file): standard
+    input can be read only once, so the lines the check read (the first one or two of JSON Lines) are given again,
+    then the rest as they come. Scoring stays streamed: a pipe that is still being written is scored chunk by chunk,
+    not read whole first."""
+    raw = stdin_lines()
     read: list[bytes] = []
 
     def reading() -> Iterator[bytes]:
@@ -435,7 +436,7 @@ def run(args: argparse.Namespace) -> int:
     source = input_name(args.input)
     # resume goes by line number: a JSON document is refused, not guessed at (standard input too: a list written a
     # record a line was scored as its last record, its other lines skipped as bad)
-    piped = stdin_lines() if args.input == "-" else None
+    piped = piped_lines() if args.input == "-" else None
     if piped is None:
         refuse_json_document(args.input)
     point = read_resume(out_path) if args.resume else ResumePoint(out_path, 0)
