@@ -250,3 +250,49 @@ def test_responses_api_function_calls_are_read_as_a_chat_completions_tool_call_i
     p.write_text(json.dumps(RESPONSES_LOG[:5] if layout == "bare list" else {"messages": RESPONSES_LOG[:5]}))
     code, _, err = run_cli(capsys, "check", str(p), "--model", str(det.path))
     assert code == 0 and "the last turn is a tool message" in err
+
+
+# OpenAI's reasoning item as the Python SDK dumps it (content null) and with its reasoning text
+REASONING = {"id": "rs_1", "summary": [], "type": "reasoning", "encrypted_content": None, "status": None}
+REASONING_TEXT = [{"type": "reasoning_text", "text": "The user asks again; I should call the stock tool."}]
+
+
+@pytest.mark.parametrize("content", [None, REASONING_TEXT], ids=["null", "reasoning_text"])
+@pytest.mark.parametrize("layout", ["bare list", "messages"])
+def test_a_reasoning_item_with_content_is_read_as_the_assistant_reasoning(det, capsys, tmp_path, layout, content):
+    """A reasoning item was read as a tool item only when it had no "content" key, but OpenAI's carries one (null
+    as the SDK dumps it, or a list of reasoning_text parts): such a log was refused, 'turns[3].speaker: missing'
+    as a bare list, 'messages[3].role: missing' inside messages. The type decides: an assistant turn without text,
+    its reasoning never read as something said."""
+    from dialcheck.io import parse_dialogue
+
+    log = [*RESPONSES_LOG[:3], {**REASONING, "content": content}, *RESPONSES_LOG[3:]]
+    obj = log if layout == "bare list" else {"messages": log}
+    d = parse_dialogue(obj)
+    assert [(t.speaker, t.text) for t in d.turns][3:6] == [
+        ("assistant", ""),
+        ("assistant", ""),
+        ("tool", '{"in_stock": 0}'),
+    ]
+    assert d.meta["turns_key"] == "messages"
+    p = tmp_path / "log.json"
+    p.write_text(json.dumps(obj))
+    code, out, err = run_cli(capsys, "check", str(p), "--model", str(det.path), "--tau", "0", "--eta-e", "0", "--json")
+    assert code == 0, err
+    assert json.loads(out)["evidence"] == [1]  # the reasoning is no evidence: it has no text
+
+
+@pytest.mark.parametrize("layout", ["bare list", "messages"])
+def test_an_item_reference_is_refused_as_what_it_is(capsys, tmp_path, layout):
+    """An item_reference names an item the API stored; it was refused as 'messages[3].content: missing (it has:
+    type, id)' (as a bare list 'turns[3].text: missing'), as if a message had lost its text. The message says what
+    it is and what to do."""
+    log = [*RESPONSES_LOG[:3], {"type": "item_reference", "id": "msg_0123"}, *RESPONSES_LOG[5:]]
+    p = tmp_path / "log.json"
+    p.write_text(json.dumps(log if layout == "bare list" else {"messages": log}))
+    code, out, err = run_cli(capsys, "check", str(p))
+    assert code == 2 and out == "", err
+    assert err == (
+        f'dialcheck: error: {p}, line 1: messages[3]: an item_reference, a reference to the item "msg_0123" stored by '
+        "the API, whose text the log does not hold: include the item itself\n"
+    )

@@ -521,10 +521,18 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
 
 def _responses_tool_kind(t: Any) -> str | None:
     """``"call"`` for an OpenAI Responses API item in which the assistant calls a tool or reasons (``function_call``,
-    ``web_search_call``, ``reasoning``, ...), ``"output"`` for a tool's answer (``function_call_output``, ...), else
-    None (a message, a turn). These items name no ``role``: the type says who made them.
+    ``web_search_call``, ``reasoning``, ...), ``"output"`` for a tool's answer (``function_call_output``, ...),
+    ``"reference"`` for an ``item_reference`` (an item stored by the API, named by its id), else None (a message, a
+    turn). These items name no ``role``: the type says who made them. It is the type that decides, whatever
+    ``content`` holds: a reasoning item may carry one (``[{"type": "reasoning_text", ...}]``, or ``null`` as the
+    Python SDK dumps it), which is the assistant's reasoning, not a message.
+
+    >>> _responses_tool_kind({"type": "reasoning", "summary": [], "content": None})
+    'call'
+    >>> _responses_tool_kind({"type": "message", "role": "assistant", "content": "Hi."}) is None
+    True
     """
-    if not isinstance(t, dict) or any(f in t for f in _SPEAKER_KEYS) or "text" in t or "content" in t:
+    if not isinstance(t, dict) or any(f in t for f in _SPEAKER_KEYS) or "text" in t:
         return None
     kind = t.get("type")
     if not isinstance(kind, str):
@@ -533,6 +541,8 @@ def _responses_tool_kind(t: Any) -> str | None:
         return "output"
     if kind.endswith("_call") or kind == "reasoning":
         return "call"
+    if kind == "item_reference":
+        return "reference"
     return None
 
 
@@ -551,6 +561,13 @@ def _responses_tool_item(t: Any, field: str) -> Turn | None:
     kind = _responses_tool_kind(t)
     if kind is None:
         return None
+    if kind == "reference":
+        ref = t.get("id")
+        named = f" {json.dumps(ref, ensure_ascii=False)}" if isinstance(ref, str) else ""
+        raise InputError(
+            f"{field}: an item_reference, a reference to the item{named} stored by the API, whose text the log does "
+            "not hold: include the item itself"
+        )
     if kind == "call":
         return Turn("assistant", "")
     output = t.get("output")
