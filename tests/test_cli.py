@@ -1900,3 +1900,24 @@ def test_closed_stdin_is_an_error_naming_it_not_a_traceback(capsys, monkeypatch,
         assert code == 2, err
         assert err == "dialcheck: error: <stdin>: standard input is closed\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize("stdin", ["none", "closed"])
+def test_rerank_and_probe_name_a_closed_stdin_too(capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin):
+    """'dialcheck rerank - <&-' ended in "AttributeError: 'NoneType' object has no attribute 'read'" and probe read
+    sys.stdin.buffer itself: both read standard input through io.read_stdin now, as check does."""
+    import io
+
+    if stdin == "none":
+        monkeypatch.setattr("sys.stdin", None)
+    else:
+        closed = io.TextIOWrapper(io.BytesIO(b"{}\n"), encoding="utf-8")
+        closed.close()
+        monkeypatch.setattr("sys.stdin", closed)
+    for argv in [
+        ("rerank", "-", "--model", str(tiny_detector_dir)),
+        ("probe", "triggers", "--input", "-", "--out", str(tmp_path / "t.jsonl")),
+    ]:
+        code, _, err = _run(capsys, *argv)
+        assert code == 2, err
+        assert err == "dialcheck: error: <stdin>: standard input is closed\n"

@@ -56,6 +56,7 @@ from ..io import (
     labelled_source_name,
     open_input,
     output_name,
+    read_stdin,
     require_file,
     where_named,
     write_jsonl,
@@ -130,7 +131,7 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
     (:func:`~dialcheck.cli.common.json_document`)."""
     name = input_name(path)
     if path == "-":  # read once: the document check and the records read the same bytes
-        data = sys.stdin.buffer.read()
+        data = read_stdin()  # a closed standard input is an InputError
         document = json_document(io.BytesIO(data), _objects, _object)
         stream: BinaryIO = io.BytesIO(data)
     else:

@@ -82,14 +82,11 @@ def _records(path: str) -> list[tuple[int, Any, int | None]]:
     (:func:`~dialcheck.io._is_jsonl`): a pretty-printed document with a syntax error is that error at its line
     and column, not a bad record per line; an empty list ``[]`` holds no records."""
 
-    from ..io import _is_jsonl, _iter_jsonl, decode_utf8
+    from ..io import _is_jsonl, _iter_jsonl, decode_utf8, read_stdin
 
     name = input_name(path)
-    stdin = getattr(sys.stdin, "buffer", None)
-    if path != "-":
-        text = decode_utf8(read_input(path), name)  # a missing file or a directory is named by read_input
-    else:
-        text = decode_utf8(stdin.read(), name) if stdin is not None else sys.stdin.read()
+    # a missing file or a directory is named by read_input, a closed standard input by read_stdin
+    text = decode_utf8(read_input(path) if path != "-" else read_stdin(), name)
     if not text.strip():
         raise InputError("the input is empty", name)
     lines = text.split("\n")
