@@ -1880,19 +1880,24 @@ def test_a_logged_warning_is_worded_as_the_commands_own(capsys, monkeypatch, tmp
     assert capsys.readouterr().err == "dialcheck: warning: preparing the model\ndialcheck: info: loaded\n"
 
 
-@pytest.mark.parametrize("stdin", ["none", "closed"])
-def test_closed_stdin_is_an_error_naming_it_not_a_traceback(capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin):
-    """'dialcheck score - o.jsonl <&-' (Python sets sys.stdin to None) ended in "TypeError: 'NoneType' object is
-    not iterable", exit 1, and check in an AttributeError; score and read_dialogues read standard input each their
-    own way. Both read it through io.stdin_lines now: exit 2, the input named, no output written."""
+def _close_stdin(monkeypatch, how: str) -> None:
+    """Standard input as 'CMD <&-' leaves it (Python sets sys.stdin to None), or a stream already closed."""
     import io
 
-    if stdin == "none":
+    if how == "none":
         monkeypatch.setattr("sys.stdin", None)
     else:
         closed = io.TextIOWrapper(io.BytesIO(b'["Hi.", "Hello!"]\n'), encoding="utf-8")
         closed.close()
         monkeypatch.setattr("sys.stdin", closed)
+
+
+@pytest.mark.parametrize("stdin", ["none", "closed"])
+def test_closed_stdin_is_an_error_naming_it_not_a_traceback(capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin):
+    """'dialcheck score - o.jsonl <&-' (Python sets sys.stdin to None) ended in "TypeError: 'NoneType' object is
+    not iterable", exit 1, and check in an AttributeError; score and read_dialogues read standard input each their
+    own way. Both read it through io.stdin_lines now: exit 2, the input named, no output written."""
+    _close_stdin(monkeypatch, stdin)
     model = ["--model", str(tiny_detector_dir)]
     out = tmp_path / "o.jsonl"
     for argv in [("score", "-", str(out), "--no-progress"), ("check", "-"), ("check", "-", "--json")]:
@@ -1906,14 +1911,7 @@ def test_closed_stdin_is_an_error_naming_it_not_a_traceback(capsys, monkeypatch,
 def test_rerank_and_probe_name_a_closed_stdin_too(capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin):
     """'dialcheck rerank - <&-' ended in "AttributeError: 'NoneType' object has no attribute 'read'" and probe read
     sys.stdin.buffer itself: both read standard input through io.read_stdin now, as check does."""
-    import io
-
-    if stdin == "none":
-        monkeypatch.setattr("sys.stdin", None)
-    else:
-        closed = io.TextIOWrapper(io.BytesIO(b"{}\n"), encoding="utf-8")
-        closed.close()
-        monkeypatch.setattr("sys.stdin", closed)
+    _close_stdin(monkeypatch, stdin)
     for argv in [
         ("rerank", "-", "--model", str(tiny_detector_dir)),
         ("probe", "triggers", "--input", "-", "--out", str(tmp_path / "t.jsonl")),
