@@ -1493,6 +1493,24 @@ def test_score_refuses_a_json_document_with_one_error(capsys, tmp_path, tiny_det
     assert code == 0 and "scored 1 dialogue, skipped 1 bad line" in err
 
 
+def test_score_refuses_a_pretty_printed_list_of_one_record(capsys, monkeypatch, tmp_path, tiny_detector_dir):
+    """'[', one record on its own line, ']': the record's line parses alone, so the file was read as JSON Lines
+    whose first line is broken, the record scored and the two brackets reported as bad lines; a list of two was
+    refused as a document. A lone bracket now opens a document, in a file and on standard input alike."""
+    import io
+
+    text = "[\n  " + json.dumps({"turns": ["Hi.", "Hello!"]}) + "\n]\n"
+    one = tmp_path / "one.json"
+    one.write_text(text)
+    model = ["--model", str(tiny_detector_dir), "--no-progress"]
+    code, _, err = _run(capsys, "score", str(one), str(tmp_path / "o.jsonl"), *model)
+    assert code == 2 and f"{one}: a JSON document, not JSON Lines" in err and "jq -c '.[]'" in err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    code, _, err = _run(capsys, "score", "-", str(tmp_path / "s.jsonl"), *model)
+    assert code == 2 and "<stdin>: a JSON document, not JSON Lines" in err
+    assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "s.jsonl").exists()
+
+
 def test_score_refuses_a_json_document_on_standard_input_and_still_streams_json_lines(
     capsys, monkeypatch, tmp_path, tiny_detector_dir
 ):

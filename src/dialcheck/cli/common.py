@@ -799,10 +799,10 @@ def json_document(
     is neither (a list of numbers, where objects are read), what it holds, ``"a list of ints"``: converted, it
     would be no record a line either. Decided as ``score`` and ``probe`` both read it, before any record is: a
     first line that is a JSON value of its own is JSON Lines, unless it is a list of records and the only line;
-    else a first line that opens no object or list, or a second line that is a JSON value (JSON Lines whose first
-    line is broken), is JSON Lines; else the text is read whole, and is a document if it parses. A damaged ``.gz``
-    is read as far as it goes; the reader of its lines reports it. Only the lines the decision needs are read: the
-    first one or two of JSON Lines.
+    else a first line that opens no object or list, or a second line that is a JSON value after a first line that
+    is more than a lone bracket (JSON Lines whose first line is broken), is JSON Lines; else the text is read whole,
+    and is a document if it parses. A damaged ``.gz`` is read as far as it goes; the reader of its lines reports it.
+    Only the lines the decision needs are read: the first one or two of JSON Lines.
 
     >>> objects = lambda v: isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
     >>> def kind(text):
@@ -813,6 +813,8 @@ def json_document(
     ('a list of ints and floats', 'a list of lists and objects', 'an empty list')
     >>> kind('{"u1": "a"}\\n{"u1": "b"}'), kind('{"u1": \\n{"u1": "b"}'), kind(""), kind('[1]\\n[2]')
     (None, None, None, None)
+    >>> kind('[\\n {"u1": "a"}\\n]'), kind('[\\n{"u1": "a"}\\n{"u1": "b"}')
+    ('records', None)
     """
     from ..io import _parses
 
@@ -828,7 +830,8 @@ def json_document(
             if not first.lstrip().startswith((b"[", b"{")):
                 return None
             second = next(nonblank, None)
-            if second is not None and _parses(second):  # JSON Lines whose first line is broken
+            # JSON Lines whose first line is broken; a lone bracket opens a document's list, not a broken record
+            if second is not None and _parses(second) and first.strip() not in (b"[", b"{"):
                 return None
             try:  # read whole only when its first two lines are no JSON values on their own
                 value = json.loads(first + (second or b"") + b"".join(lines))
