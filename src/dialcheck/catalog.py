@@ -69,15 +69,16 @@ USE_FOLDER = {
     "--model": "--model {path}",
     "--init": "--init {path}",
     "model=": 'dialcheck.load("{path}"), or model="{path}"',
-    "stage": 'name it in the cascade\'s dialcheck.json ("first" or "second": "{path}")',
+    "stage": 'name it in the cascade\'s dialcheck.json ({key}: "{path}")',
 }
 
 
-def repository_only_note(name: str | Path, option: str | None = None) -> str | None:
+def repository_only_note(name: str | Path, option: str | None = None, key: str | None = None) -> str | None:
     """What to say of ``name`` when it names a superseded model this install does not carry (one of
     :data:`REPOSITORY_ONLY`, its folder absent from :func:`models_dir`): where it is and how to use it, in the words
     of the caller that named it (``option``, a key of :data:`USE_FOLDER`: ``"--model"``, ``"--init"``, ``"model="``,
-    ``"stage"``); a caller that cannot tell (a model loaded by name for the command line and Python alike) gets both.
+    ``"stage"``, with the cascade's ``key`` that names it when known); a caller that cannot tell (a model loaded by
+    name for the command line and Python alike) gets both.
     None for any other name, and for a repository-only model present here (a checkout).
 
     >>> repository_only_note("decode-utterance-minilm-v10") is None
@@ -90,7 +91,7 @@ def repository_only_note(name: str | Path, option: str | None = None) -> str | N
     if option is None:  # check --model NAME and dialcheck.load(NAME) both reach it through detectors.model_folder
         ways = f"--model {path} on the command line, " + USE_FOLDER["model="].format(path=path) + " in Python"
     else:
-        ways = USE_FOLDER[option].format(path=path)
+        ways = USE_FOLDER[option].format(path=path, key=f'"{key}"' if key else '"first" or "second"')
     return (
         f"{name} is a superseded model (replaced by {REPOSITORY_ONLY[name]}) kept in the dialcheck source "
         f"repository only, not in the installed package; to use it, clone the repository and pass its folder: {ways}"

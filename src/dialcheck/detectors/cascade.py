@@ -442,7 +442,7 @@ def named_folder(folder: Path, options: dict[str, Any], key: str) -> Path:
     if not (path / CONFIG_NAME).exists():
         from ..catalog import repository_only_note
 
-        note = repository_only_note(ref, "stage")  # a stage the wheel left out: where it is, how to name its folder
+        note = repository_only_note(ref, "stage", key)  # a stage the wheel left out: where it is, how to name it
         raise ModelError(f"{folder / CONFIG_NAME}: options.{key}: {note or f'no detector at {ref!r}'}")
     return path
 
