@@ -266,6 +266,20 @@ def test_train_refuses_an_output_folder_it_cannot_make_before_any_work(capsys, t
     assert "data directory" not in err  # refused before the corpus is looked for
 
 
+def _calibration_file(tmp_path):
+    """Two labelled dialogues of one's own (a contradiction with its evidence, a consistent one) to calibrate on."""
+    calibration = tmp_path / "mine.jsonl"
+    calibration.write_text(
+        json.dumps(
+            {"turns": ["I have two dogs.", "Nice!", "I never had dogs."], "contradiction": True, "evidence": [0]}
+        )
+        + "\n"
+        + json.dumps({"turns": ["I live in Paris.", "Cool.", "Paris is lovely."], "contradiction": False})
+        + "\n"
+    )
+    return calibration
+
+
 def _damaged_copy(folder, to, cut: bool):
     """A copy of a detector folder whose weights file was cut short (an interrupted copy) or is not safetensors."""
     import shutil
@@ -423,15 +437,7 @@ def test_models_save_stopped_while_recalibrating_leaves_no_model_behind(
     # OUT held NAME's weights and thresholds under a record saying --recalibrate, and loaded as the derived model
     from dialcheck.training import recalibrate
 
-    calibration = tmp_path / "mine.jsonl"
-    calibration.write_text(
-        json.dumps(
-            {"turns": ["I have two dogs.", "Nice!", "I never had dogs."], "contradiction": True, "evidence": [0]}
-        )
-        + "\n"
-        + json.dumps({"turns": ["I live in Paris.", "Cool.", "Paris is lovely."], "contradiction": False})
-        + "\n"
-    )
+    calibration = _calibration_file(tmp_path)
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -693,15 +699,7 @@ def test_nbest_resumed_inside_a_chunk_writes_the_sampled_lists_of_an_uninterrupt
 def test_train_recalibrating_on_your_own_dialogues_reads_no_decode_data(capsys, tmp_path, tiny_detector_dir):
     # --init M --epochs 0 --calibrate-on FILE built the whole DECODE training set (about 10 s) it never used, and
     # logged "training data" with DECODE's validation counts, not FILE's
-    calibration = tmp_path / "mine.jsonl"
-    calibration.write_text(
-        json.dumps(
-            {"turns": ["I have two dogs.", "Nice!", "I never had dogs."], "contradiction": True, "evidence": [0]}
-        )
-        + "\n"
-        + json.dumps({"turns": ["I live in Paris.", "Cool.", "Paris is lovely."], "contradiction": False})
-        + "\n"
-    )
+    calibration = _calibration_file(tmp_path)
     out = tmp_path / "out"
     argv = ["train", "--init", str(tiny_detector_dir), "--epochs", "0", "--out", str(out), "--no-progress"]
     argv += ["--data-dir", str(tmp_path / "no-decode-here"), "--calibrate-on", str(calibration)]
