@@ -168,6 +168,9 @@ def _pictograph(c: str) -> bool:
     return (o >= 0x2000 and unicodedata.category(c) in ("So", "Sk")) or c in "\ufe0f\u200d"
 
 
+_SPACES = re.compile(r"[ \t]{2,}")  # the room a removed mark leaves
+
+
 def plain_text(text: str) -> str:
     """``text`` without the markdown and emoji a chat assistant decorates it with: list markers, headings and quotes
     that open a line, emphasis around words, code spans' backticks, emoji and Slack shortcodes. ``text`` itself when
@@ -193,7 +196,7 @@ def plain_text(text: str) -> str:
         t = "".join(" " if _pictograph(c) else c for c in t)
     if t == text:
         return text
-    return re.sub(r"[ \t]{2,}", " ", t).strip()
+    return _SPACES.sub(" ", t).strip()
 
 
 def plain_dialogue(d: Dialogue) -> Dialogue:
@@ -444,10 +447,11 @@ class UtteranceDetector(Detector):
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
 
     def _pairs(
-        self, d: Dialogue, only: Collection[int] | None = None
+        self, d: Dialogue, only: Collection[int] | None = None, plain: Dialogue | None = None
     ) -> tuple[list[int], list[tuple[str, str]], dict[int, str]]:
         """The (earlier turn, last turn) pairs of ``d`` (of the earlier turns ``only``, if given), the turn index
-        each belongs to, and the agreements ("Me too!") read as the statement they agree with."""
+        each belongs to, and the agreements ("Me too!") read as the statement they agree with. ``plain``:
+        :func:`plain_dialogue` of ``d`` when the caller has it."""
         clf = self.classifier
         owners: list[int] = []
         pairs: list[tuple[str, str]] = []
@@ -455,7 +459,8 @@ class UtteranceDetector(Detector):
         piece = 0
         indices, n = self._indices(d, only), len(d.turns)
         if self.questions != "read":
-            indices = [i for i in indices if not asks_only(plain_text(d.turns[i].text))]
+            plain = plain if plain is not None else plain_dialogue(d)
+            indices = [i for i in indices if not asks_only(plain.turns[i].text)]
         implied: dict[int, str | None] = {}
         if self.ellipsis == "resolve":
             implied = {i: implied_statement(d, i) for i in [*indices, n - 1]}
@@ -529,12 +534,13 @@ class UtteranceDetector(Detector):
         show_progress_bar: bool,
     ) -> list[Verdict]:
         verdicts = []
-        scored = self._turn_scores(dialogues, only, batch_size, show_progress_bar)
-        for d, (turn_scores, read_as) in zip(dialogues, scored, strict=True):
+        plains = [plain_dialogue(d) for d in dialogues]  # the rules read the words, not markdown and emoji
+        scored = self._turn_scores(dialogues, plains, only, batch_size, show_progress_bar)
+        for d, p, (turn_scores, read_as) in zip(dialogues, plains, scored, strict=True):
             verdict = decide(turn_scores, self.tau, self.eta_e)
             # a last turn that contradicts itself: "I don't have a favorite food. My favorite food is …"
             reads_self = self.slots != "off" and len(d.turns) > 1
-            if reads_self and not verdict.contradiction and self_conflict(plain_text(d.turns[-1].text)):
+            if reads_self and not verdict.contradiction and self_conflict(p.turns[-1].text):
                 verdict = replace(verdict, contradiction=True, score=max(verdict.score, SLOT_SCORE), category=SELF)
             verdicts.append(replace(verdict, read_as=read_as) if read_as else verdict)
         return verdicts
@@ -555,19 +561,20 @@ class UtteranceDetector(Detector):
     def _turn_scores(
         self,
         dialogues: Sequence[Dialogue],
+        plains: Sequence[Dialogue],
         only: Sequence[Collection[int]] | None,
         batch_size: int,
         show_progress_bar: bool,
     ) -> list[tuple[dict[int, float], dict[int, str]]]:
-        """Each dialogue's pair scores by earlier turn (of ``only[k]``, if given) and its "Me too!" readings."""
+        """Each dialogue's pair scores by earlier turn (of ``only[k]``, if given) and its "Me too!" readings;
+        ``plains``: the dialogues as the rules read them (:func:`plain_dialogue`), made once a call."""
         pairs: list[tuple[str, str]] = []
         spans: list[tuple[list[int], int, dict[int, str]]] = []
         for k, d in enumerate(dialogues):
-            owners, own_pairs, read_as = self._pairs(d, None if only is None else only[k])
+            owners, own_pairs, read_as = self._pairs(d, None if only is None else only[k], plains[k])
             spans.append((owners, len(pairs), read_as))
             pairs.extend(own_pairs)
         cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with the ages cut out
-        plains = [plain_dialogue(d) for d in dialogues]  # the rules read the words, not markdown and emoji
         if self.slots == "settle":
             for k, (p, (owners, _, _)) in enumerate(zip(plains, spans, strict=True)):
                 for i in sorted(set(owners)):
