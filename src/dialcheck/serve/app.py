@@ -486,17 +486,17 @@ def create_app(
     # loaded, so that /health describes them without waiting for the compute thread. dialcheck serve passes them
     # (`defaults`): without them the first /health, a liveness probe's, queued behind every check waiting there.
     described: dict[str, Detector] = dict(defaults or {}) if detector is None else {"en": detector}
-    routes_known = detector is not None or {"en", "tod"} <= described.keys()
+
+    def routes_known() -> bool:
+        return detector is not None or {"en", "tod"} <= described.keys()
 
     def describe() -> dict[str, Any]:
-        nonlocal routes_known
-        if not routes_known:  # loads them, on the compute thread (see health)
+        if not routes_known():  # loads them, on the compute thread (see health)
             for language in ("en", "tod"):
                 det = api.load(language=language)
                 if configure is not None:
                     configure(det)
                 described[language] = det
-            routes_known = True
         counts = {"requests": compute.requests, "batches": compute.batches}
         if detector is not None:
             return {"status": "ok", **_describe(detector), "checks": counts}
@@ -510,7 +510,7 @@ def create_app(
     @app.head("/health", include_in_schema=False)  # uptime monitors and probes that ask with HEAD got a 405
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        if routes_known:
+        if routes_known():
             return describe()
         return await run_in_threadpool(compute.run, describe)
 
