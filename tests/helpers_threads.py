@@ -46,3 +46,11 @@ class Arrivals:
                 return real.__exit__(*exc)
 
         return _Lock()
+
+
+def blocked(compute: Any) -> threading.Event:
+    """Occupy ``compute`` (a serve ComputeThread) until the returned event is set; returns once it is occupied."""
+    gate, started = threading.Event(), threading.Event()
+    compute.submit(lambda: (started.set(), gate.wait(WAIT)))
+    assert started.wait(WAIT)
+    return gate

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from dialcheck.detectors import load_detector
 from dialcheck.serve import create_app
 from helpers_chat import CHAT, TOOL_CALL
+from helpers_threads import blocked
 
 
 @pytest.fixture(scope="module")
@@ -122,22 +123,12 @@ class _Counting:
         return [Verdict(d.turns[-1].text == "no", float(d.turns[-1].text == "no")) for d in dialogues]
 
 
-def _blocked(ct):
-    """Occupy the compute thread until the returned event is set."""
-    import threading
-
-    gate, started = threading.Event(), threading.Event()
-    ct.submit(lambda: (started.set(), gate.wait(10)))
-    assert started.wait(10)
-    return gate
-
-
 def test_checks_that_wait_together_are_one_batch_on_the_compute_thread():
     from dialcheck.schema import Dialogue
     from dialcheck.serve import ComputeThread
 
     det, ct = _Counting(), ComputeThread(name="test-compute")
-    gate = _blocked(ct)
+    gate = blocked(ct)
     jobs = [[["a", "yes"]], [["b", "no"], ["c", "yes"]], [["d", "no"]]]
     futures = [ct.check([Dialogue.from_texts(t) for t in job], lambda ds: [det] * len(ds)) for job in jobs]
     gate.set()
@@ -154,7 +145,7 @@ def test_a_request_that_fails_to_route_fails_alone_and_plain_calls_keep_their_pl
     from dialcheck.serve import ComputeThread
 
     det, ct, order = _Counting(), ComputeThread(), []
-    gate = _blocked(ct)
+    gate = blocked(ct)
 
     def route(ds):
         if ds[0].turns[0].text == "zh":
@@ -244,7 +235,7 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
 
     det, ct = _Counting(), Queued()
     client = TestClient(create_app(det, max_dialogues=3, compute=ct))
-    gate, out = _blocked(ct), {}
+    gate, out = blocked(ct), {}
 
     def rank():
         out["rank"] = client.post("/rank", json={"context": ["I have a cat.", "Nice."], "candidates": ["no", "yes"]})
@@ -561,7 +552,7 @@ def test_closing_the_compute_thread_gives_up_on_the_jobs_left_after_its_timeout(
     from dialcheck.serve.compute import ComputeClosed, wait
 
     ct, errors = ComputeThread(), []
-    gate = _blocked(ct)
+    gate = blocked(ct)
     running = ct.submit(lambda: "late")  # queued behind the blocked call
     queued = ct.check([Dialogue.from_texts(["a", "no"])], lambda ds: [_Counting()] * len(ds))
     hook, threading.excepthook = threading.excepthook, errors.append

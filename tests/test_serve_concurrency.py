@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 
 from dialcheck.detectors import load_detector
 from dialcheck.serve import ComputeThread, create_app
+from helpers_threads import blocked
 
 
 @contextlib.contextmanager
@@ -178,9 +179,7 @@ def test_health_answers_at_once_while_checks_hold_the_compute_thread(tiny_detect
         client = TestClient(create_app(None, compute=compute, defaults={"en": det, "tod": det}))
     else:
         client = TestClient(create_app(det, compute=compute))
-    gate, started = threading.Event(), threading.Event()
-    compute.submit(lambda: (started.set(), gate.wait(30)))
-    assert started.wait(10)
+    gate = blocked(compute)
     try:
         with ThreadPoolExecutor(2) as ex:
             waiting = ex.submit(client.post, "/check", json=["I have a cat.", "No."])
@@ -217,9 +216,7 @@ def test_the_first_health_of_dialcheck_serve_without_a_model_answers_while_a_che
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
     assert main(["serve", "--port", "0"]) == 0
     compute, client = computes[0], TestClient(apps[0])
-    gate, started = threading.Event(), threading.Event()
-    compute.submit(lambda: (started.set(), gate.wait(30)))
-    assert started.wait(10)
+    gate = blocked(compute)
     ex = ThreadPoolExecutor(1)
     try:
         health = ex.submit(client.get, "/health").result(timeout=10)  # the gate holds the compute thread
@@ -270,9 +267,7 @@ def test_a_check_whose_client_hung_up_before_it_was_scored_is_not_scored(tiny_de
     )
     data = json.dumps(body).encode()
     with _serving(create_app(det, compute=compute)) as port:
-        gate, started = threading.Event(), threading.Event()
-        compute.submit(lambda: (started.set(), gate.wait(30)))
-        assert started.wait(10)
+        gate = blocked(compute)
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
                 head = f"POST {route} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(data)}\r\n\r\n"
