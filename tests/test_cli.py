@@ -1910,30 +1910,29 @@ def _close_stdin(monkeypatch, how: str) -> None:
         monkeypatch.setattr("sys.stdin", closed)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["score", "-", "OUT", "--no-progress", "--model", "MODEL"],
+        ["check", "-", "--model", "MODEL"],
+        ["check", "-", "--json", "--model", "MODEL"],
+        ["rerank", "-", "--model", "MODEL"],
+        ["probe", "triggers", "--input", "-", "--out", "OUT"],
+    ],
+    ids=["score", "check", "check-json", "rerank", "probe"],
+)
 @pytest.mark.parametrize("stdin", ["none", "closed"])
-def test_closed_stdin_is_an_error_naming_it_not_a_traceback(capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin):
+def test_closed_stdin_is_an_error_naming_it_not_a_traceback(
+    capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin, command
+):
     """'dialcheck score - o.jsonl <&-' (Python sets sys.stdin to None) ended in "TypeError: 'NoneType' object is
-    not iterable", exit 1, and check in an AttributeError; score and read_dialogues read standard input each their
-    own way. Both read it through io.stdin_lines now: exit 2, the input named, no output written."""
+    not iterable", exit 1, check in an AttributeError, rerank in "'NoneType' object has no attribute 'read'", and
+    probe read sys.stdin.buffer itself. All read standard input through io now: exit 2, the input named, no output
+    written."""
     _close_stdin(monkeypatch, stdin)
-    model = ["--model", str(tiny_detector_dir)]
     out = tmp_path / "o.jsonl"
-    for argv in [("score", "-", str(out), "--no-progress"), ("check", "-"), ("check", "-", "--json")]:
-        code, _, err = _run(capsys, *argv, *model)
-        assert code == 2, err
-        assert err == "dialcheck: error: <stdin>: standard input is closed\n"
+    argv = [{"OUT": str(out), "MODEL": str(tiny_detector_dir)}.get(a, a) for a in command]
+    code, _, err = _run(capsys, *argv)
+    assert code == 2, err
+    assert err == "dialcheck: error: <stdin>: standard input is closed\n"
     assert not out.exists()
-
-
-@pytest.mark.parametrize("stdin", ["none", "closed"])
-def test_rerank_and_probe_name_a_closed_stdin_too(capsys, monkeypatch, tmp_path, tiny_detector_dir, stdin):
-    """'dialcheck rerank - <&-' ended in "AttributeError: 'NoneType' object has no attribute 'read'" and probe read
-    sys.stdin.buffer itself: both read standard input through io.read_stdin now, as check does."""
-    _close_stdin(monkeypatch, stdin)
-    for argv in [
-        ("rerank", "-", "--model", str(tiny_detector_dir)),
-        ("probe", "triggers", "--input", "-", "--out", str(tmp_path / "t.jsonl")),
-    ]:
-        code, _, err = _run(capsys, *argv)
-        assert code == 2, err
-        assert err == "dialcheck: error: <stdin>: standard input is closed\n"
