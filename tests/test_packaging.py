@@ -132,3 +132,30 @@ def test_no_model_the_package_runs_or_the_readme_recommends_is_left_out_of_the_w
     assert "decode-utterance-minilm-v4" in needed and "decode-router-v1" in needed  # the README was read
     assert not needed & set(REPOSITORY_ONLY)
     assert needed <= {m.name for m in wheel}
+
+
+def test_the_sdist_carries_what_the_tests_read_and_no_more_models_than_the_wheel(monkeypatch, tmp_path):
+    """The sdist shipped tests/test_*.py alone: without conftest.py and the helpers_*.py every test module failed to
+    import from an unpacked sdist, and tests read benchmarks/ (scripts and data), examples/ and docs/. MANIFEST.in
+    adds them; the models stay exactly the wheel's (the superseded ones kept it over PyPI's 100 MB)."""
+    pytest.importorskip("setuptools", minversion="77")
+    from setuptools.config.pyprojecttoml import apply_configuration
+    from setuptools.dist import Distribution
+
+    from dialcheck.catalog import REPOSITORY_ONLY
+
+    monkeypatch.chdir(ROOT)
+    dist = apply_configuration(Distribution(), ROOT / "pyproject.toml")
+    dist.script_name = "setup.py"  # as under `python -m build`, which has none either
+    egg_info = dist.get_command_obj("egg_info")
+    egg_info.egg_base = str(tmp_path)  # the file list (SOURCES.txt) is written there, not into the checkout
+    egg_info.ensure_finalized()
+    egg_info.run()
+    sdist = set((Path(egg_info.egg_info) / "SOURCES.txt").read_text().splitlines())
+    read = [f for d in ("tests", "benchmarks", "examples", "docs") for f in (ROOT / d).rglob("*") if f.is_file()]
+    read = {f.relative_to(ROOT).as_posix() for f in read if "__pycache__" not in f.parts}
+    assert {"tests/conftest.py", "tests/helpers_cli.py", "benchmarks/data/cdconv_hand_d.jsonl"} <= read
+    assert not read - sdist
+    models = {f.split("/")[3] for f in sdist if f.startswith("src/dialcheck/models/")}
+    assert not models & set(REPOSITORY_ONLY)
+    assert models == _wheel_models()
