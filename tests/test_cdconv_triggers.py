@@ -698,3 +698,35 @@ def test_trigger_synonyms_are_close_common_and_of_the_same_part_of_speech():
     assert syn["喜欢"] == ("喜爱",)  # 欢乐: an adjective; 撒欢: rare; 爱: one character
     assert "友好" not in syn.get("朋友", ())  # an adjective for a noun
     assert "工作" not in syn  # 劳作 is rare beside 工作, 作业 is another sense but also below a tenth
+
+
+def test_probe_reads_its_input_once_as_it_comes(tmp_path, monkeypatch):
+    """probe read standard input whole (read_stdin) before its first record, and opened an --input file twice: once
+    for the JSON-document check, once for the records. Both are now read once, line by line, through
+    cli.common.json_lines, as score reads standard input; a document is still refused, and a damaged .gz is still
+    named where it breaks."""
+    from types import SimpleNamespace
+
+    import dialcheck.cli.probe as probe
+
+    rows = [{"u1": DOG.u1, "id": "a"}, {"u1": RAIN.u1, "id": "c"}]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+    def pipe():  # no read(): only iterated, a line at a time
+        yield from text.encode().splitlines(keepends=True)
+
+    monkeypatch.setattr("sys.stdin", SimpleNamespace(buffer=pipe()))
+    assert probe.read_records("-", lambda obj, n: (n, obj["id"])) == [(1, "a"), (2, "c")]
+    opened = []
+    real_open = probe.open_input
+    monkeypatch.setattr(probe, "open_input", lambda *a: opened.append(a) or real_open(*a))
+    src = tmp_path / "ctx.jsonl"
+    src.write_text(text, encoding="utf-8")
+    assert probe.read_records(str(src), lambda obj, n: obj["id"]) == ["a", "c"] and len(opened) == 1
+    src.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    with pytest.raises(InputError, match="a JSON document, not JSON Lines: records are read one JSON object a line"):
+        probe.read_records(str(src), lambda obj, n: obj)
+    notgz = tmp_path / "ctx.jsonl.gz"
+    notgz.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=r"ctx\.jsonl\.gz, line 1: cannot decompress the file after line 0"):
+        probe.read_records(str(notgz), lambda obj, n: obj)

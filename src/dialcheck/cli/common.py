@@ -9,7 +9,7 @@ import math
 import os
 import shlex
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -876,6 +876,48 @@ def json_document_error(path: str, document: str, reads: str) -> InputError:
         return InputError(f"a JSON document, not JSON Lines: {reads}; pipe it through {jq}", input_name(path))
     jq_cmd, py_cmd = jsonl_conversion(path, many)
     return InputError(f"a JSON document, not JSON Lines: {reads}; convert it with: {jq_cmd}, or: {py_cmd}", path)
+
+
+def json_lines(
+    lines: Iterable[bytes], path: str, is_records: Callable[[Any], bool], is_record: Callable[[Any], bool], reads: str
+) -> Iterator[bytes]:
+    """``lines`` (an input's, read as they come: a file's or standard input's) once :func:`json_document`'s check
+    has been made on them, which raises :func:`json_document_error` (``reads``: what the command reads) for a JSON
+    document. The input is read once: the lines the check read (the first one or two of JSON Lines) are given
+    again, then the rest as they come, so a pipe that is still being written is streamed, not read whole first. A
+    damaged ``.gz`` met by the check is raised after the lines read before it, where its reader raises it.
+
+    >>> lines = json_lines([b'{"u1": "a"}\\n', b'{"u1": "b"}\\n'], "in.jsonl", lambda v: False, lambda v: False, "")
+    >>> list(lines)
+    [b'{"u1": "a"}\\n', b'{"u1": "b"}\\n']
+    """
+    raw = iter(lines)
+    read: list[bytes] = []
+    broke: list[InputError] = []
+
+    def reading() -> Iterator[bytes]:
+        try:
+            for line in raw:
+                read.append(line)
+                yield line
+        except InputError as e:  # json_document reads no further; the error is the reader's, in its place
+            broke.append(e)
+            raise
+
+    document = json_document(reading(), is_records, is_record)
+    if document is not None:
+        close = getattr(raw, "close", None)
+        if close is not None:  # a file's reader: closed now, not when it is collected
+            close()
+        raise json_document_error(path, document, reads)
+
+    def rest() -> Iterator[bytes]:
+        yield from read
+        if broke:
+            raise broke[0]
+        yield from raw
+
+    return rest()
 
 
 def jsonl_conversion(path: str, many: bool) -> tuple[str, str]:

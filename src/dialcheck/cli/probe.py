@@ -32,15 +32,13 @@ same command, and writes what an uninterrupted run writes; a resume with other c
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import InputError
 from ..io import (
@@ -56,8 +54,8 @@ from ..io import (
     labelled_source_name,
     open_input,
     output_name,
-    read_stdin,
     require_file,
+    stdin_lines,
     where_named,
     write_jsonl,
 )
@@ -65,8 +63,7 @@ from .common import (
     DATA_DIR_HELP,
     check_outputs,
     comma_choices,
-    json_document,
-    json_document_error,
+    json_lines,
     nonnegative_int,
     open_checkpoint,
     positive_int,
@@ -128,29 +125,23 @@ def read_records(path: str, parse: Callable[[dict[str, Any], int], T], what: str
     stderr, before the file is refused with exit 2; a file without a record is refused too (it was named, so
     building from nothing would be a silent mistake). A JSON document (a list of records, or one record over
     several lines) is refused first, as one error with the command that converts it, as ``score`` refuses one
-    (:func:`~dialcheck.cli.common.json_document`)."""
+    (:func:`~dialcheck.cli.common.json_document`). The input is read once, a line at a time
+    (:func:`~dialcheck.cli.common.json_lines`)."""
     name = input_name(path)
-    if path == "-":  # read once: the document check and the records read the same bytes
-        data = read_stdin()  # a closed standard input is an InputError
-        document = json_document(io.BytesIO(data), _objects, _object)
-        stream: BinaryIO = io.BytesIO(data)
-    else:
-        with contextlib.closing(input_lines(open_input(require_file(path), path), name)) as lines:
-            document = json_document(lines, _objects, _object)
-        stream = open_input(path, path)
-    if document is not None:
-        stream.close()
-        raise json_document_error(path, document, f"{what} are read one JSON object a line")
+    # read once, as it comes (a closed standard input is an InputError): the document check and the records read
+    # the same lines
+    raw = stdin_lines() if path == "-" else input_lines(open_input(require_file(path), path), name)
+    lines = json_lines(raw, path, _objects, _object, f"{what} are read one JSON object a line")
     out: list[T] = []
     errors: list[InputError] = []
     total = 0
     try:
-        for n, raw in enumerate(input_lines(stream, name), start=1):
-            if not raw.strip():
+        for n, raw_line in enumerate(lines, start=1):
+            if not raw_line.strip():
                 continue
             total += 1
             try:
-                line = decode_utf8(raw, name, n)
+                line = decode_utf8(raw_line, name, n)
                 try:
                     obj = json.loads(line.rstrip("\r\n"))
                 except json.JSONDecodeError as e:

@@ -12,7 +12,6 @@ import argparse
 import array
 import bisect
 import contextlib
-import itertools
 import json
 import sys
 from collections.abc import Iterator
@@ -47,6 +46,7 @@ from .common import (
     add_speaker_option,
     json_document,
     json_document_error,
+    json_lines,
     keeps_no_work,
     last_message,
     load_for,
@@ -342,22 +342,10 @@ def refuse_json_document(path: str) -> None:
 
 def piped_lines() -> Iterator[bytes]:
     """Standard input's lines (:func:`~dialcheck.io.stdin_lines`: closed, an exit 2), once
-    :func:`refuse_json_document`'s check has been made on them (exit 2 for a JSON document, as for a file): standard
-    input can be read only once, so the lines the check read (the first one or two of JSON Lines) are given again,
-    then the rest as they come. Scoring stays streamed: a pipe that is still being written is scored chunk by chunk,
-    not read whole first."""
-    raw = stdin_lines()
-    read: list[bytes] = []
-
-    def reading() -> Iterator[bytes]:
-        for line in raw:
-            read.append(line)
-            yield line
-
-    document = json_document(reading(), _looks_like_dialogues, _one_dialogue)
-    if document is not None:
-        raise json_document_error("-", document, JSON_LINES_READ)
-    return itertools.chain(read, raw)
+    :func:`refuse_json_document`'s check has been made on them (exit 2 for a JSON document, as for a file), by
+    :func:`~.common.json_lines`: the lines the check read are given again, then the rest as they come. Scoring
+    stays streamed: a pipe that is still being written is scored chunk by chunk, not read whole first."""
+    return json_lines(stdin_lines(), "-", _looks_like_dialogues, _one_dialogue, JSON_LINES_READ)
 
 
 def _units(
