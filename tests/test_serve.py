@@ -402,6 +402,55 @@ def test_rank_routes_a_chinese_context_with_its_reply(tiny_detector_dir, monkeyp
     assert not r.json()["ranked"][0]["contradiction"]
 
 
+def test_check_and_rank_route_each_dialogue_once(tiny_detector_dir, monkeypatch):
+    """/check routed each dialogue twice (once to pick its detector, once more for the warnings: each dialogue's text
+    read for its language again), configured the routed default once a dialogue, and /rank routed the context with
+    its first candidate and then the context with every candidate."""
+    import dialcheck.api as api
+
+    en, tod = load_detector(tiny_detector_dir), load_detector(tiny_detector_dir)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": {"en": en, "tod": tod}[language])
+    real, routed, configured = api.route, [], []
+
+    def route(d, *a, **k):
+        routed.append(d)
+        return real(d, *a, **k)
+
+    monkeypatch.setattr(api, "route", route)
+    client = TestClient(create_app(None, configure=configured.append))
+    plain = ["I have a cat.", "Nice.", "I never had pets."]
+    with_kb = {"turns": plain, "knowledge": [{"poi": "a", "distance": "2 miles"}]}
+    r = client.post("/check", json={"dialogues": [plain, with_kb, plain, KOREAN]})
+    assert r.status_code == 200 and len(r.json()["verdicts"]) == 4
+    assert "dialogues[3] has Korean turns" in r.json()["warnings"][0]  # the warning follows the one routing
+    assert len(routed) == 4
+    assert sorted(map(id, configured)) == sorted([id(en), id(tod)])  # once a default a request, not once a dialogue
+    routed.clear()
+    r = client.post("/rank", json={"context": plain[:2], "candidates": ["x", "y", "z"]})
+    assert r.status_code == 200 and len(routed) == 1
+
+
+def test_rank_warns_of_a_candidate_in_another_language_than_its_chinese_context_rather_than_fail(
+    tiny_detector_dir, monkeypatch
+):
+    """The warning routed the context with every candidate again: an English candidate after a Chinese context was
+    "mixed languages" there, after the verdicts were made, and the request a 500. The default the context with its
+    first candidate routes to scores every candidate, as before; the warning names the English turn."""
+    import dialcheck.api as api
+
+    zh = load_detector(tiny_detector_dir)
+    monkeypatch.setattr(api, "load", lambda model=None, language="en": zh)
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": tiny_detector_dir)
+    monkeypatch.setattr(api, "_folder_language", lambda path: "zh")  # the stand-in reads Chinese
+    client = TestClient(create_app(None), raise_server_exceptions=False)
+    ctx = ["你好。", "你好，我有一只猫。", "它几岁了？"]
+    r = client.post("/rank", json={"context": ctx, "candidates": ["两岁。", "It is two years old."]})
+    assert r.status_code == 200, r.text
+    assert sorted(c["text"] for c in r.json()["ranked"]) == ["It is two years old.", "两岁。"]
+    (warning,) = r.json()["warnings"]
+    assert "but the /rank request has turns that are not Chinese" in warning
+
+
 @pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
 def test_a_json_body_sent_with_another_content_type_is_read_as_json(client, content_type):
     headers = {"Content-Type": content_type} if content_type else {}

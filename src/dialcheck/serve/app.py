@@ -445,34 +445,50 @@ def create_app(
                 + " (split the request, or serve with a larger --max-chars)",
             )
 
-    def detector_for(d: Dialogue) -> Detector:
+    def routes_of(dialogues: list[Dialogue], prefix: str = "") -> list[str]:
+        """The shipped default each dialogue goes to (:func:`dialcheck.route`), worked out once a request, on its
+        own thread: it reads the text and loads nothing. A dialogue none reads (a Chinese one without a Chinese
+        model, mixed languages) is a 422 naming it, before the request waits for the compute thread. Empty when the
+        server answers with a model of its own."""
         if detector is not None:
-            return detector
-        det = api.load(language=api.route(d, choose="start the server with --model"))
-        if configure is not None:
-            configure(det)
-        return det
-
-    def routed(dialogues: list[Dialogue], prefix: str = "") -> list[Detector]:
+            return []
         out = []
         for i, d in enumerate(dialogues):
             try:
-                out.append(detector_for(d))
-            except DialcheckError as e:  # a Chinese dialogue without a Chinese model, mixed languages
+                out.append(api.route(d, choose="start the server with --model"))
+            except DialcheckError as e:
                 where = f"dialogues[{i}]: " if len(dialogues) > 1 else prefix
                 raise HTTPException(422, where + (e.message if isinstance(e, InputError) else str(e))) from None
         return out
 
-    def warn_unread(dialogues: list[Dialogue], names: list[str] | None = None, first_route: bool = False) -> list[str]:
+    def detectors_for(routes: list[str]) -> Callable[[list[Dialogue]], list[Detector]]:
+        """The check job's ``route``: the detector of each dialogue (``routes[i]``, or the server's own), each
+        shipped default loaded and configured once a job, on the compute thread (loading is model work)."""
+
+        def detectors(dialogues: list[Dialogue]) -> list[Detector]:
+            if detector is not None:
+                return [detector] * len(dialogues)
+            loaded: dict[str, Detector] = {}
+            for key in dict.fromkeys(routes):
+                try:
+                    loaded[key] = det = api.load(language=key)
+                except DialcheckError as e:  # a shipped default that cannot be loaded: a 422, as it was
+                    raise HTTPException(422, e.message if isinstance(e, InputError) else str(e)) from None
+                if configure is not None:
+                    configure(det)
+            return [loaded[key] for key in routes]
+
+        return detectors
+
+    def warn_unread(dialogues: list[Dialogue], routes: list[str], names: list[str] | None = None) -> list[str]:
         """Log, in the library's words, the dialogues of a request answered by a model not trained on their script
-        (an English model on Chinese turns, a Korean dialogue routed to the English default), and return the
-        warnings for the response's ``"warnings"``: the verdicts are the same. ``first_route``: all go where the
-        first routes (a /rank request)."""
+        (an English model on Chinese turns, a Korean dialogue routed to the English default: ``routes[i]``, as
+        :func:`routes_of` found it), and return the warnings for the response's ``"warnings"``: the verdicts are the
+        same."""
         if detector is not None:
             _, text = api.language_gap(detector, dialogues, names, leave_out="Serve without --model")
             texts = [] if text is None else [text]
         else:
-            routes = [api.route(dialogues[0])] * len(dialogues) if first_route else [api.route(d) for d in dialogues]
             texts = [text for _, text in api.routed_warnings(dialogues, routes, names)]
         for text in texts:
             api.log.warning(text)  # the library's logger, as before
@@ -543,8 +559,10 @@ def create_app(
         parsed = parse_many(body, speakers_of(body))
         dialogues = [d for d, _ in parsed]
         within_budget(dialogues)
-        verdicts = answered(compute.check(dialogues, routed), request)
-        warnings = warn_unread(dialogues)
+        # routed once: the detectors and the warnings both follow these (each dialogue's text was read twice)
+        routes = routes_of(dialogues)
+        verdicts = answered(compute.check(dialogues, detectors_for(routes)), request)
+        warnings = warn_unread(dialogues, routes)
         out = []
         for (d, cut), v in zip(parsed, verdicts, strict=True):
             rec: dict[str, Any] = {"id": d.meta.get("id")}
@@ -586,9 +604,12 @@ def create_app(
         within_budget(dialogues)
         # a check like any other: the detector the context with its first candidate routes to (a Chinese u1, b1,
         # u2 is a CDConv conversation only with its reply) scores every candidate, merged with waiting requests
-        verdicts = answered(compute.check(dialogues, lambda ds: routed(ds[:1], prefix="context: ") * len(ds)), request)
+        routes = routes_of(dialogues[:1], prefix="context: ")
+        verdicts = answered(compute.check(dialogues, detectors_for(routes * len(dialogues))), request)
+        # the warning reads the context and every candidate against the default that route chose: routing them all
+        # again, an English candidate after a Chinese context was "mixed languages", a 500 after the verdicts
         whole = Dialogue((*ctx.turns, *(Turn("candidate", c) for c in cands)), ctx.knowledge)
-        warnings = warn_unread([whole], ["the /rank request"])
+        warnings = warn_unread([whole], routes, ["the /rank request"])
         ranked = ranked_candidates(cands, verdicts)
         out = [{"index": r.index, "text": r.text, **r.verdict.to_dict()} for r in ranked]
         return {"ranked": out, **({"warnings": warnings} if warnings else {})}
