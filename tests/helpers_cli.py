@@ -1,4 +1,10 @@
-"""Run the ``dialcheck`` command in-process and capture what it printed."""
+"""Run the ``dialcheck`` command in-process and capture what it printed; feed it standard input."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
 
 from dialcheck.cli import main
 
@@ -8,3 +14,16 @@ def run_cli(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def feed_stdin(monkeypatch: pytest.MonkeyPatch, data: str | bytes, *, buffer: bool = True) -> None:
+    """Standard input holding ``data`` (a str is UTF-8 encoded), as a pipe gives it: a UTF-8 text stream over a
+    binary buffer, which the readers take, so that bytes that are not UTF-8 reach them as they are.
+    ``buffer=False``: a text stream with no buffer (``io.StringIO``, ``data`` a str), which the readers encode back.
+    """
+    if buffer:
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+    else:
+        assert isinstance(data, str), "a text stream holds text"
+        monkeypatch.setattr("sys.stdin", io.StringIO(data))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import random
 import sys
@@ -25,6 +24,7 @@ from dialcheck.probes.triggers import (
     perturb,
     short_utterance,
 )
+from helpers_cli import feed_stdin
 from helpers_interrupt import kill_on_call
 
 LEX = ChineseLexicon.from_lines(
@@ -443,7 +443,7 @@ def test_a_json_document_of_no_records_gets_no_conversion(tmp_path, capsys, monk
                 f"dialcheck: error: {src}: a JSON document holding {held}, not JSON Lines: {reads[command]}"
             ), (value, command, err)
             assert "jq" not in err[0] and "python" not in err[0], (value, command)
-        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(src.read_bytes()), encoding="utf-8"))
+        feed_stdin(monkeypatch, src.read_bytes())
         assert main([*probe, "-"]) == 2
         err = capsys.readouterr().err
         assert f"<stdin>: a JSON document holding {held}, not JSON Lines" in err and "pipe it" not in err
@@ -476,16 +476,14 @@ def test_probe_triggers_cli_refuses_a_context_in_a_third_script(tmp_path, capsys
 
 
 def test_probe_triggers_cli_reads_stdin_and_refuses_a_file_without_contexts(tmp_path, capsys, monkeypatch):
-    import io
-
     # --input - was "-: no such file"; an empty --input was "no contexts: give --input and/or --source"
     out = tmp_path / "t.jsonl"
     text = json.dumps({"u1": DOG.u1}, ensure_ascii=False) + "\n"
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    feed_stdin(monkeypatch, text)
     args = ["probe", "triggers", "--out", str(out), "--methods", "short_utterance", "--input"]
     assert main([*args, "-"]) == 0
     assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == ["stdin:1"]
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"u1": 5}\n')))
+    feed_stdin(monkeypatch, b'{"u1": 5}\n')
     assert main([*args, "-"]) == 2
     assert "<stdin>, line 1: u1: expected a string, got int" in capsys.readouterr().err
     blank = tmp_path / "blank.jsonl"  # a zero-width space passed str.strip and was built on as a context

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from helpers_chat import CHAT, TOOL_CALL
+from helpers_cli import feed_stdin
 from helpers_cli import run_cli as _run
 from helpers_interrupt import kill_on_call
 
@@ -42,9 +43,7 @@ def test_check_threshold_zero_flags_and_names_evidence(capsys, dialogs, tiny_det
 
 
 def test_check_reads_stdin(capsys, monkeypatch, tiny_detector_dir):
-    import io
-
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(CONTRA)))
+    feed_stdin(monkeypatch, json.dumps(CONTRA), buffer=False)
     code, out, _ = _run(capsys, "check", "-", "--json", "--model", str(tiny_detector_dir))
     assert code == 0 and len(out.splitlines()) == 1
 
@@ -52,10 +51,8 @@ def test_check_reads_stdin(capsys, monkeypatch, tiny_detector_dir):
 def test_check_reads_chat_completion_messages_and_names_evidence_by_message_index(
     capsys, monkeypatch, tiny_detector_dir
 ):
-    import io
-
     msgs = [{"role": "system", "content": "You are a pet-loving assistant."}, *CHAT[:4]]  # ends with the assistant
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"id": "m1", "messages": msgs})))
+    feed_stdin(monkeypatch, json.dumps({"id": "m1", "messages": msgs}), buffer=False)
     code, out, _ = _run(capsys, "check", "-", "--json", "--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0")
     row = json.loads(out)
     assert code == 0 and row["id"] == "m1" and row["contradiction"]
@@ -105,10 +102,8 @@ def test_check_names_every_bad_dialogue_in_input_order_and_checks_none(capsys, t
 def test_check_names_standard_input_one_way_in_every_error(capsys, monkeypatch, tiny_detector_dir):
     """`check -` named the input "<stdin>" in a record's parse error and "-" in an error found after parsing (a
     "speaker" that names no one), so one run said `<stdin>, line 1: ...` and `-, line 2: dialogue 2: ...`."""
-    import io
-
     lines = [json.dumps({"turns": ["Hi", 5]}), json.dumps({"id": "d2", "turns": ["Hi", "Yo"], "speaker": "Z"})]
-    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    feed_stdin(monkeypatch, "\n".join(lines) + "\n", buffer=False)
     code, _, err = _run(capsys, "check", "-", "--model", str(tiny_detector_dir))
     named = [ln for ln in err.splitlines() if ln.startswith("dialcheck: error:")]
     assert code == 2 and len(named) == 3 and "-, line" not in err
@@ -1438,18 +1433,12 @@ def test_score_resume_refuses_an_output_written_for_another_input(capsys, tmp_pa
 def test_score_resume_from_standard_input_checks_the_input_before_writing(
     capsys, monkeypatch, tmp_path, tiny_detector_dir
 ):
-    import io
-
     big = _log(tmp_path, n_good=9, bad_lines=())
     model = ["--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "2"]
     full = tmp_path / "full.jsonl"
     assert _run(capsys, "score", str(big), str(full), *model)[0] == 0
     text = full.read_text()
     out = tmp_path / "part.out"
-
-    def stdin(data: bytes) -> None:
-        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-
     small = _lines(tmp_path, "small.jsonl", [f"d{i}" for i in range(1, 4)])
     other = _lines(tmp_path, "other.jsonl", [f"e{i}" for i in range(1, 10)])
     for src, message in [
@@ -1457,12 +1446,12 @@ def test_score_resume_from_standard_input_checks_the_input_before_writing(
         (other, 'part.out, line 1: holds the verdict of input line 1 (id "d1"), but line 1 of <stdin> has id "e1"'),
     ]:
         out.write_text(text)
-        stdin(src.read_bytes())
+        feed_stdin(monkeypatch, src.read_bytes())
         code, _, err = _run(capsys, "score", "-", str(out), *model, "--resume")
         assert code == 2 and message in err, err
         assert out.read_text() == text
     out.write_text("".join(text.splitlines(keepends=True)[:5]))
-    stdin(big.read_bytes())
+    feed_stdin(monkeypatch, big.read_bytes())
     code, _, err = _run(capsys, "score", "-", str(out), *model, "--resume")
     assert code == 0 and "(4 already done)" in err and out.read_text() == text
 
@@ -1497,15 +1486,13 @@ def test_score_refuses_a_pretty_printed_list_of_one_record(capsys, monkeypatch, 
     """'[', one record on its own line, ']': the record's line parses alone, so the file was read as JSON Lines
     whose first line is broken, the record scored and the two brackets reported as bad lines; a list of two was
     refused as a document. A lone bracket now opens a document, in a file and on standard input alike."""
-    import io
-
     text = "[\n  " + json.dumps({"turns": ["Hi.", "Hello!"]}) + "\n]\n"
     one = tmp_path / "one.json"
     one.write_text(text)
     model = ["--model", str(tiny_detector_dir), "--no-progress"]
     code, _, err = _run(capsys, "score", str(one), str(tmp_path / "o.jsonl"), *model)
     assert code == 2 and f"{one}: a JSON document, not JSON Lines" in err and "jq -c '.[]'" in err
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    feed_stdin(monkeypatch, text)
     code, _, err = _run(capsys, "score", "-", str(tmp_path / "s.jsonl"), *model)
     assert code == 2 and "<stdin>: a JSON document, not JSON Lines" in err
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "s.jsonl").exists()
@@ -1518,14 +1505,13 @@ def test_score_refuses_a_json_document_on_standard_input_and_still_streams_json_
     '{...},', '{...}', ']') piped in scored its last record (the one line that parses alone) and exited 0,
     'skipped 3 bad lines'; a pretty-printed one gave a bad line per line. Both are now one error, exit 2, as from a
     file; JSON Lines are still read as they come: the first verdicts are written before the pipe's last line."""
-    import io
     from types import SimpleNamespace
 
     model = ["--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "1"]
     rows = [{"turns": ["Hi.", "Hello!"]}, {"turns": ["I like tea.", "Me too."]}, {"turns": ["I have a cat.", "Oh?"]}]
     out = tmp_path / "v.jsonl"
     for text in ["[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n", json.dumps(rows, indent=2)]:
-        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+        feed_stdin(monkeypatch, text)
         code, _, err = _run(capsys, "score", "-", str(out), *model)
         assert code == 2 and not out.exists(), err
         assert err == (

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from helpers_cli import feed_stdin
 from helpers_cli import run_cli as _run
 
 
@@ -337,14 +338,12 @@ def test_models_refuses_options_that_derive_a_model_without_save(capsys, tiny_de
 def test_collect_contexts_names_standard_input_as_every_command_does(capsys, tmp_path, monkeypatch):
     # "-, line 2: ..." and "-: 2 of 2 dialogues are bad" beside the reader's "<stdin>, line 1: ..."; refused before
     # any language model is loaded
-    import io
-
     same = json.dumps({"id": "d1", "turns": ["i have two dogs .", "what are their names ?"]})
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(f"{same}\n{same}\n".encode()), encoding="utf-8"))
+    feed_stdin(monkeypatch, f"{same}\n{same}\n")
     argv = ["collect", "contexts", "--input", "-", "--lm", str(tmp_path / "no-lm"), "--top-k", "5"]
     code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "ctx.jsonl"), "--no-progress")
     assert code == 2 and err.startswith("dialcheck: error: <stdin>, line 2: "), err
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"not json\n[]\n"), encoding="utf-8"))
+    feed_stdin(monkeypatch, b"not json\n[]\n")
     code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "ctx.jsonl"), "--no-progress")
     assert code == 2 and "<stdin>: 2 of 2 dialogues are bad" in err and "-:" not in err, err
 

@@ -7,6 +7,7 @@ import pytest
 from dialcheck.errors import InputError
 from dialcheck.evaluation.decode import decode_metrics
 from dialcheck.schema import Dialogue, Example, Verdict
+from helpers_cli import feed_stdin
 
 
 def _ex(label, evidence, n=6):
@@ -366,13 +367,12 @@ def test_the_table_says_how_many_dialogues_each_split_is_about():
 
 def test_labelled_dialogues_read_from_stdin_are_a_split_named_stdin(monkeypatch):
     # evaluate --data - reported its rows as "-: dialogues", "-: accuracy" and a split "-" in --json and --predictions
-    import io
     import json
 
     from dialcheck.evaluation.decode import DecodeEvaluator
 
     rec = {"turns": ["I have a dog.", "Nice!", "I have no pets."], "contradiction": True}
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(rec) + "\n"))
+    feed_stdin(monkeypatch, json.dumps(rec) + "\n", buffer=False)
     ev = DecodeEvaluator(files=["-"])
     assert list(ev.files) == ["stdin"] and len(ev.files["stdin"]) == 1
 

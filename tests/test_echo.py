@@ -19,6 +19,7 @@ from dialcheck.probes.echo import (
     normalize_text,
     unlikelihood_samples,
 )
+from helpers_cli import feed_stdin
 
 
 @pytest.fixture(scope="module")
@@ -231,12 +232,9 @@ def test_echo_set_load_of_a_missing_file_says_no_such_file_not_a_missing_corpus(
 
 
 def test_probe_echo_reads_stdin_and_refuses_a_file_without_pairs(capsys, tmp_path, monkeypatch, rewriter):
-    import io
-    import sys
-
     # --input - was "-: no such file"; an empty --input was "no NLI pairs: give --source and/or --input"
     row = {"premise": "I live in South Carolina.", "hypothesis": "I'm in South Carolina.", "label": "e"}
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(row).encode() + b"\n")))
+    feed_stdin(monkeypatch, json.dumps(row) + "\n")
     out = tmp_path / "echo.jsonl"
     assert main(["probe", "echo", "--input", "-", "--out", str(out)]) == 0
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["entq:stdin:1"]

@@ -6,6 +6,7 @@ import pytest
 
 from dialcheck.errors import InputError
 from dialcheck.io import parse_dialogue, parse_example, read_dialogues, read_examples
+from helpers_cli import feed_stdin
 
 
 def _write(tmp_path, name, text):
@@ -265,11 +266,11 @@ def test_bytes_that_are_not_utf8_are_a_located_error_and_a_byte_order_mark_is_fi
         list(read_dialogues(bad))
     rs = list(read_dialogues(bad, jsonl=True))  # a streamed log: that line is skipped, not the rest
     assert [r.ok for r in rs] == [True, False, True] and "line 2: not UTF-8" in str(rs[1].error)
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'["caf\xe9"]'), encoding="utf-8"))
+    feed_stdin(monkeypatch, b'["caf\xe9"]')
     with pytest.raises(InputError, match=r"<stdin>, line 1: not UTF-8 text"):
         list(read_dialogues("-"))
     stdin_log = b'["a", "b"]\n["caf\xe9", "x"]\n["c", "d"]\n'  # `dialcheck score - out.jsonl < log`
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin_log), encoding="utf-8"))
+    feed_stdin(monkeypatch, stdin_log)
     rs = list(read_dialogues("-", jsonl=True))
     assert [r.ok for r in rs] == [True, False, True] and "<stdin>, line 2: not UTF-8" in str(rs[1].error)
     (r,) = list(read_dialogues(_write(tmp_path, "bom.json", '\ufeff["Hi", "Hello"]')))  # Notepad's UTF-8
@@ -285,7 +286,7 @@ def test_read_examples_skips_a_jsonl_line_that_is_not_utf8_and_keeps_the_others(
     assert [str(e) for e in errors] == [
         f"{bad}, line 2: not UTF-8 text: byte 0xe9 at column 16 (save the file as UTF-8)"
     ]
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(bad.read_bytes()), encoding="utf-8"))
+    feed_stdin(monkeypatch, bad.read_bytes())
     examples, errors = read_examples("-")
     assert len(examples) == 2 and str(errors[0]).startswith("<stdin>, line 2: not UTF-8")  # as check names it
     assert [e.id for e in examples] == ["stdin:1", "stdin:3"]  # ids as they were

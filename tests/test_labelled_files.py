@@ -8,7 +8,7 @@ import pytest
 from dialcheck.cli.common import read_labelled
 from dialcheck.errors import InputError
 from dialcheck.io import read_examples
-from helpers_cli import run_cli
+from helpers_cli import feed_stdin, run_cli
 
 
 def test_an_empty_json_list_is_named_as_holding_no_dialogues(tmp_path, capsys, tiny_detector_dir):
@@ -60,10 +60,8 @@ def test_a_pretty_printed_document_with_a_syntax_error_is_named_at_its_line(tmp_
 
 def test_records_read_from_stdin_are_named_stdin_line(tmp_path, capsys, monkeypatch, tiny_detector_dir):
     # their ids were "-:1", "-:2": the split was already named stdin
-    import io
-
     text = json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "contradiction": False}) + "\n"
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    feed_stdin(monkeypatch, text)
     preds = tmp_path / "p.jsonl"
     code, _, err = run_cli(
         capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", "-", "--predictions", str(preds),
@@ -78,11 +76,9 @@ def test_evaluate_names_stdin_one_way_in_every_message(tmp_path, capsys, monkeyp
     # then all said "stdin", as the split and the ids do, while check, score, rerank and probe say "<stdin>". Every
     # message now names the file "<stdin>", as every command does; the split ("stdin") and ids ("stdin:3") stay,
     # being what predictions files and tables hold
-    import io
-
     rows = [{**GOOD, "evidence": [1]}, {"turns": ["你好。", "你好。", "我没有猫。"], "contradiction": False}]
     text = "\n".join([json.dumps(rows[0]), "{oops", json.dumps(rows[1], ensure_ascii=False)]) + "\n"
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    feed_stdin(monkeypatch, text)
     code, _, err = run_cli(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", "-", "--no-progress")
     assert code == 0, err
     said = [ln for ln in err.splitlines() if ln.startswith("dialcheck: ")]
@@ -91,7 +87,7 @@ def test_evaluate_names_stdin_one_way_in_every_message(tmp_path, capsys, monkeyp
     assert said[2].startswith("dialcheck: warning: <stdin>: the contradiction of line 1 names as evidence")
     assert said[3].startswith("dialcheck: warning: ") and " of <stdin> " in said[3] and "stdin:3" in said[3]
     assert " stdin," not in err and " stdin:" not in err.replace("stdin:3", "") and " of - " not in err
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"turns": ["a", "b"]}\n'), encoding="utf-8"))
+    feed_stdin(monkeypatch, b'{"turns": ["a", "b"]}\n')
     code, _, err = run_cli(capsys, "evaluate", "--model", str(tiny_detector_dir), "--data", "-", "--no-progress")
     assert code == 2
     assert err.startswith("dialcheck: error: <stdin>: no labelled dialogue to evaluate on (first: line 1:")
