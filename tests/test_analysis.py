@@ -456,3 +456,30 @@ def test_an_interrupted_experiment_resumes_to_the_lists_of_an_uninterrupted_one(
     random.seed(987654)
     run_nbest_experiment(items, nbest_lm, _WordJudge(), [cfg], cut, batch_size=2, chunk=3)
     assert (cut / name).read_bytes() == expected
+
+
+def test_nbest_rejudge_names_the_stimuli_a_setting_has_no_list_for_in_words_that_fit_their_count(capsys):
+    """nbest --rejudge said "beam2: 0 of 1 stimuli have a stored list; the other is left out (generate them ...)"
+    for a run of one stimulus: "the other" of none, and plurals for one. Each count now has its own words."""
+    from types import SimpleNamespace
+
+    from dialcheck.cli.nbest import _report_missing
+
+    beam2, beam4 = SimpleNamespace(name="beam2"), SimpleNamespace(name="beam4")
+    rows = [{"setting": "beam2", "inputs": 1}]
+    said = {}
+    for total in (1, 2, 3):
+        _report_missing(rows if total > 1 else [], [beam2, beam4], total)
+        said[total] = capsys.readouterr().err.splitlines()
+    generate = "with the same command without --rejudge)"
+    assert said[1] == [
+        f"dialcheck: {s}: the stimulus has no stored list; it is left out (generate it {generate}"
+        for s in ("beam2", "beam4")
+    ]
+    assert said[2] == [
+        f"dialcheck: beam2: 1 of 2 stimuli have a stored list; the other is left out (generate it {generate}",
+        f"dialcheck: beam4: none of the 2 stimuli has a stored list; both are left out (generate them {generate}",
+    ]
+    assert said[3][0] == (
+        f"dialcheck: beam2: 1 of 3 stimuli have a stored list; the other 2 are left out (generate them {generate}"
+    )

@@ -355,12 +355,28 @@ def _report_missing(rows: list[dict[str, Any]], settings: list[Any], total: int)
     for cfg in settings:
         n = sum(r["inputs"] for r in rows if r["setting"] == cfg.name)
         if n < total:
-            rest = "the other is" if total - n == 1 else f"the other {total - n} are"
-            print(
-                f"dialcheck: {cfg.name}: {n} of {total} stimuli have a stored list; {rest} left out (generate them "
-                "with the same command without --rejudge)",
-                file=sys.stderr,
-            )
+            print(f"dialcheck: {cfg.name}: {_missing_lists(n, total)}", file=sys.stderr)
+
+
+def _missing_lists(n: int, total: int) -> str:
+    """What ``_report_missing`` says of a setting with stored lists for ``n`` of ``total`` stimuli (``n < total``).
+
+    >>> _missing_lists(0, 1)
+    'the stimulus has no stored list; it is left out (generate it with the same command without --rejudge)'
+    >>> print(_missing_lists(0, 3))
+    none of the 3 stimuli has a stored list; all 3 are left out (generate them with the same command without --rejudge)
+    >>> print(_missing_lists(2, 5))
+    2 of 5 stimuli have a stored list; the other 3 are left out (generate them with the same command without --rejudge)
+    """
+    left = total - n
+    generate = f"generate {'it' if left == 1 else 'them'} with the same command without --rejudge"
+    if total == 1:  # was "0 of 1 stimuli have a stored list; the other is left out"
+        return f"the stimulus has no stored list; it is left out ({generate})"
+    if not n:  # was "0 of 3 stimuli have a stored list; the other 3 are left out"
+        every = "both" if total == 2 else f"all {total}"
+        return f"none of the {total} stimuli has a stored list; {every} are left out ({generate})"
+    rest = "the other is" if left == 1 else f"the other {left} are"
+    return f"{n} of {total} stimuli have a stored list; {rest} left out ({generate})"
 
 
 class _LazyGenerator:
