@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +28,10 @@ def feed_stdin(monkeypatch: pytest.MonkeyPatch, data: str | bytes, *, buffer: bo
     else:
         assert isinstance(data, str), "a text stream holds text"
         monkeypatch.setattr("sys.stdin", io.StringIO(data))
+
+
+def run_summary(err: str, out: str | Path) -> list[str]:
+    """The lines of ``err`` that sum a run up ("dialcheck: wrote ...", "dialcheck: skipped ..."), its output file
+    ``out`` named OUT: the summaries of two runs that wrote to different files compare equal."""
+    lines = [ln for ln in err.splitlines() if ln.startswith(("dialcheck: wrote", "dialcheck: skipped"))]
+    return [ln.replace(str(out), "OUT") for ln in lines]

@@ -24,7 +24,7 @@ from dialcheck.probes.triggers import (
     perturb,
     short_utterance,
 )
-from helpers_cli import feed_stdin
+from helpers_cli import feed_stdin, run_summary
 from helpers_interrupt import kill_on_call
 
 LEX = ChineseLexicon.from_lines(
@@ -154,12 +154,8 @@ def test_a_run_resumed_from_its_record_prints_the_summary_of_an_uninterrupted_ru
     argv = ["probe", "triggers", "--input", str(src), "--batch-size", "1", "--no-progress"]
     whole, out = tmp_path / "whole.jsonl", tmp_path / "t.jsonl"
 
-    def summary(err: str, path) -> list[str]:
-        lines = [ln for ln in err.splitlines() if ln.startswith(("dialcheck: wrote", "dialcheck: skipped"))]
-        return [ln.replace(str(path), "OUT") for ln in lines]
-
     assert main([*argv, "--out", str(whole)]) == 0
-    expected = summary(capsys.readouterr().err, whole)
+    expected = run_summary(capsys.readouterr().err, whole)
     assert "dialcheck: skipped: paraphrase: same u2 as synonym 3, inquire_bot: nothing to change 2, " in expected[1]
     real = tr.run_methods
     kill_on_call(monkeypatch, tr, "run_methods", 3)  # killed in the third batch: DOG's and ASK's are kept
@@ -172,7 +168,7 @@ def test_a_run_resumed_from_its_record_prints_the_summary_of_an_uninterrupted_ru
     err = capsys.readouterr().err
     assert "resuming: " in err
     assert out.read_bytes() == whole.read_bytes()
-    assert summary(err, out) == expected
+    assert run_summary(err, out) == expected
 
 
 def test_each_method_directly():

@@ -12,6 +12,7 @@ import pytest
 
 from dialcheck.cli import main
 from dialcheck.probes import triggers
+from helpers_cli import run_summary
 from helpers_interrupt import kill_on_call
 from helpers_triggers_en import TAGS, FakeNLP, fake_spacy
 
@@ -36,15 +37,10 @@ def src(tmp_path: Path) -> Path:
     return path
 
 
-def _summary(err: str, out: Path) -> list[str]:
-    lines = [ln for ln in err.splitlines() if ln.startswith(("dialcheck: wrote", "dialcheck: skipped"))]
-    return [ln.replace(str(out), "OUT") for ln in lines]
-
-
 def test_interrupted_english_run_resumes_to_the_uninterrupted_output(nlp: FakeNLP, src, tmp_path, capsys, monkeypatch):
     whole = tmp_path / "whole.jsonl"
     assert _run(src, str(whole)) == 0
-    expected = _summary(capsys.readouterr().err, whole)
+    expected = run_summary(capsys.readouterr().err, whole)
     assert not list(tmp_path.glob("whole.jsonl.*"))  # the work files are removed once the output is written
 
     out = tmp_path / "t.jsonl"
@@ -74,7 +70,7 @@ def test_interrupted_english_run_resumes_to_the_uninterrupted_output(nlp: FakeNL
     assert "resuming: " in err and "(1 batch)" in err  # one batch, in the singular
     assert [batch[0] for batch in nlp.piped] == ["I am happy.", "He is tall."]  # only the missing contexts
     assert out.read_bytes() == whole.read_bytes()
-    assert _summary(err, out) == expected  # counts and skips of the kept batches included
+    assert run_summary(err, out) == expected  # counts and skips of the kept batches included
     assert not part.exists() and not state.exists()
 
 
