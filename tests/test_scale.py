@@ -129,6 +129,14 @@ def test_resume_reads_the_output_a_line_at_a_time_and_keeps_only_its_finished_li
     assert (point.last, point.last_at) == (7, 5)
     assert point.keep_upto == len("".join(json.dumps(r) + "\n" for r in rows[:4]).encode())
     assert list(point.held()) == [(1, 1, "d1"), (2, 2, "d2"), (4, 4, "d4"), (7, 5, "d7")]
+    # each finished line is added once, as OUT moves past it: a line added again (which passed unseen) or out of
+    # order is a mistake in the caller
+    done = LineSet()
+    done.add(7)
+    for again in (7, 5):
+        with pytest.raises(ValueError, match=f"line {again} added after line 7"):
+            done.add(again)
+    assert len(done) == 1
 
 
 @pytest.mark.parametrize(

@@ -114,9 +114,7 @@ class LineSet:
         self.lines = array.array("Q")
 
     def add(self, line: int) -> None:
-        if self.lines and line <= self.lines[-1]:
-            if line == self.lines[-1]:
-                return
+        if self.lines and line <= self.lines[-1]:  # read_resume adds each line once, when OUT moves past it
             raise ValueError(f"line {line} added after line {self.lines[-1]}: lines are added in increasing order")
         self.lines.append(line)
 
