@@ -1580,8 +1580,16 @@ def named_some(names: Sequence[str], total: int, shown: int = 5, noun: str = "")
     """
     if len(names) == 1:
         return names[0]
-    more = ", ..." if len(names) > shown else ""
-    return f"{len(names)} of {total}{' ' + noun if noun else ''} ({', '.join(names[:shown])}{more})"
+    return f"{len(names)} of {total}{' ' + noun if noun else ''} ({_first_names(names, shown)})"
+
+
+def _first_names(names: Sequence[str], shown: int = 5) -> str:
+    """The first ``shown`` of ``names``, comma-separated, and ``...`` when there are more.
+
+    >>> _first_names(["a", "b"]), _first_names(list("abcdefg"), 3)
+    ('a, b', 'a, b, c, ...')
+    """
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def where_named(
@@ -1600,8 +1608,7 @@ def where_named(
         return alone if total == 1 and alone is not None else named_some(shown, total, noun=noun)
     if total == 1:
         return f"the dialogue{of} ({shown[0]})"
-    more = ", ..." if len(shown) > 5 else ""
-    return f"{len(shown)} of the {total} dialogues{of} ({', '.join(shown[:5])}{more})"
+    return f"{len(shown)} of the {total} dialogues{of} ({_first_names(shown)})"
 
 
 def other_speaker_note(where: Sequence[str], total: int) -> str:
