@@ -622,10 +622,13 @@ def keeps_no_work(out: str) -> bool:
     return out == "-" or (path.exists() and not path.is_file())
 
 
+NO_WORK_TO_RESUME = "--resume needs an --out file: a run writing to standard output keeps no work to resume"
+
+
 def refuse_resume_without_file(out: str, resume: bool) -> None:
     """Refuse ``--resume`` for an output that keeps no work to resume (:func:`keeps_no_work`)."""
     if resume and keeps_no_work(out):
-        raise InputError("--resume needs an --out file: a run writing to standard output keeps no work to resume")
+        raise InputError(NO_WORK_TO_RESUME)
 
 
 def open_checkpoint(out: str, resume: bool, settings: dict[str, Any], what: str, doing: str, drift: str = "") -> Any:
@@ -639,8 +642,9 @@ def open_checkpoint(out: str, resume: bool, settings: dict[str, Any], what: str,
     from ..collection.checkpoint import Checkpoint
     from ..io import counted, plural_of
 
-    refuse_resume_without_file(out, resume)
-    if keeps_no_work(out):
+    if keeps_no_work(out):  # looked at once here (twice before, after collect's own early refusal: three stats)
+        if resume:
+            raise InputError(NO_WORK_TO_RESUME)
         return None
     cp, rows = Checkpoint(out, settings), plural_of(what)
     if resume and cp.exists():
