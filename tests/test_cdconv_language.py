@@ -75,7 +75,7 @@ def test_no_default_for_a_dialogue_advises_each_caller_in_its_own_terms(tmp_path
 def test_bad_chinese_input_has_clear_messages():
     with pytest.raises(InputError, match=r"mixes Chinese turns \[0, 1, 3\] with non-Chinese turns \[2\].*model="):
         check_chinese_conversation(Dialogue.from_texts([*ZH[:2], "I never had pets", "真的吗"]))
-    with pytest.raises(InputError, match=r"turns\[1\].text: empty turn: .* leave out a tool call's message"):
+    with pytest.raises(InputError, match=r"turns\[1\].text: empty turn: .* tool calls and results are left out"):
         check_chinese_conversation(Dialogue.from_texts([ZH[0], " ", ZH[2], ZH[3]]))
     with pytest.raises(InputError, match="got 3 turns; is u1 missing"):
         check_chinese_conversation(Dialogue.from_texts(ZH[1:]))
@@ -87,20 +87,21 @@ def test_bad_chinese_input_has_clear_messages():
 
 
 def test_an_empty_chinese_turn_is_named_as_the_file_names_it(tmp_path, capsys):
-    """A chat log's tool call (content null) was named "turns[1].text" though the file says "messages" and
-    "content"; a "turns" record keeps "turns[1].text"."""
+    """A chat log's empty message (content null) was named "turns[1].text" though the file says "messages" and
+    "content"; a "turns" record keeps "turns[1].text". (An assistant's message without text is a tool call, left
+    out of the reading: test_chat_logs_zh.)"""
     roles = ["user", "assistant", "user", "assistant"]
-    messages = [{"role": r, "content": None if i == 1 else ZH[i]} for i, r in enumerate(roles)]
-    with pytest.raises(InputError, match=r"^messages\[1\]\.content: empty turn: "):
+    messages = [{"role": r, "content": None if i == 2 else ZH[i]} for i, r in enumerate(roles)]
+    with pytest.raises(InputError, match=r"^messages\[2\]\.content: empty turn: "):
         check_chinese_conversation(parse_dialogue({"messages": messages}))
-    with pytest.raises(InputError, match=r"^messages\[1\]\.content: empty turn: "):
+    with pytest.raises(InputError, match=r"^messages\[2\]\.content: empty turn: "):
         check_chinese_conversation(parse_dialogue(messages))  # a bare list of messages, as parse_dialogue names it
     with pytest.raises(InputError, match=r"^turns\[1\]\.text: empty turn: "):
         check_chinese_conversation(parse_dialogue({"turns": [ZH[0], "", ZH[2], ZH[3]]}))
     f = tmp_path / "chat.jsonl"
     f.write_text(json.dumps({"messages": messages}, ensure_ascii=False) + "\n", encoding="utf-8")
     assert main(["check", str(f)]) == 2
-    assert f"{f}, line 1: dialogue 1: messages[1].content: empty turn" in capsys.readouterr().err
+    assert f"{f}, line 1: dialogue 1: messages[2].content: empty turn" in capsys.readouterr().err
 
 
 def test_route_chinese_only_when_a_chinese_model_is_shipped(monkeypatch, tmp_path):

@@ -18,6 +18,7 @@ turns. A turn with kana is Japanese, never Chinese.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -25,21 +26,25 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from .errors import InputError
-from .schema import Dialogue
+from .schema import Dialogue, Turn, Verdict
 
 __all__ = [
     "CHOOSE_MODEL",
     "OTHER_SHARE",
     "SENTENCE_END",
+    "TOOL_ROLES",
     "ZH_SHARE",
     "check_chinese_conversation",
     "check_not_japanese",
+    "chinese_reading",
     "chinese_turns_lacking",
     "cjk_share",
     "dialogue_language",
     "foreign_scripts",
     "foreign_turns",
     "is_chinese",
+    "is_tool_turn",
+    "renumbered",
     "turn_field",
     "turn_script",
 ]
@@ -96,13 +101,68 @@ def _turn_languages(texts: Sequence[str]) -> list[str]:
     return [neutral if x == "short" else x for x in out]
 
 
+#: The chat-log roles whose messages are a tool's result (Chat Completions' ``tool``, the older ``function``, Llama's
+#: ``ipython``): data the assistant read, not something said in the conversation's language.
+TOOL_ROLES = ("tool", "function", "ipython")
+
+
+def is_tool_turn(turn: Turn) -> bool:
+    """Whether ``turn`` is a chat log's tool result (a :data:`TOOL_ROLES` message) or tool call (an ``assistant`` turn
+    without text: ``content: null``, a Responses API ``function_call`` or ``reasoning`` item).
+
+    >>> is_tool_turn(Turn("tool", '{"in_stock": 0}')), is_tool_turn(Turn("assistant", "")), is_tool_turn(Turn("B", ""))
+    (True, True, False)
+    """
+    return turn.speaker in TOOL_ROLES or (turn.speaker == "assistant" and not turn.text.strip())
+
+
+def _said(d: Dialogue) -> list[int]:
+    """The turns of ``d`` that are not tool turns (:func:`is_tool_turn`); the last turn always."""
+    n = len(d.turns)
+    return [i for i, t in enumerate(d.turns) if i == n - 1 or not is_tool_turn(t)]
+
+
+def chinese_reading(d: Dialogue) -> tuple[Dialogue, list[int] | None]:
+    """``d`` as a Chinese (four-category, CDConv) detector reads it, and the index in ``d`` of each turn it holds
+    (None when it is ``d`` itself): a chat log without its tool calls and tool results (:func:`is_tool_turn`), so
+    that the turns read by position as u1, b1, u2, b2 are the user's and the assistant's, as a tool turn is never
+    read by the English detectors against the assistant's replies. The last turn is kept whatever it is: it is the
+    one checked. :func:`renumbered` gives a verdict on the reading the indices of ``d``.
+
+    >>> log = Dialogue.from_texts(["天气？", "", '{"temp": 20}', "二十度。"], speakers=["user", "assistant", "tool",
+    ...                           "assistant"])
+    >>> read, where = chinese_reading(log)
+    >>> [t.text for t in read.turns], where
+    (['天气？', '二十度。'], [0, 3])
+    """
+    said = _said(d)
+    if len(said) == len(d.turns):
+        return d, None
+    return Dialogue(tuple(d.turns[i] for i in said), d.knowledge, d.meta), said
+
+
+def renumbered(v: Verdict, where: Sequence[int] | None) -> Verdict:
+    """A verdict on :func:`chinese_reading`'s dialogue with its turn indices (``evidence``, ``pair_scores``) those of
+    the dialogue it was read from (``where[i]`` for turn ``i``); ``v`` itself when ``where`` is None."""
+    if where is None:
+        return v
+    return dataclasses.replace(
+        v,
+        evidence=tuple(where[i] for i in v.evidence),
+        pair_scores={where[i]: s for i, s in v.pair_scores.items()},
+        read_as=None if v.read_as is None else {where[i]: s for i, s in v.read_as.items()},
+    )
+
+
 def dialogue_language(d: Dialogue) -> str:
     """``"zh"`` (every turn with letters is Chinese), ``"other"`` (none is), or ``"mixed"``.
 
-    Turns without letters (numbers, emoji, "？？？") and turns in between the two thresholds do not vote;
-    a dialogue with no voting turn counts as ``"other"``.
+    Turns without letters (numbers, emoji, "？？？") and turns in between the two thresholds do not vote, nor does
+    a chat log's tool result (:func:`is_tool_turn`: JSON, in whatever language the tool answers) other than the last
+    turn; a dialogue with no voting turn counts as ``"other"``.
     """
-    langs = [x for x in _turn_languages([t.text for t in d.turns]) if x != "unknown"]
+    texts = [t.text for t in d.turns if not is_tool_turn(t)]
+    langs = [x for x in _turn_languages(texts) if x != "unknown"]
     if not langs:
         return "other"
     if all(x == "zh" for x in langs):
@@ -174,7 +234,8 @@ def foreign_turns(d: Dialogue, language: str) -> list[int]:
     """
     if language == "en":
         return [i for i, t in enumerate(d.turns) if turn_script(t.text) is not None]
-    return [i for i, x in enumerate(_turn_languages([t.text for t in d.turns])) if x == "other"]
+    said = _said(d)  # a tool call or result is not read by a Chinese detector (chinese_reading)
+    return [said[k] for k, x in enumerate(_turn_languages([d.turns[i].text for i in said])) if x == "other"]
 
 
 def foreign_scripts(dialogues: Iterable[Dialogue], language: str) -> list[str]:
@@ -253,22 +314,34 @@ def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     dialcheck.errors.InputError: a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): \
 got 3 turns; is u1 missing?
     """
-    langs = _turn_languages([t.text for t in d.turns])
+    n = len(d.turns)
+    if n and d.turns[-1].speaker in TOOL_ROLES:
+        raise InputError(
+            f"{turn_field(d, n - 1).rsplit('.', 1)[0]}: the last turn is a {d.turns[-1].speaker} message, a tool's "
+            "result, which the Chinese detector does not read (it reads the user's and the assistant's turns as u1, "
+            'b1, u2, b2); --speaker assistant, or "speaker": "assistant" in the dialogue object, checks the '
+            "assistant's last reply"
+        )
+    said = _said(d)  # without a chat log's tool calls and results, as the Chinese detector reads it
+    langs = _turn_languages([d.turns[i].text for i in said])
     if "zh" in langs and "other" in langs:
-        zh = [i for i, x in enumerate(langs) if x == "zh"]
-        other = [i for i, x in enumerate(langs) if x == "other"]
+        zh = [said[k] for k, x in enumerate(langs) if x == "zh"]
+        other = [said[k] for k, x in enumerate(langs) if x == "other"]
         check_not_japanese(d, choose)
         raise InputError(
             f"the dialogue mixes Chinese turns {zh} with non-Chinese turns {other}: no default detector covers "
             f"mixed languages; {choose} to choose one"
         )
-    for i, t in enumerate(d.turns):
-        if not t.text.strip():
+    for i in said:
+        if not d.turns[i].text.strip():
             raise InputError(
                 f"{turn_field(d, i)}: empty turn: every turn of a Chinese conversation needs text (the Chinese "
-                "detector reads turns by position as u1, b1, u2, b2; leave out a tool call's message or any other "
-                "without text)"
+                "detector reads turns by position as u1, b1, u2, b2; a chat log's tool calls and results are left "
+                "out, not other turns without text)"
             )
-    lacking = chinese_turns_lacking(len(d.turns))
+    lacking = chinese_turns_lacking(len(said))
     if lacking:
+        if len(said) < n:  # "got 3 turns besides its tool calls and results; is u1 missing?"
+            head = f"got {len(said)} turn{'' if len(said) == 1 else 's'}"
+            lacking = f"{head} besides its tool calls and results{lacking[len(head) :]}"
         raise InputError(f"a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): {lacking}")

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..io import as_dialogues
+from ..language import chinese_reading, renumbered
 from ..schema import Dialogue, Turn, Verdict
 from .base import Detector, check_threshold, register_detector
 from .core import CONTRADICTION, PairClassifier
@@ -213,7 +214,13 @@ class CategoryDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
-        dialogues = as_dialogues(dialogues)
+        """Verdicts on the last turn of each dialogue; a chat log's tool calls and results are not read
+        (:func:`~dialcheck.language.chinese_reading`), and evidence counts every turn of the input."""
+        read = [chinese_reading(d) for d in as_dialogues(dialogues)]
+        verdicts = self._predict([d for d, _ in read], batch_size, show_progress_bar)
+        return [renumbered(v, where) for v, (_, where) in zip(verdicts, read, strict=True)]
+
+    def _predict(self, dialogues: Sequence[Dialogue], batch_size: int, show_progress_bar: bool) -> list[Verdict]:
         clf = self.classifier
         missing = [c for c in CATEGORY_LABELS if c not in clf.labels]
         if missing:
@@ -429,7 +436,12 @@ class HierarchicalDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
-        dialogues = as_dialogues(dialogues)
+        """As :meth:`CategoryDetector.predict`: a chat log's tool calls and results are not read."""
+        read = [chinese_reading(d) for d in as_dialogues(dialogues)]
+        verdicts = self._predict([d for d, _ in read], batch_size, show_progress_bar)
+        return [renumbered(v, where) for v, (_, where) in zip(verdicts, read, strict=True)]
+
+    def _predict(self, dialogues: Sequence[Dialogue], batch_size: int, show_progress_bar: bool) -> list[Verdict]:
         stages = self.stages
         scores: list[dict[str, float]] = [{} for _ in dialogues]
         fired: list[str | None] = [None] * len(dialogues)

@@ -1,0 +1,127 @@
+"""Chinese chat logs read as English ones are (README, "Input"): tool calls and tool results are passed over (never
+read, never evidence), a log ending with the user's message is checked at it with the same note, and a group chat's
+user names are speakers. Tiny random-weight models stand in for the shipped defaults."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dialcheck import api
+from dialcheck.errors import InputError
+from dialcheck.io import parse_dialogue
+from helpers_cli import run_cli
+from test_cdconv_language import tiny_hierarchical_dir  # noqa: F401  (a fixture: the tiny Chinese model)
+
+CALL = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]}
+RESULT = {"role": "tool", "tool_call_id": "c1", "content": '{"city": "Beijing", "temp_c": 20, "sky": "sunny"}'}
+# the assistant says it has a dog, calls a weather tool, then says it never had one
+ZH_TOOLS = [
+    {"role": "user", "content": "你有宠物吗？"},
+    {"role": "assistant", "content": "有啊，我养了一只狗，已经三年了。"},
+    {"role": "user", "content": "北京今天天气怎么样？"},
+    CALL,
+    RESULT,
+    {"role": "assistant", "content": "北京今天晴，二十度。我从来没有养过狗。"},
+]
+
+
+@pytest.fixture
+def defaults(monkeypatch, tiny_detector_dir, tiny_hierarchical_dir):  # noqa: F811
+    """The shipped defaults stood in for by the tiny English detector and the tiny Chinese (four-category) one."""
+    paths = {"en": tiny_detector_dir, "zh": tiny_hierarchical_dir}
+    monkeypatch.setattr(api, "default_model_path", lambda language="en": paths[language])
+    return paths
+
+
+@pytest.fixture
+def history_only(tiny_hierarchical_dir):  # noqa: F811
+    """The tiny Chinese model, its first two stages never firing and the history stage always: a verdict names the
+    replier's earlier turns that were read, and every stage's pairs are recorded."""
+    import dialcheck
+
+    det = dialcheck.load(tiny_hierarchical_dir)
+    det.config.thresholds.update(intra_sentence=2.0, role_confusion=2.0, history=0.0)
+    read: dict[str, list[tuple[str, str]]] = {}
+    pairs = det._stage_pairs
+
+    def spy(stage, dialogues, idx):
+        out = pairs(stage, dialogues, idx)
+        read.setdefault(stage, []).extend(out)
+        return out
+
+    det._stage_pairs = spy
+    det.read = read
+    return det
+
+
+def test_a_chinese_chat_log_with_a_tool_call_and_its_result_is_routed_and_checked(defaults, tmp_path, capsys):
+    """The tool call (content null) was 'messages[3].content: empty turn' and a JSON result in English words made the
+    log 'mixed': refused, exit 2, where an English log passes over both."""
+    d = parse_dialogue({"messages": ZH_TOOLS})
+    assert api.route(d) == "zh"
+    p = tmp_path / "zh_tools.jsonl"
+    p.write_text(json.dumps({"id": "w", "messages": ZH_TOOLS}, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "check", str(p), "--json")
+    assert code == 0, err
+    assert json.loads(out)["id"] == "w" and "error" not in err
+
+
+def test_the_chinese_detector_reads_no_tool_turn_and_numbers_evidence_as_the_log(history_only):
+    """Read by position, the tool result stood as u2 and the tool call as b1: the turns read are the user's and the
+    assistant's, and the evidence is the assistant's earlier reply, numbered as the input's messages."""
+    (v,) = history_only.predict([{"messages": ZH_TOOLS}])
+    assert v.category == "history" and v.evidence == (1,)
+    assert history_only.read["role_confusion"] == [
+        ("有啊，我养了一只狗，已经三年了。 [SEP] 北京今天天气怎么样？", "北京今天晴，二十度。我从来没有养过狗。")
+    ]
+    (history,) = history_only.read["history"]
+    assert "temp_c" not in history[0] and "[SEP]  [SEP]" not in history[0]  # neither the result nor the empty call
+    assert history[0].startswith("你有宠物吗？")
+
+
+def test_a_chinese_log_with_a_responses_api_function_call_is_read_alike(history_only):
+    items = [
+        *ZH_TOOLS[:3],
+        {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": RESULT["content"]},
+        ZH_TOOLS[-1],
+    ]
+    assert api.route(parse_dialogue(items)) == "zh"
+    (v,) = history_only.predict([items])
+    assert v.evidence == (1,)
+
+
+def test_a_chinese_log_ending_with_a_tool_result_is_refused_naming_it(defaults, tmp_path, capsys):
+    """An English log ending with a tool result is checked at it, against the earlier results; the Chinese detector
+    reads no tool output, so the log is refused with the way to check the assistant's reply."""
+    with pytest.raises(InputError, match=r"^messages\[4\]: the last turn is a tool message, a tool's result"):
+        api.route(parse_dialogue({"messages": ZH_TOOLS[:5]}))
+    p = tmp_path / "zh_tool_last.json"
+    p.write_text(json.dumps({"id": "t", "messages": ZH_TOOLS[:5]}, ensure_ascii=False), encoding="utf-8")
+    code, out, err = run_cli(capsys, "check", str(p))
+    assert code == 2 and out == ""
+    assert f"{p}, line 1: t: messages[4]: the last turn is a tool message" in err and "--speaker assistant" in err
+    assert "Traceback" not in err
+    code, out, err = run_cli(capsys, "check", str(p), "--speaker", "assistant", "--json")
+    assert code == 2 and "got 2 turns: too few to check" in err  # the assistant's last reply is b1: no u2 before it
+
+
+def test_a_short_chinese_log_counts_the_turns_read(defaults):
+    log = [ZH_TOOLS[0], CALL, RESULT, ZH_TOOLS[1], ZH_TOOLS[2], ZH_TOOLS[5]]
+    assert api.route(parse_dialogue(log)) == "zh"  # four turns read: u1, b1, u2, b2
+    with pytest.raises(InputError, match=r"got 3 turns besides its tool calls and results; is u1 missing\?$"):
+        api.route(parse_dialogue(log[1:]))
+
+
+def test_a_tool_turn_does_not_make_an_english_log_mixed(defaults):
+    """A tool's result in Chinese in an English log made it 'mixed' and refused; it is data, not a turn in a language:
+    the English default checks the log (with its warning about the Chinese turn)."""
+    log = [
+        {"role": "user", "content": "What's the weather in Beijing?"},
+        CALL,
+        {"role": "tool", "content": '{"天气": "晴"}'},
+        {"role": "assistant", "content": "It is sunny in Beijing."},
+    ]
+    assert api.route(parse_dialogue(log)) == "en"
