@@ -454,6 +454,22 @@ def test_rerank_reads_its_input_as_check_does(capsys, tmp_path, monkeypatch):
     assert err.endswith(": the file was read as JSON Lines, one record per line\n") and f"{p}, line 1: " in err
 
 
+def test_rerank_reads_one_dialogue_written_as_a_json_list_as_one_record_as_check_does(capsys, tmp_path, monkeypatch):
+    """rerank read its input with a copy of check's reader that took every JSON list for a list of records: one
+    dialogue written as a list of chat messages or of turns (as check reads it) was a bad record per message ("2 of
+    2 records are bad"). It now reads with check's reader (io.read_dialogues): one record, without candidates."""
+    from dialcheck import api
+
+    monkeypatch.setattr(api, "load", lambda *a, **kw: pytest.fail("no model is loaded for bad input"))
+    messages = [{"role": "user", "content": "I have a dog."}, {"role": "assistant", "content": "Nice."}]
+    p = tmp_path / "one.json"
+    for value, indent, where in [(messages, 1, ""), (["I have a dog.", "Nice."], None, ", line 1")]:
+        p.write_text(json.dumps(value, indent=indent) + "\n")
+        assert main(["rerank", str(p), "--threads", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err == f"dialcheck: error: {p}{where}: expected an object with 'turns' and 'candidates'\n", value
+
+
 def test_rerank_warning_names_a_record_with_an_id_by_its_id_alone(capsys, tmp_path, tiny_detector_dir):
     # the language warning said "x at line 2" where the text output and --json name that record "x"
     recs = [

@@ -1285,8 +1285,15 @@ def read_dialogues(
 
 
 def _read_dialogues(
-    source: str | Path | TextIO, name: str | None, jsonl: bool | None, parser: _Parser, utf8_per_line: bool = False
+    source: str | Path | TextIO,
+    name: str | None,
+    jsonl: bool | None,
+    parser: _Parser,
+    utf8_per_line: bool = False,
+    none: str = "dialogues",
 ) -> Iterator[ParsedRecord]:
+    """:func:`read_dialogues`' reader, each record made by ``parser`` (``rerank`` keeps every value as it is);
+    ``none``: what an empty JSON list ``[]`` is said to hold none of."""
     if jsonl and isinstance(source, (str, Path)) and str(source) != "-":
         name = name or str(source)  # streamed: logs can be large; each line decoded on its own
         yield from _iter_jsonl(input_lines(open_input(source, name), name), name, parser)
@@ -1330,7 +1337,7 @@ def _read_dialogues(
             return
         raise InputError(json_error(e), name, e.lineno) from None
     if whole == []:  # read as one dialogue, it was "turns: the dialogue is empty" or "expected a dialogue object"
-        raise InputError("holds no dialogues: an empty JSON list []", name)
+        raise InputError(f"holds no {none}: an empty JSON list []", name)
     items = whole if isinstance(whole, list) and _is_dialogue_list(whole) else [whole]
     single = len(items) == 1 and items[0] is whole
     # a file of one non-empty line (a one-record .jsonl, a compact .json) is on line N whatever the item

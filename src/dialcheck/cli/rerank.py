@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import input_name, json_error, opening_context, parse_dialogue, read_input
+from ..io import input_name, opening_context, parse_dialogue
 from .common import (
     add_model_options,
     http_url,
@@ -77,36 +77,20 @@ def add_parser(sub: Any) -> None:
 
 
 def _records(path: str) -> list[tuple[int, Any, int | None]]:
-    """(position, record, line in the file or None): JSONL lines, or the items of one JSON value (a lone
-    record's line known when the file has one line). The format is told apart as ``check`` tells it
-    (:func:`~dialcheck.io._is_jsonl`): a pretty-printed document with a syntax error is that error at its line
-    and column, not a bad record per line; an empty list ``[]`` holds no records."""
+    """(position, record, line in the file or None): JSONL lines, or the items of one JSON value (a JSON list's
+    counted from 1; a lone record's line known when the file has one line), read by the reader ``check`` reads with
+    (:func:`~dialcheck.io.read_dialogues`), so the two tell the format apart and word its errors alike: a
+    pretty-printed document with a syntax error is that error at its line and column, not a bad record per line; a
+    bad first JSONL line says the file was read as JSON Lines; an empty list ``[]`` holds no records. Each value is
+    kept as it is, for :func:`_parse` to check as a record."""
+    from ..io import _read_dialogues
 
-    from ..io import _is_jsonl, _iter_jsonl, decode_utf8, read_stdin
-
-    name = input_name(path)
-    # a missing file or a directory is named by read_input, a closed standard input by read_stdin
-    text = decode_utf8(read_input(path) if path != "-" else read_stdin(), name)
-    if not text.strip():
-        raise InputError("the input is empty", name)
-    lines = text.split("\n")
-    try:
-        whole = json.loads(text.rstrip())
-    except json.JSONDecodeError as e:
-        if not _is_jsonl(e, lines):  # one JSON document: its error, where check names it
-            raise InputError(json_error(e), name, e.lineno) from None
-        # JSON Lines read as check reads them (a bad first line says the file was read so); the parser keeps each
-        # line's value as it is, for _parse to check as a record
-        return [
-            (r.line, r.error if r.error is not None else r.dialogue, r.line)
-            for r in _iter_jsonl(lines, name, lambda obj: obj, sniffed=True)
-        ]
-    if whole == []:  # refused as check refuses it (rerank exited 0 without a word)
-        raise InputError("holds no records: an empty JSON list []", name)
-    items = whole if isinstance(whole, list) else [whole]
-    nonempty = [n for n, line in enumerate(lines, start=1) if line.strip()]
-    at = nonempty[0] if len(nonempty) == 1 and len(items) == 1 else None  # else the item names the record
-    return [(i, obj, at) for i, obj in enumerate(items, start=1)]  # a JSON list's records counted from 1
+    # a missing file or a directory, and a closed standard input, are named by the reader
+    read = list(_read_dialogues(path, input_name(path), None, lambda obj: obj, none="records"))
+    if read and read[0].line == 0:  # the items of one JSON value (JSON Lines count from line 1)
+        alone = len(read) == 1  # else the item names the record, even on a file of one line
+        return [(r.line + 1, r.dialogue, r.at_line if alone else None) for r in read]
+    return [(r.line, r.error if r.error is not None else r.dialogue, r.line) for r in read]
 
 
 def _parse(
