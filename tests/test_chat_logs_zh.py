@@ -125,3 +125,52 @@ def test_a_tool_turn_does_not_make_an_english_log_mixed(defaults):
         {"role": "assistant", "content": "It is sunny in Beijing."},
     ]
     assert api.route(parse_dialogue(log)) == "en"
+
+
+ZH_USER_LAST = [
+    {"role": "system", "content": "你是一个友好的助手。"},
+    {"role": "user", "content": "我住在北京，在一家医院当护士。"},
+    {"role": "assistant", "content": "护士很辛苦吧？"},
+    {"role": "user", "content": "还好。你喜欢什么运动？"},
+    {"role": "assistant", "content": "我喜欢游泳。"},
+    {"role": "user", "content": "我从来没去过北京，我在上海当老师。"},
+]
+EN_USER_LAST = [
+    {"role": "system", "content": "You are a friendly bot."},
+    {"role": "user", "content": "I live in Beijing and work as a nurse."},
+    {"role": "assistant", "content": "Nursing must be hard."},
+    {"role": "user", "content": "It's fine. What sport do you like?"},
+    {"role": "assistant", "content": "I like swimming."},
+    {"role": "user", "content": "I've never been to Beijing; I teach in Shanghai."},
+]
+
+
+def test_a_chinese_log_ending_with_the_users_message_is_checked_there_with_the_note_as_english(
+    defaults, history_only, tmp_path, capsys
+):
+    """As an English log: the user's message is checked, held to the user's own earlier turns (the Chinese detector
+    reads it in b2's place, the assistant's reply before it as u2), with the note naming --speaker assistant; with
+    it, the assistant's last reply is checked."""
+    (v,) = history_only.predict([ZH_USER_LAST])
+    assert v.evidence == (1, 3)  # the user's earlier messages, as the English detector pairs the same role's
+    (u2, b2) = history_only.read["role_confusion"][0]
+    assert b2 == ZH_USER_LAST[-1]["content"] and u2.endswith(ZH_USER_LAST[-2]["content"])
+    notes = []
+    for name, log in (("zh", ZH_USER_LAST), ("en", EN_USER_LAST)):
+        p = tmp_path / f"{name}.jsonl"
+        p.write_text(json.dumps({"id": name, "messages": log}, ensure_ascii=False) + "\n", encoding="utf-8")
+        code, out, err = run_cli(capsys, "check", str(p), "--json")
+        assert code == 0, err
+        notes.append(err.replace(name, "ID"))
+        code, out, err = run_cli(capsys, "check", str(p), "--json", "--speaker", "assistant")
+        assert code == 0 and json.loads(out)["turn"] == 4 and "note" not in err
+        code, out, err = run_cli(capsys, "score", str(p), "-", "--no-progress")
+        assert code == 0 and "1 of them ends with the user's turn, which is what was checked" in err
+    assert (
+        notes[0]
+        == notes[1]
+        == (
+            "dialcheck: note: ID: the last turn is the user's; --speaker assistant checks the assistant's last reply "
+            "instead\n"
+        )
+    )
