@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 import textwrap
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from ..errors import DialcheckError, InputError
@@ -24,7 +25,12 @@ from .common import (
 )
 
 HELP = "check dialogues from a JSON/JSONL file or stdin (-)"
-CHUNK = 256  # dialogues checked at a time once all are read: their pairs and verdicts are not all held at once
+# Dialogues checked at a time once all are read and found good; each chunk's verdicts are written (and flushed) as it
+# is done, so their pairs and verdicts are not all held at once and the output comes as the run goes. A chunk of long
+# dialogues ends sooner, at about CHUNK_CHARACTERS characters a dialogue (as `score` ends its chunks): 64 chats of
+# 400 turns were one chunk, scored for minutes with nothing written and the bar standing still.
+CHUNK = 64
+PROGRESS_DELAY = 2.0  # seconds before the bar shows: a run of a few dialogues shows none
 
 
 def add_parser(sub: Any) -> None:
@@ -36,8 +42,36 @@ def add_parser(sub: Any) -> None:
         "check the last turn by this speaker instead of the last turn; the JSON says which (turn); a dialogue "
         'object\'s own "speaker" is used over it',
     )
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (by default one counts the dialogues checked on stderr, when it is a terminal and the "
+        f"run takes more than {PROGRESS_DELAY:g} s)",
+    )
     add_model_options(p)
     p.set_defaults(func=run)
+
+
+def chunks(dialogues: Sequence[Dialogue], size: int = CHUNK) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each chunk of ``dialogues`` checked at once: ``size`` dialogues, or fewer once they hold
+    about ``size * CHUNK_CHARACTERS`` characters (a turn longer than ``CHUNK_CHARACTERS`` counted once a
+    ``CHUNK_CHARACTERS`` of it: it is cut into pieces, each paired with the other long turns' pieces).
+
+    >>> from dialcheck.schema import Dialogue
+    >>> short, long = Dialogue.from_texts(["Hi.", "Hello!"]), Dialogue.from_texts(["x" * 3000, "y" * 3000])
+    >>> list(chunks([short] * 5, 2)), list(chunks([long, short, short], 2))
+    ([(0, 2), (2, 4), (4, 5)], [(0, 1), (1, 3)])
+    """
+    from .score import CHUNK_CHARACTERS
+
+    start, weight = 0, 0
+    for i, d in enumerate(dialogues):
+        weight += sum(len(t.text) * max(1, len(t.text) // CHUNK_CHARACTERS) for t in d.turns)
+        if i + 1 - start >= size or weight >= size * CHUNK_CHARACTERS:
+            yield start, i + 1
+            start, weight = i + 1, 0
+    if start < len(dialogues):
+        yield start, len(dialogues)
 
 
 def _quote(text: str, width: int = 90) -> str:
@@ -175,16 +209,35 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     out = sys.stdout
-    for start in range(0, len(dialogues), CHUNK):  # all were read and found good: written as they are checked
-        part = dialogues[start : start + CHUNK]
+    bar, started = None, time.monotonic()
+    if not args.no_progress:
+        from tqdm.auto import tqdm
+
+        # on a terminal only (disable=None): check's output is the verdicts, often read on the same terminal
+        bar = tqdm(
+            total=len(dialogues), desc="checking", unit="dialogue", file=sys.stderr, disable=None,
+            delay=PROGRESS_DELAY, leave=False,
+        )  # fmt: skip
+    for start, end in chunks(dialogues, CHUNK):  # all were read and found good: written as they are checked
+        part = dialogues[start:end]
+        lines = []
         for i, (d, v) in enumerate(zip(part, predict_for(args, part), strict=True), start=start):
             if args.json:
                 rec: dict[str, Any] = {"id": d.meta.get("id")}
                 if checked[i] is not None:
                     rec["turn"] = checked[i]
                 rec.update(v.to_dict())
-                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                lines.append(json.dumps(rec, ensure_ascii=False) + "\n")
             else:
-                out.write(render(i, d, v) + "\n")
+                lines.append(render(i, d, v) + "\n")
+        if bar is not None:
+            bar.clear()  # off the terminal's last line, which the verdicts would otherwise follow on
+        out.write("".join(lines))
         out.flush()
+        if bar is not None:
+            bar.update(len(part))
+            if time.monotonic() - started >= PROGRESS_DELAY:
+                bar.refresh()  # back under the verdicts, even when update() drew nothing (too soon after the last)
+    if bar is not None:
+        bar.close()
     return 0
