@@ -1532,6 +1532,38 @@ def test_score_refuses_a_json_document_on_standard_input_and_still_streams_json_
     assert written_before_last == [2] and [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 2, 3]
 
 
+def test_score_loads_the_model_before_it_waits_for_standard_inputs_first_line(capsys, monkeypatch, tmp_path):
+    """score - read standard input's first line (for the JSON-document check) before it loaded --model: a user
+    piping a slow producer waited for its first line, then for the model. The model is now loaded first (the
+    producer writes on meanwhile); a closed standard input is still refused before it (see the closed-stdin test),
+    and a JSON document after it, with the same message, before OUT is written or cut."""
+    from types import SimpleNamespace
+
+    import dialcheck.cli.score as score
+
+    order = []
+    monkeypatch.setattr(score, "load_for", lambda args: order.append("model loaded"))
+    monkeypatch.setattr(score, "predict_for", lambda args, ds: [SimpleNamespace(to_dict=dict) for _ in ds])
+
+    def pipe(*lines):
+        order.append("first line read")
+        yield from (line.encode() for line in lines)
+
+    out = tmp_path / "v.jsonl"
+    monkeypatch.setattr("sys.stdin", SimpleNamespace(buffer=pipe('["Hi.", "Hello!"]\n')))
+    code, _, err = _run(capsys, "score", "-", str(out), "--model", "M", "--no-progress")
+    assert code == 0 and "scored 1 dialogue" in err, err
+    assert order == ["model loaded", "first line read"]
+    monkeypatch.setattr("sys.stdin", SimpleNamespace(buffer=pipe()))  # empty: a warning and exit 0, as before
+    code, _, err = _run(capsys, "score", "-", str(out), "--model", "M", "--no-progress", "--overwrite")
+    assert code == 0 and err.endswith("dialcheck: warning: <stdin> has no dialogues\n") and out.read_text() == ""
+    out.write_text('{"line": 1, "id": null}\n{"line": 2')  # a torn tail, cut only once the input is found good
+    monkeypatch.setattr("sys.stdin", SimpleNamespace(buffer=pipe("[\n", '["Hi.", "Hello!"]\n', "]\n")))
+    code, _, err = _run(capsys, "score", "-", str(out), "--model", "M", "--no-progress", "--resume")
+    assert code == 2 and "<stdin>: a JSON document, not JSON Lines" in err, err
+    assert out.read_text() == '{"line": 1, "id": null}\n{"line": 2'
+
+
 def test_score_json_document_hint_never_names_an_existing_file(capsys, tmp_path, tiny_detector_dir):
     import gzip
     import shlex

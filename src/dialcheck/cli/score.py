@@ -338,12 +338,12 @@ def refuse_json_document(path: str) -> None:
         raise json_document_error(path, document, JSON_LINES_READ)
 
 
-def piped_lines() -> Iterator[bytes]:
-    """Standard input's lines (:func:`~dialcheck.io.stdin_lines`: closed, an exit 2), once
+def piped_lines(stdin: Iterator[bytes]) -> Iterator[bytes]:
+    """Standard input's lines (``stdin``: :func:`~dialcheck.io.stdin_lines`, closed an exit 2), once
     :func:`refuse_json_document`'s check has been made on them (exit 2 for a JSON document, as for a file), by
     :func:`~.common.json_lines`: the lines the check read are given again, then the rest as they come. Scoring
     stays streamed: a pipe that is still being written is scored chunk by chunk, not read whole first."""
-    return json_lines(stdin_lines(), "-", _looks_like_dialogues, _one_dialogue, JSON_LINES_READ)
+    return json_lines(stdin, "-", _looks_like_dialogues, _one_dialogue, JSON_LINES_READ)
 
 
 def _units(
@@ -422,8 +422,8 @@ def run(args: argparse.Namespace) -> int:
     source = input_name(args.input)
     # resume goes by line number: a JSON document is refused, not guessed at (standard input too: a list written a
     # record a line was scored as its last record, its other lines skipped as bad)
-    piped = piped_lines() if args.input == "-" else None
-    if piped is None:
+    stdin = stdin_lines() if args.input == "-" else None  # closed: refused now; read once --model is loaded
+    if stdin is None:
         refuse_json_document(args.input)
     point = read_resume(out_path) if args.resume else ResumePoint(out_path, 0)
     pending = None  # the resume check still to be made on standard input, which is read only once
@@ -431,11 +431,14 @@ def run(args: argparse.Namespace) -> int:
         check_resume_input(point, args.input)  # before OUT is cut: a wrong input leaves it as it was
     elif point.last:
         pending = _StdinResume(point, source)
-    if args.resume and pending is None:
-        point.cut()
     done = point.done
     if args.model is not None:
         load_for(args)  # a missing or broken --model fails before any output is written
+    # standard input's first line is waited for only now: a slow producer and the model's loading were waited for
+    # one after the other (the producer keeps writing into the pipe while the model loads)
+    piped = piped_lines(stdin) if stdin is not None else None
+    if args.resume and pending is None:  # after every check of the input (standard input's too) and the model
+        point.cut()
     # a record's own "speaker" over --speaker, as the HTTP API reads it; its "tau" makes it a bad line
     records: Iterator[ParsedRecord]
     if done and args.input != "-":  # the finished lines are passed over unparsed (check_resume_input read their ids)
