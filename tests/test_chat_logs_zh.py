@@ -174,3 +174,17 @@ def test_a_chinese_log_ending_with_the_users_message_is_checked_there_with_the_n
             "instead\n"
         )
     )
+
+
+def test_a_chinese_group_chat_holds_each_named_user_to_their_own_words(history_only):
+    """A user message's name is its speaker in Chinese logs too: a history contradiction by alice names her earlier
+    message, not bob's (both were "user")."""
+    log = [
+        {"role": "user", "name": "alice", "content": "我养了一只狗。"},
+        {"role": "assistant", "content": "真好！"},
+        {"role": "user", "name": "bob", "content": "我没有宠物。"},
+        {"role": "assistant", "content": "也挺好的。"},
+        {"role": "user", "name": "alice", "content": "我从来没养过狗。"},
+    ]
+    (v,) = history_only.predict([log])
+    assert v.category == "history" and v.evidence == (0,)

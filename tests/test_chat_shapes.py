@@ -1,7 +1,7 @@
 """What an English utterance detector reads in chat logs of unusual but valid shapes (README, "Input"): every earlier
 turn of the checked speaker however far back, no other speaker's (a system prompt, other people of a group chat),
-evidence numbered as the input's messages, and a message's ``name`` not read. Tiny random-weight model: the
-thresholds are set to 0 so that every paired turn is evidence and the test reads which turns were paired."""
+evidence numbered as the input's messages, and a user message's ``name`` read as its speaker. Tiny random-weight
+model: the thresholds are set to 0 so that every paired turn is evidence and the test reads which turns were paired."""
 
 from __future__ import annotations
 
@@ -56,17 +56,72 @@ def test_a_group_chat_holds_each_speaker_to_their_own_turns(det):
     assert list(alice.evidence) == [0]
 
 
-def test_a_message_name_is_not_read_so_named_users_are_one_speaker(det):
-    msgs = [
-        {"role": "user", "name": "alice", "content": "I have a golden retriever."},
-        {"role": "assistant", "content": "Lovely!"},
-        {"role": "user", "name": "bob", "content": "I have no pets at all."},
-    ]
-    (v,) = det.predict([{"messages": msgs}])
-    assert list(v.pair_scores) == [0]  # bob's turn read against alice's: both are "user"
-    named = [{"speaker": m.get("name", m["role"]), "text": m["content"]} for m in msgs]  # the README's jq line
-    (apart,) = det.predict([{"turns": named}])
-    assert apart.pair_scores == {} and not apart.contradiction
+GROUP = [
+    {"role": "user", "name": "alice", "content": "I have a golden retriever."},
+    {"role": "assistant", "name": "Max", "content": "Lovely! I have a cat."},
+    {"role": "user", "name": "bob", "content": "I have no pets at all."},
+    {"role": "assistant", "name": "Max", "content": "I never had a pet."},
+    {"role": "user", "name": "alice", "content": "Max, you said you had a cat!"},
+]
+
+
+def test_a_user_messages_name_is_its_speaker_so_a_group_chats_users_are_held_apart(det):
+    """A message's name was not read, so every user of a group chat was one speaker: bob's "I have no pets at all."
+    was paired with alice's golden retriever. A user message's name is now its speaker; the assistant stays
+    ``assistant`` (its name is not read), so its replies are paired as before and --speaker assistant is unchanged."""
+    from dialcheck.io import chat_role, ends_off_assistant, parse_dialogue, reply_speaker, upto_speaker, user_names
+
+    d = parse_dialogue({"messages": GROUP})
+    assert [t.speaker for t in d.turns] == ["alice", "assistant", "bob", "assistant", "alice"]
+    assert user_names(d) == ("alice", "bob") and chat_role(d, 2) == "user"
+    (v,) = det.predict([{"messages": GROUP[:3]}])
+    assert v.pair_scores == {} and not v.contradiction  # bob is held to his own words alone
+    (v,) = det.predict([GROUP[:4]])
+    assert list(v.pair_scores) == [1]  # the assistant's reply against its own earlier one, as before
+    (v,) = det.predict([GROUP])
+    assert list(v.pair_scores) == [0]  # alice against alice
+    assert ends_off_assistant(d) == "user"  # the note names a named user's message as the user's
+    assert len(upto_speaker(d, "bob").turns) == 3 and len(upto_speaker(d, "assistant").turns) == 4
+    assert len(upto_speaker(d, "user").turns) == 5  # "user" still names every user, whoever wrote
+    assert reply_speaker(parse_dialogue(GROUP[:1])) == "assistant"  # after a lone user message, named or not
+
+
+def test_check_speaker_names_a_group_chats_user(tiny_detector_dir, tmp_path, capsys):
+    path = tmp_path / "group.jsonl"
+    path.write_text(json.dumps({"id": "g", "messages": GROUP}) + "\n", encoding="utf-8")
+    zero = ["--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0", "--json"]
+    code, out, err = run_cli(capsys, "check", str(path), *zero, "--speaker", "bob")
+    assert code == 0, err
+    assert json.loads(out)["turn"] == 2 and json.loads(out)["evidence"] == []
+    code, out, err = run_cli(capsys, "check", str(path), *zero)
+    assert code == 0 and json.loads(out)["evidence"] == [0]
+    assert "the last turn is the user's; --speaker assistant checks" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "assistant",
+            "'assistant' is a chat role, not a user's name: it would make this user's messages the assistant's "
+            "(rename the user, or leave name out)",
+        ),
+        (
+            "tool",
+            "'tool' is a chat role, not a user's name: it would make this user's messages tool messages (rename "
+            "the user, or leave name out)",
+        ),
+        (7, "expected a string (the user's name), got int"),
+        (" ", "' ' is blank (name the user, or leave name out)"),
+    ],
+)
+def test_a_user_name_that_names_no_one_apart_is_refused_naming_the_field(tmp_path, capsys, name, message):
+    msgs = [GROUP[0], GROUP[1], {"role": "user", "name": name, "content": "I have no pets."}]
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"id": "b", "messages": GROUP}) + "\n" + json.dumps({"messages": msgs}) + "\n")
+    code, out, err = run_cli(capsys, "check", str(path))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err == f"dialcheck: error: {path}, line 2: messages[2].name: {message}\n"
 
 
 def test_check_json_numbers_evidence_as_the_input_messages(tiny_detector_dir, tmp_path, capsys):
@@ -296,3 +351,18 @@ def test_an_item_reference_is_refused_as_what_it_is(capsys, tmp_path, layout):
         f'dialcheck: error: {p}, line 1: messages[3]: an item_reference, a reference to the item "msg_0123" stored by '
         "the API, whose text the log does not hold: include the item itself\n"
     )
+
+
+def test_a_named_user_is_a_user_for_the_task_oriented_reading():
+    """Named users became speakers the task-oriented detector did not know as users (it knows "user", "customer",
+    ...): it would have told user from system by alternation."""
+    from dialcheck.detectors.grounded import dialogue_roles
+    from dialcheck.io import parse_dialogue
+
+    msgs = [
+        {"role": "system", "content": "You book hotels."},
+        {"role": "user", "name": "alice", "content": "Is the Westin near?"},
+        {"role": "user", "name": "bob", "content": "And does it have parking?"},
+        {"role": "assistant", "content": "It is 2 miles away, with parking."},
+    ]
+    assert dialogue_roles(parse_dialogue(msgs)) == ["system", "user", "user", "system"]

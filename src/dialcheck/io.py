@@ -6,7 +6,8 @@ Accepted shapes of one dialogue:
 - ``{"turns": ["...", "..."]}`` or a bare ``["...", "..."]``: alternating speakers ``A`` and ``B``
 - DECODE's own records (turns with ``agent_id`` instead of ``speaker``)
 - chat-completion messages: ``{"messages": [{"role": "user", "content": "..."}, ...]}`` or a bare list of such
-  messages; ``role`` is the speaker, ``content`` the text (a string, a list of parts of which the ``text`` ones
+  messages; ``role`` is the speaker (a ``user`` message's ``name``, when it has one: a group chat's people),
+  ``content`` the text (a string, a list of parts of which the ``text`` ones
   are joined, or ``null`` for a message that only calls a tool: an empty turn). Every message is a turn, a
   ``system`` one included, so evidence indices are indices into ``messages``. The OpenAI Responses API's items
   are read among them: ``input_text``/``output_text`` parts are text, a ``function_call`` (or another ``*_call``,
@@ -49,6 +50,7 @@ from .schema import Dialogue, Example, KnowledgeBase, Turn
 __all__ = [
     "ParsedRecord",
     "as_dialogues",
+    "chat_role",
     "check_id",
     "counted",
     "decode_utf8",
@@ -81,6 +83,7 @@ __all__ = [
     "speaker_text",
     "spoken_by",
     "upto_speaker",
+    "user_names",
     "where_named",
     "write_jsonl",
 ]
@@ -516,7 +519,39 @@ def _parse_turn(t: Any, i: int, default_speaker: str, key: str = "turns", altern
         raise InputError(f"{key}[{i}].{field}: expected {kinds}, got {json_type(speaker)}")
     if not name.strip():
         raise InputError(f"{key}[{i}].{field}: {blank_speaker(name)} (name who said the turn)")
+    if field == "role" and name == "user" and t.get("name") is not None:
+        return Turn(_user_name(t["name"], f"{key}[{i}].name"), text)
     return Turn(name, text)
+
+
+#: The chat-completion roles a user's ``name`` may not be: such a name would merge that user's messages with the
+#: assistant's, the system prompt's or a tool's. ``"user"`` is allowed (the role's own speaker).
+CHAT_ROLES = ("assistant", "system", "developer", "tool", "function", "ipython")
+
+
+def _user_name(value: Any, field: str) -> str:
+    """A ``user`` message's ``name`` as its speaker (a group chat's people told apart), else an :class:`InputError`
+    naming ``field``.
+
+    >>> _user_name("alice", "messages[0].name")
+    'alice'
+    >>> _user_name("assistant", "messages[2].name")
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: messages[2].name: 'assistant' is a chat role, not a user's name: it would make this \
+user's messages the assistant's (rename the user, or leave name out)
+    """
+    if not isinstance(value, str):
+        raise InputError(f"{field}: expected a string (the user's name), got {json_type(value)}")
+    if not value.strip():
+        raise InputError(f"{field}: {blank_speaker(value)} (name the user, or leave name out)")
+    if value in CHAT_ROLES:
+        whose = "the assistant's" if value == "assistant" else f"{value} messages"
+        raise InputError(
+            f"{field}: {value!r} is a chat role, not a user's name: it would make this user's messages {whose} "
+            "(rename the user, or leave name out)"
+        )
+    return value
 
 
 def _responses_tool_kind(t: Any) -> str | None:
@@ -616,6 +651,34 @@ def _names_speakers(turns_raw: list[Any]) -> bool:
     )
 
 
+def _named_user(t: Any) -> bool:
+    """Whether ``t`` is a chat-completion ``user`` message with a ``name`` (read as its speaker)."""
+    return (
+        isinstance(t, dict)
+        and "speaker" not in t
+        and "agent_id" not in t
+        and t.get("role") == "user"
+        and (t.get("name") is not None)
+    )
+
+
+def user_names(d: Dialogue) -> tuple[str, ...]:
+    """The speakers of ``d`` that are a chat log's users named by their messages' ``name`` (``{"role": "user",
+    "name": "alice", ...}`` is said by ``alice``): users as the role ``user`` is, each held to their own words.
+
+    >>> user_names(parse_dialogue([{"role": "user", "name": "bo", "content": "Hi"}, {"role": "user", "content": "Yo"}]))
+    ('bo',)
+    """
+    return tuple(d.meta.get("user_names", ()))
+
+
+def chat_role(d: Dialogue, i: int) -> str:
+    """The chat role of turn ``i`` of ``d``: its speaker, or ``"user"`` for a user named by ``name``
+    (:func:`user_names`)."""
+    speaker = d.turns[i].speaker
+    return "user" if speaker in user_names(d) else speaker
+
+
 def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
     """One dialogue from its JSON value; raises :class:`InputError` naming the bad field. Its id, the first
     of ``id``, ``dialogue_id``, ``conversation_id`` and ``record_id`` that is not null, must be a string or a
@@ -659,6 +722,9 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         meta["turns_key"] = tkey
     alternate = not _names_speakers(turns_raw)
     turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey, alternate) for i, t in enumerate(turns_raw))
+    users = {turn.speaker for t, turn in zip(turns_raw, turns, strict=True) if _named_user(t)}
+    if users:  # a group chat's people: each a speaker of their own, each a user (user_names)
+        meta["user_names"] = tuple(sorted(users))
     if not allow_empty_last and is_blank(turns[-1].text):
         hint = ""
         if tkey == "messages":
@@ -740,7 +806,8 @@ def reply_speaker(context: Dialogue) -> str:
     said = [t.speaker for t in context.turns if t.speaker != "system"]
     if len(said) >= 2:
         return said[-2]
-    if said == ["user"] or (not said and context.turns):
+    roles = [chat_role(context, i) for i, t in enumerate(context.turns) if t.speaker != "system"]
+    if roles == ["user"] or (not said and context.turns):  # a named user's message too
         return "assistant"
     return "A" if said == ["B"] else "B"
 
@@ -997,7 +1064,12 @@ def spoken_by(d: Dialogue, speakers: list[str] | None) -> list[int]:
 
     >>> spoken_by(Dialogue.from_texts(["a", "b", "c", ""], speakers=("user", "assistant")), ["assistant"])
     [1]
+
+    ``user`` names a group chat's named users too (:func:`user_names`): ``--speaker user`` checks the last user
+    message, whoever wrote it, held to that user's own earlier ones.
     """
+    if speakers and "user" in speakers:
+        speakers = [*speakers, *user_names(d)]
     by = d.turns_by(speakers) if speakers else range(len(d.turns))
     return [i for i in by if not is_blank(d.turns[i].text)]
 
@@ -1040,8 +1112,10 @@ def ends_off_assistant(d: Dialogue) -> str | None:
     >>> ends_off_assistant(parse_dialogue(log)), ends_off_assistant(parse_dialogue(log[:2]))
     ('tool', None)
     >>> ends_off_assistant(Dialogue.from_texts(["Hi", "Hello", "Bye"], speakers=("User", "Bot")))
+
+    A group chat's user named by ``name`` (:func:`user_names`) is ``user``.
     """
-    role = d.turns[-1].speaker if d.turns else None
+    role = chat_role(d, len(d.turns) - 1) if d.turns else None
     if role not in OTHER_CHAT_ROLES or not spoken_by(d, ["assistant"]):
         return None
     return role

@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..io import as_dialogues
+from ..io import as_dialogues, user_names
 from ..schema import Dialogue, KnowledgeBase, Verdict
 from .base import Detector, check_threshold, register_detector
 
@@ -124,12 +124,15 @@ def dialogue_roles(d: Dialogue) -> list[str]:
     ['user', 'system', 'user', 'system']
     >>> dialogue_roles(Dialogue.from_texts(["where is x", "at y"], speakers=("driver", "assistant")))
     ['user', 'system']
+
+    A chat log's user named by ``name`` (:func:`~dialcheck.io.user_names`) is a user.
     """
     n = len(d.turns)
     out = []
+    named = set(user_names(d))  # a chat log's users named by their messages' "name"
     for i, t in enumerate(d.turns):
         name = t.speaker.strip().lower()
-        if name in USER_NAMES:
+        if name in USER_NAMES or t.speaker in named:
             out.append("user")
         elif name in SYSTEM_NAMES:
             out.append("system")
