@@ -236,8 +236,8 @@ def run(args: argparse.Namespace) -> int:
         out.flush()
         if bar is not None:
             bar.update(len(part))
-            if time.monotonic() - started >= PROGRESS_DELAY:
-                bar.refresh()  # back under the verdicts, even when update() drew nothing (too soon after the last)
+            if not bar.disable and bar.last_print_n < bar.n and time.monotonic() - started >= PROGRESS_DELAY:
+                bar.refresh()  # back under the verdicts when update() drew nothing (too soon after its last)
     if bar is not None:
         bar.close()
     return 0
