@@ -214,11 +214,11 @@ def route(dialogue: Dialogue, language: str = "en", choose: str = CHOOSE_MODEL) 
 
     Chinese input must be a conversation u1, b1, u2, b2 (or longer) without empty turns once a chat log's tool
     calls and results are left out (:func:`~dialcheck.language.chinese_reading`), not ending with a tool's result,
-    and is routed only when a shipped Chinese model exists; otherwise a :class:`ModelError` asks for a model of the caller's own.
-    Japanese, mixed Chinese and non-Chinese turns, or a ``language`` that names no shipped default, raise an
-    :class:`InputError`. ``choose`` is how the caller picks a model of its own, for the advice of these errors:
-    the library's ``model=`` (:data:`~dialcheck.language.CHOOSE_MODEL`), ``"pass --model"`` on the command line,
-    ``"start the server with --model"`` for the HTTP API.
+    and is routed only when a shipped Chinese model exists; otherwise a :class:`ModelError` asks for a model of
+    the caller's own. Japanese, mixed Chinese and non-Chinese turns, or a ``language`` that names no shipped
+    default, raise an :class:`InputError`. ``choose`` is how the caller picks a model of its own, for the advice
+    of these errors: the library's ``model=`` (:data:`~dialcheck.language.CHOOSE_MODEL`), ``"pass --model"`` on
+    the command line, ``"start the server with --model"`` for the HTTP API.
 
     >>> route(Dialogue.from_texts(["hi"])), route(parse_dialogue({"turns": ["hi"], "knowledge": []}))
     ('en', 'tod')
