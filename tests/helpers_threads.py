@@ -8,10 +8,18 @@ Either way the wait ends at once, and the test then sees what the code does with
 
 from __future__ import annotations
 
+import queue
+import random
+import re
 import threading
+from concurrent.futures import Future
 from typing import Any
 
+from dialcheck.serve.compute import ComputeThread
+
 WAIT = 30.0  # seconds: a safety net for a hung test, never reached when the code under test is as expected
+
+_WORDS = re.findall(r"\w+", "I have a dog cat never had pets we live in Paris London my sister works as a teacher")
 
 
 class Arrivals:
@@ -54,3 +62,22 @@ def blocked(compute: Any) -> threading.Event:
     compute.submit(lambda: (started.set(), gate.wait(WAIT)))
     assert started.wait(WAIT)
     return gate
+
+
+class QueuedCompute(ComputeThread):
+    """A serve compute thread that hands the test each check job's future (in ``queued``) as the job is queued."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queued: queue.Queue[Future[Any]] = queue.Queue()
+
+    def check(self, dialogues: Any, route: Any) -> Future[Any]:
+        future = super().check(dialogues, route)
+        self.queued.put(future)
+        return future
+
+
+def random_turn(rng: random.Random) -> str:
+    """A made-up turn of 3, 8 or 150 words (``rng``'s choice): short, or too long for the tiny model's 128-token
+    window (cut, chunked), as the concurrency tests send them."""
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.choice([3, 8, 150]))) + "."

@@ -1,7 +1,6 @@
 """One detector shared by the threads of a web app: the same verdicts as calls made one at a time."""
 
 import random
-import re
 import threading
 
 import pytest
@@ -9,7 +8,7 @@ import pytest
 import dialcheck
 from dialcheck.detectors.core import PairClassifier
 from dialcheck.io import parse_dialogue
-from helpers_threads import Arrivals
+from helpers_threads import Arrivals, random_turn
 
 THREADS = 8
 
@@ -17,11 +16,7 @@ THREADS = 8
 def _dialogues(n: int) -> list[list[str]]:
     """Short turns and turns too long for the tiny model's 128-token window (cut, chunked), 2 to 7 turns."""
     rng = random.Random(0)
-    words = re.findall(r"\w+", "I have a dog cat never had pets we live in Paris London my sister works as a teacher")
-    return [
-        [" ".join(rng.choice(words) for _ in range(rng.choice([3, 8, 150]))) + "." for _ in range(rng.randint(2, 7))]
-        for _ in range(n)
-    ]
+    return [[random_turn(rng) for _ in range(rng.randint(2, 7))] for _ in range(n)]
 
 
 def test_one_loaded_detector_checked_from_8_threads_gives_the_verdicts_of_sequential_calls(tiny_detector_dir):

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from dialcheck.detectors import load_detector
 from dialcheck.serve import create_app
 from helpers_chat import CHAT, TOOL_CALL
-from helpers_threads import blocked
+from helpers_threads import QueuedCompute, blocked
 
 
 @pytest.fixture(scope="module")
@@ -223,17 +223,7 @@ def test_more_workers_run_jobs_side_by_side_and_a_bad_count_is_a_user_error(caps
 def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it():
     import threading
 
-    from dialcheck.serve import ComputeThread
-
-    queued = threading.Semaphore(0)
-
-    class Queued(ComputeThread):
-        def check(self, dialogues, route):
-            future = super().check(dialogues, route)
-            queued.release()
-            return future
-
-    det, ct = _Counting(), Queued()
+    det, ct = _Counting(), QueuedCompute()
     client = TestClient(create_app(det, max_dialogues=3, compute=ct))
     gate, out = blocked(ct), {}
 
@@ -246,7 +236,7 @@ def test_a_rank_request_is_scored_in_one_batch_with_the_checks_waiting_beside_it
     threads = [threading.Thread(target=f) for f in (rank, check)]
     for t in threads:
         t.start()
-    assert queued.acquire(timeout=10) and queued.acquire(timeout=10)  # both requests wait behind the blocked thread
+    assert ct.queued.get(timeout=10) and ct.queued.get(timeout=10)  # both requests wait behind the blocked thread
     gate.set()
     for t in threads:
         t.join(10)

@@ -3,9 +3,7 @@
 import contextlib
 import json
 import logging
-import queue
 import random
-import re
 import socket
 import threading
 import urllib.error
@@ -21,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from dialcheck.detectors import load_detector
 from dialcheck.serve import ComputeThread, create_app
-from helpers_threads import blocked
+from helpers_threads import QueuedCompute, blocked, random_turn
 
 
 @contextlib.contextmanager
@@ -57,10 +55,9 @@ def _requests(n):
     """/check requests of one dialogue and of several, /rank requests, bad requests: turns short and too long for
     the tiny model's window."""
     rng = random.Random(0)
-    words = re.findall(r"\w+", "I have a dog cat never had pets we live in Paris London my sister works as a teacher")
 
     def turn():
-        return " ".join(rng.choice(words) for _ in range(rng.choice([3, 8, 150]))) + "."
+        return random_turn(rng)
 
     out = []
     for i in range(n):
@@ -241,24 +238,11 @@ class _Recording:
         return self.det.predict(dialogues, batch_size=batch_size)
 
 
-class _Queued(ComputeThread):
-    """A compute thread that hands the test each check job's future as it is queued."""
-
-    def __init__(self):
-        super().__init__()
-        self.queued = queue.Queue()
-
-    def check(self, dialogues, route):
-        future = super().check(dialogues, route)
-        self.queued.put(future)
-        return future
-
-
 @pytest.mark.parametrize("route", ["/check", "/rank"])
 def test_a_check_whose_client_hung_up_before_it_was_scored_is_not_scored(tiny_detector_dir, route):
     """The compute thread scored the checks of clients that had gone (one that timed out and tried again queued the
     same check behind the one it had left), and the requests behind them waited for them."""
-    compute = _Queued()
+    compute = QueuedCompute()
     det = _Recording(load_detector(tiny_detector_dir))
     body = (
         {"turns": ["I have a cat.", "gone"]}
