@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from dialcheck.detectors import load_detector
 from dialcheck.serve import create_app
 from helpers_chat import CHAT, TOOL_CALL
-from helpers_threads import QueuedCompute, blocked
+from helpers_threads import WAIT, QueuedCompute, blocked
 
 
 @pytest.fixture(scope="module")
@@ -591,6 +591,7 @@ def test_closing_the_compute_thread_gives_up_on_the_jobs_left_after_its_timeout(
     from dialcheck.serve.compute import ComputeClosed, wait
 
     ct, errors = ComputeThread(), []
+    worker = ct.run(threading.current_thread)  # the compute thread, to wait for its end below
     gate = blocked(ct)
     running = ct.submit(lambda: "late")  # queued behind the blocked call
     queued = ct.check([Dialogue.from_texts(["a", "no"])], lambda ds: [_Counting()] * len(ds))
@@ -603,7 +604,8 @@ def test_closing_the_compute_thread_gives_up_on_the_jobs_left_after_its_timeout(
             with pytest.raises(ComputeClosed):
                 wait(future)
         gate.set()  # the job given up on ends on its thread, which then stops, its result dropped
-        time.sleep(0.2)
+        worker.join(WAIT)  # an error it raised on the way has reached the hook by then
+        assert not worker.is_alive()
     finally:
         threading.excepthook = hook
     assert errors == []
