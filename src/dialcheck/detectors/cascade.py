@@ -19,6 +19,14 @@ nothing twice: a speed option, whose verdicts can differ from the full re-read's
 flagged a pair the fast one scored below f. The turns left unread keep the fast detector's score in
 ``pair_scores``; the verdict, its score and evidence are the slow detector's on the turns it read.
 
+An earlier turn too long to share the window with the last one (a long reply, a code block) is read in pairs of
+pieces, every piece of the one against every piece of the other (``long_turns`` of the utterance detector): a
+sixth 500-token reply against five earlier ones is about 1,280 pairs. The first detector reads them all; the
+second re-reads, of each such turn, only the ``reread_pieces`` pairs (``REREAD_PIECES``, 4) the first scored
+highest, the turn's score their maximum as before, so a re-read long chat costs it 5 x 4 pairs, not 1,280 (pairs
+read whole are re-read as before). ``reread_pieces`` 0 (``options.reread_pieces``) re-reads every pair of pieces,
+as before 2026-12-03: measured in ``benchmarks/long_code_replies.py`` (docs/benchmarks.md, "Long code replies").
+
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's. A ``tau`` set outside the band stretches the band to hold it
 (:attr:`CascadeDetector.reread_band`), so a verdict is a contradiction exactly when its score reaches ``tau``.
@@ -47,13 +55,24 @@ from ..schema import Dialogue, Verdict
 from .base import Detector, check_threshold, load_detector, register_detector
 from .core import PairClassifier
 from .modeling import CONFIG_NAME, DetectorConfig, shipped_or_path
-from .utterance import decide
+from .utterance import UtteranceDetector, decide
 
-__all__ = ["CascadeDetector", "choose_band", "load_named", "not_ruled_out", "save_named", "stage_folders"]
+__all__ = [
+    "REREAD_PIECES",
+    "CascadeDetector",
+    "choose_band",
+    "load_named",
+    "not_ruled_out",
+    "save_named",
+    "stage_folders",
+]
 
 log = logging.getLogger(__name__)
 
 STAGES = ("first", "second")
+#: Of an earlier turn read in pairs of pieces (a pair too long for the window), how many the second stage re-reads:
+#: the ones the first scored highest (``options.reread_pieces``; 0: every one, as before 2026-12-03).
+REREAD_PIECES = 4
 EVIDENCE = ("first", "confirm")  # who names the turns of a contradiction the first detector decides alone
 READINGS = (
     "pair_order",
@@ -185,6 +204,30 @@ class CascadeDetector(Detector):
         return min(low, tau), max(high, tau)
 
     @property
+    def reread_pieces(self) -> int:
+        """Of an earlier turn read in pairs of pieces (a pair too long for the model's window: long replies, code
+        blocks), the second detector re-reads only the ``reread_pieces`` pairs the first scored highest, the
+        turn's score their maximum; 0: every pair of pieces. Default ``REREAD_PIECES``; saved in
+        ``options.reread_pieces`` when it differs. Both stages must be utterance detectors, else every pair is
+        re-read. Short pairs are read whole either way."""
+        return int(self.config.options.get("reread_pieces", REREAD_PIECES))
+
+    @reread_pieces.setter
+    def reread_pieces(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InputError(f"reread_pieces: expected a whole number >= 0 (0: every pair of pieces), got {value!r}")
+        if value == REREAD_PIECES:
+            self.config.options.pop("reread_pieces", None)
+        else:
+            self.config.options["reread_pieces"] = value
+
+    def _reads_top_pieces(self) -> bool:
+        """Does the second stage re-read only the first's top pairs of pieces (:attr:`reread_pieces`)?"""
+        first, second = self._pair()
+        both = isinstance(first, UtteranceDetector) and isinstance(second, UtteranceDetector)
+        return both and self.reread_pieces > 0
+
+    @property
     def recheck_floor(self) -> float:
         """In the band, the second detector reads only the turns the first scored >= this (and the first's
         highest); 0 (the default): every turn. Saved in ``thresholds.recheck_floor``."""
@@ -296,6 +339,10 @@ class CascadeDetector(Detector):
             raise ModelError(f"{folder / CONFIG_NAME}: thresholds.{e.message}") from None
         if self.recheck_floor:
             self._pair_scoring_second(f"{folder / CONFIG_NAME}: thresholds.recheck_floor")
+        try:
+            self.reread_pieces = self.config.options.get("reread_pieces", REREAD_PIECES)
+        except InputError as e:
+            raise ModelError(f"{folder / CONFIG_NAME}: options.{e.message}") from None
 
     def save(self, path: str | Path, half: bool = False) -> Path:
         """The config, and each stage not shipped with dialcheck as a sub-folder (``first/``, ``second/``)."""
@@ -312,7 +359,12 @@ class CascadeDetector(Detector):
     ) -> list[Verdict]:
         dialogues = as_dialogues(dialogues)
         first, second = self._pair()
-        verdicts = first.predict(dialogues, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        top: dict[str, Any] = {}  # how the second re-reads long pairs: only the first's top pairs of pieces
+        if self._reads_top_pieces():
+            verdicts, pieces = first.predict_pieces(dialogues, batch_size, show_progress_bar)
+            top = {"top_pieces": self.reread_pieces, "rank": _Ranking(first, pieces, batch_size)}
+        else:
+            verdicts = first.predict(dialogues, batch_size=batch_size, show_progress_bar=show_progress_bar)
         low, high = self.reread_band
         again = [i for i, v in enumerate(verdicts) if low <= v.score <= high]
         # the first's sure contradictions naming two or more turns (outside the band: the re-read leaves them)
@@ -322,19 +374,23 @@ class CascadeDetector(Detector):
             floor = self.recheck_floor
             if floor > 0.0:
                 turns = [not_ruled_out(verdicts[i].pair_scores, floor) for i in again]
-                reread = self._pair_scoring_second("recheck_floor").predict_turns(band, turns, batch_size=batch_size)
+                reread = self._pair_scoring_second("recheck_floor").predict_turns(
+                    band, turns, batch_size=batch_size, **top
+                )
                 # the turns left unread keep the first's scores (below the floor): every paired turn has one
                 reread = [
                     replace(v, pair_scores=dict(sorted((verdicts[i].pair_scores | v.pair_scores).items())))
                     for i, v in zip(again, reread, strict=True)
                 ]
+            elif top:
+                reread = second.predict_turns(band, None, batch_size=batch_size, **top)
             else:
                 reread = second.predict(band, batch_size=batch_size)
             for i, v in zip(again, reread, strict=True):
                 verdicts[i] = v
         log.debug("cascade: %d of %d dialogues re-read by the second detector", len(again), len(dialogues))
         if self.evidence == "confirm":
-            self._confirm_evidence(dialogues, verdicts, sure, batch_size)
+            self._confirm_evidence(dialogues, verdicts, sure, batch_size, top)
         return verdicts
 
     def _pair_scoring_second(self, what: str) -> Any:
@@ -346,17 +402,38 @@ class CascadeDetector(Detector):
         return second
 
     def _confirm_evidence(
-        self, dialogues: Sequence[Dialogue], verdicts: list[Verdict], sure: Sequence[int], batch_size: int
+        self,
+        dialogues: Sequence[Dialogue],
+        verdicts: list[Verdict],
+        sure: Sequence[int],
+        batch_size: int,
+        top: dict[str, Any],
     ) -> None:
         """``evidence = "confirm"``: the second detector re-scores the turns the first named in the verdicts
-        ``sure`` (decided by the first alone); the verdicts are replaced in place."""
+        ``sure`` (decided by the first alone; of a long pair, the first's top pairs of pieces as ``top`` says);
+        the verdicts are replaced in place."""
         second = self._pair_scoring_second("evidence confirm")
         if not sure:
             return
-        scored = second.score_turns([dialogues[i] for i in sure], [verdicts[i].evidence for i in sure], batch_size)
+        named = [verdicts[i].evidence for i in sure]
+        scored = second.score_turns([dialogues[i] for i in sure], named, batch_size, **top)
         for i, scores in zip(sure, scored, strict=True):
             if scores:  # the second's evidence rule on those turns alone: >= its eta_e, else the highest
                 verdicts[i] = replace(verdicts[i], evidence=decide(scores, 0.0, second.eta_e).evidence)
+
+
+class _Ranking:
+    """Ranks pairs of pieces by the first stage's scores: those it read (``pieces``, from ``predict_pieces``) by
+    their score, any other (where the second stage's tokenizer cuts a turn otherwise) scored by the first now."""
+
+    def __init__(self, first: UtteranceDetector, pieces: dict[tuple[str, str], float], batch_size: int) -> None:
+        self.first, self.pieces, self.batch_size = first, pieces, batch_size
+
+    def __call__(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        missing = list(dict.fromkeys(p for p in pairs if p not in self.pieces))
+        if missing:
+            self.pieces.update(zip(missing, self.first.score_pairs(missing, self.batch_size), strict=True))
+        return [self.pieces[p] for p in pairs]
 
 
 def _check_tau_int8(where: Path, by_range: Any) -> None:

@@ -448,13 +448,14 @@ class UtteranceDetector(Detector):
 
     def _pairs(
         self, d: Dialogue, only: Collection[int] | None = None, plain: Dialogue | None = None
-    ) -> tuple[list[int], list[tuple[str, str]], dict[int, str]]:
+    ) -> tuple[list[int], list[tuple[str, str]], dict[int, str], list[bool]]:
         """The (earlier turn, last turn) pairs of ``d`` (of the earlier turns ``only``, if given), the turn index
-        each belongs to, and the agreements ("Me too!") read as the statement they agree with. ``plain``:
-        :func:`plain_dialogue` of ``d`` when the caller has it."""
+        each belongs to, the agreements ("Me too!") read as the statement they agree with, and whether each pair
+        is a pair of pieces of a long pair. ``plain``: :func:`plain_dialogue` of ``d`` when the caller has it."""
         clf = self.classifier
         owners: list[int] = []
         pairs: list[tuple[str, str]] = []
+        pieced: list[bool] = []
         pieces: dict[str, list[str]] = {}  # each reading of the last turn cut once for all its long pairs
         piece = 0
         indices, n = self._indices(d, only), len(d.turns)
@@ -478,6 +479,7 @@ class UtteranceDetector(Detector):
                     if whole:
                         owners.append(i)
                         pairs.append((first, last))
+                        pieced.append(False)
                         continue
                     if not piece:  # the first long pair
                         piece = self._piece_tokens(clf)
@@ -487,9 +489,10 @@ class UtteranceDetector(Detector):
                         for b in pieces[last]:
                             owners.append(i)
                             pairs.append((a, b))
+                            pieced.append(True)
         paired = set(owners)
         read_as = {i: t for i, t in implied.items() if t is not None and paired and (i == n - 1 or i in paired)}
-        return owners, pairs, read_as
+        return owners, pairs, read_as, pieced
 
     def _piece_tokens(self, clf: Any) -> int:
         """Most tokens in one piece of a long turn: ``chunk_tokens``, at most half the window."""
@@ -510,11 +513,32 @@ class UtteranceDetector(Detector):
     ) -> list[Verdict]:
         return self._verdicts(as_dialogues(dialogues), None, batch_size, show_progress_bar)
 
+    def predict_pieces(
+        self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> tuple[list[Verdict], dict[tuple[str, str], float]]:
+        """:meth:`predict`, and the score of every pair of pieces it read of a pair too long for the window (keyed by
+        the two pieces' text): a cascade's first stage so ranks the pieces its second stage re-reads (``top_pieces``
+        of :meth:`predict_turns`). Short pairs, read whole, are not in it."""
+        pieces: dict[tuple[str, str], float] = {}
+        verdicts = self._verdicts(as_dialogues(dialogues), None, batch_size, show_progress_bar, pieces_out=pieces)
+        return verdicts, pieces
+
     def predict_turns(
-        self, dialogues: Sequence[Dialogue], turns: Sequence[Collection[int]], batch_size: int = 64
+        self,
+        dialogues: Sequence[Dialogue],
+        turns: Sequence[Collection[int]] | None,
+        batch_size: int = 64,
+        *,
+        top_pieces: int = 0,
+        rank: Callable[[Sequence[tuple[str, str]]], Sequence[float]] | None = None,
     ) -> list[Verdict]:
-        """:meth:`predict` with dialogue ``k``'s last turn paired only with its earlier turns ``turns[k]`` (the
-        same readings and thresholds); a cascade's second stage reads so the turns its first did not rule out.
+        """:meth:`predict` with dialogue ``k``'s last turn paired only with its earlier turns ``turns[k]`` (every one
+        when ``turns`` is ``None``; the same readings and thresholds); a cascade's second stage reads so the turns its
+        first did not rule out. With ``top_pieces`` K > 0 and ``rank`` (pairs -> scores, higher first), an earlier
+        turn read in more than K pairs of pieces (a pair too long for the window) is scored on only the K distinct
+        ones ``rank`` scores highest, its score their maximum: a cascade's second stage so reads a long reply in
+        the time of K pairs, not of every piece of one against every piece of the other. Short pairs are read as
+        before.
 
         >>> det = dialcheck.load("decode-utterance-minilm-v10")  # doctest: +SKIP
         >>> d = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]
@@ -522,9 +546,9 @@ class UtteranceDetector(Detector):
         [2]
         """
         dialogues = as_dialogues(dialogues)
-        if len(turns) != len(dialogues):
+        if turns is not None and len(turns) != len(dialogues):
             raise InputError(f"{len(dialogues)} dialogues but {len(turns)} sets of turns")
-        return self._verdicts(dialogues, turns, batch_size, False)
+        return self._verdicts(dialogues, turns, batch_size, False, top_pieces=top_pieces, rank=rank)
 
     def _verdicts(
         self,
@@ -532,10 +556,11 @@ class UtteranceDetector(Detector):
         only: Sequence[Collection[int]] | None,
         batch_size: int,
         show_progress_bar: bool,
+        **pieces: Any,
     ) -> list[Verdict]:
         verdicts = []
         plains = [plain_dialogue(d) for d in dialogues]  # the rules read the words, not markdown and emoji
-        scored = self._turn_scores(dialogues, plains, only, batch_size, show_progress_bar)
+        scored = self._turn_scores(dialogues, plains, only, batch_size, show_progress_bar, **pieces)
         for d, p, (turn_scores, read_as) in zip(dialogues, plains, scored, strict=True):
             verdict = decide(turn_scores, self.tau, self.eta_e)
             # a last turn that contradicts itself: "I don't have a favorite food. My favorite food is …"
@@ -546,17 +571,40 @@ class UtteranceDetector(Detector):
         return verdicts
 
     def score_turns(
-        self, dialogues: Sequence[Dialogue], turns: Sequence[Collection[int]], batch_size: int = 64
+        self,
+        dialogues: Sequence[Dialogue],
+        turns: Sequence[Collection[int]],
+        batch_size: int = 64,
+        *,
+        top_pieces: int = 0,
+        rank: Callable[[Sequence[tuple[str, str]]], Sequence[float]] | None = None,
     ) -> list[dict[int, float]]:
         """The pair scores of only the earlier turns ``turns[k]`` of dialogue ``k``, each what :meth:`predict`
-        gives that turn (the same readings); a turn :meth:`predict` would not pair is left out.
+        gives that turn (the same readings); a turn :meth:`predict` would not pair is left out. ``top_pieces``,
+        ``rank``: as for :meth:`predict_turns`.
 
         >>> det = dialcheck.load("decode-utterance-minilm-v10")  # doctest: +SKIP
         >>> d = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]
         >>> [list(s) for s in det.score_turns([d], [[0]])]  # turn 2 is not scored  # doctest: +SKIP
         [[0]]
         """
-        return [v.pair_scores for v in self.predict_turns(dialogues, turns, batch_size)]
+        verdicts = self.predict_turns(dialogues, turns, batch_size, top_pieces=top_pieces, rank=rank)
+        return [v.pair_scores for v in verdicts]
+
+    def score_pairs(
+        self, pairs: Sequence[tuple[str, str]], batch_size: int = 64, show_progress_bar: bool = False
+    ) -> list[float]:
+        """P(contradiction) of each (earlier turn, last turn) pair as this detector reads a pair: as trained, or with
+        ``pair_order="both"`` the mean of the two orders (one call, so a pair and its reverse share batches)."""
+        pairs = list(pairs)
+        if self.pair_order == "both":
+            both = self.classifier.score(
+                pairs + [(b, a) for a, b in pairs], batch_size=batch_size, show_progress_bar=show_progress_bar
+            )
+            n = len(pairs)
+            return [(float(f) + float(b)) / 2 for f, b in zip(both[:n], both[n:], strict=True)]
+        scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        return [float(v) for v in scores]
 
     def _turn_scores(
         self,
@@ -565,15 +613,23 @@ class UtteranceDetector(Detector):
         only: Sequence[Collection[int]] | None,
         batch_size: int,
         show_progress_bar: bool,
+        top_pieces: int = 0,
+        rank: Callable[[Sequence[tuple[str, str]]], Sequence[float]] | None = None,
+        pieces_out: dict[tuple[str, str], float] | None = None,
     ) -> list[tuple[dict[int, float], dict[int, str]]]:
         """Each dialogue's pair scores by earlier turn (of ``only[k]``, if given) and its "Me too!" readings;
-        ``plains``: the dialogues as the rules read them (:func:`plain_dialogue`), made once a call."""
+        ``plains``: the dialogues as the rules read them (:func:`plain_dialogue`), made once a call. ``top_pieces``,
+        ``rank``: see :meth:`predict_turns`; ``pieces_out``, when given, gets the score of each pair of pieces read."""
+        read = [self._pairs(d, None if only is None else only[k], plains[k]) for k, d in enumerate(dialogues)]
+        if top_pieces > 0 and rank is not None:
+            read = _top_pieces(read, top_pieces, rank)
         pairs: list[tuple[str, str]] = []
+        pieced: list[bool] = []
         spans: list[tuple[list[int], int, dict[int, str]]] = []
-        for k, d in enumerate(dialogues):
-            owners, own_pairs, read_as = self._pairs(d, None if only is None else only[k], plains[k])
+        for owners, own_pairs, read_as, own_pieced in read:
             spans.append((owners, len(pairs), read_as))
             pairs.extend(own_pairs)
+            pieced.extend(own_pieced)
         cut_at: list[dict[int, int]] = [{} for _ in dialogues]  # turn -> its pair read with the ages cut out
         if self.slots == "settle":
             for k, (p, (owners, _, _)) in enumerate(zip(plains, spans, strict=True)):
@@ -582,16 +638,11 @@ class UtteranceDetector(Detector):
                     if cut and self.classifier.pair_fits(*cut):  # a long turn's pieces keep their own scores
                         cut_at[k][i] = len(pairs)
                         pairs.append(cut)
-        if self.pair_order == "both":
-            # each pair read in both orders and the two scores averaged: the classifier is order-sensitive.
-            # One call, so that a pair and its reverse (same length) share the length-sorted batches.
-            both = self.classifier.score(
-                pairs + [(b, a) for a, b in pairs], batch_size=batch_size, show_progress_bar=show_progress_bar
-            )
-            n = len(pairs)
-            scores = [(float(f) + float(b)) / 2 for f, b in zip(both[:n], both[n:], strict=True)]
-        else:
-            scores = self.classifier.score(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        # with pair_order "both" each pair is read in both orders and the two scores averaged (order-sensitive)
+        scores = self.score_pairs(pairs, batch_size=batch_size, show_progress_bar=show_progress_bar)
+        if pieces_out is not None:
+            # `pieced` covers the pairs of _pairs, before the ages-cut readings appended above
+            pieces_out.update((p, v) for p, v, is_piece in zip(pairs, scores, pieced, strict=False) if is_piece)
         out = []
         for k, (d, p, (owners, start, read_as), cuts) in enumerate(zip(dialogues, plains, spans, cut_at, strict=True)):
             turn_scores: dict[int, float] = {}
@@ -633,6 +684,48 @@ class UtteranceDetector(Detector):
                         turn_scores[i] = min(turn_scores[i], SETTLED_SCORE)
             out.append((turn_scores, read_as))
         return out
+
+
+def _top_pieces(
+    read: Sequence[tuple[list[int], list[tuple[str, str]], dict[int, str], list[bool]]],
+    top: int,
+    rank: Callable[[Sequence[tuple[str, str]]], Sequence[float]],
+) -> list[tuple[list[int], list[tuple[str, str]], dict[int, str], list[bool]]]:
+    """``read`` (each dialogue's :meth:`UtteranceDetector._pairs`) with each earlier turn read in more than ``top``
+    pairs of pieces left with the ``top`` distinct ones ``rank`` scores highest (ties: the first made). One call
+    to ``rank`` for all dialogues; the pairs read whole are kept.
+
+    >>> read = [([0, 0, 0, 2], [("a", "x"), ("b", "x"), ("c", "x"), ("d", "x")], {}, [True, True, True, False])]
+    >>> _top_pieces(read, 2, lambda ps: [{"a": 0.1, "b": 0.9, "c": 0.5}[p[0]] for p in ps])[0][:2]
+    ([0, 0, 2], [('b', 'x'), ('c', 'x'), ('d', 'x')])
+    """
+    todo: list[tuple[int, int]] = []  # (dialogue, pair) of the pieces of the turns read in more than `top`
+    for k, (owners, pairs, _, pieced) in enumerate(read):
+        many: dict[int, set[tuple[str, str]]] = {}
+        for o, p, is_piece in zip(owners, pairs, pieced, strict=True):
+            if is_piece:
+                many.setdefault(o, set()).add(p)
+        todo += [(k, j) for j, o in enumerate(owners) if pieced[j] and len(many[o]) > top]
+    if not todo:
+        return list(read)
+    scores = rank([read[k][1][j] for k, j in todo])
+    by_turn: dict[tuple[int, int], list[tuple[float, int]]] = {}
+    for (k, j), v in zip(todo, scores, strict=True):
+        by_turn.setdefault((k, read[k][0][j]), []).append((-float(v), j))
+    dropped: set[tuple[int, int]] = set()
+    for (k, _), ranked in by_turn.items():
+        kept: set[tuple[str, str]] = set()
+        for _, j in sorted(ranked):
+            pair = read[k][1][j]
+            if pair not in kept and len(kept) < top:
+                kept.add(pair)
+            else:  # below the top, or a copy of a kept pair (the same text scores the same)
+                dropped.add((k, j))
+    out = []
+    for k, (owners, pairs, read_as, pieced) in enumerate(read):
+        keep = [j for j in range(len(owners)) if (k, j) not in dropped]
+        out.append(([owners[j] for j in keep], [pairs[j] for j in keep], read_as, [pieced[j] for j in keep]))
+    return out
 
 
 def decide(pair_scores: dict[int, float], tau: float, eta_e: float) -> Verdict:

@@ -1,0 +1,139 @@
+"""A cascade's second stage re-reads a long pair (read in pieces) on only the first stage's top pairs of pieces."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dialcheck.detectors import CascadeDetector, load_detector
+from dialcheck.detectors.cascade import REREAD_PIECES, _Ranking
+from dialcheck.errors import InputError, ModelError
+from test_soup import _variant
+
+# a long earlier reply and a long last reply of one speaker: every pair of the two is read in pieces
+WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima")
+
+
+def _reply(seed: int, sentences: int = 12) -> str:
+    rng = np.random.default_rng(seed)
+    return " ".join(" ".join(rng.choice(WORDS, 9)).capitalize() + "." for _ in range(sentences))
+
+
+LONG = ["Can you write it?", _reply(1), "Thanks, and the tests?", _reply(2), "And the docs?", _reply(3)]
+SHORT = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]
+
+
+def _cascade(tiny_detector_dir, tmp_path) -> CascadeDetector:
+    """Two tiny utterance detectors with different weights; the band [0, 1]: the second re-reads every dialogue."""
+    fast = _variant(tiny_detector_dir, tmp_path / "fast", 1)
+    slow = _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    return CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 1.0)
+
+
+def _recording(det):
+    """The pairs the detector's classifier is asked to score, call by call."""
+    calls: list[list[tuple[str, str]]] = []
+    score = det.classifier.score
+
+    def recorded(pairs, *args, **kwargs):
+        calls.append([tuple(p) for p in pairs])
+        return score(pairs, *args, **kwargs)
+
+    det.classifier.score = recorded
+    return calls
+
+
+def test_the_second_stage_reads_only_the_first_stages_top_pairs_of_pieces(tiny_detector_dir, tmp_path):
+    det = _cascade(tiny_detector_dir, tmp_path)
+    assert det.reread_pieces == REREAD_PIECES == 4
+    first_verdict, first_pieces = det.first.predict_pieces([LONG])
+    owners, pairs, _, pieced = det.second._pairs(_as_dialogue(LONG))
+    assert all(pieced) and set(owners) == {1, 3}  # both earlier replies are long pairs
+    assert min(sum(o == i for o in owners) for i in (1, 3)) > 4 * REREAD_PIECES  # many pairs of pieces each
+    calls = _recording(det.second)
+    got = det.predict([LONG])[0]
+    read = [p for call in calls for p in call]
+    for i in (1, 3):
+        own = [p for o, p in zip(owners, pairs, strict=True) if o == i]
+        want = sorted(dict.fromkeys(own), key=lambda p: -first_pieces[p])[:REREAD_PIECES]
+        assert sorted(p for p in read if p in set(own)) == sorted(want)  # the first's top 4, each scored once
+        slow = det.second.classifier.score(want)
+        assert got.pair_scores[i] == pytest.approx(float(np.max(slow)), abs=1e-6)  # the turn: their maximum
+    assert got.score == pytest.approx(max(got.pair_scores.values()))
+    assert got.contradiction == (got.score >= det.tau)
+    assert first_verdict[0].pair_scores.keys() == got.pair_scores.keys()
+
+    det.reread_pieces = 0  # every pair of pieces: the second stage's own verdict, as before
+    calls.clear()
+    full = det.predict([LONG])[0]
+    assert len({p for call in calls for p in call}) == len(set(pairs))
+    alone = det.second.predict([LONG])[0]
+    assert full.pair_scores == pytest.approx(alone.pair_scores, abs=1e-6) and full.score >= got.score - 1e-6
+
+
+def _as_dialogue(turns):
+    from dialcheck.io import as_dialogues
+
+    return as_dialogues([turns])[0]
+
+
+def test_short_pairs_are_read_whole_and_score_as_before(tiny_detector_dir, tmp_path):
+    det = _cascade(tiny_detector_dir, tmp_path)
+    calls = _recording(det.second)
+    bounded = det.predict([SHORT])[0]
+    bounded_read = calls[:]
+    det.reread_pieces = 0
+    calls.clear()
+    every = det.predict([SHORT])[0]
+    assert bounded_read == calls and bounded == every
+
+
+def test_predict_turns_keeps_the_k_distinct_pairs_of_pieces_ranked_highest(tiny_detector_dir):
+    det = load_detector(tiny_detector_dir)
+    owners, pairs, _, _ = det._pairs(_as_dialogue(LONG))
+    rank_calls = []
+
+    def rank(ps):  # a ranking of its own: the longest pairs first
+        rank_calls.append(list(ps))
+        return [len(a) + len(b) for a, b in ps]
+
+    calls = _recording(det)
+    got = det.predict_turns([LONG], [[3]], top_pieces=2, rank=rank)[0]
+    assert len(rank_calls) == 1 and set(rank_calls[0]) == {p for o, p in zip(owners, pairs, strict=True) if o == 3}
+    want = sorted(set(rank_calls[0]), key=lambda p: -(len(p[0]) + len(p[1])))[:2]
+    assert sorted(p for call in calls for p in call) == sorted(want)
+    assert list(got.pair_scores) == [3]
+    assert got.pair_scores[3] == pytest.approx(float(np.max(det.classifier.score(want))), abs=1e-6)
+    # without a ranking, or with K 0, every pair of pieces is read
+    calls.clear()
+    assert det.predict_turns([LONG], None, top_pieces=2)[0] == det.predict([LONG])[0]
+    assert det.score_turns([LONG], [[3]], top_pieces=0, rank=rank)[0] == det.predict_turns([LONG], [[3]])[0].pair_scores
+
+
+def test_pieces_the_first_stage_did_not_read_are_ranked_by_it_then(tiny_detector_dir):
+    first = load_detector(tiny_detector_dir)
+    ranking = _Ranking(first, {("a", "b"): 0.5}, batch_size=8)
+    calls = _recording(first)
+    got = ranking([("a", "b"), ("c", "d"), ("c", "d")])
+    assert calls == [[("c", "d")]]  # the known pair is not scored again, the new one once
+    assert got[0] == 0.5 and got[1] == got[2] == pytest.approx(float(first.classifier.score([("c", "d")])[0]))
+
+
+def test_reread_pieces_is_saved_and_checked(tiny_detector_dir, tmp_path):
+    det = _cascade(tiny_detector_dir, tmp_path)
+    out = det.save(tmp_path / "default")
+    assert "reread_pieces" not in json.loads((out / "dialcheck.json").read_text())["options"]
+    assert load_detector(out).reread_pieces == REREAD_PIECES
+    det.reread_pieces = 0
+    out = det.save(tmp_path / "every")
+    assert load_detector(out).reread_pieces == 0
+    for bad in (-1, 2.5, True, "4"):
+        with pytest.raises(InputError, match=r"^reread_pieces: expected a whole number >= 0"):
+            det.reread_pieces = bad
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    cfg["options"]["reread_pieces"] = "many"
+    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"dialcheck\.json: options\.reread_pieces: expected a whole number"):
+        load_detector(out)
