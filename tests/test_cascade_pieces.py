@@ -137,3 +137,16 @@ def test_reread_pieces_is_saved_and_checked(tiny_detector_dir, tmp_path):
     (out / "dialcheck.json").write_text(json.dumps(cfg))
     with pytest.raises(ModelError, match=r"dialcheck\.json: options\.reread_pieces: expected a whole number"):
         load_detector(out)
+
+
+def test_the_long_code_replies_benchmark_builds_seeded_chats_of_long_code_replies(load_benchmark, tiny_detector_dir):
+    bench = load_benchmark("long_code_replies")
+    chat = bench.coding_chat(1, 3)
+    assert chat == bench.coding_chat(1, 3) and chat != bench.coding_chat(2, 3)
+    assert [m["role"] for m in chat] == ["user", "assistant"] * 3
+    replies = [m["content"] for m in chat if m["role"] == "assistant"]
+    assert all("```python\n" in r and "\ndef " in r for r in replies)
+    clf = load_detector(tiny_detector_dir).classifier  # the MiniLM tokenizer
+    assert all(250 <= clf._token_len(r) <= 750 for r in replies)
+    assert "Python 3.11" in replies[0] and "Python 3.6" in replies[-1]  # an odd seed: the last reply contradicts
+    assert "Python 3.6" not in bench.coding_chat(2, 3)[-1]["content"]
