@@ -11,6 +11,7 @@ from dialcheck.errors import ModelError
 from helpers_cli import run_cli as _run
 
 
+@pytest.mark.usefixtures("repository_only_models")  # else the listing ends with a note of them
 def test_listing_names_every_shipped_folder_with_the_english_default_first(capsys):
     code, out, _ = _run(capsys, "models")
     assert code == 0

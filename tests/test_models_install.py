@@ -111,6 +111,7 @@ def test_the_advice_for_a_superseded_model_is_in_the_words_of_its_caller(capsys,
     assert code == 2 and err.rstrip().endswith(f"--init {path}") and "dialcheck.load" not in err
 
 
+@pytest.mark.usefixtures("repository_only_models")
 def test_in_a_checkout_the_superseded_models_load_and_are_marked_in_the_listing(capsys):
     """The repository keeps them (their numbers are reproducible, tests run them): nothing is said missing."""
     assert catalog.missing_repository_only() == []

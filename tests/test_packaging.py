@@ -97,6 +97,7 @@ def _wheel_models() -> set[str]:
     return {f.split("/")[1] for f in files if f.startswith("models/")}
 
 
+@pytest.mark.usefixtures("repository_only_models")
 def test_the_wheel_leaves_out_the_repository_only_models_and_no_other(monkeypatch):
     """With every model folder the wheel was 177 MB, over PyPI's 100 MB per file: it could not be uploaded. The
     superseded models (catalog.REPOSITORY_ONLY, which names them to an install that lacks one) stay in the

@@ -280,6 +280,7 @@ def test_init_takes_shipped_models_by_name(capsys, tmp_path, data_root):
     assert not (tmp_path / "b").exists()  # a failed run leaves nothing in OUT, so it can be run again
 
 
+@pytest.mark.usefixtures("repository_only_models")  # decode-utterance-minilm-v6
 def test_a_shipped_ingredient_is_recorded_by_name_not_by_this_machines_path(tmp_path, two_lora):
     from dialcheck.detectors import default_model_path
 
