@@ -188,3 +188,92 @@ def test_a_chinese_group_chat_holds_each_named_user_to_their_own_words(history_o
     ]
     (v,) = history_only.predict([log])
     assert v.category == "history" and v.evidence == (0,)
+
+
+# a Chinese chatbot's log as it often is: its system prompt in English
+EN_SYSTEM = {"role": "system", "content": "You are a helpful assistant. Answer in the user's language."}
+ZH_SYSTEM = {"role": "system", "content": "你是一个友好的助手，请用中文回答。"}
+ZH_CHAT = [
+    {"role": "user", "content": "你有宠物吗？"},
+    {"role": "assistant", "content": "有啊，我养了一只狗，已经三年了。"},
+    {"role": "user", "content": "它叫什么名字？"},
+    {"role": "assistant", "content": "我从来没有养过狗。"},
+]
+
+
+@pytest.mark.parametrize("system", [EN_SYSTEM, ZH_SYSTEM, {"role": "developer", "content": "Be brief."}])
+def test_a_chinese_chat_logs_system_prompt_casts_no_vote_and_is_not_read(
+    defaults, history_only, system, tmp_path, capsys
+):
+    """An English system prompt made a Chinese chat 'mixed' and refused (exit 2); a Chinese one was read in the
+    history as a turn of the conversation. Neither is read now: the detector reads u1, b1, u2, b2 as the user's and
+    the assistant's messages, and evidence counts the input's messages."""
+    log = [system, *ZH_CHAT]
+    assert api.route(parse_dialogue({"messages": log})) == "zh"
+    (v,) = history_only.predict([log])
+    assert v.category == "history" and v.evidence == (2,)  # the assistant's 'I have a dog', messages[2]
+    (history,) = history_only.read["history"]
+    assert history[0].startswith("你有宠物吗？") and system["content"] not in history[0]
+    p = tmp_path / "sys.jsonl"
+    p.write_text(json.dumps({"id": "s", "messages": log}, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "check", str(p), "--json")
+    assert code == 0 and json.loads(out)["id"] == "s" and "mixes" not in err, err
+
+
+def test_a_system_prompt_is_not_counted_as_a_chinese_conversations_u1(defaults):
+    """system, assistant, user, assistant passed as four turns with the system prompt read as u1: it is three."""
+    greeting = [ZH_SYSTEM, {"role": "assistant", "content": "你好，有什么可以帮你？"}, *ZH_CHAT[2:]]
+    with pytest.raises(InputError, match=r"got 3 turns besides its system message; is u1 missing\?$"):
+        api.route(parse_dialogue(greeting))
+    with pytest.raises(InputError, match=r"got 3 turns besides its system message and tool calls and results; is u1"):
+        api.route(parse_dialogue([*greeting[:3], CALL, RESULT, greeting[3]]))
+
+
+def test_a_chinese_log_ending_with_a_system_message_is_refused_naming_it(defaults):
+    with pytest.raises(InputError, match=r"^messages\[4\]: the last turn is a system message, the chat's instructions"):
+        api.route(parse_dialogue([*ZH_CHAT, {"role": "system", "content": "The user has left."}]))
+
+
+def test_system_turns_vote_where_they_are_no_chat_logs_instructions():
+    """A task-oriented dialogue's 'system' is its bot: its English turn still makes a Chinese dialogue mixed. An
+    English chat log with a Chinese system prompt is English, as one with a Chinese tool result is."""
+    from dialcheck.language import dialogue_language
+    from dialcheck.schema import Dialogue
+
+    tod = Dialogue.from_texts(["我想订一家酒店。", "Sure, which area do you prefer?"], speakers=["user", "system"])
+    assert dialogue_language(tod) == "mixed"
+    en = [ZH_SYSTEM, {"role": "user", "content": "Do you have a pet?"}, {"role": "assistant", "content": "A dog."}]
+    assert dialogue_language(parse_dialogue(en)) == "other"
+
+
+def test_score_every_turn_counts_a_chinese_logs_turns_as_the_reading_does(defaults, tmp_path, capsys):
+    """Counting every message, an early tool call and result put the start at messages[3], b1 as read: 'too few to
+    check' skipped-turn reports, and a later tool result was one too ('the last turn is a tool message'). The log is
+    now checked from its fourth turn as read (b2) on, at the user's and the assistant's messages only."""
+    log = [ZH_SYSTEM, ZH_TOOLS[0], CALL, RESULT, *ZH_TOOLS[1:3], CALL, RESULT, ZH_TOOLS[5], ZH_CHAT[2], ZH_CHAT[3]]
+    p, out = tmp_path / "log.jsonl", tmp_path / "out.jsonl"
+    p.write_text(json.dumps({"id": "t", "messages": log}, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "score", str(p), str(out), "--every-turn", "--no-progress")
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert code == 0 and [r["turn"] for r in rows] == [8, 9, 10], err
+    assert "skipped 0 bad lines" in err and "too few" not in err and "tool message" not in err
+
+
+def test_evaluate_data_counts_a_chat_logs_turns_as_the_reading_does(tiny_hierarchical_dir, tmp_path, capsys):  # noqa: F811
+    """A four-message log (system, assistant, user, assistant) passed unwarned: it is read as three turns, u1 missing;
+    a log of four turns read and two tool messages was warned of as too short, though it is not."""
+    from dialcheck.cli import main
+
+    greeting = [ZH_SYSTEM, {"role": "assistant", "content": "你好，有什么可以帮你？"}, *ZH_CHAT[2:]]
+    recs = [
+        {"id": "tools", "messages": [ZH_TOOLS[0], CALL, RESULT, *ZH_CHAT[1:]], "contradiction": True,
+         "category": "history"},
+        {"id": "greeting", "messages": greeting, "contradiction": False},
+    ]  # fmt: skip
+    f = tmp_path / "mine.jsonl"
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    ev = ["evaluate", "--benchmark", "cdconv", "--model", str(tiny_hierarchical_dir), "--no-progress", "--data", str(f)]
+    assert main(ev) == 0
+    err = capsys.readouterr().err
+    assert f"warning: 1 of the 2 dialogues of {f} (greeting) has fewer than four turns (got 3 turns besides its " in err
+    assert "system message; is u1 missing?): " in err and "(tools)" not in err

@@ -213,7 +213,8 @@ def route(dialogue: Dialogue, language: str = "en", choose: str = CHOOSE_MODEL) 
     empty one), ``"zh"`` when it is Chinese (by script, see :mod:`dialcheck.language`), else ``language``.
 
     Chinese input must be a conversation u1, b1, u2, b2 (or longer) without empty turns once a chat log's tool
-    calls and results are left out (:func:`~dialcheck.language.chinese_reading`), not ending with a tool's result,
+    calls and results and its system messages are left out (:func:`~dialcheck.language.chinese_reading`; neither
+    votes on the language), not ending with a tool's result or a system message,
     and is routed only when a shipped Chinese model exists; otherwise a :class:`ModelError` asks for a model of
     the caller's own. Japanese, mixed Chinese and non-Chinese turns, or a ``language`` that names no shipped
     default, raise an :class:`InputError`. ``choose`` is how the caller picks a model of its own, for the advice

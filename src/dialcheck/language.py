@@ -30,15 +30,18 @@ from .schema import Dialogue, Turn, Verdict
 
 __all__ = [
     "CHOOSE_MODEL",
+    "INSTRUCTION_ROLES",
     "OTHER_SHARE",
     "SENTENCE_END",
     "TOOL_ROLES",
     "ZH_SHARE",
     "check_chinese_conversation",
     "check_not_japanese",
+    "chinese_lacking",
     "chinese_reading",
     "chinese_turns_lacking",
     "cjk_share",
+    "conversation_turns",
     "dialogue_language",
     "foreign_scripts",
     "foreign_turns",
@@ -116,18 +119,45 @@ def is_tool_turn(turn: Turn) -> bool:
     return turn.speaker in TOOL_ROLES or (turn.speaker == "assistant" and not turn.text.strip())
 
 
+#: The chat-log roles whose messages are the chat's instructions (the system prompt; OpenAI's ``developer``): not said
+#: in the conversation, and often in English above a Chinese chat. Read so only in a chat log (a dialogue with an
+#: ``assistant`` turn): in a task-oriented dialogue of ``user`` and ``system`` turns, ``system`` is the bot.
+INSTRUCTION_ROLES = ("system", "developer")
+
+
+def _left_out(d: Dialogue) -> list[bool]:
+    """For each turn of ``d``, whether a Chinese detector leaves it out: a tool call or result (:func:`is_tool_turn`)
+    or, in a chat log, a system or developer message (:data:`INSTRUCTION_ROLES`)."""
+    chat = any(t.speaker == "assistant" for t in d.turns)
+    return [is_tool_turn(t) or (chat and t.speaker in INSTRUCTION_ROLES) for t in d.turns]
+
+
+def conversation_turns(d: Dialogue) -> list[int]:
+    """The turns of ``d`` said in its conversation, those a Chinese (four-category, CDConv) detector reads as u1, b1,
+    u2, b2: not a chat log's tool calls and results (:func:`is_tool_turn`) nor its system or developer messages
+    (:data:`INSTRUCTION_ROLES`). ``score --every-turn`` checks a Chinese log from the fourth of them on.
+
+    >>> log = Dialogue.from_texts(["Answer in Chinese.", "天气？", "", '{"temp": 20}', "二十度。"],
+    ...                           speakers=["system", "user", "assistant", "tool", "assistant"])
+    >>> conversation_turns(log)
+    [1, 4]
+    """
+    return [i for i, out in enumerate(_left_out(d)) if not out]
+
+
 def _said(d: Dialogue) -> list[int]:
-    """The turns of ``d`` that are not tool turns (:func:`is_tool_turn`); the last turn always."""
+    """The turns of ``d`` a Chinese detector reads (:func:`conversation_turns`); the last turn always."""
     n = len(d.turns)
-    return [i for i, t in enumerate(d.turns) if i == n - 1 or not is_tool_turn(t)]
+    return [i for i, out in enumerate(_left_out(d)) if i == n - 1 or not out]
 
 
 def chinese_reading(d: Dialogue) -> tuple[Dialogue, list[int] | None]:
     """``d`` as a Chinese (four-category, CDConv) detector reads it, and the index in ``d`` of each turn it holds
-    (None when it is ``d`` itself): a chat log without its tool calls and tool results (:func:`is_tool_turn`), so
-    that the turns read by position as u1, b1, u2, b2 are the user's and the assistant's, as a tool turn is never
-    read by the English detectors against the assistant's replies. The last turn is kept whatever it is: it is the
-    one checked. :func:`renumbered` gives a verdict on the reading the indices of ``d``.
+    (None when it is ``d`` itself): a chat log without its tool calls and tool results (:func:`is_tool_turn`) and its
+    system or developer messages (:data:`INSTRUCTION_ROLES`), so that the turns read by position as u1, b1, u2, b2
+    are the user's and the assistant's, as neither is ever read by the English detectors against the assistant's
+    replies. The last turn is kept whatever it is: it is the one checked. :func:`renumbered` gives a verdict on the
+    reading the indices of ``d``.
 
     >>> log = Dialogue.from_texts(["天气？", "", '{"temp": 20}', "二十度。"], speakers=["user", "assistant", "tool",
     ...                           "assistant"])
@@ -157,11 +187,16 @@ def renumbered(v: Verdict, where: Sequence[int] | None) -> Verdict:
 def dialogue_language(d: Dialogue) -> str:
     """``"zh"`` (every turn with letters is Chinese), ``"other"`` (none is), or ``"mixed"``.
 
-    Turns without letters (numbers, emoji, "？？？") and turns in between the two thresholds do not vote, nor does
-    a chat log's tool result (:func:`is_tool_turn`: JSON, in whatever language the tool answers) other than the last
-    turn; a dialogue with no voting turn counts as ``"other"``.
+    Turns without letters (numbers, emoji, "？？？") and turns in between the two thresholds do not vote, nor do
+    a chat log's tool results (:func:`is_tool_turn`: JSON, in whatever language the tool answers) and its system or
+    developer messages (:data:`INSTRUCTION_ROLES`: a Chinese chatbot's system prompt is often English); a dialogue
+    with no voting turn counts as ``"other"``.
+
+    >>> dialogue_language(Dialogue.from_texts(["You are a helpful assistant.", "你好", "你好！有什么事？"],
+    ...                                       speakers=["system", "user", "assistant"]))
+    'zh'
     """
-    texts = [t.text for t in d.turns if not is_tool_turn(t)]
+    texts = [d.turns[i].text for i in conversation_turns(d)]
     langs = [x for x in _turn_languages(texts) if x != "unknown"]
     if not langs:
         return "other"
@@ -304,9 +339,45 @@ def chinese_turns_lacking(n: int, refused: bool = True) -> str | None:
     return f"got {n} turn{'' if n == 1 else 's'}" + (": too few to check" if refused else "")
 
 
+def _left_out_words(d: Dialogue, said: Sequence[int]) -> str:
+    """What the Chinese reading of ``d`` (the turns ``said``) leaves out, for :func:`chinese_lacking`: "tool calls and
+    results", "system message", "system and developer messages", or two of these joined by "and"."""
+    kept = set(said)
+    left = [t for i, t in enumerate(d.turns) if i not in kept]
+    told = [t for t in left if not is_tool_turn(t)]  # a chat's instructions: INSTRUCTION_ROLES
+    parts = []
+    if told:
+        roles = " and ".join(dict.fromkeys(t.speaker for t in told))
+        parts.append(f"{roles} message{'s' if len(told) > 1 else ''}")
+    if len(told) < len(left):
+        parts.append("tool calls and results")
+    return " and ".join(parts)
+
+
+def chinese_lacking(d: Dialogue, refused: bool = True) -> str | None:
+    """What ``d`` lacks to be read as u1, b1, u2, b2 (:func:`chinese_turns_lacking`), its turns counted as the
+    Chinese detector reads them (:func:`chinese_reading`: without a chat log's tool calls and results and its system
+    or developer messages, which the words then name), as ``check`` refuses it (``refused``) and ``evaluate --data``
+    warns of it; None when it has four turns or more.
+
+    >>> log = Dialogue.from_texts(["Be brief.", "我养了猫。", "真好。", "你呢？"], ["system", "user", "assistant",
+    ...                           "user"])
+    >>> chinese_lacking(log)
+    'got 3 turns besides its system message; is u1 missing?'
+    """
+    said = _said(d)
+    lacking = chinese_turns_lacking(len(said), refused)
+    if lacking and len(said) < len(d.turns):  # "got 3 turns besides its tool calls and results; is u1 missing?"
+        head = f"got {len(said)} turn{'' if len(said) == 1 else 's'}"
+        lacking = f"{head} besides its {_left_out_words(d, said)}{lacking[len(head) :]}"
+    return lacking
+
+
 def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     """Raise :class:`InputError` when ``d`` cannot be checked as a Chinese conversation (u1, b1, u2, b2, ...):
-    mixed languages, an empty turn, or fewer than four turns. ``choose``: as in :func:`check_not_japanese`.
+    mixed languages, an empty turn, fewer than four turns, or a last turn the Chinese detector does not read (a
+    tool's result, a chat's system message), each once a chat log's tool calls and results and its system or
+    developer messages are left out (:func:`chinese_reading`). ``choose``: as in :func:`check_not_japanese`.
 
     >>> check_chinese_conversation(Dialogue.from_texts(["我养了猫。", "真好。", "你呢？"]))
     Traceback (most recent call last):
@@ -315,14 +386,16 @@ def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
 got 3 turns; is u1 missing?
     """
     n = len(d.turns)
-    if n and d.turns[-1].speaker in TOOL_ROLES:
+    if n and (d.turns[-1].speaker in TOOL_ROLES or _left_out(d)[-1]):
+        last = d.turns[-1].speaker
+        what = "a tool's result" if last in TOOL_ROLES else "the chat's instructions"
         raise InputError(
-            f"{turn_field(d, n - 1).rsplit('.', 1)[0]}: the last turn is a {d.turns[-1].speaker} message, a tool's "
-            "result, which the Chinese detector does not read (it reads the user's and the assistant's turns as u1, "
-            'b1, u2, b2); --speaker assistant, or "speaker": "assistant" in the dialogue object, checks the '
-            "assistant's last reply"
+            f"{turn_field(d, n - 1).rsplit('.', 1)[0]}: the last turn is a {last} message, {what}, which the "
+            "Chinese detector does not read (it reads the user's and the assistant's turns as u1, b1, u2, b2); "
+            '--speaker assistant, or "speaker": "assistant" in the dialogue object, checks the assistant\'s last '
+            "reply"
         )
-    said = _said(d)  # without a chat log's tool calls and results, as the Chinese detector reads it
+    said = _said(d)  # without a chat log's tool calls and results and its system messages, as the detector reads it
     langs = _turn_languages([d.turns[i].text for i in said])
     if "zh" in langs and "other" in langs:
         zh = [said[k] for k, x in enumerate(langs) if x == "zh"]
@@ -339,9 +412,6 @@ got 3 turns; is u1 missing?
                 "detector reads turns by position as u1, b1, u2, b2; a chat log's tool calls and results are left "
                 "out, not other turns without text)"
             )
-    lacking = chinese_turns_lacking(len(said))
+    lacking = chinese_lacking(d)
     if lacking:
-        if len(said) < n:  # "got 3 turns besides its tool calls and results; is u1 missing?"
-            head = f"got {len(said)} turn{'' if len(said) == 1 else 's'}"
-            lacking = f"{head} besides its tool calls and results{lacking[len(head) :]}"
         raise InputError(f"a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): {lacking}")

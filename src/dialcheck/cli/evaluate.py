@@ -237,15 +237,16 @@ def _warn_language(args: argparse.Namespace, evaluator: Any, default: str = "en"
 def _warn_short(args: argparse.Namespace, evaluator: Any) -> None:
     """Warn, per ``--data`` file of ``--benchmark cdconv``, of the conversations of fewer than four turns: the
     four-category detectors read u1, b1, u2, b2 by position, so one without u1 is read with an empty u1, which no
-    CDConv session has; their verdicts still count. What each lacks is worded as ``check`` refuses it
-    (:func:`~dialcheck.language.chinese_turns_lacking`), one warning per wording."""
+    CDConv session has; their verdicts still count. Turns are counted as the detectors read them, without a chat
+    log's tool calls and results and its system messages, and what each lacks is worded as ``check`` refuses it
+    (:func:`~dialcheck.language.chinese_lacking`), one warning per wording."""
     from ..io import where_named
-    from ..language import chinese_turns_lacking
+    from ..language import chinese_lacking, chinese_reading
 
     for path, examples in zip(args.data, evaluator.files.values(), strict=True):  # one split per file, in order
         by_lack: dict[str, list[str]] = {}
-        for e in sorted(examples, key=lambda e: -len(e.dialogue.turns)):  # three turns first
-            lacking = chinese_turns_lacking(len(e.dialogue.turns), refused=False)  # scored all the same
+        for e in sorted(examples, key=lambda e: -len(chinese_reading(e.dialogue)[0].turns)):  # three turns first
+            lacking = chinese_lacking(e.dialogue, refused=False)  # scored all the same
             if lacking:
                 by_lack.setdefault(lacking, []).append(e.id or "?")
         for lacking, short in by_lack.items():

@@ -39,7 +39,7 @@ from ..io import (
     stdin_lines,
     upto_speaker,
 )
-from ..language import dialogue_language
+from ..language import conversation_turns, dialogue_language
 from ..schema import Dialogue
 from .common import (
     add_model_options,
@@ -350,16 +350,20 @@ def _units(
     r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None, routed: bool = False
 ) -> list[tuple[int | None, Dialogue]]:
     """The (checked turn, dialogue cut after it) pairs of one record; turn ``None``: the whole dialogue as is.
-    With ``routed`` (no ``--model``), ``every_turn`` checks a Chinese log from its fourth turn (b2) on: the
-    Chinese default reads u1, b1, u2, b2, so the turns before have no past it can check them against."""
+    With ``routed`` (no ``--model``), ``every_turn`` checks a Chinese log from its fourth turn (b2) on, counted as
+    the Chinese default reads it (:func:`~dialcheck.language.conversation_turns`: without a chat log's tool calls
+    and results and its system messages, which it never checks): it reads u1, b1, u2, b2, so the turns before have
+    no past it can check them against."""
     d = r.dialogue
     assert d is not None
     if not speakers and not every_turn:
         return [(None, d)]
     by = spoken_by(d, speakers)  # turns with text: a tool call's empty message is never checked
     if every_turn:
-        first = 3 if routed and d.knowledge is None and dialogue_language(d) == "zh" else 1
-        return [(i, d.upto(i)) for i in by if i >= first]
+        if routed and d.knowledge is None and dialogue_language(d) == "zh":
+            read = set(conversation_turns(d)[3:])  # b2 on, as the Chinese reading counts turns
+            return [(i, d.upto(i)) for i in by if i in read]
+        return [(i, d.upto(i)) for i in by if i >= 1]
     return [(by[-1], d.upto(by[-1]))] if by else []
 
 
