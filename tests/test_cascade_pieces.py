@@ -150,3 +150,22 @@ def test_the_long_code_replies_benchmark_builds_seeded_chats_of_long_code_replie
     assert all(250 <= clf._token_len(r) <= 750 for r in replies)
     assert "Python 3.11" in replies[0] and "Python 3.6" in replies[-1]  # an odd seed: the last reply contradicts
     assert "Python 3.6" not in bench.coding_chat(2, 3)[-1]["content"]
+
+
+def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_too(tiny_detector_dir, tmp_path):
+    fast = _variant(tiny_detector_dir, tmp_path / "fast", 1)
+    cfg = json.loads((fast / "dialcheck.json").read_text())
+    cfg["thresholds"] |= {"tau": 0.0, "eta_e": 0.0}  # the first flags every dialogue and names every turn
+    (fast / "dialcheck.json").write_text(json.dumps(cfg))
+    slow = _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    det = CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 0.0)
+    det.tau, det.evidence = 0.0, "confirm"  # above the band [0, 0]: the first decides, the second confirms
+    _, first_pieces = det.first.predict_pieces([LONG])
+    calls = _recording(det.second)
+    got = det.predict([LONG])[0]
+    assert got.contradiction and set(got.evidence) <= {1, 3}
+    read = {p for call in calls for p in call}
+    owners, pairs, _, _ = det.second._pairs(_as_dialogue(LONG))
+    for i in (1, 3):
+        own = dict.fromkeys(p for o, p in zip(owners, pairs, strict=True) if o == i)
+        assert read & set(own) == set(sorted(own, key=lambda p: -first_pieces[p])[:REREAD_PIECES])
