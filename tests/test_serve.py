@@ -872,7 +872,8 @@ def test_a_korean_dialogue_routed_to_the_english_default_is_answered_with_a_warn
     assert r.status_code == 200 and len(r.json()["verdicts"]) == 1
     from dialcheck import Dialogue
 
-    (want,) = (text for _, text in api.routed_warnings([Dialogue.from_texts(KOREAN)], ["en"]))
+    routed = api.routed_warnings([Dialogue.from_texts(KOREAN)], ["en"], pass_model=api.SERVE_MODEL)
+    (want,) = (text for _, text in routed)  # "start the server with --model ...": a request chooses no model
     assert r.json()["warnings"] == [want]
     assert "the dialogue has Korean turns: its verdicts on them mean little" in want
     r = client.post("/check", json={"dialogues": [["I have a cat.", "Nice.", "I never had pets."], KOREAN]})

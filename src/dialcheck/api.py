@@ -288,6 +288,11 @@ def model_language(model: Detector | str | Path) -> str | None:
 
 MIXED = "a conversation mixing Chinese with another language"  # what no shipped default reads (route refuses it)
 
+#: How a warning tells the library's or the command line's user to give a model of their own (``{model}``: which).
+PASS_MODEL = "pass {model}"
+#: ... and the HTTP API's: its model is chosen when the server starts, never by a request.
+SERVE_MODEL = "start the server with --model set to {model}"
+
 
 def language_warning(
     model: str,
@@ -299,6 +304,7 @@ def language_warning(
     instead: str | None = None,
     unread: Sequence[str] | None = None,
     routed: bool = True,
+    pass_model: str = PASS_MODEL,
 ) -> str:
     """The warning about ``where`` (the dialogues named, ``many`` when several) holding turns in a language
     ``model``, trained on ``language``, does not read, and what to do instead (``leave_out``: how to name no
@@ -309,8 +315,9 @@ def language_warning(
     :data:`MIXED`; :func:`unread_by_defaults`) and ``routed`` whether some of them would go to the shipped default
     of the other language, which reads them (a Chinese conversation for an English model, one in Latin letters for
     a Chinese model): the advice to leave the model out is given only then. Without ``unread``, an English model's
-    is read from ``scripts`` and a Chinese model's advice is to leave it out. One wording for :func:`predict`'s log
-    and the command line's stderr.
+    is read from ``scripts`` and a Chinese model's advice is to leave it out. ``pass_model`` is how the caller gives
+    a model of its own, ``{model}`` the model (:data:`PASS_MODEL`; the HTTP API's :data:`SERVE_MODEL`). One wording
+    for :func:`predict`'s log, the command line's stderr and the HTTP API's warnings.
 
     >>> print(language_warning("M", "en", "the dialogue", False, "-", ["Korean"]))  # doctest: +NORMALIZE_WHITESPACE
     M was trained on English dialogues, but the dialogue has Korean turns: its verdicts on them mean little. No
@@ -328,19 +335,19 @@ def language_warning(
             unread, routed = [s for s in scripts if s != "Chinese"], "Chinese" in scripts
         instead = instead or f"{leave_out} to route Chinese conversations to the shipped Chinese default"
         if scripts and not unread:
-            advice = f"{instead}, or pass a Chinese (cdconv.*) model"
+            advice = f"{instead}, or {pass_model.format(model='a Chinese (cdconv.*) model')}"
         elif routed or not scripts:
-            advice = f"{instead}; for the others, pass a model trained on their language"
+            advice = f"{instead}; for the others, {pass_model.format(model='a model trained on their language')}"
         else:
-            advice = _unread_advice(unread)
+            advice = _unread_advice(unread, pass_model)
         return (
             f"{model} was trained on English dialogues, but {where} {has} {turns}: its verdicts on them mean little. "
             + advice
         )
     instead = instead or f"{leave_out} to route them to the shipped default for their language"
-    advice = f"{instead}, or pass a model trained on it"
+    advice = f"{instead}, or {pass_model.format(model='a model trained on it')}"
     if unread:  # Japanese is refused without a model, Korean only warned of, a mixed conversation refused
-        advice = _unread_advice(unread)
+        advice = _unread_advice(unread, pass_model)
         if routed:
             advice += f"; for the others (in English), {instead[:1].lower()}{instead[1:]}"
     return (
@@ -349,13 +356,13 @@ def language_warning(
     )
 
 
-def _unread_advice(unread: Sequence[str]) -> str:
+def _unread_advice(unread: Sequence[str], pass_model: str = PASS_MODEL) -> str:
     """ "No shipped detector reads Japanese: pass a model trained on it" for ``unread`` (:func:`language_warning`)."""
     names = [x for x in unread if x != MIXED]
     mixed = MIXED in unread
     it = "their languages" if mixed else "it" if len(names) == 1 else "them"
     read = ", nor ".join(([_and(names)] if names else []) + [MIXED] * mixed)
-    return f"No shipped detector reads {read}: pass a model trained on {it}"
+    return f"No shipped detector reads {read}: {pass_model.format(model=f'a model trained on {it}')}"
 
 
 def unread_by_defaults(dialogues: Sequence[Dialogue], language: str) -> tuple[list[str], bool]:
@@ -409,15 +416,16 @@ def language_gap(
     names: Sequence[str] | None = None,
     total: int | None = None,
     leave_out: str = "Leave the model out (model=None)",
+    pass_model: str = PASS_MODEL,
 ) -> tuple[list[int], str | None]:
     """The ``dialogues`` that hold turns in a language ``det`` was not trained on (their indices) and the one
     warning that names them (:func:`foreign_warning`; None when there are none), which :func:`warn_language` logs
-    and the HTTP API also returns."""
+    and the HTTP API also returns (``pass_model``: :data:`SERVE_MODEL`)."""
     language = model_language(det)
     if language is None:
         return [], None
     name = Path(str(det.path)).name if getattr(det, "path", None) else det.config.detector
-    return foreign_warning(name, language, dialogues, names, total, leave_out)
+    return foreign_warning(name, language, dialogues, names, total, leave_out, pass_model=pass_model)
 
 
 def foreign_warning(
@@ -430,10 +438,12 @@ def foreign_warning(
     instead: str | None = None,
     alone: str | None = "the dialogue",
     of: str = "",
+    pass_model: str = PASS_MODEL,
 ) -> tuple[list[int], str | None]:
     """The ``dialogues`` that hold turns in a language ``model`` (trained on ``language``) does not read
     (:func:`~dialcheck.language.foreign_turns`; their indices) and the one warning that names them and their
-    scripts (:func:`language_warning`, ``leave_out`` and ``instead`` its advice; None when there are none). The
+    scripts (:func:`language_warning`, ``leave_out``, ``instead`` and ``pass_model`` its advice; None when there are
+    none). The
     dialogues are named as :func:`where_named` names them (``dialogues[i]``, or ``names[i]`` of ``total``).
     Every warning of a model on dialogues it was not trained to read is composed here: the library's log, the HTTP
     API's, the command line's for ``--model`` and for the shipped default a dialogue is routed to; only the names
@@ -450,7 +460,7 @@ the model out (model=None) to route Chinese conversations to the shipped Chinese
     shown = [f"dialogues[{i}]" if names is None else names[i] for i in idx]
     total = len(dialogues) if total is None else total
     found = [dialogues[i] for i in idx]
-    return idx, _foreign_text(model, language, found, shown, total, leave_out, instead, alone, of)
+    return idx, _foreign_text(model, language, found, shown, total, leave_out, instead, alone, of, pass_model)
 
 
 def _foreign_text(
@@ -463,12 +473,14 @@ def _foreign_text(
     instead: str | None,
     alone: str | None,
     of: str,
+    pass_model: str = PASS_MODEL,
 ) -> str:
     """:func:`foreign_warning`'s words for the dialogues ``found`` to hold foreign turns, named ``shown``."""
     scripts = foreign_scripts(found, language)
     unread, routed = unread_by_defaults(found, language)
     where = where_named(shown, total, alone, of)
-    return language_warning(model, language, where, len(found) > 1, leave_out, scripts, instead, unread, routed)
+    many = len(found) > 1
+    return language_warning(model, language, where, many, leave_out, scripts, instead, unread, routed, pass_model)
 
 
 @functools.lru_cache(maxsize=16)
@@ -496,13 +508,15 @@ def routed_warnings(
     total: int | None = None,
     instead: str | None = None,
     of: str = "",
+    pass_model: str = PASS_MODEL,
 ) -> list[tuple[list[int], str]]:
     """For each shipped default that :func:`routed_gaps` finds given dialogues it was not trained to read: their indices
     and one warning naming them (``dialogues[i]``, or ``names[i]`` of ``total``; "the dialogue" when there is one and no
     names; ``of``: the file they are in, " of FILE": :func:`where_named`) and their scripts (:func:`foreign_warning`;
-    ``instead``: the advice for a caller whose dialogues would go to another default some other way). The one place
-    every entry point without a model of its own (:func:`predict`, ``BatchScorer``, the command line, the HTTP API)
-    takes its warning from; none refuses the dialogues: they are checked all the same."""
+    ``instead``: the advice for a caller whose dialogues would go to another default some other way; ``pass_model``:
+    how its user gives a model of their own, :data:`SERVE_MODEL` for the HTTP API's, whose model is chosen when the
+    server starts). The one place every entry point without a model of its own (:func:`predict`, ``BatchScorer``, the
+    command line, the HTTP API) takes its warning from; none refuses the dialogues: they are checked all the same."""
     out = []
     total = len(dialogues) if total is None else total
     alone = "the dialogue" if names is None else None
@@ -517,7 +531,7 @@ def routed_warnings(
         )
         model = f"the shipped default {path.name}"
         found = [dialogues[i] for i in idx]  # routed_gaps found their foreign turns: not looked for again
-        out.append((idx, _foreign_text(model, language, found, shown, total, "", advice, alone, of)))
+        out.append((idx, _foreign_text(model, language, found, shown, total, "", advice, alone, of, pass_model)))
     return out
 
 

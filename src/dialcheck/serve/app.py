@@ -486,10 +486,11 @@ def create_app(
         :func:`routes_of` found it), and return the warnings for the response's ``"warnings"``: the verdicts are the
         same."""
         if detector is not None:
-            _, text = api.language_gap(detector, dialogues, names, leave_out="Serve without --model")
+            serve = api.SERVE_MODEL  # "start the server with --model set to ...": no request chooses the model
+            _, text = api.language_gap(detector, dialogues, names, leave_out="Serve without --model", pass_model=serve)
             texts = [] if text is None else [text]
         else:
-            texts = [text for _, text in api.routed_warnings(dialogues, routes, names)]
+            texts = [text for _, text in api.routed_warnings(dialogues, routes, names, pass_model=api.SERVE_MODEL)]
         for text in texts:
             api.log.warning(text)  # the library's logger, as before
         return texts
