@@ -277,3 +277,23 @@ def test_evaluate_data_counts_a_chat_logs_turns_as_the_reading_does(tiny_hierarc
     err = capsys.readouterr().err
     assert f"warning: 1 of the 2 dialogues of {f} (greeting) has fewer than four turns (got 3 turns besides its " in err
     assert "system message; is u1 missing?): " in err and "(tools)" not in err
+
+
+def test_the_refusal_of_a_last_tool_result_words_its_advice_per_caller(defaults):
+    """The refusal told library and HTTP callers '--speaker assistant', an option neither has: each is told its own
+    way to check the assistant's reply, as route's other errors word their advice per caller."""
+    d = parse_dialogue({"messages": ZH_TOOLS[:5]})
+    with pytest.raises(InputError) as e:
+        api.route(d)
+    assert 'speaker="assistant" (dialcheck.check(..., speaker=...))' in e.value.message
+    assert "--speaker" not in e.value.message
+    with pytest.raises(InputError, match="; --speaker assistant, or "):
+        api.route(d, choose="pass --model")
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from dialcheck.serve import create_app
+
+    r = TestClient(create_app(None)).post("/check", json={"messages": ZH_TOOLS[:5]})
+    assert r.status_code == 422 and "--speaker" not in r.text, r.text
+    assert '\\"speaker\\": \\"assistant\\" in the request' in r.text, r.text

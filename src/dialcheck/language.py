@@ -29,13 +29,17 @@ from .errors import InputError
 from .schema import Dialogue, Turn, Verdict
 
 __all__ = [
+    "CHECK_ASSISTANT",
+    "CHOOSE_CLI",
     "CHOOSE_MODEL",
+    "CHOOSE_SERVER",
     "INSTRUCTION_ROLES",
     "OTHER_SHARE",
     "SENTENCE_END",
     "TOOL_ROLES",
     "ZH_SHARE",
     "check_chinese_conversation",
+    "check_chinese_last_turn",
     "check_not_japanese",
     "chinese_lacking",
     "chinese_reading",
@@ -56,8 +60,18 @@ ZH_SHARE = 0.5
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # the space after an English sentence: SENTENCE_END.split(text)
 OTHER_SHARE = 0.2
 # How a caller of the library chooses a model of its own, for the advice of an error that no shipped default can
-# check a dialogue. The command line passes "pass --model", the HTTP API "start the server with --model".
+# check a dialogue. The command line passes CHOOSE_CLI, the HTTP API CHOOSE_SERVER.
 CHOOSE_MODEL = "pass model=FOLDER (dialcheck.check(..., model=...), dialcheck.load(...))"
+CHOOSE_CLI = "pass --model"
+CHOOSE_SERVER = "start the server with --model"
+#: How each caller (by its ``choose``: :data:`CHOOSE_CLI`, :data:`CHOOSE_SERVER`; any other is the library's) checks
+#: the assistant's last reply of a chat log, for the advice of an error about its last turn.
+CHECK_ASSISTANT = {
+    CHOOSE_CLI: '--speaker assistant, or "speaker": "assistant" in the dialogue object,',
+    CHOOSE_SERVER: '"speaker": "assistant" in the request (beside "dialogues", or in the dialogue object)',
+}
+CHECK_ASSISTANT_LIBRARY = 'speaker="assistant" (dialcheck.check(..., speaker=...)), or "speaker": "assistant" in the '
+CHECK_ASSISTANT_LIBRARY += "dialogue object,"
 
 
 def _is_cjk(ch: str) -> bool:
@@ -373,6 +387,41 @@ def chinese_lacking(d: Dialogue, refused: bool = True) -> str | None:
     return lacking
 
 
+def check_chinese_last_turn(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
+    """Raise :class:`InputError` when the last turn of ``d`` is one a Chinese (four-category) detector does not read
+    (:func:`chinese_reading`): a chat log's tool result, tool call, or system or developer message. The advice says
+    how the caller (``choose``, as in :func:`check_not_japanese`) checks the assistant's last reply instead
+    (:data:`CHECK_ASSISTANT`). Both ways to a Chinese detector go through it: :func:`check_chinese_conversation`
+    (routing) and the detector's ``predict`` (a Chinese ``--model``, ``dialcheck.load(...).predict``).
+
+    >>> log = Dialogue.from_texts(["天气？", '{"temp": 20}'], ["user", "tool"], meta={"turns_key": "messages"})
+    >>> check_chinese_last_turn(log)  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    dialcheck.errors.InputError: messages[1]: the last turn is a tool message, a tool's result, which the Chinese \
+detector does not read (it reads the user's and the assistant's turns as u1, b1, u2, b2); speaker="assistant" \
+(dialcheck.check(..., speaker=...)), or "speaker": "assistant" in the dialogue object, checks the assistant's last \
+reply
+    """
+    n = len(d.turns)
+    if not n or not _left_out(d)[-1]:
+        return
+    last = d.turns[-1].speaker
+    what = (
+        "a tool's result"
+        if last in TOOL_ROLES
+        else "a tool call"
+        if is_tool_turn(d.turns[-1])
+        else "the chat's instructions"
+    )
+    advice = CHECK_ASSISTANT.get(choose, CHECK_ASSISTANT_LIBRARY)
+    raise InputError(
+        f"{turn_field(d, n - 1).rsplit('.', 1)[0]}: the last turn is a {last} message, {what}, which the Chinese "
+        f"detector does not read (it reads the user's and the assistant's turns as u1, b1, u2, b2); {advice} checks "
+        "the assistant's last reply"
+    )
+
+
 def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     """Raise :class:`InputError` when ``d`` cannot be checked as a Chinese conversation (u1, b1, u2, b2, ...):
     mixed languages, an empty turn, fewer than four turns, or a last turn the Chinese detector does not read (a
@@ -385,16 +434,7 @@ def check_chinese_conversation(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     dialcheck.errors.InputError: a Chinese conversation is checked as u1 (user), b1 (bot), u2 (user), b2 (bot): \
 got 3 turns; is u1 missing?
     """
-    n = len(d.turns)
-    if n and (d.turns[-1].speaker in TOOL_ROLES or _left_out(d)[-1]):
-        last = d.turns[-1].speaker
-        what = "a tool's result" if last in TOOL_ROLES else "the chat's instructions"
-        raise InputError(
-            f"{turn_field(d, n - 1).rsplit('.', 1)[0]}: the last turn is a {last} message, {what}, which the "
-            "Chinese detector does not read (it reads the user's and the assistant's turns as u1, b1, u2, b2); "
-            '--speaker assistant, or "speaker": "assistant" in the dialogue object, checks the assistant\'s last '
-            "reply"
-        )
+    check_chinese_last_turn(d, choose)
     said = _said(d)  # without a chat log's tool calls and results and its system messages, as the detector reads it
     langs = _turn_languages([d.turns[i].text for i in said])
     if "zh" in langs and "other" in langs:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DialcheckError, InputError
+from ..language import CHOOSE_CLI
 
 #: ``--data-dir``'s help, in the order :func:`dialcheck.datasets.base.data_dir` looks (one wording for every command)
 DATA_DIR_HELP = (
@@ -491,7 +492,7 @@ def configure(det: Any, args: argparse.Namespace) -> None:
             det.add_vocabulary(args._vocabulary)
 
 
-CHOOSE = "pass --model"  # how a command picks a model of its own, in the advice of api.route's errors
+CHOOSE = CHOOSE_CLI  # "pass --model": how a command picks a model of its own, in the advice of api.route's errors
 
 
 def route_error(args: argparse.Namespace, d: Any) -> DialcheckError | None:
