@@ -14,8 +14,10 @@ from ..errors import DialcheckError, InputError
 from ..io import ends_off_assistant, input_name, read_dialogues, upto_speaker
 from ..schema import Dialogue, Verdict
 from .common import (
+    CHUNK_CHARACTERS,
     add_model_options,
     add_speaker_option,
+    dialogue_weight,
     last_message,
     model_language_of,
     model_warning,
@@ -54,19 +56,17 @@ def add_parser(sub: Any) -> None:
 
 def chunks(dialogues: Sequence[Dialogue], size: int = CHUNK) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each chunk of ``dialogues`` checked at once: ``size`` dialogues, or fewer once they hold
-    about ``size * CHUNK_CHARACTERS`` characters (a turn longer than ``CHUNK_CHARACTERS`` counted once a
-    ``CHUNK_CHARACTERS`` of it: it is cut into pieces, each paired with the other long turns' pieces).
+    about ``size * CHUNK_CHARACTERS`` characters, each weighed by :func:`.common.dialogue_weight` as score weighs it
+    (a turn longer than ``CHUNK_CHARACTERS`` counted once a ``CHUNK_CHARACTERS`` of it).
 
     >>> from dialcheck.schema import Dialogue
     >>> short, long = Dialogue.from_texts(["Hi.", "Hello!"]), Dialogue.from_texts(["x" * 3000, "y" * 3000])
     >>> list(chunks([short] * 5, 2)), list(chunks([long, short, short], 2))
     ([(0, 2), (2, 4), (4, 5)], [(0, 1), (1, 3)])
     """
-    from .score import CHUNK_CHARACTERS
-
     start, weight = 0, 0
     for i, d in enumerate(dialogues):
-        weight += sum(len(t.text) * max(1, len(t.text) // CHUNK_CHARACTERS) for t in d.turns)
+        weight += dialogue_weight(d)  # as score weighs a dialogue
         if i + 1 - start >= size or weight >= size * CHUNK_CHARACTERS:
             yield start, i + 1
             start, weight = i + 1, 0

@@ -15,11 +15,28 @@ from typing import Any
 
 from ..errors import DialcheckError, InputError
 from ..language import CHOOSE_CLI
+from ..schema import Dialogue
 
 #: ``--data-dir``'s help, in the order :func:`dialcheck.datasets.base.data_dir` looks (one wording for every command)
 DATA_DIR_HELP = (
     "corpus folder (default $DIALCHECK_DATA_DIR, else ../shared/data beside the current folder or the checkout)"
 )
+
+CHUNK_CHARACTERS = 1000  # a chunk's characters per dialogue of its size (check's 64, score's --chunk-size): a log of
+# 400-turn dialogues or turns of 20,000 characters (38,000 pairs a dialogue on a small window) was one chunk, scored
+# for minutes with the bar at 0 and all their pairs in memory
+
+
+def dialogue_weight(dialogue: Dialogue) -> int:
+    """About how much checking ``dialogue`` costs, in characters read, by which check and score end their chunks
+    sooner: its turns' text, a turn longer than :data:`CHUNK_CHARACTERS` counted once a ``CHUNK_CHARACTERS`` of it
+    (it is cut into pieces, each paired with the other long turns' pieces).
+
+    >>> from dialcheck.schema import Dialogue
+    >>> dialogue_weight(Dialogue.from_texts(["Hi.", "x" * 2500]))
+    5003
+    """
+    return sum(len(t.text) * max(1, len(t.text) // CHUNK_CHARACTERS) for t in dialogue.turns)
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:

@@ -42,8 +42,10 @@ from ..io import (
 from ..language import conversation_turns, dialogue_language
 from ..schema import Dialogue
 from .common import (
+    CHUNK_CHARACTERS,
     add_model_options,
     add_speaker_option,
+    dialogue_weight,
     json_document,
     json_document_error,
     json_lines,
@@ -367,21 +369,14 @@ def _units(
     return [(by[-1], d.upto(by[-1]))] if by else []
 
 
-CHUNK_CHARACTERS = 1000  # a chunk's characters per --chunk-size dialogue: a log of 400-turn dialogues or turns of
-# 20,000 characters (38,000 pairs a dialogue on a small window) was one chunk of up to --chunk-size of them, scored
-# for minutes with the bar at 0 and all their pairs in memory
-
-
 def _weight(r: ParsedRecord, every_turn: bool) -> int:
-    """About how much scoring record ``r`` costs, in characters read: its turns' text, a turn longer than
-    ``CHUNK_CHARACTERS`` counted once a ``CHUNK_CHARACTERS`` of it (it is cut into pieces, each paired with the
-    other long turns' pieces), and with ``every_turn`` the dialogue cut after each of its turns (about half of it,
-    each)."""
+    """About how much scoring record ``r`` costs, in characters read: its dialogue's :func:`.common.dialogue_weight`
+    (check ends its chunks by the same), and with ``every_turn`` the dialogue cut after each of its turns (about half
+    of it, each)."""
     if r.dialogue is None:
         return 0
-    turns = r.dialogue.turns
-    chars = sum(len(t.text) * max(1, len(t.text) // CHUNK_CHARACTERS) for t in turns)
-    return chars * (len(turns) + 1) // 2 if every_turn else chars
+    chars = dialogue_weight(r.dialogue)
+    return chars * (len(r.dialogue.turns) + 1) // 2 if every_turn else chars
 
 
 def _unfinished(lines: Iterator[bytes], done: LineSet) -> Iterator[bytes]:
