@@ -297,3 +297,49 @@ def test_the_refusal_of_a_last_tool_result_words_its_advice_per_caller(defaults)
     r = TestClient(create_app(None)).post("/check", json={"messages": ZH_TOOLS[:5]})
     assert r.status_code == 422 and "--speaker" not in r.text, r.text
     assert '\\"speaker\\": \\"assistant\\" in the request' in r.text, r.text
+
+
+@pytest.mark.parametrize("kind", ["hierarchical", "flat"])
+def test_a_chinese_model_refuses_a_log_ending_with_a_tool_result_as_routing_does(kind, tiny_hierarchical_dir):  # noqa: F811
+    """Routing refused such a log, but dialcheck.load(...).predict (and --model) read the tool's JSON as b2 and
+    checked it: both ways now refuse it (and a log ending with a system message), before any model work."""
+    import dialcheck
+    from dialcheck.detectors import FlatCategoryDetector
+
+    det = dialcheck.load(tiny_hierarchical_dir) if kind == "hierarchical" else FlatCategoryDetector()
+    with pytest.raises(InputError, match=r"^messages\[4\]: the last turn is a tool message, a tool's result"):
+        det.predict([{"messages": ZH_TOOLS[:5]}])
+    ended = [*ZH_CHAT, {"role": "system", "content": "The user has left."}]
+    with pytest.raises(InputError, match=r"^dialogues\[1\]: messages\[4\]: the last turn is a system message"):
+        det.predict([{"messages": ZH_TOOLS}, {"messages": ended}])
+
+
+def test_check_with_a_chinese_model_refuses_a_log_ending_with_a_tool_result_by_file_and_line(
+    tiny_hierarchical_dir,  # noqa: F811
+    tmp_path,
+    capsys,
+):
+    p = tmp_path / "zh_tool_last.jsonl"
+    lines = [{"id": "ok", "messages": ZH_TOOLS}, {"id": "t", "messages": ZH_TOOLS[:5]}]
+    p.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    code, out, err = run_cli(capsys, "check", str(p), "--model", str(tiny_hierarchical_dir))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert f"{p}, line 2: t: messages[4]: the last turn is a tool message" in err and "--speaker assistant" in err
+    code, out, err = run_cli(capsys, "check", str(p), "--model", str(tiny_hierarchical_dir), "--speaker", "assistant")
+    assert code == 0, err
+
+
+def test_serve_with_a_chinese_model_refuses_a_log_ending_with_a_tool_result_with_a_422(tiny_hierarchical_dir):  # noqa: F811
+    """It was answered with the tool's JSON checked as b2; refused in predict alone, it would be a 500."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from dialcheck.detectors import load_detector
+    from dialcheck.serve import create_app
+
+    client = TestClient(create_app(load_detector(tiny_hierarchical_dir)))
+    r = client.post("/check", json={"messages": ZH_TOOLS[:5]})
+    assert r.status_code == 422 and "messages[4]: the last turn is a tool message" in r.text, r.text
+    assert '\\"speaker\\": \\"assistant\\" in the request' in r.text
+    r = client.post("/check", json={"messages": ZH_TOOLS[:5], "speaker": "assistant"})
+    assert r.status_code == 200, r.text

@@ -263,16 +263,9 @@ def model_language(model: Detector | str | Path) -> str | None:
     >>> model_language("decode-utterance-minilm-v10"), model_language("cdconv-flat-zh-v2"), model_language("x/y")
     ('en', 'zh', None)
     """
-    from .detectors.modeling import CONFIG_NAME, DetectorConfig
     from .vocab import split_base
 
-    if isinstance(model, (str, Path)):
-        try:
-            config = DetectorConfig.from_file(model_folder(model) / CONFIG_NAME)
-        except (DialcheckError, OSError, ValueError):
-            return None
-    else:
-        config = getattr(model, "config", None)
+    config = _config_of(model)
     kind, base = getattr(config, "detector", None), getattr(config, "base", None)
     if not isinstance(kind, str):
         return None
@@ -284,6 +277,31 @@ def model_language(model: Detector | str | Path) -> str | None:
     ):
         return "zh"
     return "en" if kind.startswith(_ENGLISH_TYPES) else None
+
+
+def _config_of(model: Detector | str | Path) -> Any:
+    """The config of ``model`` (a detector, a folder or a shipped model's name); None when it cannot be read."""
+    from .detectors.modeling import CONFIG_NAME, DetectorConfig
+
+    if isinstance(model, (str, Path)):
+        try:
+            return DetectorConfig.from_file(model_folder(model) / CONFIG_NAME)
+        except (DialcheckError, OSError, ValueError):
+            return None
+    return getattr(model, "config", None)
+
+
+def reads_as_chinese(model: Detector | str | Path) -> bool:
+    """Whether ``model`` is a four-category CDConv detector (``cdconv.*``), which reads a chat log as
+    :func:`~dialcheck.language.chinese_reading` says and refuses one ending with a turn it leaves out (a tool's
+    result, a system message: :func:`~dialcheck.language.check_chinese_last_turn`), so that a command refuses it
+    by file and line before any model work.
+
+    >>> reads_as_chinese("cdconv-flat-zh-v2"), reads_as_chinese("decode-utterance-minilm-v10")
+    (True, False)
+    """
+    kind = getattr(_config_of(model), "detector", None)
+    return isinstance(kind, str) and kind.startswith("cdconv.")
 
 
 MIXED = "a conversation mixing Chinese with another language"  # what no shipped default reads (route refuses it)

@@ -514,8 +514,22 @@ CHOOSE = CHOOSE_CLI  # "pass --model": how a command picks a model of its own, i
 
 def route_error(args: argparse.Namespace, d: Any) -> DialcheckError | None:
     """Why no shipped default can check ``d`` (Chinese and English turns mixed, a Chinese conversation without
-    u1, ...), or None; with ``--model`` every dialogue goes to that model and this is None."""
+    u1, ...), or None; with ``--model`` every dialogue goes to that model, which refuses only what a four-category
+    (Chinese) model refuses of it: a chat log ending with a tool's result or a system message
+    (``language.check_chinese_last_turn``), which it reads none of."""
     if args.model is not None:
+        if "_reads_as_chinese" not in vars(args):  # the model's config read once a run
+            from ..api import names_default, reads_as_chinese
+
+            args._reads_as_chinese = not names_default(args.model) and reads_as_chinese(args.model)
+        if not args._reads_as_chinese:
+            return None
+        from ..language import check_chinese_last_turn
+
+        try:
+            check_chinese_last_turn(d, CHOOSE)
+        except DialcheckError as e:
+            return e
         return None
     from ..api import route
 

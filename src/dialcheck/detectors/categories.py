@@ -36,15 +36,15 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..io import as_dialogues
-from ..language import chinese_reading, renumbered
+from ..language import check_chinese_last_turn, chinese_reading, renumbered
 from ..schema import Dialogue, Turn, Verdict
 from .base import Detector, check_threshold, register_detector
 from .core import CONTRADICTION, PairClassifier
@@ -159,6 +159,30 @@ def category_evidence(d: Dialogue, category: str | None) -> tuple[int, ...]:
     return ()
 
 
+def read_as_chinese(
+    predict: Callable[[Sequence[Dialogue], int, bool], list[Verdict]],
+    dialogues: Sequence[Dialogue],
+    batch_size: int,
+    show_progress_bar: bool,
+) -> list[Verdict]:
+    """``predict`` (a four-category detector's own) on ``dialogues`` as a Chinese detector reads them
+    (:func:`~dialcheck.language.chinese_reading`: a chat log without its tool calls and results and its system
+    messages), the verdicts' turn indices those of the input (:func:`~dialcheck.language.renumbered`). A dialogue
+    ending with a turn left out (a tool's result, a system message) is refused as routing refuses it
+    (:func:`~dialcheck.language.check_chinese_last_turn`), named ``dialogues[i]`` among several: its tool output
+    would otherwise be read as b2. Every way to these detectors goes through here: routing, ``--model``,
+    ``dialcheck.load(...).predict``."""
+    dialogues = as_dialogues(dialogues)
+    for i, d in enumerate(dialogues):
+        try:
+            check_chinese_last_turn(d)
+        except InputError as e:
+            raise InputError(f"dialogues[{i}]: {e.message}" if len(dialogues) > 1 else e.message) from None
+    read = [chinese_reading(d) for d in dialogues]
+    verdicts = predict([d for d, _ in read], batch_size, show_progress_bar)
+    return [renumbered(v, where) for v, (_, where) in zip(verdicts, read, strict=True)]
+
+
 class CategoryDetector(Detector):
     """One 4-way classifier (labels :data:`CATEGORY_LABELS`): contradiction when P(any) >= ``tau``; the
     category is then the most likely of the three contradiction labels.
@@ -214,11 +238,10 @@ class CategoryDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
-        """Verdicts on the last turn of each dialogue; a chat log's tool calls and results are not read
-        (:func:`~dialcheck.language.chinese_reading`), and evidence counts every turn of the input."""
-        read = [chinese_reading(d) for d in as_dialogues(dialogues)]
-        verdicts = self._predict([d for d, _ in read], batch_size, show_progress_bar)
-        return [renumbered(v, where) for v, (_, where) in zip(verdicts, read, strict=True)]
+        """Verdicts on the last turn of each dialogue, read as :func:`read_as_chinese` says: a chat log's tool calls
+        and results and its system messages are not read, evidence counts every turn of the input, and a log ending
+        with one of them is an :class:`~dialcheck.errors.InputError`."""
+        return read_as_chinese(self._predict, dialogues, batch_size, show_progress_bar)
 
     def _predict(self, dialogues: Sequence[Dialogue], batch_size: int, show_progress_bar: bool) -> list[Verdict]:
         clf = self.classifier
@@ -436,10 +459,8 @@ class HierarchicalDetector(Detector):
     def predict(
         self, dialogues: Sequence[Dialogue], batch_size: int = 64, show_progress_bar: bool = False
     ) -> list[Verdict]:
-        """As :meth:`CategoryDetector.predict`: a chat log's tool calls and results are not read."""
-        read = [chinese_reading(d) for d in as_dialogues(dialogues)]
-        verdicts = self._predict([d for d, _ in read], batch_size, show_progress_bar)
-        return [renumbered(v, where) for v, (_, where) in zip(verdicts, read, strict=True)]
+        """As :meth:`CategoryDetector.predict` (:func:`read_as_chinese`)."""
+        return read_as_chinese(self._predict, dialogues, batch_size, show_progress_bar)
 
     def _predict(self, dialogues: Sequence[Dialogue], batch_size: int, show_progress_bar: bool) -> list[Verdict]:
         stages = self.stages

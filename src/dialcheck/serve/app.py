@@ -60,7 +60,7 @@ from ..io import (
     parse_checked,
     upto_speaker,
 )
-from ..language import _is_cjk
+from ..language import CHOOSE_SERVER, _is_cjk, check_chinese_last_turn
 from ..schema import Dialogue, Turn
 from .compute import ComputeClosed, ComputeThread, wait
 
@@ -449,13 +449,21 @@ def create_app(
         """The shipped default each dialogue goes to (:func:`dialcheck.route`), worked out once a request, on its
         own thread: it reads the text and loads nothing. A dialogue none reads (a Chinese one without a Chinese
         model, mixed languages) is a 422 naming it, before the request waits for the compute thread. Empty when the
-        server answers with a model of its own."""
+        server answers with a model of its own (a Chinese, four-category one: a chat log ending with a tool's result
+        or a system message, which it does not read, is a 422 as routed)."""
         if detector is not None:
+            if api.reads_as_chinese(detector):  # it refuses a log ending with a tool's result, as routing does
+                for i, d in enumerate(dialogues):
+                    try:
+                        check_chinese_last_turn(d, CHOOSE_SERVER)
+                    except InputError as e:
+                        where = f"dialogues[{i}]: " if len(dialogues) > 1 else prefix
+                        raise HTTPException(422, where + e.message) from None
             return []
         out = []
         for i, d in enumerate(dialogues):
             try:
-                out.append(api.route(d, choose="start the server with --model"))
+                out.append(api.route(d, choose=CHOOSE_SERVER))
             except DialcheckError as e:
                 where = f"dialogues[{i}]: " if len(dialogues) > 1 else prefix
                 raise HTTPException(422, where + (e.message if isinstance(e, InputError) else str(e))) from None
