@@ -343,3 +343,20 @@ def test_serve_with_a_chinese_model_refuses_a_log_ending_with_a_tool_result_with
     assert '\\"speaker\\": \\"assistant\\" in the request' in r.text
     r = client.post("/check", json={"messages": ZH_TOOLS[:5], "speaker": "assistant"})
     assert r.status_code == 200, r.text
+
+
+def test_kana_in_a_tool_result_or_a_system_prompt_does_not_make_a_chat_japanese(defaults):
+    """A tool result or system prompt casts no vote on a log's language, yet its kana refused the log as Japanese: an
+    English log whose weather tool answered in Japanese, a chat under a Japanese system prompt."""
+    en_tool = [
+        {"role": "user", "content": "What's the weather in Tokyo?"},
+        CALL,
+        {"role": "tool", "content": '{"天気": "晴れ"}'},
+        {"role": "assistant", "content": "It is sunny in Tokyo."},
+    ]
+    assert api.route(parse_dialogue(en_tool)) == "en"
+    ja_system = {"role": "system", "content": "あなたは親切なアシスタントです。"}
+    assert api.route(parse_dialogue([ja_system, *EN_USER_LAST[1:5]])) == "en"
+    assert api.route(parse_dialogue([ja_system, *ZH_CHAT])) == "zh"
+    with pytest.raises(InputError, match=r"turns \[1\] are Japanese"):  # a message of the chat still is
+        api.route(parse_dialogue([EN_USER_LAST[1], {"role": "assistant", "content": "はい、そうです。"}]))

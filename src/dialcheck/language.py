@@ -307,8 +307,11 @@ def is_chinese(d: Dialogue) -> bool:
 
 def check_not_japanese(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     """Raise :class:`InputError` naming the turns with kana: Japanese, which no shipped detector reads (its kanji
-    would otherwise pass for Chinese, its kana for another script). ``choose``: how the caller picks a model of its
-    own (:data:`CHOOSE_MODEL`, the library's; ``"pass --model"`` on the command line).
+    would otherwise pass for Chinese, its kana for another script). A chat log's tool results and system or developer
+    messages are not looked at, as they cast no vote on its language (:func:`conversation_turns`): a weather tool's
+    ``{"天気": "晴れ"}`` or a Japanese system prompt does not make an English or Chinese chat Japanese. ``choose``: how
+    the caller picks a model of its own (:data:`CHOOSE_MODEL`, the library's; ``"pass --model"`` on the command
+    line).
 
     >>> check_not_japanese(Dialogue.from_texts(["名前は？", "田中です。"]), "pass --model")
     Traceback (most recent call last):
@@ -316,7 +319,7 @@ def check_not_japanese(d: Dialogue, choose: str = CHOOSE_MODEL) -> None:
     dialcheck.errors.InputError: turns [0, 1] are Japanese (they have kana): no shipped detector reads Japanese; \
 pass --model to choose one
     """
-    kana = [i for i, t in enumerate(d.turns) if _has_kana(t.text)]
+    kana = [i for i in conversation_turns(d) if _has_kana(d.turns[i].text)]
     if kana:
         raise InputError(
             f"turns {kana} are Japanese (they have kana): no shipped detector reads Japanese; {choose} to choose one"
