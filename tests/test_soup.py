@@ -275,19 +275,19 @@ def test_init_takes_shipped_models_by_name(capsys, tmp_path, data_root):
         assert code == 2 and "no-such: --init: no such folder" in err and "Traceback" not in err, err
     assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
     args = ["--epochs", "0", "--out", str(tmp_path / "b"), "--data-dir", str(tmp_path / "nodata")]
-    code, _, err = run_cli(capsys, "train", "--init", "decode-utterance-minilm-v5", "decode-utterance-minilm-v6", *args)
+    # two shipped names (v4 and v5: in the wheel and the sdist, where the superseded v6 is not)
+    code, _, err = run_cli(capsys, "train", "--init", "decode-utterance-minilm-v4", "decode-utterance-minilm-v5", *args)
     assert code == 2 and "not a saved dialcheck detector" not in err and "nodata" in err
     assert not (tmp_path / "b").exists()  # a failed run leaves nothing in OUT, so it can be run again
 
 
-@pytest.mark.usefixtures("repository_only_models")  # decode-utterance-minilm-v6
 def test_a_shipped_ingredient_is_recorded_by_name_not_by_this_machines_path(tmp_path, two_lora):
     from dialcheck.detectors import default_model_path
 
-    models = default_model_path().parent
-    v5, v6 = models / "decode-utterance-minilm-v5", models / "decode-utterance-minilm-v6"
-    cfg = json.loads((average_detectors([v5, v6], tmp_path / "s") / "dialcheck.json").read_text())
-    assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [v5.name, v6.name]
+    models = default_model_path().parent  # two models the wheel and the sdist ship (not the superseded v6)
+    v4, v5 = models / "decode-utterance-minilm-v4", models / "decode-utterance-minilm-v5"
+    cfg = json.loads((average_detectors([v4, v5], tmp_path / "s") / "dialcheck.json").read_text())
+    assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [v4.name, v5.name]
     a, b = two_lora  # the user's own folders keep their paths
     cfg = json.loads((average_detectors([a, b], tmp_path / "t") / "dialcheck.json").read_text())
     assert [i["folder"] for i in cfg["training"]["init"]["soup"]] == [str(a), str(b)]
