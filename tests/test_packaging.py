@@ -1,10 +1,13 @@
 """What a wheel carries and how an installed package starts: package data, build metadata, light imports."""
 
+import ast
 import fnmatch
+import re
 import subprocess
 import sys
 import tomllib
 import warnings
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -135,10 +138,83 @@ def test_no_model_the_package_runs_or_the_readme_recommends_is_left_out_of_the_w
     assert needed <= {m.name for m in wheel}
 
 
+# Tests that name a superseded model as text only, reading none of it (the fallback's card lists its soup's ingredients)
+NAMES_ONLY = {"test_shipped_models.py::test_the_minilm_fallback_is_a_soup_whose_card_names_its_ingredients"}
+
+
+def _strings(node: ast.AST) -> list[str]:
+    """The string constants in ``node``, docstrings left out (they tell a test's history)."""
+    docs = {
+        id(n.body[0].value)
+        for n in ast.walk(node)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    return [
+        n.value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+    ]
+
+
+def _names_a_superseded_model(named: re.Pattern, constants: set[str], node: ast.AST) -> bool:
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return bool(used & constants) or any(named.search(s) for s in _strings(node))
+
+
+def _tests_reading_superseded_models_unguarded() -> list[str]:
+    """Tests (``file::name``) that name a superseded model (catalog.REPOSITORY_ONLY: a string, a module constant
+    holding one, or a fixture naming one) with no fixture standing for where they are not: ``repository_only_models``
+    (a skip there), or one that builds an install without them (its code names REPOSITORY_ONLY, as
+    test_models_install's ``installed``). A test of the sdist or a wheel failed on 'dialcheck.json is missing'."""
+    from dialcheck.catalog import REPOSITORY_ONLY
+
+    named = re.compile(r"(?<![\w.-])(?:{})(?![\w.])".format("|".join(map(re.escape, REPOSITORY_ONLY))))
+    conftest = ast.parse((ROOT / "tests" / "conftest.py").read_text())
+    found = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        tree = ast.parse(path.read_text())
+        functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        fixtures = {
+            n.name: n
+            for n in [*conftest.body, *functions]
+            if isinstance(n, ast.FunctionDef) and any("fixture" in ast.unparse(d) for d in n.decorator_list)
+        }
+        constants = {
+            t.id
+            for n in tree.body
+            if isinstance(n, ast.Assign) and any(named.search(s) for s in _strings(n.value))
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+
+        names = partial(_names_a_superseded_model, named, constants)
+        guards, reading = {"repository_only_models"}, {name for name, f in fixtures.items() if names(f)}
+        for _ in fixtures:  # a fixture using one of them is one too
+            for name, f in fixtures.items():
+                args = {a.arg for a in f.args.args}
+                if "REPOSITORY_ONLY" in {n.id for n in ast.walk(f) if isinstance(n, ast.Name)} or args & guards:
+                    guards.add(name)
+                if args & reading:
+                    reading.add(name)
+        marked = {s for n in tree.body if "pytestmark" in ast.unparse(n) for s in _strings(n)}
+        for f in functions:
+            if not f.name.startswith("test_") or f"{path.name}::{f.name}" in NAMES_ONLY:
+                continue
+            args = {a.arg for a in f.args.args}
+            if (names(f) or args & reading) and not (args | set(_strings(f)) | marked) & guards:
+                found.append(f"{path.name}::{f.name}")
+    return found
+
+
 def test_the_sdist_carries_what_the_tests_read_and_no_more_models_than_the_wheel(monkeypatch, tmp_path):
     """The sdist shipped tests/test_*.py alone: without conftest.py and the helpers_*.py every test module failed to
     import from an unpacked sdist, and tests read benchmarks/ (scripts and data), examples/ and docs/. MANIFEST.in
-    adds them; the models stay exactly the wheel's (the superseded ones kept it over PyPI's 100 MB)."""
+    adds them; the models stay exactly the wheel's (the superseded ones kept it over PyPI's 100 MB), so a test that
+    reads a superseded model must skip without it (the fixture repository_only_models): test_soup's `train --init`
+    of v5 and v6 still failed from the unpacked sdist."""
     pytest.importorskip("setuptools", minversion="77")
     from setuptools.config.pyprojecttoml import apply_configuration
     from setuptools.dist import Distribution
@@ -160,3 +236,5 @@ def test_the_sdist_carries_what_the_tests_read_and_no_more_models_than_the_wheel
     models = {f.split("/")[3] for f in sdist if f.startswith("src/dialcheck/models/")}
     assert not models & set(REPOSITORY_ONLY)
     assert models == _wheel_models()
+    unguarded = _tests_reading_superseded_models_unguarded()
+    assert not unguarded, f"name a shipped model, or use the fixture repository_only_models: {unguarded}"
