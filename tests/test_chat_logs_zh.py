@@ -360,3 +360,20 @@ def test_kana_in_a_tool_result_or_a_system_prompt_does_not_make_a_chat_japanese(
     assert api.route(parse_dialogue([ja_system, *ZH_CHAT])) == "zh"
     with pytest.raises(InputError, match=r"turns \[1\] are Japanese"):  # a message of the chat still is
         api.route(parse_dialogue([EN_USER_LAST[1], {"role": "assistant", "content": "はい、そうです。"}]))
+
+
+def test_an_english_chat_is_not_warned_of_chinese_turns_its_detector_never_reads(defaults, tmp_path, capsys):
+    """An English chat under a Chinese system prompt (routed to English since the prompt casts no vote), or with a
+    Chinese tool result before the assistant's reply, was warned 'has Chinese turns ... pass a Chinese (cdconv.*)
+    model': the English detectors read neither against the assistant's reply. A Chinese tool result that is itself
+    checked (the last turn) still is warned of."""
+    en_tool = [EN_USER_LAST[1], CALL, {"role": "tool", "content": '{"城市": "北京"}'}, EN_USER_LAST[2]]
+    logs = [[ZH_SYSTEM, *EN_USER_LAST[1:5]], en_tool]
+    dialogues = [parse_dialogue(x) for x in logs]
+    assert api.foreign_warning("M", "en", dialogues) == ([], None)
+    assert api.routed_warnings(dialogues, [api.route(d) for d in dialogues]) == []
+    assert api.foreign_warning("M", "en", [parse_dialogue(en_tool[:3])])[0] == [0]
+    p = tmp_path / "en.jsonl"
+    p.write_text("".join(json.dumps({"messages": x}, ensure_ascii=False) + "\n" for x in logs), encoding="utf-8")
+    code, _, err = run_cli(capsys, "check", str(p), "--model", str(defaults["en"]), "--json")
+    assert code == 0 and "Chinese turns" not in err, err

@@ -274,15 +274,20 @@ def foreign_turns(d: Dialogue, language: str) -> list[int]:
     trained to read: for ``"en"``, the turns mostly in another script than Latin (Chinese, Japanese, Korean,
     Cyrillic, Arabic, ...: see :func:`turn_script`; English in Latin letters with a few accented words or emoji
     is read); for ``"zh"``, the turns in another script (a short "OK" or "haha" in a Chinese conversation does not
-    count, as in :func:`dialogue_language`).
+    count, as in :func:`dialogue_language`). A chat log's tool results and system or developer messages are not
+    counted where the detector does not read them: never by a Chinese one (:func:`chinese_reading`), and by an English
+    one only when the checked (last) turn is of their speaker, which it is read against (a Chinese system prompt
+    above an English chat, a Chinese tool result before the assistant's English reply, is not read).
 
     >>> foreign_turns(Dialogue.from_texts(["Do you have a dog?", "我养了一只狗。", "Да, у меня собака."]), "en")
     [1, 2]
     >>> foreign_turns(Dialogue.from_texts(["你有狗吗？", "OK", "I have a dog."]), "zh")
     [2]
     """
-    if language == "en":
-        return [i for i, t in enumerate(d.turns) if turn_script(t.text) is not None]
+    if language == "en":  # the English detectors read the last turn against the earlier turns of its speaker
+        last = d.turns[-1].speaker if d.turns else None
+        read = [not out or t.speaker == last for t, out in zip(d.turns, _left_out(d), strict=True)]
+        return [i for i, t in enumerate(d.turns) if read[i] and turn_script(t.text) is not None]
     said = _said(d)  # a tool call or result is not read by a Chinese detector (chinese_reading)
     return [said[k] for k, x in enumerate(_turn_languages([d.turns[i].text for i in said])) if x == "other"]
 
