@@ -350,13 +350,14 @@ def test_check_and_score_cli_name_the_script_an_english_model_does_not_read(tmp_
     err = capsys.readouterr().err
     assert (
         f"dialcheck: warning: --model {english} was trained on English dialogues, but dialogue 2 at line 2 has Korean "
-        "turns: its verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
+        "turns: its verdicts on them mean little. No shipped detector reads Korean: set --model to a model trained on "
+        "it"
     ) in err
     assert main(["score", str(log), str(tmp_path / "out.jsonl"), "--no-progress", "--model", english]) == 0
     err = capsys.readouterr().err
     assert (
         f"dialcheck: warning: --model {english} was trained on English dialogues, but line 2 has Korean turns: its "
-        "verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
+        "verdicts on them mean little. No shipped detector reads Korean: set --model to a model trained on it"
     ) in err
 
 
@@ -375,8 +376,8 @@ def test_evaluate_data_warns_of_dialogues_in_a_language_the_model_was_not_traine
     warning = (
         f"dialcheck: warning: --model {english} was trained on English dialogues, but 2 of the 3 dialogues of "
         f"{data} (z1, mixed.jsonl:3) have Chinese and Korean turns: its verdicts on them mean little. Evaluate "
-        "Chinese conversations with --benchmark cdconv --data FILE; for the others, pass a model trained on their "
-        "language"
+        "Chinese conversations with --benchmark cdconv --data FILE; for the others, set --model to a model trained on "
+        "their language"
     )
     assert err.count("dialcheck: warning:") == 1 and warning in err
     assert "Leave out --model" not in err  # without it, evaluate skips Chinese dialogues: it routes none
@@ -401,8 +402,8 @@ def test_a_chinese_model_advises_leaving_it_out_only_for_dialogues_a_shipped_def
     assert main(["check", str(log), "--json", "--model", str(tiny_hierarchical_dir)]) == 0
     err = capsys.readouterr().err
     assert (
-        "turns that are not Chinese: its verdicts on them mean little. No shipped detector reads Japanese: pass a "
-        "model trained on it\n"
+        "turns that are not Chinese: its verdicts on them mean little. No shipped detector reads Japanese: set --model "
+        "to a model trained on it\n"
     ) in err
     assert "leave out" not in err.lower()
     with pytest.raises(InputError, match="no shipped detector reads Japanese"):
@@ -499,7 +500,7 @@ def test_check_and_score_cli_warn_when_the_default_a_dialogue_is_routed_to_does_
             and (
                 "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of "
                 "4 (dialogue 2 at line 2, dialogue 4 at line 4) have Korean and Cyrillic turns: its verdicts on them "
-                "mean little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
+                "mean little. No shipped detector reads Korean and Cyrillic: set --model to a model trained on them"
             )
             in err
         )
@@ -516,7 +517,8 @@ def test_check_and_score_cli_warn_when_the_default_a_dialogue_is_routed_to_does_
     assert len(out_path.read_text().splitlines()) == 4
     assert (
         "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but line 2 has "
-        "Korean turns: its verdicts on them mean little. No shipped detector reads Korean: pass a model trained on it"
+        "Korean turns: its verdicts on them mean little. No shipped detector reads Korean: set --model to a model "
+        "trained on it"
     ) in err
     assert err.count("dialcheck: warning:") == 2
     assert "2 of the lines scored (lines 2, 4) have turns the shipped default they were routed to was not" in err
@@ -568,7 +570,7 @@ def test_evaluate_data_without_a_model_warns_of_dialogues_the_benchmarks_default
         and (
             "dialcheck: warning: the shipped default tiny-utterance was trained on English dialogues, but 2 of the "
             f"3 dialogues of {data} (mixed.jsonl:3, mixed.jsonl:4) have Korean and Cyrillic turns: its verdicts on "
-            "them mean little. No shipped detector reads Korean and Cyrillic: pass a model trained on them"
+            "them mean little. No shipped detector reads Korean and Cyrillic: set --model to a model trained on them"
         )
         in err
     )

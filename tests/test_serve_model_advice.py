@@ -1,5 +1,6 @@
 """The HTTP API's warnings of a model not trained on a dialogue's script advise what a server's user can do: start
-the server with --model; a request chooses no model. The library and the command line keep "pass a model"."""
+the server with --model; a request chooses no model. The command line's say "set --model to", the library keeps
+"pass a model"."""
 
 from __future__ import annotations
 
@@ -35,3 +36,19 @@ def test_the_library_still_says_pass_a_model(defaults):  # noqa: F811
 
     ((_, text),) = api.routed_warnings([Dialogue.from_texts(KO)], ["en"])
     assert text.endswith("No shipped detector reads Korean: pass a model trained on it")
+
+
+def test_the_command_line_says_set_model(defaults, tmp_path, capsys, tiny_detector_dir):  # noqa: F811
+    """check's warnings said 'pass a model trained on it', the library's words, where the command line's way is
+    --model: it now says 'set --model to ...' (routed, and an English --model given Chinese turns)."""
+    import json
+
+    from helpers_cli import run_cli
+
+    p = tmp_path / "d.jsonl"
+    p.write_text("".join(json.dumps({"turns": x}, ensure_ascii=False) + "\n" for x in (KO, ZH)), encoding="utf-8")
+    code, _, err = run_cli(capsys, "check", str(p), "--json")
+    assert code == 0 and "No shipped detector reads Korean: set --model to a model trained on it\n" in err, err
+    p.write_text(json.dumps({"turns": ZH}, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "check", str(p), "--json", "--model", str(tiny_detector_dir))
+    assert code == 0 and "or set --model to a Chinese (cdconv.*) model" in err and "pass a" not in err, err

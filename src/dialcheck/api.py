@@ -306,8 +306,10 @@ def reads_as_chinese(model: Detector | str | Path) -> bool:
 
 MIXED = "a conversation mixing Chinese with another language"  # what no shipped default reads (route refuses it)
 
-#: How a warning tells the library's or the command line's user to give a model of their own (``{model}``: which).
+#: How a warning tells the library's user to give a model of their own (``{model}``: which).
 PASS_MODEL = "pass {model}"
+#: ... and the command line's: ``--model``.
+CLI_MODEL = "set --model to {model}"
 #: ... and the HTTP API's: its model is chosen when the server starts, never by a request.
 SERVE_MODEL = "start the server with --model set to {model}"
 
@@ -334,7 +336,8 @@ def language_warning(
     of the other language, which reads them (a Chinese conversation for an English model, one in Latin letters for
     a Chinese model): the advice to leave the model out is given only then. Without ``unread``, an English model's
     is read from ``scripts`` and a Chinese model's advice is to leave it out. ``pass_model`` is how the caller gives
-    a model of its own, ``{model}`` the model (:data:`PASS_MODEL`; the HTTP API's :data:`SERVE_MODEL`). One wording
+    a model of its own, ``{model}`` the model (:data:`PASS_MODEL`; the command line's :data:`CLI_MODEL`, the HTTP
+    API's :data:`SERVE_MODEL`). One wording
     for :func:`predict`'s log, the command line's stderr and the HTTP API's warnings.
 
     >>> print(language_warning("M", "en", "the dialogue", False, "-", ["Korean"]))  # doctest: +NORMALIZE_WHITESPACE

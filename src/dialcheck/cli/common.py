@@ -744,19 +744,22 @@ def model_warning(
     of: str = "",
     show: bool = True,
 ) -> list[int]:
-    """Print on stderr the warning (``api.foreign_warning``, the library's words) naming the ``dialogues``
+    """Print on stderr the warning (``api.foreign_warning``, in the command line's words: "set --model to ...")
+    naming the ``dialogues``
     (``names[i]`` of ``total``; ``alone`` when ``total`` is 1, None: by its name; ``of``: their file, " of FILE") that
     hold turns in a language ``--model`` (trained on ``language``) does not read, and their scripts; returns their
     indices. ``instead``: what to do for a command that does not route them by language when ``--model`` is left
     out. Without ``show``, only the indices (a command that has warned once already)."""
-    from ..api import foreign_warning
+    from ..api import CLI_MODEL, foreign_warning
 
     if not show:  # only which: no warning composed for each foreign line after the first
         from ..language import foreign_turns
 
         return [i for i, d in enumerate(dialogues) if foreign_turns(d, language)]
     name = f"--model {args.model}"
-    idx, text = foreign_warning(name, language, dialogues, names, total, "Leave out --model", instead, alone, of)
+    idx, text = foreign_warning(
+        name, language, dialogues, names, total, "Leave out --model", instead, alone, of, pass_model=CLI_MODEL
+    )
     if text is not None:
         print("dialcheck: warning: " + text, file=sys.stderr)
     return idx
@@ -772,21 +775,21 @@ def routed_warning(
     show: bool = True,
     of: str = "",
 ) -> list[int]:
-    """Without ``--model``: print on stderr the warning (``api.routed_warnings``, the library's words) naming the
-    ``dialogues`` (``names[i]`` of ``total``) routed to a shipped default that was not trained on their script (a
-    Korean, Russian or Arabic dialogue to the English default), which are checked all the same; returns their indices.
-    ``routes``: each dialogue's shipped default (``api.route``, by default) or the one a command that routes none uses
-    for all; ``of`` follows the names (" of FILE"). Without ``show``, only the indices (a command that has warned once
-    already)."""
+    """Without ``--model``: print on stderr the warning (``api.routed_warnings``, in the command line's words)
+    naming the ``dialogues`` (``names[i]`` of ``total``) routed to a shipped default that was not trained on their
+    script (a Korean, Russian or Arabic dialogue to the English default), which are checked all the same; returns
+    their indices. ``routes``: each dialogue's shipped default (``api.route``, by default) or the one a command that
+    routes none uses for all; ``of`` follows the names (" of FILE"). Without ``show``, only the indices (a command that
+    has warned once already)."""
     if args.model is not None or not dialogues:
         return []
-    from ..api import route, routed_gaps, routed_warnings
+    from ..api import CLI_MODEL, route, routed_gaps, routed_warnings
 
     routes = [route(d) for d in dialogues] if routes is None else routes
     if not show:  # only which: no warning composed for each foreign line after the first
         return sorted(i for idx in routed_gaps(dialogues, routes).values() for i in idx)
     found: list[int] = []
-    for idx, text in routed_warnings(dialogues, routes, names, total, instead, of):
+    for idx, text in routed_warnings(dialogues, routes, names, total, instead, of, pass_model=CLI_MODEL):
         print("dialcheck: warning: " + text, file=sys.stderr)
         found += idx
     return sorted(found)
