@@ -322,14 +322,18 @@ def interrupted_run(folder: Path) -> str | None:
     )
 
 
-def _load_as(cls: type[Detector], folder: Path) -> Detector:
+def _load_as(cls: type[Detector], folder: Path, config: DetectorConfig | None = None) -> Detector:
+    """A detector of type ``cls`` from ``folder``; ``config``: its ``dialcheck.json`` when the caller has read it
+    already (:func:`load_detector`, which read it for the type), so that it is not read twice."""
     if not folder.exists():
         from ..catalog import repository_only_note
 
         # a superseded model named where the wheel left it out (train --init NAME, a cascade's stage): say so
         raise ModelError(repository_only_note(folder) or f"model folder {folder} does not exist")
     cfg_path = folder / CONFIG_NAME
-    if cfg_path.exists():
+    if config is not None:
+        pass
+    elif cfg_path.exists():
         config = DetectorConfig.from_file(cfg_path)
     elif (folder / "config.json").exists():
         labels = labels_from_hf_config(folder)
@@ -351,12 +355,12 @@ def _load_as(cls: type[Detector], folder: Path) -> Detector:
     return det
 
 
-def detector_type(cfg_path: Path) -> type[Detector]:
+def detector_type(cfg_path: Path, config: DetectorConfig | None = None) -> type[Detector]:
     """The registered detector class the config ``cfg_path`` (a ``dialcheck.json``) names, the config read as
     loading reads it (a threshold of the wrong type is an :class:`InputError`); a :class:`ModelError` naming the
     file for a type no detector registers. :func:`load_detector` and ``dialcheck models FOLDER`` refuse a folder
-    by it alike."""
-    name = DetectorConfig.from_file(cfg_path).detector
+    by it alike. ``config``: the file, when the caller has read it already."""
+    name = (config if config is not None else DetectorConfig.from_file(cfg_path)).detector
     if name not in DETECTORS:
         raise ModelError(f"{cfg_path}: unknown detector type {name!r}; known: {', '.join(sorted(DETECTORS))}")
     return DETECTORS[name]
@@ -367,7 +371,8 @@ def load_detector(path: str | Path) -> Detector:
     folder = Path(path)
     cfg_path = folder / CONFIG_NAME
     if cfg_path.exists():
-        return _load_as(detector_type(cfg_path), folder)
+        config = DetectorConfig.from_file(cfg_path)  # read once: for the type, then for the detector
+        return _load_as(detector_type(cfg_path, config), folder, config)
     return _load_as(DETECTORS["decode.utterance.v1"], folder)
 
 
