@@ -377,3 +377,18 @@ def test_an_english_chat_is_not_warned_of_chinese_turns_its_detector_never_reads
     p.write_text("".join(json.dumps({"messages": x}, ensure_ascii=False) + "\n" for x in logs), encoding="utf-8")
     code, _, err = run_cli(capsys, "check", str(p), "--model", str(defaults["en"]), "--json")
     assert code == 0 and "Chinese turns" not in err, err
+
+
+def test_an_empty_assistant_reply_is_no_tool_call_and_is_refused_in_a_chinese_log(defaults, history_only):
+    """Any assistant message without text was taken for a tool call and silently dropped, so an empty reply made two
+    user turns adjacent and the reading by position read the wrong turns as b1 and u2, where README says a turn
+    without text other than a tool call is refused. A call is a message carrying tool_calls (or function_call) or a
+    Responses API call item; an empty reply is refused naming it."""
+    for empty in ({"role": "assistant", "content": ""}, {"role": "assistant", "content": None}):
+        log = [ZH_TOOLS[0], empty, *ZH_CHAT[2:]]
+        with pytest.raises(InputError, match=r"^messages\[1\]\.content: empty turn"):
+            api.route(parse_dialogue(log))
+    called = [ZH_TOOLS[0], {"role": "assistant", "content": None, "function_call": {"name": "pets"}}, *ZH_CHAT[1:]]
+    assert api.route(parse_dialogue(called)) == "zh"
+    (v,) = history_only.predict([called])
+    assert v.evidence == (2,)  # the assistant's 'I have a dog', read as b1

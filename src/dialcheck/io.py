@@ -651,6 +651,27 @@ def _names_speakers(turns_raw: list[Any]) -> bool:
     )
 
 
+def _is_tool_call(t: Any) -> bool:
+    """Whether ``t`` is a chat log's tool call: an ``assistant`` message carrying ``tool_calls`` (or the older
+    ``function_call``), or a Responses API call item (``function_call``, ``reasoning``, ...). Marked in a dialogue's
+    ``meta["tool_calls"]`` (their indices), so that an assistant's message without text that calls nothing, an empty
+    reply, is not taken for one.
+
+    >>> _is_tool_call({"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]})
+    True
+    >>> _is_tool_call({"role": "assistant", "content": ""}), _is_tool_call({"type": "function_call", "call_id": "c1"})
+    (False, True)
+    """
+    if _responses_tool_kind(t) == "call":
+        return True
+    return (
+        isinstance(t, dict)
+        and t.get("role") == "assistant"
+        and "speaker" not in t
+        and bool(t.get("tool_calls") or t.get("function_call"))
+    )
+
+
 def _named_user(t: Any) -> bool:
     """Whether ``t`` is a chat-completion ``user`` message with a ``name`` (read as its speaker)."""
     return (
@@ -722,6 +743,9 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         meta["turns_key"] = tkey
     alternate = not _names_speakers(turns_raw)
     turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey, alternate) for i, t in enumerate(turns_raw))
+    calls = tuple(i for i, t in enumerate(turns_raw) if _is_tool_call(t))
+    if calls:  # the assistant's tool calls (language.is_tool_turn): not its replies, even when empty
+        meta["tool_calls"] = calls
     users = {turn.speaker for t, turn in zip(turns_raw, turns, strict=True) if _named_user(t)}
     if users:  # a group chat's people: each a speaker of their own, each a user (user_names)
         meta["user_names"] = tuple(sorted(users))

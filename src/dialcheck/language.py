@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from .errors import InputError
-from .schema import Dialogue, Turn, Verdict
+from .schema import Dialogue, Verdict
 
 __all__ = [
     "CHECK_ASSISTANT",
@@ -123,14 +123,21 @@ def _turn_languages(texts: Sequence[str]) -> list[str]:
 TOOL_ROLES = ("tool", "function", "ipython")
 
 
-def is_tool_turn(turn: Turn) -> bool:
-    """Whether ``turn`` is a chat log's tool result (a :data:`TOOL_ROLES` message) or tool call (an ``assistant`` turn
-    without text: ``content: null``, a Responses API ``function_call`` or ``reasoning`` item).
+def is_tool_turn(d: Dialogue, i: int) -> bool:
+    """Whether turn ``i`` of ``d`` is a chat log's tool result (a :data:`TOOL_ROLES` message) or a tool call without
+    text: a message that carries ``tool_calls`` (or ``function_call``) or a Responses API ``function_call`` or
+    ``reasoning`` item, as :func:`~dialcheck.io.parse_dialogue` marks them (``meta["tool_calls"]``). An assistant's
+    message without text that calls nothing is an empty reply, not a tool call.
 
-    >>> is_tool_turn(Turn("tool", '{"in_stock": 0}')), is_tool_turn(Turn("assistant", "")), is_tool_turn(Turn("B", ""))
-    (True, True, False)
+    >>> from dialcheck.io import parse_dialogue
+    >>> log = parse_dialogue([{"role": "user", "content": "Stock?"}, {"role": "assistant", "content": None,
+    ...     "tool_calls": [{"id": "c1"}]}, {"role": "tool", "content": '{"in_stock": 0}'},
+    ...     {"role": "assistant", "content": ""}], allow_empty_last=True)
+    >>> [is_tool_turn(log, i) for i in range(4)]
+    [False, True, True, False]
     """
-    return turn.speaker in TOOL_ROLES or (turn.speaker == "assistant" and not turn.text.strip())
+    turn = d.turns[i]
+    return turn.speaker in TOOL_ROLES or (i in d.meta.get("tool_calls", ()) and not turn.text.strip())
 
 
 #: The chat-log roles whose messages are the chat's instructions (the system prompt; OpenAI's ``developer``): not said
@@ -143,7 +150,7 @@ def _left_out(d: Dialogue) -> list[bool]:
     """For each turn of ``d``, whether a Chinese detector leaves it out: a tool call or result (:func:`is_tool_turn`)
     or, in a chat log, a system or developer message (:data:`INSTRUCTION_ROLES`)."""
     chat = any(t.speaker == "assistant" for t in d.turns)
-    return [is_tool_turn(t) or (chat and t.speaker in INSTRUCTION_ROLES) for t in d.turns]
+    return [is_tool_turn(d, i) or (chat and t.speaker in INSTRUCTION_ROLES) for i, t in enumerate(d.turns)]
 
 
 def conversation_turns(d: Dialogue) -> list[int]:
@@ -152,7 +159,8 @@ def conversation_turns(d: Dialogue) -> list[int]:
     (:data:`INSTRUCTION_ROLES`). ``score --every-turn`` checks a Chinese log from the fourth of them on.
 
     >>> log = Dialogue.from_texts(["Answer in Chinese.", "天气？", "", '{"temp": 20}', "二十度。"],
-    ...                           speakers=["system", "user", "assistant", "tool", "assistant"])
+    ...                           speakers=["system", "user", "assistant", "tool", "assistant"],
+    ...                           meta={"tool_calls": (2,)})
     >>> conversation_turns(log)
     [1, 4]
     """
@@ -174,7 +182,7 @@ def chinese_reading(d: Dialogue) -> tuple[Dialogue, list[int] | None]:
     reading the indices of ``d``.
 
     >>> log = Dialogue.from_texts(["天气？", "", '{"temp": 20}', "二十度。"], speakers=["user", "assistant", "tool",
-    ...                           "assistant"])
+    ...                           "assistant"], meta={"tool_calls": (1,)})  # as parse_dialogue marks a tool call
     >>> read, where = chinese_reading(log)
     >>> [t.text for t in read.turns], where
     (['天气？', '二十度。'], [0, 3])
@@ -182,7 +190,11 @@ def chinese_reading(d: Dialogue) -> tuple[Dialogue, list[int] | None]:
     said = _said(d)
     if len(said) == len(d.turns):
         return d, None
-    return Dialogue(tuple(d.turns[i] for i in said), d.knowledge, d.meta), said
+    meta = {k: v for k, v in d.meta.items() if k != "tool_calls"}  # indices of d: its kept calls renumbered
+    calls = set(d.meta.get("tool_calls", ()))
+    if kept := tuple(k for k, i in enumerate(said) if i in calls):
+        meta["tool_calls"] = kept
+    return Dialogue(tuple(d.turns[i] for i in said), d.knowledge, meta), said
 
 
 def renumbered(v: Verdict, where: Sequence[int] | None) -> Verdict:
@@ -365,8 +377,8 @@ def _left_out_words(d: Dialogue, said: Sequence[int]) -> str:
     """What the Chinese reading of ``d`` (the turns ``said``) leaves out, for :func:`chinese_lacking`: "tool calls and
     results", "system message", "system and developer messages", or two of these joined by "and"."""
     kept = set(said)
-    left = [t for i, t in enumerate(d.turns) if i not in kept]
-    told = [t for t in left if not is_tool_turn(t)]  # a chat's instructions: INSTRUCTION_ROLES
+    left = [i for i in range(len(d.turns)) if i not in kept]
+    told = [d.turns[i] for i in left if not is_tool_turn(d, i)]  # a chat's instructions: INSTRUCTION_ROLES
     parts = []
     if told:
         roles = " and ".join(dict.fromkeys(t.speaker for t in told))
@@ -419,7 +431,7 @@ reply
         "a tool's result"
         if last in TOOL_ROLES
         else "a tool call"
-        if is_tool_turn(d.turns[-1])
+        if is_tool_turn(d, n - 1)
         else "the chat's instructions"
     )
     advice = CHECK_ASSISTANT.get(choose, CHECK_ASSISTANT_LIBRARY)
