@@ -5,7 +5,7 @@ import json
 import pytest
 
 from dialcheck.detectors import RouterDetector, load_detector
-from dialcheck.errors import ModelError
+from dialcheck.errors import InputError, ModelError
 from dialcheck.schema import Dialogue
 from helpers_cli import run_cli
 from test_soup import _variant
@@ -85,3 +85,31 @@ def test_check_with_a_router_on_the_command_line(capsys, tmp_path, tiny_detector
     assert [r["contradiction"] for r in rows] == [True, True]  # --tau reached the long detector as well
     code, _, err = run_cli(capsys, "check", "--model", str(folder), "--cascade-evidence", "confirm", str(logs))
     assert code == 2 and "--cascade-evidence applies to a cascade" in err
+
+
+def test_reread_pieces_set_on_a_router_of_cascades_reaches_both_cascades(tmp_path, tiny_detector_dir):
+    from dialcheck.detectors import CascadeDetector
+    from dialcheck.detectors.cascade import REREAD_PIECES
+
+    folder = tmp_path / "router"
+    for side, seeds in (("short", (1, 2)), ("long", (3, 4))):
+        fast, slow = (load_detector(_variant(tiny_detector_dir, tmp_path / f"{side}-{s}", s)) for s in seeds)
+        CascadeDetector.build(fast, slow, 0.0, 1.0).save(folder / side)
+    options = {"short": "short", "long": "long", "long_words": 5}
+    (folder / "dialcheck.json").write_text(json.dumps({"detector": "router.v1", "options": options}))
+    det = load_detector(folder)
+    assert det.reread_pieces == det.short.reread_pieces == REREAD_PIECES
+    det.reread_pieces = 0  # was kept on the router alone: both cascades still re-read only the top 4 pairs
+    assert "reread_pieces" not in det.__dict__
+    assert det.reread_pieces == det.short.reread_pieces == 0
+    assert det.long.reread_pieces == 0  # the long cascade, loaded on first use, is set up the same
+    det.reread_pieces = 2
+    assert det.short.reread_pieces == det.long.reread_pieces == 2
+    with pytest.raises(InputError, match="reread_pieces"):
+        det.reread_pieces = -1
+
+
+def test_reread_pieces_on_a_router_of_plain_detectors_is_refused(tmp_path, tiny_detector_dir):
+    det = load_detector(_router(tmp_path, tiny_detector_dir))
+    with pytest.raises(AttributeError, match="no option 'reread_pieces'"):
+        det.reread_pieces = 0  # they read every pair of pieces once: there is no second stage to bound

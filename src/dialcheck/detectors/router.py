@@ -10,7 +10,7 @@ to ``options.short``, and scores each group in shared batches.
 The long detector is loaded on first use, with the runtime switches and reading options already applied to
 the short one, so a service that never sees a long reply pays nothing for it. ``tau`` and ``eta_e`` read the
 short detector's; setting them sets both. A reading option (``--slots``, ...) or a cascade option
-(``--cascade-evidence``, ``--recheck-floor``) reaches both detectors where they have it.
+(``--cascade-evidence``, ``--recheck-floor``; ``reread_pieces`` in Python) reaches both detectors where they have it.
 
 The folder holds ``dialcheck.json`` with ``detector: "router.v1"`` and ``options``: ``short`` and ``long``
 (each a sub-folder or the name of a shipped model) and ``long_words``.
@@ -41,7 +41,9 @@ __all__ = ["RouterDetector", "router_folders"]
 log = logging.getLogger(__name__)
 
 KEYS = ("short", "long")
-FORWARDED = (*READINGS, "evidence", "recheck_floor")  # set on the router: set on each detector that has it
+# set on the router: set on each detector that has it (a cascade's options too, so a router of cascades is set up
+# as either cascade is: before reread_pieces was here, setting it on the router changed neither)
+FORWARDED = (*READINGS, "evidence", "recheck_floor", "reread_pieces")
 
 
 def router_folders(folder: Path, options: dict[str, Any]) -> list[Path]:
