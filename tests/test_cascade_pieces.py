@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dialcheck.detectors import CascadeDetector, load_detector
-from dialcheck.detectors.cascade import REREAD_PIECES, _Ranking
+from dialcheck.detectors.cascade import REREAD_PIECES, _Ranking, not_ruled_out
 from dialcheck.errors import InputError, ModelError
 from test_soup import _variant
 
@@ -169,3 +169,33 @@ def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_to
     for i in (1, 3):
         own = dict.fromkeys(p for o, p in zip(owners, pairs, strict=True) if o == i)
         assert read & set(own) == set(sorted(own, key=lambda p: -first_pieces[p])[:REREAD_PIECES])
+
+
+def test_with_a_recheck_floor_the_second_stage_reads_the_top_pairs_of_pieces_of_the_turns_not_ruled_out(
+    tiny_detector_dir, tmp_path
+):
+    det = _cascade(tiny_detector_dir, tmp_path)
+    chat = [*LONG, "And the changelog?", _reply(4)]  # three long earlier replies
+    first_verdict, first_pieces = det.first.predict_pieces([chat])
+    first_scores = first_verdict[0].pair_scores
+    assert set(first_scores) == {1, 3, 5}
+    lowest, middle, _ = sorted(first_scores.values())
+    floor = (lowest + middle) / 2  # rules out the turn the first scored lowest
+    det.recheck_floor = floor
+    wanted = {i for i, s in first_scores.items() if s >= floor}
+    assert len(wanted) == 2 and wanted == not_ruled_out(first_scores, floor)
+    owners, pairs, _, _ = det.second._pairs(_as_dialogue(chat))
+    calls = _recording(det.second)
+    got = det.predict([chat])[0]
+    read = {p for call in calls for p in call}
+    for i in first_scores:
+        own = dict.fromkeys(p for o, p in zip(owners, pairs, strict=True) if o == i)
+        assert len(own) > REREAD_PIECES
+        if i in wanted:  # re-read on the first's top 4 pairs of pieces, its score their maximum
+            top = sorted(own, key=lambda p: -first_pieces[p])[:REREAD_PIECES]
+            assert read & set(own) == set(top)
+            slow = det.second.classifier.score(top)
+            assert got.pair_scores[i] == pytest.approx(float(np.max(slow)), abs=1e-6)
+        else:  # ruled out: not read, the first's score kept
+            assert not read & set(own)
+            assert got.pair_scores[i] == first_scores[i]
