@@ -229,3 +229,25 @@ def test_a_cascade_whose_stage_the_wheel_left_out_says_where_the_stage_is(instal
     said = str(e.value)
     assert "options.first: " in said and "superseded model" in said
     assert f'dialcheck.json ("first": "CHECKOUT/src/dialcheck/models/{SUPERSEDED}")' in said  # the key that failed
+
+
+def test_the_superseded_models_skip_their_tests_only_outside_a_checkout(monkeypatch, tmp_path):
+    """The fixture skipped wherever one was missing, so in a checkout that lost a superseded model's folder the tests
+    of them skipped, and the checkout's assertion that none is missing could never fail."""
+    from helpers_checkout import in_checkout, skip_without_repository_only_models
+
+    monkeypatch.setattr(catalog, "missing_repository_only", lambda: ["a-superseded-model"])
+    checkout, sdist = tmp_path / "checkout", tmp_path / "dialcheck-1.0"
+    for root in (checkout, sdist):
+        (root / "src" / "dialcheck").mkdir(parents=True)
+    (checkout / ".git").mkdir()
+    (sdist / "PKG-INFO").write_text("Name: dialcheck\n")
+    wheel = tmp_path / "site-packages" / "dialcheck"
+    assert in_checkout(checkout, checkout / "src" / "dialcheck")
+    skip_without_repository_only_models(checkout, checkout / "src" / "dialcheck")  # runs: and fails on what is lost
+    for root, package in ((sdist, sdist / "src" / "dialcheck"), (checkout, wheel)):  # an sdist; a checkout's tests
+        assert not in_checkout(root, package)  # run against an installed wheel
+        with pytest.raises(pytest.skip.Exception, match="1 superseded models are in the repository only"):
+            skip_without_repository_only_models(root, package)
+    monkeypatch.setattr(catalog, "missing_repository_only", lambda: [])
+    skip_without_repository_only_models(sdist, sdist / "src" / "dialcheck")  # none missing: nothing to skip
