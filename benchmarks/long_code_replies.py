@@ -1,7 +1,8 @@
-"""Long code replies: a cascade's second stage re-reading only the first stage's top pairs of pieces, against all.
+"""Long code replies: a cascade's second stage re-reading only the first stage's top pairs of pieces, against all;
+or (``--compare bound``) both stages scoring at most ``piece_pairs`` pairs of pieces per earlier reply, against all.
 
     python benchmarks/long_code_replies.py [--model decode-cascade-v9] [--chats 4] [--replies 6] [--seed 0]
-        [--top 4] [--threads 2] [--json OUT]
+        [--top 4] [--compare reread|bound] [--bound 64] [--threads 2] [--json OUT]
 
 Builds ``--chats`` seeded coding chats: a user asks for code ``--replies`` times and an assistant answers each time
 with a sentence or two and a fenced Python block of about 300-600 tokens (functions, loops, comments; generated
@@ -9,8 +10,11 @@ here, so nothing is downloaded); one chat in two, the last reply states a fact a
 the default timeout) unlike the first reply. Each chat is checked with ``dialcheck.check`` on ``--model`` (a cascade),
 twice side by side: with ``reread_pieces`` ``--top`` (the second stage re-reads, of each earlier reply read in
 pieces, the ``--top`` pairs of pieces the first stage scored highest) and 0 (every pair of pieces, as before
-2026-12-03). Each pair of runs goes after a first call that is not timed (both orders of the two are averaged).
-Prints, per chat: the tokens of its replies, the pairs of pieces the second stage read each way, the seconds of each,
+2026-12-03); both stages keep their own ``piece_pairs``. With ``--compare bound`` the two readings are instead
+``piece_pairs`` ``--bound`` on both stages (of an earlier reply read in more pairs of pieces, only that many are
+scored, those sharing the rarest words: ``UtteranceDetector.piece_pairs``) and 0 (every pair, as before 2026-12-03),
+``reread_pieces`` the model's. Each pair of runs goes after a first call that is not timed (both orders of the two are
+averaged). Prints, per chat: the tokens of its replies, the pairs each stage scored each way, the seconds of each,
 their ratio, and whether the two verdicts (flag, score to 3 places, evidence) agree.
 """
 
@@ -105,7 +109,7 @@ def coding_chat(seed: int, replies: int) -> list[dict[str, str]]:
 
 
 def _counting(classifier: Any) -> list[int]:
-    """Counts the distinct pairs ``classifier.score`` is asked for (the second stage's reading)."""
+    """Counts the distinct pairs ``classifier.score`` is asked for, call by call (a stage's reading)."""
     count = [0]
     score = classifier.score
 
@@ -126,6 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replies", type=positive_int, default=6, help="code replies per chat (at least 2)")
     ap.add_argument("--seed", type=nonnegative_int, default=0)
     ap.add_argument("--top", type=positive_int, default=None, help="pairs of pieces re-read (default: the model's)")
+    ap.add_argument(
+        "--compare",
+        choices=("reread", "bound"),
+        default="reread",
+        help="reread: reread_pieces --top against 0; bound: piece_pairs --bound on both stages against 0",
+    )
+    ap.add_argument("--bound", type=positive_int, default=None, help="piece_pairs (default: the model's first stage's)")
     ap.add_argument("--threads", type=positive_int, default=2, help="torch threads")
     ap.add_argument("--json", default=None, help="write the numbers here")
     args = ap.parse_args(argv)
@@ -143,37 +154,48 @@ def main(argv: list[str] | None = None) -> int:
     if not isinstance(det, CascadeDetector):
         raise InputError(f"{args.model} is not a cascade: it has no second stage to re-read pieces")
     top = args.top or det.reread_pieces
+    bound = args.bound or det.first.piece_pairs
     read = _counting(det.second.classifier)
+    read_first = _counting(det.first.classifier)
+    # the two readings compared, as (reread_pieces, piece_pairs of both stages)
+    if args.compare == "bound":
+        readings = {"on": (top, bound), "off": (top, 0)}
+        what = f"piece_pairs {bound} vs every pair of pieces (reread_pieces {top})"
+    else:
+        readings = {"on": (top, det.first.piece_pairs), "off": (0, det.first.piece_pairs)}
+        what = f"top {top} vs every pair"
     clf = det.first.classifier
     opts = det.config.options
     runtime = ("ONNX Runtime int8" if opts.get("int8") else "ONNX Runtime") if opts.get("onnx") else "torch"
     lines = [
         f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {torch.get_num_threads()} torch threads, "
-        f"{args.model} ({runtime}), top {top} vs every pair\n",
-        "| chat | reply tokens | pairs re-read (top / every) | s top | s every | ratio | verdicts agree |",
-        "|---|---|---:|---:|---:|---:|---|",
+        f"{args.model} ({runtime}), {what}\n",
+        "| chat | reply tokens | first-stage pairs (on / off) | pairs re-read (on / off) | s on | s off | ratio "
+        "| verdicts agree (on / off) |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
     ]
-    results: dict[str, Any] = {"model": args.model, "runtime": runtime, "top": top, "threads": args.threads}
-    results["chats"] = []
+    results: dict[str, Any] = {"model": args.model, "runtime": runtime, "compare": args.compare, "top": top}
+    results |= {"bound": bound if args.compare == "bound" else None, "threads": args.threads, "chats": []}
 
-    def timed(chat: list[dict[str, str]], k: int) -> tuple[float, int, Any]:
-        det.reread_pieces = k
-        read[0] = 0
+    def timed(chat: list[dict[str, str]], reading: str) -> tuple[float, int, int, Any]:
+        det.reread_pieces, det.first.piece_pairs = readings[reading]
+        det.second.piece_pairs = readings[reading][1]
+        read[0] = read_first[0] = 0
         start = time.perf_counter()
         v = dialcheck.check({"messages": chat}, model=args.model, speaker="assistant")
-        return time.perf_counter() - start, read[0], v
+        return time.perf_counter() - start, read_first[0], read[0], v
 
     for c in range(args.chats):
         chat = coding_chat(args.seed + c, args.replies)
         if dialcheck.load(args.model) is not det:
             raise InputError(f"{args.model}: dialcheck.check does not share the loaded detector")
         tokens = [clf._token_len(m["content"]) for m in chat if m["role"] == "assistant"]
-        timed(chat, top)  # the first call of a chat (tokenizing, caches) is not timed
-        runs = {top: [], 0: []}
-        for k in (top, 0, 0, top):
+        timed(chat, "on")  # the first call of a chat (tokenizing, caches) is not timed
+        runs: dict[str, list[tuple[float, int, int, Any]]] = {"on": [], "off": []}
+        for k in ("on", "off", "off", "on"):
             runs[k].append(timed(chat, k))
-        s_top, s_all = (statistics.mean(r[0] for r in runs[k]) for k in (top, 0))
-        (_, n_top, v_top), (_, n_all, v_all) = runs[top][0], runs[0][0]
+        s_top, s_all = (statistics.mean(r[0] for r in runs[k]) for k in ("on", "off"))
+        (_, f_top, n_top, v_top), (_, f_all, n_all, v_all) = runs["on"][0], runs["off"][0]
         agree = (v_top.contradiction, round(v_top.score, 3), v_top.evidence) == (
             v_all.contradiction,
             round(v_all.score, 3),
@@ -182,18 +204,20 @@ def main(argv: list[str] | None = None) -> int:
         row = {
             "seed": args.seed + c,
             "reply_tokens": tokens,
-            "pairs_top": n_top,
-            "pairs_every": n_all,
-            "seconds_top": round(s_top, 2),
-            "seconds_every": round(s_all, 2),
-            "verdict_top": [v_top.contradiction, round(v_top.score, 3), list(v_top.evidence)],
-            "verdict_every": [v_all.contradiction, round(v_all.score, 3), list(v_all.evidence)],
+            "first_pairs_on": f_top,
+            "first_pairs_off": f_all,
+            "pairs_on": n_top,
+            "pairs_off": n_all,
+            "seconds_on": round(s_top, 2),
+            "seconds_off": round(s_all, 2),
+            "verdict_on": [v_top.contradiction, round(v_top.score, 3), list(v_top.evidence)],
+            "verdict_off": [v_all.contradiction, round(v_all.score, 3), list(v_all.evidence)],
             "agree": agree,
         }
         results["chats"].append(row)
         lines.append(
             f"| {args.seed + c} ({'contradicts' if (args.seed + c) % 2 else 'consistent'}) | "
-            f"{min(tokens)}-{max(tokens)} | {n_top} / {n_all} | {s_top:.2f} | {s_all:.2f} | "
+            f"{min(tokens)}-{max(tokens)} | {f_top} / {f_all} | {n_top} / {n_all} | {s_top:.2f} | {s_all:.2f} | "
             f"{s_all / s_top:.1f}x | {'yes' if agree else 'no'}: {v_top.contradiction} {v_top.score:.3f} "
             f"{list(v_top.evidence)} / {v_all.contradiction} {v_all.score:.3f} {list(v_all.evidence)} |"
         )

@@ -11,7 +11,11 @@ are not truncated: with ``long_turns="chunk"`` (the default) both turns of such 
 whole sentences of at most ``chunk_tokens`` tokens (default 32, the 95th percentile of DECODE's utterances,
 so that each piece reads like the utterances the model learnt from; at most half the window), every piece
 of the earlier turn is paired with every piece of the last turn, and the turn's pair score is the highest
-of them. ``long_turns="truncate"`` keeps the old reading (the earlier turn cut to what the last turn
+of them. Pieces multiply (two 500-token code replies: about 16 x 16 pairs), so a turn of more than ``piece_pairs``
+(``PIECE_PAIRS``, 64) pairs of pieces is scored on only that many, those whose two pieces share the words rarest
+among its pieces (:func:`overlap_ranks`: a contradiction is about something both pieces mention); 0 scores every
+one, as before 2026-12-03. DECODE's long pairs and the hand-written long-reply sets stay under it (at most 21).
+``long_turns="truncate"`` keeps the old reading (the earlier turn cut to what the last turn
 leaves of the window). Measured on DECODE with every turn padded to a paragraph in
 ``benchmarks/long_turns.py``. ``long_turns="pieces"`` reads a pair in pieces whenever either turn has more than
 ``chunk_tokens`` tokens, even when the pair fits the window; on long assistant replies it catches more
@@ -61,16 +65,19 @@ look for at a sentence's start; the pair classifier reads the turn as written.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, ModelError
 from ..io import as_dialogues
 from ..schema import Dialogue, Turn, Verdict
 from .base import Detector, register_detector
+from .modeling import CONFIG_NAME
 from .slots import ages_cut, self_conflict, slot_conflicts, slot_settled, work_settled
 from .subjects import apart, introduces
 from .times import asked_before, former_and_present
@@ -80,12 +87,14 @@ __all__ = [
     "ELLIPSIS",
     "LONG_TURNS",
     "PAIR_ORDERS",
+    "PIECE_PAIRS",
     "SELF",
     "SETTLED_SCORE",
     "SLOT_SCORE",
     "UtteranceDetector",
     "asks_only",
     "implied_statement",
+    "overlap_ranks",
     "plain_text",
     "without_answer",
     "without_echoes",
@@ -108,6 +117,13 @@ SELF = "intra_sentence"
 #: The most an earlier turn of nothing but slots the last turn agrees with scores (``slots="settle"``).
 SETTLED_SCORE = 0.01
 CHUNK_TOKENS = 32
+#: Of an earlier turn read in more than this many pairs of pieces (a pair far too long for the window: two long
+#: code replies), only this many are scored, those whose two pieces share the rarest words (``piece_pairs``; 0:
+#: every one, as before 2026-12-03). DECODE's long pairs and the hand-written long-reply sets make at most 21.
+PIECE_PAIRS = 64
+#: A word of a piece as the prefilter of ``piece_pairs`` reads it: a number ("3.11") or a run of letters, so code
+#: punctuation and identifiers' underscores ("load_config") split words.
+_WORD = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+")
 
 #: Turn openings that assert the other speaker's last statement for oneself ("me too", "neither have I").
 ELLIPSIS = re.compile(
@@ -355,6 +371,12 @@ def _piece_size(value: int) -> int:
     return int(value)
 
 
+def _piece_bound(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"piece_pairs must be a whole number >= 0 (0: every pair of pieces), got {value!r}")
+    return value
+
+
 @register_detector("decode.utterance.v1")
 class UtteranceDetector(Detector):
     """Structured detector: score = max over (earlier turn, last turn) pairs; evidence = pairs >= eta_e."""
@@ -376,6 +398,13 @@ class UtteranceDetector(Detector):
         CHUNK_TOKENS,
         _piece_size,
         'Most tokens in one piece of a long turn (``long_turns="chunk"``); capped at half the window.',
+    )
+    piece_pairs = ReadingOption(
+        PIECE_PAIRS,
+        _piece_bound,
+        "Of an earlier turn read in more than this many pairs of pieces (two long replies, code blocks), only this "
+        "many are scored: those whose pieces share the rarest words (:func:`overlap_ranks`); the turn's score is "
+        "their maximum. 0: every pair of pieces.",
     )
 
     ellipsis = ReadingOption(
@@ -445,6 +474,14 @@ class UtteranceDetector(Detector):
         ('subjects', 'introductions', 'times', 'answers')
         """
         return tuple(n for n, v in vars(cls).items() if isinstance(v, ReadingOption))
+
+    def load_weights(self, folder: Path) -> None:
+        """The weights, after a check of ``options.piece_pairs`` (a hand-edited config), named by file and field."""
+        try:
+            _piece_bound(self.piece_pairs)
+        except ValueError as e:
+            raise ModelError(f"{folder / CONFIG_NAME}: options.{e}") from None
+        super().load_weights(folder)
 
     def _pairs(
         self, d: Dialogue, only: Collection[int] | None = None, plain: Dialogue | None = None
@@ -621,6 +658,8 @@ class UtteranceDetector(Detector):
         ``plains``: the dialogues as the rules read them (:func:`plain_dialogue`), made once a call. ``top_pieces``,
         ``rank``: see :meth:`predict_turns`; ``pieces_out``, when given, gets the score of each pair of pieces read."""
         read = [self._pairs(d, None if only is None else only[k], plains[k]) for k, d in enumerate(dialogues)]
+        if self.piece_pairs > 0:  # a very long pair: only the pairs of pieces sharing the rarest words
+            read = _top_pieces(read, self.piece_pairs, overlap_ranks, per_turn=True)
         if top_pieces > 0 and rank is not None:
             read = _top_pieces(read, top_pieces, rank)
         pairs: list[tuple[str, str]] = []
@@ -690,10 +729,12 @@ def _top_pieces(
     read: Sequence[tuple[list[int], list[tuple[str, str]], dict[int, str], list[bool]]],
     top: int,
     rank: Callable[[Sequence[tuple[str, str]]], Sequence[float]],
+    per_turn: bool = False,
 ) -> list[tuple[list[int], list[tuple[str, str]], dict[int, str], list[bool]]]:
     """``read`` (each dialogue's :meth:`UtteranceDetector._pairs`) with each earlier turn read in more than ``top``
     pairs of pieces left with the ``top`` distinct ones ``rank`` scores highest (ties: the first made). One call
-    to ``rank`` for all dialogues; the pairs read whole are kept.
+    to ``rank`` for all dialogues, or with ``per_turn`` one for each such turn (a ranking whose scores depend on the
+    pairs it is given: :func:`overlap_ranks`); the pairs read whole are kept.
 
     >>> read = [([0, 0, 0, 2], [("a", "x"), ("b", "x"), ("c", "x"), ("d", "x")], {}, [True, True, True, False])]
     >>> _top_pieces(read, 2, lambda ps: [{"a": 0.1, "b": 0.9, "c": 0.5}[p[0]] for p in ps])[0][:2]
@@ -708,7 +749,17 @@ def _top_pieces(
         todo += [(k, j) for j, o in enumerate(owners) if pieced[j] and len(many[o]) > top]
     if not todo:
         return list(read)
-    scores = rank([read[k][1][j] for k, j in todo])
+    if per_turn:
+        groups: dict[tuple[int, int], list[int]] = {}
+        for n, (k, j) in enumerate(todo):
+            groups.setdefault((k, read[k][0][j]), []).append(n)
+        scores: list[float] = [0.0] * len(todo)
+        for members in groups.values():
+            ranked = rank([read[todo[n][0]][1][todo[n][1]] for n in members])
+            for n, v in zip(members, ranked, strict=True):
+                scores[n] = float(v)
+    else:
+        scores = [float(v) for v in rank([read[k][1][j] for k, j in todo])]
     by_turn: dict[tuple[int, int], list[tuple[float, int]]] = {}
     for (k, j), v in zip(todo, scores, strict=True):
         by_turn.setdefault((k, read[k][0][j]), []).append((-float(v), j))
@@ -726,6 +777,28 @@ def _top_pieces(
         keep = [j for j in range(len(owners)) if (k, j) not in dropped]
         out.append(([owners[j] for j in keep], [pairs[j] for j in keep], read_as, [pieced[j] for j in keep]))
     return out
+
+
+def overlap_ranks(pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """A cheap ranking of pairs of pieces for the ones worth scoring (``piece_pairs``): the words the two pieces of
+    a pair share, each weighted by how rare it is among all the pieces of ``pairs`` (log of pieces / pieces with
+    the word). Two pieces can only contradict each other about something both mention; a word in every piece (a
+    code keyword, "the", a variable used throughout) tells nothing and weighs 0. Words are numbers and runs of
+    letters (:data:`_WORD`), lower-cased: code punctuation is ignored.
+
+    >>> a, b = ["It is Python 3.11.", "it is x = 1"], ["It is Python 3.6.", "it is y = 2"]  # two pieces each
+    >>> [round(v, 2) for v in overlap_ranks([(x, y) for x in a for y in b])]  # "it", "is": in every piece
+    [0.69, 0.0, 0.0, 0.0]
+    """
+    pieces = list(dict.fromkeys(p for pair in pairs for p in pair))
+    words = {p: set(_WORD.findall(p.lower())) for p in pieces}
+    df: dict[str, int] = {}
+    for ws in words.values():
+        for w in ws:
+            df[w] = df.get(w, 0) + 1
+    n = len(pieces)
+    idf = {w: math.log(n / c) for w, c in df.items()}
+    return [sum(idf[w] for w in words[a] & words[b]) for a, b in pairs]
 
 
 def decide(pair_scores: dict[int, float], tau: float, eta_e: float) -> Verdict:

@@ -1,0 +1,114 @@
+"""An utterance detector scores at most ``piece_pairs`` pairs of pieces of a very long pair (two long code replies),
+those whose pieces share the rarest words."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dialcheck.detectors import load_detector
+from dialcheck.detectors.utterance import PIECE_PAIRS, overlap_ranks
+from dialcheck.errors import ModelError
+from test_cascade_pieces import LONG, _as_dialogue, _cascade, _recording
+
+
+def _own(det, turn: int) -> list[tuple[str, str]]:
+    """The distinct pairs of pieces of earlier turn ``turn`` of LONG, in the order they are made."""
+    owners, pairs, _, pieced = det._pairs(_as_dialogue(LONG))
+    return list(dict.fromkeys(p for o, p, f in zip(owners, pairs, pieced, strict=True) if o == turn and f))
+
+
+def _ranked(pairs: list[tuple[str, str]], k: int) -> list[tuple[str, str]]:
+    """The ``k`` pairs the prefilter ranks highest (ties: the first made)."""
+    r = overlap_ranks(pairs)
+    return [pairs[j] for j in sorted(range(len(pairs)), key=lambda j: (-r[j], j))[:k]]
+
+
+def test_a_turn_over_the_bound_is_scored_on_its_top_pairs_of_pieces_and_one_under_it_on_all(tiny_detector_dir):
+    det = load_detector(tiny_detector_dir)
+    assert det.piece_pairs == PIECE_PAIRS == 64
+    own = {i: _own(det, i) for i in (1, 3)}
+    assert all(16 < len(v) < PIECE_PAIRS for v in own.values())  # long pairs, under the default bound
+    calls = _recording(det)
+    whole = det.predict([LONG])[0]
+    assert {p for call in calls for p in call} == set(own[1]) | set(own[3])  # under the bound: every pair
+
+    det.piece_pairs = 5
+    calls.clear()
+    got = det.predict([LONG])[0]
+    read = [p for call in calls for p in call]
+    for i in (1, 3):
+        want = _ranked(own[i], 5)
+        assert sorted(p for p in read if p in set(own[i])) == sorted(want)  # 5 pairs, each scored once
+        assert got.pair_scores[i] == pytest.approx(float(np.max(det.classifier.score(want))), abs=1e-6)
+        assert got.pair_scores[i] <= whole.pair_scores[i] + 1e-6  # the max of fewer pairs
+    assert got.score == pytest.approx(max(got.pair_scores.values()))
+
+    det.piece_pairs = len(own[3])  # exactly at the bound: turn 3 read whole, turn 1 (more pairs) bounded
+    calls.clear()
+    det.predict([LONG])
+    read = {p for call in calls for p in call}
+    assert set(own[3]) <= read and len(read & set(own[1])) == min(len(own[1]), len(own[3]))
+
+    det.piece_pairs = 0  # every pair of pieces, as before
+    calls.clear()
+    assert det.predict([LONG])[0] == whole
+    assert {p for call in calls for p in call} == set(own[1]) | set(own[3])
+
+
+def test_a_cascade_bounds_its_first_stage_and_re_reads_among_what_it_read(tiny_detector_dir, tmp_path):
+    det = _cascade(tiny_detector_dir, tmp_path)
+    det.first.piece_pairs = det.second.piece_pairs = 6
+    first_calls, second_calls = _recording(det.first), _recording(det.second)
+    det.predict([LONG])
+    first_read = [p for call in first_calls for p in call]
+    second_read = {p for call in second_calls for p in call}
+    for i in (1, 3):
+        own = _own(det.first, i)
+        assert sorted(p for p in first_read if p in set(own)) == sorted(_ranked(own, 6))
+        assert len(second_read & set(own)) == 4  # the first's top 4 of its 6: the ranking asks it for no other
+    assert len(first_read) == 12
+
+
+def test_the_prefilter_ranks_pairs_sharing_rare_words_first_and_ignores_code_punctuation():
+    earlier = [
+        "It needs Python 3.11, and the timeout is 30 seconds.",
+        "def load(rows):\n    for row in rows:\n        log.debug(row)",
+        "def save(rows):\n    for row in rows:\n        db.write(row)",
+    ]
+    last = ["It works on Python 3.6; the timeout is gone.", "def check(rows):\n    for row in rows:\n        test(row)"]
+    pairs = [(a, b) for a in earlier for b in last]
+    ranks = overlap_ranks(pairs)
+    # the prose pieces share "python", "timeout", "it", "the", "is" (two pieces of five each); the code pieces share
+    # "def", "rows", "for", "row", "in" (three of five each: less rare); prose and code share nothing
+    prose, code = 5 * np.log(5 / 2), 5 * np.log(5 / 3)
+    assert ranks == pytest.approx([prose, 0.0, 0.0, code, 0.0, code])
+    assert _ranked(pairs, 3) == [pairs[0], pairs[3], pairs[5]]  # ties: the first made
+    # a word in every piece weighs nothing; "3.11" and "3.6" are two numbers, not "3" shared
+    assert overlap_ranks([("x = 3.11", "x = 3.6"), ("x = 1", "x = 2")]) == [0.0, 0.0]
+
+
+def test_piece_pairs_is_saved_only_when_changed_and_checked(tiny_detector_dir, tmp_path):
+    det = load_detector(tiny_detector_dir)
+    assert "piece_pairs" not in det.config.options
+    det.piece_pairs = 0
+    assert det.config.options["piece_pairs"] == 0  # what a saved config then holds
+    det.piece_pairs = PIECE_PAIRS
+    assert "piece_pairs" not in det.config.options
+    out = Path(shutil.copytree(tiny_detector_dir, tmp_path / "every"))
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    cfg["options"]["piece_pairs"] = 0
+    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    assert load_detector(out).piece_pairs == 0
+    for bad in (-1, 2.5, True, "64"):
+        with pytest.raises(ValueError, match=r"^piece_pairs must be a whole number >= 0"):
+            det.piece_pairs = bad
+    cfg = json.loads((out / "dialcheck.json").read_text())
+    cfg["options"]["piece_pairs"] = "many"
+    (out / "dialcheck.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"every/dialcheck\.json: options\.piece_pairs must be a whole number"):
+        load_detector(out)
