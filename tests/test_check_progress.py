@@ -83,6 +83,28 @@ def test_check_shows_a_bar_counting_dialogues_on_a_terminal_and_clears_it_before
     assert not text.endswith("\n") and not shown[-1].strip()  # the bar is gone at the end (leave=False)
 
 
+def test_check_draws_the_bar_once_after_each_chunk(monkeypatch, many, tiny_detector_dir):
+    """The bar was drawn twice after each chunk (by update(), then by the refresh meant for when update() drew nothing,
+    too soon after its last draw): each count is now drawn once."""
+    from tqdm import auto
+
+    from dialcheck.cli import check, main
+
+    class Eager(auto.tqdm):  # update() draws whenever the count moves: never too soon after the last draw
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "mininterval": 0})
+
+    monkeypatch.setattr(auto, "tqdm", Eager)
+    monkeypatch.setattr(check, "CHUNK", 3)
+    monkeypatch.setattr(check, "PROGRESS_DELAY", 0.0)
+    term = _Terminal()
+    monkeypatch.setattr("sys.stdout", term)
+    monkeypatch.setattr("sys.stderr", term)
+    assert main(["check", str(many), "--json", "--model", str(tiny_detector_dir)]) == 0
+    text = term.getvalue()
+    assert [text.count(f"{n}/7") for n in (3, 6, 7)] == [1, 1, 1]
+
+
 @pytest.mark.parametrize("flag", [[], ["--no-progress"]])
 def test_check_shows_no_bar_off_a_terminal_or_with_no_progress(capsys, monkeypatch, many, tiny_detector_dir, flag):
     from dialcheck.cli import check
