@@ -98,6 +98,23 @@ def test_check_speaker_names_a_group_chats_user(tiny_detector_dir, tmp_path, cap
     assert "the last turn is the user's; --speaker assistant checks" in err
 
 
+def test_a_user_named_by_a_whole_number_is_its_digits_as_any_speaker(tiny_detector_dir, tmp_path, capsys):
+    """``"name": 5`` was refused ('expected a string'), though wherever a record names a speaker a whole number is
+    its digits (DECODE's agent ids, a ``"speaker": 1``); it is the user "5" now, as ``"5"`` and ``5.0`` are."""
+    from dialcheck.io import parse_dialogue
+
+    msgs = [{**m, "name": {"alice": 5, "bob": 7}[m["name"]]} if m["role"] == "user" else m for m in GROUP]
+    d = parse_dialogue({"messages": msgs})
+    assert [t.speaker for t in d.turns] == ["5", "assistant", "7", "assistant", "5"]
+    assert parse_dialogue({"messages": [{**msgs[0], "name": 5.0}, *msgs[1:]]}).turns[0].speaker == "5"
+    path = tmp_path / "numbered.jsonl"
+    path.write_text(json.dumps({"id": "n", "messages": msgs}) + "\n", encoding="utf-8")
+    zero = ["--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0", "--json"]
+    code, out, err = run_cli(capsys, "check", str(path), *zero, "--speaker", "7")
+    assert code == 0, err
+    assert json.loads(out)["turn"] == 2 and json.loads(out)["evidence"] == []
+
+
 @pytest.mark.parametrize(
     ("name", "message"),
     [
@@ -111,7 +128,8 @@ def test_check_speaker_names_a_group_chats_user(tiny_detector_dir, tmp_path, cap
             "'tool' is a chat role, not a user's name: it would make this user's messages tool messages (rename "
             "the user, or leave name out)",
         ),
-        (7, "expected a string (the user's name), got int"),
+        (7.5, "expected a string or a whole number (the user's name), got float"),
+        (True, "expected a string or a whole number (the user's name), got boolean"),
         (" ", "' ' is blank (name the user, or leave name out)"),
     ],
 )

@@ -531,18 +531,20 @@ CHAT_ROLES = ("assistant", "system", "developer", "tool", "function", "ipython")
 
 def _user_name(value: Any, field: str) -> str:
     """A ``user`` message's ``name`` as its speaker (a group chat's people told apart), else an :class:`InputError`
-    naming ``field``.
+    naming ``field``. A whole number is its digits, as wherever a record names a speaker (:func:`speaker_text`).
 
-    >>> _user_name("alice", "messages[0].name")
-    'alice'
+    >>> _user_name("alice", "messages[0].name"), _user_name(5, "messages[0].name")
+    ('alice', '5')
     >>> _user_name("assistant", "messages[2].name")
     Traceback (most recent call last):
     ...
     dialcheck.errors.InputError: messages[2].name: 'assistant' is a chat role, not a user's name: it would make this \
 user's messages the assistant's (rename the user, or leave name out)
     """
-    if not isinstance(value, str):
-        raise InputError(f"{field}: expected a string (the user's name), got {json_type(value)}")
+    name = speaker_text(value)
+    if name is None:  # a fraction, a boolean, a list: no one's name
+        raise InputError(f"{field}: expected a string or a whole number (the user's name), got {json_type(value)}")
+    value = name
     if not value.strip():
         raise InputError(f"{field}: {blank_speaker(value)} (name the user, or leave name out)")
     if value in CHAT_ROLES:
