@@ -10,6 +10,7 @@ import pytest
 from dialcheck.detectors import CascadeDetector, load_detector
 from dialcheck.detectors.cascade import REREAD_PIECES, _Ranking, not_ruled_out
 from dialcheck.errors import InputError, ModelError
+from helpers_calls import record_calls
 from test_soup import _variant
 
 # a long earlier reply and a long last reply of one speaker: every pair of the two is read in pieces
@@ -32,27 +33,19 @@ def _cascade(tiny_detector_dir, tmp_path) -> CascadeDetector:
     return CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 1.0)
 
 
-def _recording(det):
+def _recording(monkeypatch, det):
     """The pairs the detector's classifier is asked to score, call by call."""
-    calls: list[list[tuple[str, str]]] = []
-    score = det.classifier.score
-
-    def recorded(pairs, *args, **kwargs):
-        calls.append([tuple(p) for p in pairs])
-        return score(pairs, *args, **kwargs)
-
-    det.classifier.score = recorded
-    return calls
+    return record_calls(monkeypatch, det.classifier, "score", lambda pairs, *a, **k: [tuple(p) for p in pairs])
 
 
-def test_the_second_stage_reads_only_the_first_stages_top_pairs_of_pieces(tiny_detector_dir, tmp_path):
+def test_the_second_stage_reads_only_the_first_stages_top_pairs_of_pieces(monkeypatch, tiny_detector_dir, tmp_path):
     det = _cascade(tiny_detector_dir, tmp_path)
     assert det.reread_pieces == REREAD_PIECES == 4
     first_verdict, first_pieces = det.first.predict_pieces([LONG])
     owners, pairs, _, pieced = det.second._pairs(_as_dialogue(LONG))
     assert all(pieced) and set(owners) == {1, 3}  # both earlier replies are long pairs
     assert min(sum(o == i for o in owners) for i in (1, 3)) > 4 * REREAD_PIECES  # many pairs of pieces each
-    calls = _recording(det.second)
+    calls = _recording(monkeypatch, det.second)
     got = det.predict([LONG])[0]
     read = [p for call in calls for p in call]
     for i in (1, 3):
@@ -79,9 +72,9 @@ def _as_dialogue(turns):
     return as_dialogues([turns])[0]
 
 
-def test_short_pairs_are_read_whole_and_score_as_before(tiny_detector_dir, tmp_path):
+def test_short_pairs_are_read_whole_and_score_as_before(monkeypatch, tiny_detector_dir, tmp_path):
     det = _cascade(tiny_detector_dir, tmp_path)
-    calls = _recording(det.second)
+    calls = _recording(monkeypatch, det.second)
     bounded = det.predict([SHORT])[0]
     bounded_read = calls[:]
     det.reread_pieces = 0
@@ -90,7 +83,7 @@ def test_short_pairs_are_read_whole_and_score_as_before(tiny_detector_dir, tmp_p
     assert bounded_read == calls and bounded == every
 
 
-def test_predict_turns_keeps_the_k_distinct_pairs_of_pieces_ranked_highest(tiny_detector_dir):
+def test_predict_turns_keeps_the_k_distinct_pairs_of_pieces_ranked_highest(monkeypatch, tiny_detector_dir):
     det = load_detector(tiny_detector_dir)
     owners, pairs, _, _ = det._pairs(_as_dialogue(LONG))
     rank_calls = []
@@ -99,7 +92,7 @@ def test_predict_turns_keeps_the_k_distinct_pairs_of_pieces_ranked_highest(tiny_
         rank_calls.append(list(ps))
         return [len(a) + len(b) for a, b in ps]
 
-    calls = _recording(det)
+    calls = _recording(monkeypatch, det)
     got = det.predict_turns([LONG], [[3]], top_pieces=2, rank=rank)[0]
     assert len(rank_calls) == 1 and set(rank_calls[0]) == {p for o, p in zip(owners, pairs, strict=True) if o == 3}
     want = sorted(set(rank_calls[0]), key=lambda p: -(len(p[0]) + len(p[1])))[:2]
@@ -112,10 +105,10 @@ def test_predict_turns_keeps_the_k_distinct_pairs_of_pieces_ranked_highest(tiny_
     assert det.score_turns([LONG], [[3]], top_pieces=0, rank=rank)[0] == det.predict_turns([LONG], [[3]])[0].pair_scores
 
 
-def test_pieces_the_first_stage_did_not_read_are_ranked_by_it_then(tiny_detector_dir):
+def test_pieces_the_first_stage_did_not_read_are_ranked_by_it_then(monkeypatch, tiny_detector_dir):
     first = load_detector(tiny_detector_dir)
     ranking = _Ranking(first, {("a", "b"): 0.5}, batch_size=8)
-    calls = _recording(first)
+    calls = _recording(monkeypatch, first)
     got = ranking([("a", "b"), ("c", "d"), ("c", "d")])
     assert calls == [[("c", "d")]]  # the known pair is not scored again, the new one once
     assert got[0] == 0.5 and got[1] == got[2] == pytest.approx(float(first.classifier.score([("c", "d")])[0]))
@@ -152,7 +145,9 @@ def test_the_long_code_replies_benchmark_builds_seeded_chats_of_long_code_replie
     assert "Python 3.6" not in bench.coding_chat(2, 3)[-1]["content"]
 
 
-def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_too(tiny_detector_dir, tmp_path):
+def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_too(
+    monkeypatch, tiny_detector_dir, tmp_path
+):
     fast = _variant(tiny_detector_dir, tmp_path / "fast", 1)
     cfg = json.loads((fast / "dialcheck.json").read_text())
     cfg["thresholds"] |= {"tau": 0.0, "eta_e": 0.0}  # the first flags every dialogue and names every turn
@@ -161,7 +156,7 @@ def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_to
     det = CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 0.0)
     det.tau, det.evidence = 0.0, "confirm"  # above the band [0, 0]: the first decides, the second confirms
     _, first_pieces = det.first.predict_pieces([LONG])
-    calls = _recording(det.second)
+    calls = _recording(monkeypatch, det.second)
     got = det.predict([LONG])[0]
     assert got.contradiction and set(got.evidence) <= {1, 3}
     read = {p for call in calls for p in call}
@@ -172,7 +167,7 @@ def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_to
 
 
 def test_with_a_recheck_floor_the_second_stage_reads_the_top_pairs_of_pieces_of_the_turns_not_ruled_out(
-    tiny_detector_dir, tmp_path
+    monkeypatch, tiny_detector_dir, tmp_path
 ):
     det = _cascade(tiny_detector_dir, tmp_path)
     chat = [*LONG, "And the changelog?", _reply(4)]  # three long earlier replies
@@ -185,7 +180,7 @@ def test_with_a_recheck_floor_the_second_stage_reads_the_top_pairs_of_pieces_of_
     wanted = {i for i, s in first_scores.items() if s >= floor}
     assert len(wanted) == 2 and wanted == not_ruled_out(first_scores, floor)
     owners, pairs, _, _ = det.second._pairs(_as_dialogue(chat))
-    calls = _recording(det.second)
+    calls = _recording(monkeypatch, det.second)
     got = det.predict([chat])[0]
     read = {p for call in calls for p in call}
     for i in first_scores:

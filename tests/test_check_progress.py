@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from helpers_calls import record_calls
 from helpers_cli import run_cli
 
 DIALOGUES = [
@@ -124,13 +125,7 @@ def test_check_ends_a_chunk_of_long_dialogues_sooner(capsys, monkeypatch, tmp_pa
     from dialcheck.cli import check
 
     monkeypatch.setattr(check, "CHUNK", 4)
-    real, sizes = check.predict_for, []
-
-    def counted(args, dialogues):
-        sizes.append(len(dialogues))
-        return real(args, dialogues)
-
-    monkeypatch.setattr(check, "predict_for", counted)
+    sizes = record_calls(monkeypatch, check, "predict_for", lambda args, dialogues: len(dialogues))
     # 2,800 characters (counted twice: two pieces of 1,000 and more) and 1,900: over the 4,000 of a chunk of 4
     long = ["I have a dog. " * 200, "Nice.", "I never had a dog. " * 100]
     p = tmp_path / "long.jsonl"

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from dialcheck import language
 from dialcheck.schema import Dialogue
+from helpers_calls import record_calls
 from helpers_cli import run_cli
 
 
@@ -71,19 +70,6 @@ def _log(tmp_path, n=9, turns=3):
     return p
 
 
-def _record_calls(monkeypatch, owner, name: str, seen: Callable[..., Any]) -> list[Any]:
-    """Wrap ``owner.name`` so that each call appends ``seen(*args, **kwargs)`` to the returned list, then calls the
-    real one."""
-    real, calls = getattr(owner, name), []
-
-    def recorded(*args, **kwargs):
-        calls.append(seen(*args, **kwargs))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, recorded)
-    return calls
-
-
 def test_score_resume_parses_only_the_lines_it_scores(capsys, monkeypatch, tmp_path, tiny_detector_dir):
     # --resume parsed every finished line into a dialogue once more, only to pass it over (and its input check had
     # read each as JSON already): resuming 1,000,000 finished lines took 23.8 s of CPU, now 14.1 s
@@ -94,7 +80,7 @@ def test_score_resume_parses_only_the_lines_it_scores(capsys, monkeypatch, tmp_p
     assert run_cli(capsys, "score", str(log), str(full), *model)[0] == 0
     rows = full.read_text().splitlines(keepends=True)
     part.write_text("".join(rows[:5]) + rows[5][:20])  # lines 1-5 and a torn sixth: line 5 may be incomplete
-    calls = _record_calls(monkeypatch, io, "parse_dialogue", lambda obj, *a, **k: obj.get("id"))
+    calls = record_calls(monkeypatch, io, "parse_dialogue", lambda obj, *a, **k: obj.get("id"))
     code, _, err = run_cli(capsys, "score", str(log), str(part), *model, "--resume")
     assert code == 0 and "(4 already done)" in err
     assert part.read_text() == full.read_text()
@@ -158,7 +144,7 @@ def test_score_ends_a_chunk_of_long_dialogues_before_chunk_size(
     # (the bar moves after each; 450 MB); 200 dialogues of 400 turns moved the bar once, now every 16
     from dialcheck.cli import score
 
-    sizes = _record_calls(monkeypatch, score, "predict_for", lambda args, dialogues: len(dialogues))
+    sizes = record_calls(monkeypatch, score, "predict_for", lambda args, dialogues: len(dialogues))
     log, out = tmp_path / "log.jsonl", tmp_path / "out.jsonl"
     log.write_text("".join(json.dumps({"turns": turns}) + "\n" for _ in range(6)))
     model = ["--model", str(tiny_detector_dir), "--no-progress", "--chunk-size", "3"]
@@ -177,7 +163,7 @@ def test_check_writes_its_verdicts_chunk_by_chunk_once_every_dialogue_is_read(
 
     log = _log(tmp_path, n=5)
     monkeypatch.setattr(check, "CHUNK", 2)
-    seen = _record_calls(  # each call's dialogues and the verdicts written before it
+    seen = record_calls(  # each call's dialogues and the verdicts written before it
         monkeypatch, check, "predict_for", lambda args, dialogues: (len(dialogues), capsys.readouterr().out.count("\n"))
     )
     assert run_cli(capsys, "check", str(log), "--json", "--model", str(tiny_detector_dir))[0] == 0
@@ -214,8 +200,8 @@ def test_batch_scorer_looks_its_detector_up_once_a_batch_and_scores_a_large_batc
     from dialcheck import api, batch
 
     scorer = batch.BatchScorer(tiny_detector_dir)
-    loads = _record_calls(monkeypatch, api, "load", lambda *a, **k: a)
-    sizes = _record_calls(monkeypatch, api, "predict_grouped", lambda dialogues, *a, **k: len(dialogues))
+    loads = record_calls(monkeypatch, api, "load", lambda *a, **k: a)
+    sizes = record_calls(monkeypatch, api, "predict_grouped", lambda dialogues, *a, **k: len(dialogues))
     monkeypatch.setattr(batch, "CHUNK", 3)
     turns = [["I like tea.", "Me too.", f"I drink tea {i}."] for i in range(7)]
     out = scorer({"turns": [*turns[:2], "oops", *turns[2:]]})
