@@ -349,20 +349,25 @@ def piped_lines(stdin: Iterator[bytes]) -> Iterator[bytes]:
 
 
 def _units(
-    r: ParsedRecord, every_turn: bool, speakers: list[str] | None = None, routed: bool = False
+    r: ParsedRecord,
+    every_turn: bool,
+    speakers: list[str] | None = None,
+    routed: bool = False,
+    chinese: bool = False,
 ) -> list[tuple[int | None, Dialogue]]:
     """The (checked turn, dialogue cut after it) pairs of one record; turn ``None``: the whole dialogue as is.
     With ``routed`` (no ``--model``), ``every_turn`` checks a Chinese log from its fourth turn (b2) on, counted as
     the Chinese default reads it (:func:`~dialcheck.language.conversation_turns`: without a chat log's tool calls
     and results and its system messages, which it never checks): it reads u1, b1, u2, b2, so the turns before have
-    no past it can check them against."""
+    no past it can check them against. With ``chinese`` (a Chinese ``--model``: :func:`dialcheck.api.reads_as_chinese`)
+    every dialogue is counted so, as that model reads every dialogue so."""
     d = r.dialogue
     assert d is not None
     if not speakers and not every_turn:
         return [(None, d)]
     by = spoken_by(d, speakers)  # turns with text: a tool call's empty message is never checked
     if every_turn:
-        if routed and d.knowledge is None and dialogue_language(d) == "zh":
+        if chinese or (routed and d.knowledge is None and dialogue_language(d) == "zh"):
             read = set(conversation_turns(d)[3:])  # b2 on, as the Chinese reading counts turns
             return [(i, d.upto(i)) for i in by if i in read]
         return [(i, d.upto(i)) for i in by if i >= 1]
@@ -431,8 +436,11 @@ def run(args: argparse.Namespace) -> int:
     elif point.last:
         pending = _StdinResume(point, source)
     done = point.done
+    chinese = False  # a Chinese --model: --every-turn counts turns as it reads them (_units)
     if args.model is not None:
-        load_for(args)  # a missing or broken --model fails before any output is written
+        from ..api import reads_as_chinese
+
+        chinese = reads_as_chinese(load_for(args))  # a missing or broken --model fails before any output is written
     # standard input's first line is waited for only now: a slow producer and the model's loading were waited for
     # one after the other (the producer keeps writing into the pipe while the model loads)
     piped = piped_lines(stdin) if stdin is not None else None
@@ -484,7 +492,7 @@ def run(args: argparse.Namespace) -> int:
                 role = None if r.speakers or args.every_turn else ends_off_assistant(r.dialogue)  # type: ignore[arg-type]
                 if role is not None:  # a chat log's user, tool or system message was checked, not the assistant's
                     n_user[role] = n_user.get(role, 0) + 1
-                mine = _units(r, args.every_turn, r.speakers, routed=args.model is None)
+                mine = _units(r, args.every_turn, r.speakers, routed=args.model is None, chinese=chinese)
                 # the record's own "speaker" (even one --speaker names too) names no one who spoke: a bad line in
                 if not mine and r.own_speaker:  # check's words (no turn by --speaker is counted, as its help says)
                     try:
