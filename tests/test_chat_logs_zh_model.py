@@ -29,3 +29,50 @@ def test_score_every_turn_with_a_chinese_model_counts_turns_as_the_routed_defaul
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert code == 0 and [r["turn"] for r in rows] == [8, 9, 10], err
     assert "skipped 0 bad lines" in err and "tool message" not in err
+
+
+def test_evaluate_data_names_a_record_ending_with_a_tool_result_by_file_and_line(
+    tiny_hierarchical_dir,  # noqa: F811
+    tmp_path,
+    capsys,
+):
+    """Such a record stopped the whole run with 'dialogues[1]: messages[4]: the last turn is a tool message',
+    naming neither the file nor its line. It is now a bad record as the others are: skipped, named by file, line and
+    field, the others evaluated; a file of none but such records is refused (exit 2)."""
+    recs = [
+        {"id": "ok", "messages": ZH_CHAT, "contradiction": True, "category": "history"},
+        {"id": "tool", "messages": ZH_TOOLS[:5], "contradiction": False},
+        {"id": "left", "messages": [*ZH_CHAT, {"role": "system", "content": "用户已离开。"}], "contradiction": False},
+        {"id": "named", "messages": [*ZH_TOOLS, CALL, RESULT], "speaker": "assistant", "contradiction": True,
+         "category": "history"},  # as the advice says: labelled at the assistant's last reply
+    ]  # fmt: skip
+    f = tmp_path / "mine.jsonl"
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    ev = ["evaluate", "--benchmark", "cdconv", "--model", str(tiny_hierarchical_dir), "--no-progress", "--data"]
+    code, out, err = run_cli(capsys, *ev, str(f))
+    assert code == 0 and "Traceback" not in err, err
+    assert f"skipped {f}, line 2: messages[4]: the last turn is a tool message, a tool's result" in err
+    assert f"skipped {f}, line 3: messages[4]: the last turn is a system message" in err
+    assert f"{f}: skipped 2 of 4 records (each named above); split mine holds the other 2" in err
+    f.write_text(json.dumps(recs[1], ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, *ev, str(f))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert f"{f}: no labelled dialogue to evaluate on (first: line 1: messages[4]: the last turn is a tool" in err
+    assert '"speaker": "assistant" in the record (its label then about that reply)' in err and "--speaker" not in err
+
+
+def test_evaluate_decode_data_with_a_chinese_model_skips_such_a_record_too(
+    tiny_hierarchical_dir,  # noqa: F811
+    tmp_path,
+    capsys,
+):
+    """--benchmark decode with a Chinese --model reads its --data through the same detector: the record was the
+    same error without file or line."""
+    recs = [{"id": "ok", "messages": ZH_CHAT, "contradiction": True}, {"id": "t", "messages": ZH_TOOLS[:5],
+            "contradiction": False}]  # fmt: skip
+    f = tmp_path / "mine.jsonl"
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    ev = ["evaluate", "--benchmark", "decode", "--model", str(tiny_hierarchical_dir), "--no-progress", "--data"]
+    code, _, err = run_cli(capsys, *ev, str(f))
+    assert code == 0 and "Traceback" not in err, err
+    assert f"skipped {f}, line 2: messages[4]: the last turn is a tool message, a tool's result" in err

@@ -1612,10 +1612,13 @@ def read_examples(
     english: bool = False,
     limit: int | None = None,
     notes: list[str] | None = None,
+    refuse: Callable[[Dialogue], None] | None = None,
 ) -> tuple[list[Example], list[InputError]]:
     """Every labelled dialogue of a JSON/JSONL file, and the errors of the records that were skipped
     (with ``require_category``, contradictions without a CDConv category are among them; with ``english``,
-    Chinese and mixed-language dialogues, which the English default cannot read). A JSONL line that is not
+    Chinese and mixed-language dialogues, which the English default cannot read; with ``refuse``, those whose
+    dialogue it raises an :class:`InputError` for, named by file and line as the others are: ``evaluate --data``
+    with a Chinese model refuses a chat log ending with a tool's result). A JSONL line that is not
     UTF-8 is one such record; a JSON document that is not UTF-8 fails as a whole (:func:`decode_utf8`).
 
     A record without an id gets ``FILE:LINE`` (JSONL, or a file of one line) or ``FILE:dialogue N`` (the N-th
@@ -1651,6 +1654,9 @@ def read_examples(
             line = rec.at_line if rec.at_line is not None else None
             where = "" if line is not None else f"dialogue {rec.line + 1}: "
             errors.append(InputError(f"{where}{why}: the English default does not read it{hint}", str(label), line))
+        elif rec.example is not None and refuse is not None and (refused := _refused(refuse, rec)) is not None:
+            where = "" if rec.at_line is not None else f"dialogue {rec.line + 1}: "
+            errors.append(InputError(where + refused.message, str(label), rec.at_line))
         elif rec.example is not None:
             ex = rec.example
             where = rec.at_line if rec.at_line is not None else f"dialogue {rec.line + 1}"
@@ -1664,6 +1670,15 @@ def read_examples(
     if notes is not None and other:
         notes.append(f"{label}: {other_speaker_note(other, sum(ex.label for ex in examples))}")
     return examples, errors
+
+
+def _refused(refuse: Callable[[Dialogue], None], rec: ParsedRecord) -> InputError | None:
+    """The :class:`InputError` ``refuse`` raises for the dialogue of ``rec`` (a labelled record), or None."""
+    try:
+        refuse(rec.example.dialogue)  # type: ignore[union-attr]
+    except InputError as e:
+        return e
+    return None
 
 
 def other_speaker_evidence(example: Example) -> list[int]:

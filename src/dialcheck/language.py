@@ -31,6 +31,7 @@ from .schema import Dialogue, Verdict
 __all__ = [
     "CHECK_ASSISTANT",
     "CHOOSE_CLI",
+    "CHOOSE_LABELLED",
     "CHOOSE_MODEL",
     "CHOOSE_SERVER",
     "INSTRUCTION_ROLES",
@@ -64,11 +65,14 @@ OTHER_SHARE = 0.2
 CHOOSE_MODEL = "pass model=FOLDER (dialcheck.check(..., model=...), dialcheck.load(...))"
 CHOOSE_CLI = "pass --model"
 CHOOSE_SERVER = "start the server with --model"
-#: How each caller (by its ``choose``: :data:`CHOOSE_CLI`, :data:`CHOOSE_SERVER`; any other is the library's) checks
-#: the assistant's last reply of a chat log, for the advice of an error about its last turn.
+#: The ``choose`` of a labelled record (``evaluate --data``): it names its checked turn by its own ``"speaker"`` only.
+CHOOSE_LABELLED = "label a record of your own"
+#: How each caller (by its ``choose``: :data:`CHOOSE_CLI`, :data:`CHOOSE_SERVER`, :data:`CHOOSE_LABELLED`; any other
+#: is the library's) checks the assistant's last reply of a chat log, for the advice of an error about its last turn.
 CHECK_ASSISTANT = {
     CHOOSE_CLI: '--speaker assistant, or "speaker": "assistant" in the dialogue object,',
     CHOOSE_SERVER: '"speaker": "assistant" in the request (beside "dialogues", or in the dialogue object)',
+    CHOOSE_LABELLED: '"speaker": "assistant" in the record (its label then about that reply)',
 }
 CHECK_ASSISTANT_LIBRARY = 'speaker="assistant" (dialcheck.check(..., speaker=...)), or "speaker": "assistant" in the '
 CHECK_ASSISTANT_LIBRARY += "dialogue object,"

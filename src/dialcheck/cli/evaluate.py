@@ -260,13 +260,16 @@ def _warn_short(args: argparse.Namespace, evaluator: Any) -> None:
 
 
 def _decode(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], str]:
+    from ..api import reads_as_chinese
     from ..evaluation.decode import DecodeEvaluator, paper_detector, to_markdown
 
     _no_citod_options(args)
+    chinese = args.model is not None and reads_as_chinese(args.model)  # a record it cannot read is a bad one
     try:
         evaluator = DecodeEvaluator(
-            _splits(args), args.data_dir, args.limit, args.batch_size, files=args.data, english=args.model is None
-        )
+            _splits(args), args.data_dir, args.limit, args.batch_size, files=args.data, english=args.model is None,
+            chinese=chinese,
+        )  # fmt: skip
     except ValueError as e:
         raise InputError(str(e)) from None
     evaluator.require_split_files()  # before the model loads: a missing corpus file failed seconds later

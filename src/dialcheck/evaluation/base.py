@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
@@ -41,6 +42,8 @@ class SplitEvaluator:
 
     # evaluators that read the user's own labelled files (``files``); with it, contradictions need a category
     file_category: ClassVar[bool | None] = None
+    # evaluators whose detector is always a four-category (Chinese) one: ``chinese`` is then always set
+    reads_chinese: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -50,6 +53,7 @@ class SplitEvaluator:
         batch_size: int | None = None,
         files: Sequence[str | Path] = (),
         english: bool = False,
+        chinese: bool = False,
     ) -> None:
         """``splits`` and ``batch_size`` default to the class's ``default_splits`` / ``default_batch_size``.
 
@@ -57,7 +61,10 @@ class SplitEvaluator:
         as a split named after the file (evaluators with ``file_category`` set only); their bad records are
         skipped and kept in ``skipped``. With files and no ``splits``, only the files are evaluated. ``english``:
         the files' Chinese and mixed-language dialogues are skipped too (for the English default, which cannot read
-        them)."""
+        them). ``chinese`` (a four-category, Chinese detector; always with ``reads_chinese``): a chat log ending with a
+        turn it does not read (a tool's result, a system message:
+        :func:`~dialcheck.language.check_chinese_last_turn`) is a bad record too, named by file and line, not an
+        error of the whole run once the detector reads it."""
         if files and self.file_category is None:
             raise ValueError(f"{type(self).__name__} does not evaluate files of your own")
         if files and splits is None:
@@ -77,10 +84,15 @@ class SplitEvaluator:
         self.files: dict[str, list[Example]] = {}
         self.skipped: dict[str, list[InputError]] = {}
         self.notes: dict[str, list[str]] = {}  # warnings about a file's good records (the command line prints them)
-        self._read_files(files, bool(self.file_category), english)
+        self._read_files(files, bool(self.file_category), english, chinese or self.reads_chinese)
 
-    def _read_files(self, files: Sequence[str | Path], require_category: bool, english: bool = False) -> None:
+    def _read_files(
+        self, files: Sequence[str | Path], require_category: bool, english: bool = False, chinese: bool = False
+    ) -> None:
         """Each file named after itself (never after a known split); a file with no good record is an error."""
+        from ..language import CHOOSE_LABELLED, check_chinese_last_turn
+
+        refuse = partial(check_chinese_last_turn, choose=CHOOSE_LABELLED) if chinese else None
         for f in files:
             path = Path(f)
             plain = path.with_suffix("") if path.suffix.lower() == ".gz" else path  # logs.jsonl.gz reads as logs
@@ -90,7 +102,7 @@ class SplitEvaluator:
             notes: list[str] = []  # a four-category (CDConv) file's evidence is not scored: no note about it
             examples, errors = read_examples(
                 path, require_category=require_category, english=english, limit=self.limit,
-                notes=None if require_category else notes,
+                notes=None if require_category else notes, refuse=refuse,
             )  # fmt: skip
             if not examples:
                 _refuse(input_name(path), errors)  # as read_examples names it

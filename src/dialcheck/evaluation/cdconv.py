@@ -192,6 +192,7 @@ class CDConvEvaluator(SplitEvaluator):
 
     known_splits = tuple(SPLITS)
     file_category = True  # the user's labelled files: each contradiction names its category
+    reads_chinese = True  # a four-category detector: a record ending with a tool's result is a bad one
     primary_metric = "test/4class/macro_f1"
     default_splits = ("test",)
 
