@@ -28,12 +28,14 @@ def _ranked(pairs: list[tuple[str, str]], k: int) -> list[tuple[str, str]]:
     return [pairs[j] for j in sorted(range(len(pairs)), key=lambda j: (-r[j], j))[:k]]
 
 
-def test_a_turn_over_the_bound_is_scored_on_its_top_pairs_of_pieces_and_one_under_it_on_all(tiny_detector_dir):
+def test_a_turn_over_the_bound_is_scored_on_its_top_pairs_of_pieces_and_one_under_it_on_all(
+    monkeypatch, tiny_detector_dir
+):
     det = load_detector(tiny_detector_dir)
     assert det.piece_pairs == PIECE_PAIRS == 64
     own = {i: _own(det, i) for i in (1, 3)}
     assert all(16 < len(v) < PIECE_PAIRS for v in own.values())  # long pairs, under the default bound
-    calls = _recording(det)
+    calls = _recording(monkeypatch, det)
     whole = det.predict([LONG])[0]
     assert {p for call in calls for p in call} == set(own[1]) | set(own[3])  # under the bound: every pair
 
@@ -60,10 +62,10 @@ def test_a_turn_over_the_bound_is_scored_on_its_top_pairs_of_pieces_and_one_unde
     assert {p for call in calls for p in call} == set(own[1]) | set(own[3])
 
 
-def test_a_cascade_bounds_its_first_stage_and_re_reads_among_what_it_read(tiny_detector_dir, tmp_path):
+def test_a_cascade_bounds_its_first_stage_and_re_reads_among_what_it_read(monkeypatch, tiny_detector_dir, tmp_path):
     det = _cascade(tiny_detector_dir, tmp_path)
     det.first.piece_pairs = det.second.piece_pairs = 6
-    first_calls, second_calls = _recording(det.first), _recording(det.second)
+    first_calls, second_calls = _recording(monkeypatch, det.first), _recording(monkeypatch, det.second)
     det.predict([LONG])
     first_read = [p for call in first_calls for p in call]
     second_read = {p for call in second_calls for p in call}
@@ -112,3 +114,30 @@ def test_piece_pairs_is_saved_only_when_changed_and_checked(tiny_detector_dir, t
     (out / "dialcheck.json").write_text(json.dumps(cfg))
     with pytest.raises(ModelError, match=r"every/dialcheck\.json: options\.piece_pairs must be a whole number"):
         load_detector(out)
+
+
+def test_piece_pairs_set_on_a_cascade_reaches_both_stages_and_is_saved(tiny_detector_dir, tmp_path):
+    det = _cascade(tiny_detector_dir, tmp_path)
+    assert det.piece_pairs == PIECE_PAIRS
+    det.piece_pairs = 0  # was kept on the cascade alone: both stages still scored at most 64 pairs per turn
+    assert "piece_pairs" not in det.__dict__
+    assert det.first.piece_pairs == det.second.piece_pairs == 0
+    det.save(tmp_path / "saved")
+    cfg = json.loads((tmp_path / "saved" / "dialcheck.json").read_text())
+    assert cfg["options"]["readings"]["piece_pairs"] == 0
+    back = load_detector(tmp_path / "saved")
+    assert back.piece_pairs == back.first.piece_pairs == back.second.piece_pairs == 0
+    with pytest.raises(ValueError, match=r"^piece_pairs must be a whole number >= 0"):
+        det.piece_pairs = -1
+    cfg["options"]["readings"]["piece_pairs"] = "many"
+    (tmp_path / "saved" / "dialcheck.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"saved/dialcheck\.json: options\.readings\.piece_pairs: piece_pairs must"):
+        load_detector(tmp_path / "saved")
+
+
+def test_piece_pairs_set_on_a_cascade_bounds_what_both_stages_read(monkeypatch, tiny_detector_dir, tmp_path):
+    det = _cascade(tiny_detector_dir, tmp_path)
+    det.piece_pairs = 6  # as det.first.piece_pairs = det.second.piece_pairs = 6 in the test above
+    first_calls = _recording(monkeypatch, det.first)
+    det.predict([LONG])
+    assert len([p for call in first_calls for p in call]) == 12

@@ -109,6 +109,30 @@ def test_reread_pieces_set_on_a_router_of_cascades_reaches_both_cascades(tmp_pat
         det.reread_pieces = -1
 
 
+def test_piece_pairs_set_on_a_router_reaches_every_stage_of_both_cascades(tmp_path, tiny_detector_dir):
+    from dialcheck.detectors import CascadeDetector
+    from dialcheck.detectors.utterance import PIECE_PAIRS
+
+    folder = tmp_path / "router"
+    for side, seeds in (("short", (1, 2)), ("long", (3, 4))):
+        fast, slow = (load_detector(_variant(tiny_detector_dir, tmp_path / f"{side}-{s}", s)) for s in seeds)
+        CascadeDetector.build(fast, slow, 0.0, 1.0).save(folder / side)
+    options = {"short": "short", "long": "long", "long_words": 5}
+    (folder / "dialcheck.json").write_text(json.dumps({"detector": "router.v1", "options": options}))
+    det = load_detector(folder)
+    assert det.piece_pairs == PIECE_PAIRS
+    det.piece_pairs = 0  # was kept on the cascade (or router) alone: every stage still scored at most 64 pairs
+    assert "piece_pairs" not in det.__dict__
+    stages = [d for c in (det.short, det.long) for d in (c.first, c.second)]  # the long one loads on first use
+    assert [d.piece_pairs for d in stages] == [0, 0, 0, 0]
+
+
+def test_piece_pairs_on_a_router_of_plain_detectors_reaches_both(tmp_path, tiny_detector_dir):
+    det = load_detector(_router(tmp_path, tiny_detector_dir))
+    det.piece_pairs = 0  # unlike reread_pieces, a reading of every utterance detector
+    assert det.short.piece_pairs == det.long.piece_pairs == 0
+
+
 def test_reread_pieces_on_a_router_of_plain_detectors_is_refused(tmp_path, tiny_detector_dir):
     det = load_detector(_router(tmp_path, tiny_detector_dir))
     with pytest.raises(AttributeError, match="no option 'reread_pieces'"):

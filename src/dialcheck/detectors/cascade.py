@@ -31,9 +31,10 @@ A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``e
 ``dialcheck check --tau`` are the slow detector's. A ``tau`` set outside the band stretches the band to hold it
 (:attr:`CascadeDetector.reread_band`), so a verdict is a contradiction exactly when its score reaches ``tau``.
 A reading option of the utterance-based detector (``pair_order``, ``long_turns``, ``ellipsis``, ``questions``,
-``slots``, ``subjects``, ``introductions``, ``times``; ``--ellipsis resolve`` on the command line) set on a cascade
-is set on each stage that has it and saved in the cascade's ``options.readings`` (the stages' own folders are kept
-as they were); the band was chosen on the stages' own readings, so measure the cascade again after changing one.
+``slots``, ``subjects``, ``introductions``, ``times``, ``answers``, ``piece_pairs``; ``--ellipsis resolve`` on the
+command line) set on a cascade is set on each stage that has it and saved in the cascade's ``options.readings`` (the
+stages' own folders are kept as they were); the band was chosen on the stages' own readings, so measure the cascade
+again after changing one.
 
 The folder holds ``dialcheck.json`` (``options``: ``first`` and ``second``, each a sub-folder of the cascade
 or the name of a shipped model) and the sub-folders.
@@ -84,6 +85,7 @@ READINGS = (
     "introductions",
     "times",
     "answers",
+    "piece_pairs",
 )
 
 
@@ -142,6 +144,7 @@ class CascadeDetector(Detector):
     introductions = StageReading()
     times = StageReading()
     answers = StageReading()
+    piece_pairs = StageReading()
 
     @classmethod
     def build(cls, first: Detector, second: Detector, low: float, high: float) -> CascadeDetector:

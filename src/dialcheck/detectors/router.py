@@ -10,7 +10,8 @@ to ``options.short``, and scores each group in shared batches.
 The long detector is loaded on first use, with the runtime switches and reading options already applied to
 the short one, so a service that never sees a long reply pays nothing for it. ``tau`` and ``eta_e`` read the
 short detector's; setting them sets both. A reading option (``--slots``, ...) or a cascade option
-(``--cascade-evidence``, ``--recheck-floor``; ``reread_pieces`` in Python) reaches both detectors where they have it.
+(``--cascade-evidence``, ``--recheck-floor``; ``reread_pieces``, ``piece_pairs`` in Python) reaches both detectors
+where they have it.
 
 The folder holds ``dialcheck.json`` with ``detector: "router.v1"`` and ``options``: ``short`` and ``long``
 (each a sub-folder or the name of a shipped model) and ``long_words``.
