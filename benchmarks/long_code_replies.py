@@ -7,15 +7,16 @@ or (``--compare bound``) both stages scoring at most ``piece_pairs`` pairs of pi
 Builds ``--chats`` seeded coding chats: a user asks for code ``--replies`` times and an assistant answers each time
 with a sentence or two and a fenced Python block of about 300-600 tokens (functions, loops, comments; generated
 here, so nothing is downloaded); one chat in two, the last reply states a fact about the code (the Python version,
-the default timeout) unlike the first reply. Each chat is checked with ``dialcheck.check`` on ``--model`` (a cascade),
-twice side by side: with ``reread_pieces`` ``--top`` (the second stage re-reads, of each earlier reply read in
-pieces, the ``--top`` pairs of pieces the first stage scored highest) and 0 (every pair of pieces, as before
-2026-12-03); both stages keep their own ``piece_pairs``. With ``--compare bound`` the two readings are instead
-``piece_pairs`` ``--bound`` on both stages (of an earlier reply read in more pairs of pieces, only that many are
-scored, those sharing the rarest words: ``UtteranceDetector.piece_pairs``) and 0 (every pair, as before 2026-12-03),
-``reread_pieces`` the model's. Each pair of runs goes after a first call that is not timed (both orders of the two are
-averaged). Prints, per chat: the tokens of its replies, the pairs each stage scored each way, the seconds of each,
-their ratio, and whether the two verdicts (flag, score to 3 places, evidence) agree.
+the default timeout) unlike the first reply. ``--json``'s folder is made before the run. Each chat is checked with
+``dialcheck.check`` on ``--model`` (a cascade), twice side by side: with ``reread_pieces`` ``--top`` (the second
+stage re-reads, of each earlier reply read in pieces, the ``--top`` pairs of pieces the first stage scored highest;
+default the model's, ``REREAD_PIECES`` where it is 0) and 0 (every pair of pieces, as before 2026-12-03); both
+stages keep their own ``piece_pairs``. With ``--compare bound`` the two readings are instead ``piece_pairs``
+``--bound`` on both stages (of an earlier reply read in more pairs of pieces, only that many are scored, those
+sharing the rarest words: ``UtteranceDetector.piece_pairs``) and 0 (every pair, as before 2026-12-03),
+``reread_pieces`` the model's. Each pair of runs goes after a first call that is not timed (both orders of the two
+are averaged). Prints, per chat: the tokens of its replies, the pairs each stage scored each way, the seconds of
+each, their ratio, and whether the two verdicts (flag, score to 3 places, evidence) agree.
 """
 
 from __future__ import annotations
@@ -142,11 +143,17 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.replies < 2:
         ap.error("--replies: at least 2, so that the last reply has an earlier one to be read against")
+    json_path = Path(args.json) if args.json else None
+    if json_path is not None:  # before the run, not after minutes of it
+        if json_path.is_dir():
+            ap.error(f"--json: {json_path} is a directory, expected a file name")
+        json_path.parent.mkdir(parents=True, exist_ok=True)
     import torch
     from _output import emit
 
     import dialcheck
     from dialcheck.detectors import CascadeDetector
+    from dialcheck.detectors.cascade import REREAD_PIECES
     from dialcheck.errors import InputError
 
     torch.set_num_threads(args.threads)
@@ -154,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     if not isinstance(det, CascadeDetector):
         raise InputError(f"{args.model} is not a cascade: it has no second stage to re-read pieces")
     top = args.top or det.reread_pieces
+    if not top and args.compare == "reread":  # saved with reread_pieces 0: "top 0" would be every pair twice
+        top = REREAD_PIECES
+        print(f"{args.model} re-reads every pair of pieces (reread_pieces 0): comparing top {top}", file=sys.stderr)
     bound = args.bound or det.first.piece_pairs
     read = _counting(det.second.classifier)
     read_first = _counting(det.first.classifier)
@@ -221,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{s_all / s_top:.1f}x | {'yes' if agree else 'no'}: {v_top.contradiction} {v_top.score:.3f} "
             f"{list(v_top.evidence)} / {v_all.contradiction} {v_all.score:.3f} {list(v_all.evidence)} |"
         )
-    emit("\n".join(lines), results, json_path=Path(args.json) if args.json else None)
+    emit("\n".join(lines), results, json_path=json_path)
     return 0
 
 

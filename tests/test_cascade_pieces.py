@@ -145,6 +145,26 @@ def test_the_long_code_replies_benchmark_builds_seeded_chats_of_long_code_replie
     assert "Python 3.6" not in bench.coding_chat(2, 3)[-1]["content"]
 
 
+def test_the_long_code_replies_benchmark_on_a_cascade_saved_with_reread_pieces_0(
+    load_benchmark, tiny_detector_dir, tmp_path, capsys
+):
+    bench = load_benchmark("long_code_replies")
+    det = _cascade(tiny_detector_dir, tmp_path)
+    det.reread_pieces = 0
+    det.save(tmp_path / "every")
+    out = tmp_path / "runs" / "s89" / "x.json"  # a folder not made yet: was an error only after the whole run
+    argv = ["--model", str(tmp_path / "every"), "--chats", "1", "--replies", "2", "--threads", "1"]
+    assert bench.main([*argv, "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert results["top"] == REREAD_PIECES  # was 0: the full re-read timed against itself as "top 0"
+    chat = results["chats"][0]
+    assert chat["pairs_on"] < chat["pairs_off"]
+    assert f"top {REREAD_PIECES} vs every pair" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:  # refused before the model loads
+        bench.main([*argv, "--json", str(tmp_path)])
+    assert e.value.code == 2 and "is a directory" in capsys.readouterr().err
+
+
 def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_too(
     monkeypatch, tiny_detector_dir, tmp_path
 ):
