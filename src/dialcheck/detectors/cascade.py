@@ -20,12 +20,15 @@ flagged a pair the fast one scored below f. The turns left unread keep the fast 
 ``pair_scores``; the verdict, its score and evidence are the slow detector's on the turns it read.
 
 An earlier turn too long to share the window with the last one (a long reply, a code block) is read in pairs of
-pieces, every piece of the one against every piece of the other (``long_turns`` of the utterance detector): a
-sixth 500-token reply against five earlier ones is about 1,280 pairs. The first detector reads them all; the
-second re-reads, of each such turn, only the ``reread_pieces`` pairs (``REREAD_PIECES``, 4) the first scored
-highest, the turn's score their maximum as before, so a re-read long chat costs it 5 x 4 pairs, not 1,280 (pairs
-read whole are re-read as before). ``reread_pieces`` 0 (``options.reread_pieces``) re-reads every pair of pieces,
-as before 2026-12-03: measured in ``benchmarks/long_code_replies.py`` (docs/benchmarks.md, "Long code replies").
+pieces, every piece of the one against every piece of the other (``long_turns`` of the utterance detector; with
+``long_turns="pieces"``, ``--long-turns pieces``, so is every pair where either turn has more than ``chunk_tokens``,
+32, tokens, even one that fits the window, and what follows applies to those pairs too): a sixth 500-token reply
+against five earlier ones is about 1,280 pairs. The first detector scores at most ``piece_pairs`` (64) of them per
+earlier turn (``UtteranceDetector.piece_pairs``); the second re-reads, of each such turn, only the ``reread_pieces``
+pairs (``REREAD_PIECES``, 4) the first scored highest, the turn's score their maximum as before, so a re-read long
+chat costs it 5 x 4 pairs, not 1,280 (pairs read whole are re-read as before). ``reread_pieces`` 0
+(``options.reread_pieces``) re-reads every pair of pieces, as before 2026-12-03: measured in
+``benchmarks/long_code_replies.py`` (docs/benchmarks.md, "Long code replies").
 
 A verdict's ``score`` is the score of the detector that decided it; ``tau``, ``eta_e`` and
 ``dialcheck check --tau`` are the slow detector's. A ``tau`` set outside the band stretches the band to hold it
