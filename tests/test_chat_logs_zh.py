@@ -392,3 +392,22 @@ def test_an_empty_assistant_reply_is_no_tool_call_and_is_refused_in_a_chinese_lo
     assert api.route(parse_dialogue(called)) == "zh"
     (v,) = history_only.predict([called])
     assert v.evidence == (2,)  # the assistant's 'I have a dog', read as b1
+
+
+def test_a_hand_built_empty_assistant_turn_is_told_how_to_mark_a_tool_call():
+    """A library user's Dialogue with an empty assistant turn for a tool call (how one was marked until 2026-12-03)
+    was refused as an empty turn with nothing saying how to mark a call; the message now names meta["tool_calls"],
+    and doing so is read. A chat log (messages) marks its calls itself: its message has no such hint."""
+    from dialcheck.schema import Dialogue
+
+    texts = ["我想买猫粮。", "", '{"in_stock": 0}', "现在没货了。", "那狗粮呢？", "狗粮有货。"]
+    speakers = ["user", "assistant", "tool", "assistant", "user", "assistant"]
+    hint = 'a tool call is marked by its index: Dialogue(..., meta={"tool_calls": (1,)})'
+    with pytest.raises(InputError, match=r"^turns\[1\]\.text: empty turn") as e:
+        api.route(Dialogue.from_texts(texts, speakers=speakers))
+    assert hint in str(e.value)
+    assert api.route(Dialogue.from_texts(texts, speakers=speakers, meta={"tool_calls": (1,)})) == "zh"
+    log = [{"role": s, "content": t} for s, t in zip(speakers, texts, strict=True)]
+    with pytest.raises(InputError, match=r"^messages\[1\]\.content: empty turn") as e:
+        api.route(parse_dialogue(log))
+    assert "meta=" not in str(e.value)
