@@ -411,3 +411,31 @@ def test_a_hand_built_empty_assistant_turn_is_told_how_to_mark_a_tool_call():
     with pytest.raises(InputError, match=r"^messages\[1\]\.content: empty turn") as e:
         api.route(parse_dialogue(log))
     assert "meta=" not in str(e.value)
+
+
+def test_a_model_reading_every_speaker_is_warned_of_a_chinese_system_prompt_or_tool_result(defaults, tmp_path, capsys):
+    """Since 992e86c a chat log's system prompt and tool results counted only when of the checked turn's speaker,
+    right for the shipped same-speaker detectors; but a --model saved with options.speakers "all" (or an unstructured
+    detector) does read a Chinese system prompt or tool result against the reply, and was no longer warned. Such a
+    model's warning now counts them, on the command line and in the library."""
+    import shutil
+
+    import dialcheck
+
+    every = tmp_path / "every-speaker"
+    shutil.copytree(defaults["en"], every)
+    config = json.loads((every / "dialcheck.json").read_text(encoding="utf-8"))
+    config.setdefault("options", {})["speakers"] = "all"
+    (every / "dialcheck.json").write_text(json.dumps(config), encoding="utf-8")
+    assert api.reads_others(every) and not api.reads_others(defaults["en"])
+    log = [ZH_SYSTEM, *EN_USER_LAST[1:5]]
+    d = parse_dialogue(log)
+    assert api.foreign_warning("M", "en", [d]) == ([], None)
+    assert api.foreign_warning("M", "en", [d], others=True)[0] == [0]
+    assert api.language_gap(dialcheck.load(str(every)), [d])[0] == [0]
+    p = tmp_path / "en.jsonl"
+    p.write_text(json.dumps({"messages": log}, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "check", str(p), "--model", str(every), "--json")
+    assert code == 0 and "Chinese turns" in err, err
+    code, _, err = run_cli(capsys, "check", str(p), "--model", str(defaults["en"]), "--json")
+    assert code == 0 and "Chinese turns" not in err, err

@@ -291,6 +291,37 @@ def _config_of(model: Detector | str | Path) -> Any:
     return getattr(model, "config", None)
 
 
+def reads_others(model: Detector | str | Path, _depth: int = 0) -> bool:
+    """Whether ``model`` (a detector, a folder or a shipped model's name) reads the checked turn against other
+    speakers' turns as well as its own speaker's: an unstructured detector (``decode.unstructured.v1``, the whole
+    history), a detector saved with ``options.speakers: "all"``, or a cascade or router with such a stage. Then a
+    chat log's system prompt or tool result is read, and :func:`~dialcheck.language.foreign_turns` counts it
+    (``same_speaker=False``). False for the shipped detectors and a model that cannot be read.
+
+    >>> reads_others("decode-utterance-minilm-v10"), reads_others("x/y")
+    (False, False)
+    """
+    config = _config_of(model)
+    kind = getattr(config, "detector", None)
+    options = getattr(config, "options", None) or {}
+    if kind == "decode.unstructured.v1" or options.get("speakers") == "all":
+        return True
+    if kind not in ("cascade.v1", "router.v1") or _depth > 3:
+        return False
+    from .detectors.cascade import STAGES, _stage_folder
+    from .detectors.router import KEYS
+
+    keys = STAGES if kind == "cascade.v1" else KEYS
+    if not isinstance(model, (str, Path)):  # a loaded cascade or router: its stages
+        return any(reads_others(getattr(model, k), _depth + 1) for k in keys if hasattr(model, k))
+    try:
+        folder = model_folder(model)
+    except (DialcheckError, OSError):
+        return False
+    refs = [options.get(k) for k in keys]
+    return any(reads_others(_stage_folder(folder, r), _depth + 1) for r in refs if isinstance(r, str) and r)
+
+
 def reads_as_chinese(model: Detector | str | Path) -> bool:
     """Whether ``model`` is a four-category CDConv detector (``cdconv.*``), which reads a chat log as
     :func:`~dialcheck.language.chinese_reading` says and refuses one ending with a turn it leaves out (a tool's
@@ -446,7 +477,8 @@ def language_gap(
     if language is None:
         return [], None
     name = Path(str(det.path)).name if getattr(det, "path", None) else det.config.detector
-    return foreign_warning(name, language, dialogues, names, total, leave_out, pass_model=pass_model)
+    others = reads_others(det)
+    return foreign_warning(name, language, dialogues, names, total, leave_out, pass_model=pass_model, others=others)
 
 
 def foreign_warning(
@@ -460,11 +492,13 @@ def foreign_warning(
     alone: str | None = "the dialogue",
     of: str = "",
     pass_model: str = PASS_MODEL,
+    others: bool = False,
 ) -> tuple[list[int], str | None]:
     """The ``dialogues`` that hold turns in a language ``model`` (trained on ``language``) does not read
     (:func:`~dialcheck.language.foreign_turns`; their indices) and the one warning that names them and their
     scripts (:func:`language_warning`, ``leave_out``, ``instead`` and ``pass_model`` its advice; None when there are
-    none). The
+    none). ``others``: the model reads other speakers' turns too (:func:`reads_others`), so a chat log's system
+    prompt and tool results count. The
     dialogues are named as :func:`where_named` names them (``dialogues[i]``, or ``names[i]`` of ``total``).
     Every warning of a model on dialogues it was not trained to read is composed here: the library's log, the HTTP
     API's, the command line's for ``--model`` and for the shipped default a dialogue is routed to; only the names
@@ -475,13 +509,13 @@ def foreign_warning(
 the model out (model=None) to route Chinese conversations to the shipped Chinese default, or pass a Chinese \
 (cdconv.*) model
     """
-    idx = [i for i, d in enumerate(dialogues) if foreign_turns(d, language)]
+    idx = [i for i, d in enumerate(dialogues) if foreign_turns(d, language, not others)]
     if not idx:
         return [], None
     shown = [f"dialogues[{i}]" if names is None else names[i] for i in idx]
     total = len(dialogues) if total is None else total
     found = [dialogues[i] for i in idx]
-    return idx, _foreign_text(model, language, found, shown, total, leave_out, instead, alone, of, pass_model)
+    return idx, _foreign_text(model, language, found, shown, total, leave_out, instead, alone, of, pass_model, others)
 
 
 def _foreign_text(
@@ -495,9 +529,10 @@ def _foreign_text(
     alone: str | None,
     of: str,
     pass_model: str = PASS_MODEL,
+    others: bool = False,
 ) -> str:
     """:func:`foreign_warning`'s words for the dialogues ``found`` to hold foreign turns, named ``shown``."""
-    scripts = foreign_scripts(found, language)
+    scripts = foreign_scripts(found, language, not others)
     unread, routed = unread_by_defaults(found, language)
     where = where_named(shown, total, alone, of)
     many = len(found) > 1

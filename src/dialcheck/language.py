@@ -285,7 +285,7 @@ def turn_script(text: str) -> str | None:
     return "Japanese" if "Japanese" in scripts else scripts.most_common(1)[0][0]
 
 
-def foreign_turns(d: Dialogue, language: str) -> list[int]:
+def foreign_turns(d: Dialogue, language: str, same_speaker: bool = True) -> list[int]:
     """The turns of ``d`` that a detector trained on ``language`` (``"en"``: English, ``"zh"``: Chinese) was not
     trained to read: for ``"en"``, the turns mostly in another script than Latin (Chinese, Japanese, Korean,
     Cyrillic, Arabic, ...: see :func:`turn_script`; English in Latin letters with a few accented words or emoji
@@ -293,31 +293,38 @@ def foreign_turns(d: Dialogue, language: str) -> list[int]:
     count, as in :func:`dialogue_language`). A chat log's tool results and system or developer messages are not
     counted where the detector does not read them: never by a Chinese one (:func:`chinese_reading`), and by an English
     one only when the checked (last) turn is of their speaker, which it is read against (a Chinese system prompt
-    above an English chat, a Chinese tool result before the assistant's English reply, is not read).
+    above an English chat, a Chinese tool result before the assistant's English reply, is not read). That is how the
+    shipped English detectors read (each earlier turn of the checked turn's speaker); for one that reads the other
+    speakers' turns too (an unstructured detector, ``options.speakers: "all"``: :func:`~dialcheck.api.reads_others`)
+    pass ``same_speaker=False`` and every turn counts.
 
     >>> foreign_turns(Dialogue.from_texts(["Do you have a dog?", "我养了一只狗。", "Да, у меня собака."]), "en")
     [1, 2]
+    >>> log = Dialogue.from_texts(["只用中文回答。", "Hi", "Hello"], speakers=["system", "user", "assistant"])
+    >>> foreign_turns(log, "en"), foreign_turns(log, "en", same_speaker=False)
+    ([], [0])
     >>> foreign_turns(Dialogue.from_texts(["你有狗吗？", "OK", "I have a dog."]), "zh")
     [2]
     """
-    if language == "en":  # the English detectors read the last turn against the earlier turns of its speaker
+    if language == "en":  # the shipped English detectors read the last turn against the earlier turns of its speaker
         last = d.turns[-1].speaker if d.turns else None
-        read = [not out or t.speaker == last for t, out in zip(d.turns, _left_out(d), strict=True)]
+        read = [not same_speaker or not out or t.speaker == last for t, out in zip(d.turns, _left_out(d), strict=True)]
         return [i for i, t in enumerate(d.turns) if read[i] and turn_script(t.text) is not None]
     said = _said(d)  # a tool call or result is not read by a Chinese detector (chinese_reading)
     return [said[k] for k, x in enumerate(_turn_languages([d.turns[i].text for i in said])) if x == "other"]
 
 
-def foreign_scripts(dialogues: Iterable[Dialogue], language: str) -> list[str]:
+def foreign_scripts(dialogues: Iterable[Dialogue], language: str, same_speaker: bool = True) -> list[str]:
     """The scripts (:func:`turn_script`) of the turns of ``dialogues`` that a detector trained on English does not
     read, each once in order of appearance, for a warning to name them; [] for ``language`` ``"zh"``.
+    ``same_speaker``: as in :func:`foreign_turns`.
 
     >>> foreign_scripts([Dialogue.from_texts(["Hi!", "안녕하세요", "你好", "안녕"])], "en")
     ['Korean', 'Chinese']
     """
     if language != "en":
         return []
-    found = [turn_script(d.turns[i].text) for d in dialogues for i in foreign_turns(d, language)]
+    found = [turn_script(d.turns[i].text) for d in dialogues for i in foreign_turns(d, language, same_speaker)]
     return list(dict.fromkeys(s for s in found if s is not None))
 
 

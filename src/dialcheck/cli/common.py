@@ -750,15 +750,16 @@ def model_warning(
     hold turns in a language ``--model`` (trained on ``language``) does not read, and their scripts; returns their
     indices. ``instead``: what to do for a command that does not route them by language when ``--model`` is left
     out. Without ``show``, only the indices (a command that has warned once already)."""
-    from ..api import CLI_MODEL, foreign_warning
+    from ..api import CLI_MODEL, foreign_warning, reads_others
 
+    others = reads_others(args.model)  # an unstructured or speakers "all" model reads a system prompt, a tool result
     if not show:  # only which: no warning composed for each foreign line after the first
         from ..language import foreign_turns
 
-        return [i for i, d in enumerate(dialogues) if foreign_turns(d, language)]
+        return [i for i, d in enumerate(dialogues) if foreign_turns(d, language, not others)]
     name = f"--model {args.model}"
     idx, text = foreign_warning(
-        name, language, dialogues, names, total, "Leave out --model", instead, alone, of, pass_model=CLI_MODEL
+        name, language, dialogues, names, total, "Leave out --model", instead, alone, of, CLI_MODEL, others
     )
     if text is not None:
         print("dialcheck: warning: " + text, file=sys.stderr)
