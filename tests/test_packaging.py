@@ -139,7 +139,13 @@ def test_no_model_the_package_runs_or_the_readme_recommends_is_left_out_of_the_w
 
 
 # Tests that name a superseded model as text only, reading none of it (the fallback's card lists its soup's ingredients)
-NAMES_ONLY = {"test_shipped_models.py::test_the_minilm_fallback_is_a_soup_whose_card_names_its_ingredients"}
+# or compare REPOSITORY_ONLY's names with the wheel's and the sdist's files (the packaging tests below)
+NAMES_ONLY = {
+    "test_shipped_models.py::test_the_minilm_fallback_is_a_soup_whose_card_names_its_ingredients",
+    "test_packaging.py::test_no_model_the_package_runs_or_the_readme_recommends_is_left_out_of_the_wheel",
+    "test_packaging.py::test_the_sdist_carries_what_the_tests_read_and_no_more_models_than_the_wheel",
+    "test_packaging.py::test_the_unguarded_scan_sees_helper_constants_and_repository_only",
+}
 
 
 def _strings(node: ast.AST) -> list[str]:
@@ -159,22 +165,69 @@ def _strings(node: ast.AST) -> list[str]:
     ]
 
 
-def _names_a_superseded_model(named: re.Pattern, constants: set[str], node: ast.AST) -> bool:
+def _uses_repository_only(node: ast.AST) -> bool:
+    """Whether ``node`` uses ``REPOSITORY_ONLY`` (the name, or ``catalog.REPOSITORY_ONLY``)."""
+    return any(
+        (isinstance(n, ast.Name) and n.id == "REPOSITORY_ONLY")
+        or (isinstance(n, ast.Attribute) and n.attr == "REPOSITORY_ONLY")
+        for n in ast.walk(node)
+    )
+
+
+def _constants(named: re.Pattern, tree: ast.Module) -> set[str]:
+    """The module constants of ``tree`` holding a superseded model's name (or taken from ``REPOSITORY_ONLY``)."""
+    return {
+        t.id
+        for n in tree.body
+        if isinstance(n, ast.Assign | ast.AnnAssign)
+        and n.value is not None
+        and (any(named.search(s) for s in _strings(n.value)) or _uses_repository_only(n.value))
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Name)
+    }
+
+
+def _imported_constants(tree: ast.Module, helpers: dict[str, set[str]]) -> tuple[set[str], set[tuple[str, str]]]:
+    """The names a test module binds to a helpers_*.py constant that names a superseded model (``from helpers_x
+    import NAME [as OTHER]``), and the ``(module, NAME)`` attributes it may read (``import helpers_x``)."""
+    names, attributes = set(), set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module in helpers:
+            names |= {a.asname or a.name for a in n.names if a.name in helpers[n.module]}
+        elif isinstance(n, ast.Import):
+            for a in n.names:
+                if a.name in helpers:
+                    attributes |= {(a.asname or a.name, c) for c in helpers[a.name]}
+    return names, attributes
+
+
+def _names_a_superseded_model(
+    named: re.Pattern, constants: set[str], attributes: set[tuple[str, str]], node: ast.AST
+) -> bool:
     used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return bool(used & constants) or any(named.search(s) for s in _strings(node))
+    read = {
+        (n.value.id, n.attr) for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+    }
+    return (
+        bool(used & constants or read & attributes)
+        or _uses_repository_only(node)
+        or any(named.search(s) for s in _strings(node))
+    )
 
 
-def _tests_reading_superseded_models_unguarded() -> list[str]:
+def _tests_reading_superseded_models_unguarded(tests: Path = ROOT / "tests") -> list[str]:
     """Tests (``file::name``) that name a superseded model (catalog.REPOSITORY_ONLY: a string, a module constant
-    holding one, or a fixture naming one) with no fixture standing for where they are not: ``repository_only_models``
-    (a skip there), or one that builds an install without them (its code names REPOSITORY_ONLY, as
-    test_models_install's ``installed``). A test of the sdist or a wheel failed on 'dialcheck.json is missing'."""
+    holding one, a helpers_*.py constant imported, a fixture naming one, or REPOSITORY_ONLY itself) with no fixture
+    standing for where they are not: ``repository_only_models`` (a skip there), or one that builds an install without
+    them (its code names REPOSITORY_ONLY, as test_models_install's ``installed``). A test of the sdist or a wheel
+    failed on 'dialcheck.json is missing'."""
     from dialcheck.catalog import REPOSITORY_ONLY
 
     named = re.compile(r"(?<![\w.-])(?:{})(?![\w.])".format("|".join(map(re.escape, REPOSITORY_ONLY))))
-    conftest = ast.parse((ROOT / "tests" / "conftest.py").read_text())
+    conftest = ast.parse((tests / "conftest.py").read_text()) if (tests / "conftest.py").exists() else ast.Module([])
+    helpers = {p.stem: _constants(named, ast.parse(p.read_text())) for p in sorted(tests.glob("helpers_*.py"))}
     found = []
-    for path in sorted((ROOT / "tests").glob("test_*.py")):
+    for path in sorted(tests.glob("test_*.py")):
         tree = ast.parse(path.read_text())
         functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
         fixtures = {
@@ -182,24 +235,24 @@ def _tests_reading_superseded_models_unguarded() -> list[str]:
             for n in [*conftest.body, *functions]
             if isinstance(n, ast.FunctionDef) and any("fixture" in ast.unparse(d) for d in n.decorator_list)
         }
-        constants = {
-            t.id
-            for n in tree.body
-            if isinstance(n, ast.Assign) and any(named.search(s) for s in _strings(n.value))
-            for t in n.targets
-            if isinstance(t, ast.Name)
-        }
+        imported, attributes = _imported_constants(tree, helpers)
+        constants = _constants(named, tree) | imported
 
-        names = partial(_names_a_superseded_model, named, constants)
+        names = partial(_names_a_superseded_model, named, constants, attributes)
         guards, reading = {"repository_only_models"}, {name for name, f in fixtures.items() if names(f)}
         for _ in fixtures:  # a fixture using one of them is one too
             for name, f in fixtures.items():
                 args = {a.arg for a in f.args.args}
-                if "REPOSITORY_ONLY" in {n.id for n in ast.walk(f) if isinstance(n, ast.Name)} or args & guards:
+                if _uses_repository_only(f) or args & guards:
                     guards.add(name)
                 if args & reading:
                     reading.add(name)
-        marked = {s for n in tree.body if "pytestmark" in ast.unparse(n) for s in _strings(n)}
+        marked = {  # pytestmark = pytest.mark.usefixtures(...): the module's own tests
+            s
+            for n in tree.body
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in n.targets)
+            for s in _strings(n)
+        }
         for f in functions:
             if not f.name.startswith("test_") or f"{path.name}::{f.name}" in NAMES_ONLY:
                 continue
@@ -238,3 +291,28 @@ def test_the_sdist_carries_what_the_tests_read_and_no_more_models_than_the_wheel
     assert models == _wheel_models()
     unguarded = _tests_reading_superseded_models_unguarded()
     assert not unguarded, f"name a shipped model, or use the fixture repository_only_models: {unguarded}"
+
+
+def test_the_unguarded_scan_sees_helper_constants_and_repository_only(tmp_path):
+    """The scan missed a superseded model's name held in a helpers_*.py constant a test imports, and a test that
+    reads catalog.REPOSITORY_ONLY (by attribute or name); it also took any module-level code mentioning pytestmark
+    (its own source) for a pytestmark, so test_packaging's tests all passed for guarded. Planted cases are found."""
+    from dialcheck.catalog import REPOSITORY_ONLY
+
+    old = next(iter(REPOSITORY_ONLY))
+    (tmp_path / "conftest.py").write_text("")
+    (tmp_path / "helpers_old.py").write_text(f"OLD = {old!r}\nNEW = 'decode-cascade-v9'\n")
+    (tmp_path / "test_planted.py").write_text(
+        "import helpers_old\n"
+        "from dialcheck import catalog\n"
+        "from dialcheck.catalog import REPOSITORY_ONLY\n"
+        "from helpers_old import NEW, OLD as SUPERSEDED\n\n"
+        "def test_imported():\n    load(SUPERSEDED)\n\n"
+        "def test_by_module():\n    load(helpers_old.OLD)\n\n"
+        "def test_attribute():\n    load(next(iter(catalog.REPOSITORY_ONLY)))\n\n"
+        "def test_name():\n    load(list(REPOSITORY_ONLY)[0])\n\n"
+        "def test_shipped():\n    load(NEW, helpers_old.NEW)\n\n"
+        "def test_guarded(repository_only_models):\n    load(SUPERSEDED)\n"
+    )
+    found = _tests_reading_superseded_models_unguarded(tmp_path)
+    assert found == [f"test_planted.py::test_{n}" for n in ("imported", "by_module", "attribute", "name")]
