@@ -13,7 +13,8 @@ so that each piece reads like the utterances the model learnt from; at most half
 of the earlier turn is paired with every piece of the last turn, and the turn's pair score is the highest
 of them. Pieces multiply (two 500-token code replies: about 16 x 16 pairs), so a turn of more than ``piece_pairs``
 (``PIECE_PAIRS``, 64) pairs of pieces is scored on only that many, those whose two pieces share the words rarest
-among its pieces (:func:`overlap_ranks`: a contradiction is about something both pieces mention); 0 scores every
+among its pieces (:func:`overlap_ranks`: a contradiction is about something both pieces mention; Han, kana,
+Hangul and Thai read in character bigrams; a turn sharing none, pairs spread over its pieces); 0 scores every
 one, as before 2026-12-03. DECODE's long pairs and the hand-written long-reply sets stay under it (at most 21).
 ``long_turns="truncate"`` keeps the old reading (the earlier turn cut to what the last turn
 leaves of the window). Measured on DECODE with every turn padded to a paragraph in
@@ -68,6 +69,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -121,9 +123,17 @@ CHUNK_TOKENS = 32
 #: code replies), only this many are scored, those whose two pieces share the rarest words (``piece_pairs``; 0:
 #: every one, as before 2026-12-03). DECODE's long pairs and the hand-written long-reply sets make at most 21.
 PIECE_PAIRS = 64
-#: A word of a piece as the prefilter of ``piece_pairs`` reads it: a number ("3.11") or a run of letters, so code
-#: punctuation and identifiers' underscores ("load_config") split words.
-_WORD = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+")
+#: Scripts written without spaces between words (Han, kana, Hangul, Thai): the prefilter of ``piece_pairs`` reads
+#: a run of them as its character bigrams, not as one word.
+_UNSPACED = (
+    "\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
+)
+#: A word of a piece as the prefilter of ``piece_pairs`` reads it: a number ("3.11"), a run of letters, so code
+#: punctuation and identifiers' underscores ("load_config") split words, or a run of :data:`_UNSPACED` characters
+#: (cut into bigrams by :func:`_words`).
+_WORD = re.compile(rf"\d+(?:\.\d+)*|[{_UNSPACED}]+|[^\W\d_{_UNSPACED}]+")
+_UNSPACED_RUN = re.compile(rf"[{_UNSPACED}]+")
 
 #: Turn openings that assert the other speaker's last statement for oneself ("me too", "neither have I").
 ELLIPSIS = re.compile(
@@ -784,21 +794,56 @@ def overlap_ranks(pairs: Sequence[tuple[str, str]]) -> list[float]:
     a pair share, each weighted by how rare it is among all the pieces of ``pairs`` (log of pieces / pieces with
     the word). Two pieces can only contradict each other about something both mention; a word in every piece (a
     code keyword, "the", a variable used throughout) tells nothing and weighs 0. Words are numbers and runs of
-    letters (:data:`_WORD`), lower-cased: code punctuation is ignored.
+    letters (:data:`_WORD`), lower-cased: code punctuation is ignored; Han, kana, Hangul and Thai are read in
+    character bigrams (:func:`_words`). Pairs sharing the same words rank the same in every process (summed with
+    :func:`math.fsum`, not in set order), so ties go to the first made. When no pair shares a word that tells
+    anything (every rank 0), the ranks are instead 0, -1, -2, ...: round-robin over the first pieces of ``pairs``
+    (the earlier turn's), so what is kept covers the whole earlier turn, not only its head.
 
     >>> a, b = ["It is Python 3.11.", "it is x = 1"], ["It is Python 3.6.", "it is y = 2"]  # two pieces each
     >>> [round(v, 2) for v in overlap_ranks([(x, y) for x in a for y in b])]  # "it", "is": in every piece
     [0.69, 0.0, 0.0, 0.0]
     """
     pieces = list(dict.fromkeys(p for pair in pairs for p in pair))
-    words = {p: set(_WORD.findall(p.lower())) for p in pieces}
+    words = {p: _words(p) for p in pieces}
     df: dict[str, int] = {}
     for ws in words.values():
         for w in ws:
             df[w] = df.get(w, 0) + 1
     n = len(pieces)
     idf = {w: math.log(n / c) for w, c in df.items()}
-    return [sum(idf[w] for w in words[a] & words[b]) for a, b in pairs]
+    # fsum: exactly rounded whatever the order, so pairs sharing the same words tie whatever PYTHONHASHSEED is (a
+    # plain sum in set order differed by 1 ulp from one process to the next, and so did the pairs kept)
+    ranks = [math.fsum(idf[w] for w in words[a] & words[b]) for a, b in pairs]
+    if any(ranks):
+        return ranks
+    # nothing shared (or shared by every piece): the first made would be the head of the earlier turn, its first
+    # pieces against every piece of the last one; spread instead, round-robin over the earlier turn's pieces, the
+    # i-th one's pairs from its i-th on (so its pieces meet different pieces of the last turn)
+    firsts = {a: i for i, a in enumerate(dict.fromkeys(a for a, _ in pairs))}
+    count = Counter(a for a, _ in pairs)
+    seen: dict[str, int] = {}
+    out = []
+    for a, _ in pairs:
+        t = seen[a] = seen.get(a, -1) + 1
+        out.append(-float((t - firsts[a]) % count[a]))
+    return out
+
+
+def _words(piece: str) -> set[str]:
+    """The words of ``piece`` for :func:`overlap_ranks`: :data:`_WORD`'s, lower-cased, a run of characters of a
+    script written without spaces read as its bigrams (a run of Han characters is a phrase, not a word).
+
+    >>> sorted(_words("Python 3.11 需要三十秒"))
+    ['3.11', 'python', '三十', '十秒', '要三', '需要']
+    """
+    out: set[str] = set()
+    for w in _WORD.findall(piece.lower()):
+        if len(w) > 1 and _UNSPACED_RUN.fullmatch(w):
+            out.update(w[i : i + 2] for i in range(len(w) - 1))
+        else:
+            out.add(w)
+    return out
 
 
 def decide(pair_scores: dict[int, float], tau: float, eta_e: float) -> Verdict:
