@@ -6,6 +6,7 @@ random-weight model stands in for a shipped one."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from helpers_cli import run_cli
 from test_cdconv_language import tiny_hierarchical_dir  # noqa: F401  (a fixture: the tiny Chinese model)
@@ -31,6 +32,13 @@ def test_score_every_turn_with_a_chinese_model_counts_turns_as_the_routed_defaul
     assert "skipped 0 bad lines" in err and "tool message" not in err
 
 
+def _evaluate(capsys, f: Path, recs: list[dict], benchmark: str, model: Path) -> tuple[int, str, str]:
+    """Write ``recs`` to ``f`` (JSON lines) and run ``evaluate --benchmark BENCHMARK --model MODEL --data f``."""
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    ev = ["evaluate", "--benchmark", benchmark, "--model", str(model), "--no-progress", "--data"]
+    return run_cli(capsys, *ev, str(f))
+
+
 def test_evaluate_data_names_a_record_ending_with_a_tool_result_by_file_and_line(
     tiny_hierarchical_dir,  # noqa: F811
     tmp_path,
@@ -47,15 +55,12 @@ def test_evaluate_data_names_a_record_ending_with_a_tool_result_by_file_and_line
          "category": "history"},  # as the advice says: labelled at the assistant's last reply
     ]  # fmt: skip
     f = tmp_path / "mine.jsonl"
-    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-    ev = ["evaluate", "--benchmark", "cdconv", "--model", str(tiny_hierarchical_dir), "--no-progress", "--data"]
-    code, out, err = run_cli(capsys, *ev, str(f))
+    code, out, err = _evaluate(capsys, f, recs, "cdconv", tiny_hierarchical_dir)
     assert code == 0 and "Traceback" not in err, err
     assert f"skipped {f}, line 2: messages[4]: the last turn is a tool message, a tool's result" in err
     assert f"skipped {f}, line 3: messages[4]: the last turn is a system message" in err
     assert f"{f}: skipped 2 of 4 records (each named above); split mine holds the other 2" in err
-    f.write_text(json.dumps(recs[1], ensure_ascii=False) + "\n", encoding="utf-8")
-    code, out, err = run_cli(capsys, *ev, str(f))
+    code, out, err = _evaluate(capsys, f, recs[1:2], "cdconv", tiny_hierarchical_dir)
     assert code == 2 and out == "" and "Traceback" not in err
     assert f"{f}: no labelled dialogue to evaluate on (first: line 1: messages[4]: the last turn is a tool" in err
     assert '"speaker": "assistant" in the record (its label then about that reply)' in err and "--speaker" not in err
@@ -71,8 +76,6 @@ def test_evaluate_decode_data_with_a_chinese_model_skips_such_a_record_too(
     recs = [{"id": "ok", "messages": ZH_CHAT, "contradiction": True}, {"id": "t", "messages": ZH_TOOLS[:5],
             "contradiction": False}]  # fmt: skip
     f = tmp_path / "mine.jsonl"
-    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-    ev = ["evaluate", "--benchmark", "decode", "--model", str(tiny_hierarchical_dir), "--no-progress", "--data"]
-    code, _, err = run_cli(capsys, *ev, str(f))
+    code, _, err = _evaluate(capsys, f, recs, "decode", tiny_hierarchical_dir)
     assert code == 0 and "Traceback" not in err, err
     assert f"skipped {f}, line 2: messages[4]: the last turn is a tool message, a tool's result" in err

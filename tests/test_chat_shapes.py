@@ -6,6 +6,7 @@ model: the thresholds are set to 0 so that every paired turn is evidence and the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -86,13 +87,20 @@ def test_a_user_messages_name_is_its_speaker_so_a_group_chats_users_are_held_apa
     assert reply_speaker(parse_dialogue(GROUP[:1])) == "assistant"  # after a lone user message, named or not
 
 
+def _check_speaker(capsys, path: Path, record: dict, model: Path, speaker: str) -> tuple[int, str, str]:
+    """Write ``record`` to ``path`` and run ``check --speaker SPEAKER --json`` with ``model`` at thresholds 0 (every
+    paired turn evidence)."""
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    zero = ["--model", str(model), "--tau", "0", "--eta-e", "0", "--json"]
+    return run_cli(capsys, "check", str(path), *zero, "--speaker", speaker)
+
+
 def test_check_speaker_names_a_group_chats_user(tiny_detector_dir, tmp_path, capsys):
     path = tmp_path / "group.jsonl"
-    path.write_text(json.dumps({"id": "g", "messages": GROUP}) + "\n", encoding="utf-8")
-    zero = ["--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0", "--json"]
-    code, out, err = run_cli(capsys, "check", str(path), *zero, "--speaker", "bob")
+    code, out, err = _check_speaker(capsys, path, {"id": "g", "messages": GROUP}, tiny_detector_dir, "bob")
     assert code == 0, err
     assert json.loads(out)["turn"] == 2 and json.loads(out)["evidence"] == []
+    zero = ["--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0", "--json"]
     code, out, err = run_cli(capsys, "check", str(path), *zero)
     assert code == 0 and json.loads(out)["evidence"] == [0]
     assert "the last turn is the user's; --speaker assistant checks" in err
@@ -108,9 +116,7 @@ def test_a_user_named_by_a_whole_number_is_its_digits_as_any_speaker(tiny_detect
     assert [t.speaker for t in d.turns] == ["5", "assistant", "7", "assistant", "5"]
     assert parse_dialogue({"messages": [{**msgs[0], "name": 5.0}, *msgs[1:]]}).turns[0].speaker == "5"
     path = tmp_path / "numbered.jsonl"
-    path.write_text(json.dumps({"id": "n", "messages": msgs}) + "\n", encoding="utf-8")
-    zero = ["--model", str(tiny_detector_dir), "--tau", "0", "--eta-e", "0", "--json"]
-    code, out, err = run_cli(capsys, "check", str(path), *zero, "--speaker", "7")
+    code, out, err = _check_speaker(capsys, path, {"id": "n", "messages": msgs}, tiny_detector_dir, "7")
     assert code == 0, err
     assert json.loads(out)["turn"] == 2 and json.loads(out)["evidence"] == []
 
