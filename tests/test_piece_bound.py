@@ -202,3 +202,41 @@ def test_a_turn_sharing_no_word_keeps_pairs_spread_over_its_pieces_not_its_head(
     assert {a for a, _ in kept} == set(earlier) and {b for _, b in kept} == set(last)
     assert all(sum(a == e for a, _ in kept) == 2 for e in earlier)
     assert kept[:3] == [(earlier[0], last[0]), (earlier[1], last[1]), (earlier[2], last[2])]
+
+
+def test_the_probe_script_reports_what_the_bound_keeps(load_benchmark, tiny_detector_dir, tmp_path, capsys):
+    probe = load_benchmark("piece_bound_probe")
+    out = tmp_path / "runs" / "kept.json"
+    argv = ["kept", "--model", str(tiny_detector_dir), "--chats", "2", "--replies", "2", "--bound", "8"]
+    assert probe.main([*argv, "--threads", "1", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["turns"]
+    assert rows and all(r["pairs"] > 8 and 1 <= r["best_place"] <= r["pairs"] for r in rows)
+    assert all(r["held"] == (r["best_place"] <= 8) for r in rows)  # the 8 kept are the prefilter's first 8
+    assert all(r["max_kept"] <= r["max_every"] for r in rows)
+    assert all(r["max_kept"] == r["max_every"] for r in rows if r["held"])
+    held = sum(r["held"] for r in rows)
+    assert f"held the turn's highest-scoring pair in {held} of {len(rows)} turns" in capsys.readouterr().out
+
+
+def test_the_probe_script_counts_pairs_of_pieces_per_turn(load_benchmark, tiny_detector_dir, tmp_path, capsys):
+    probe = load_benchmark("piece_bound_probe")
+    det = load_detector(tiny_detector_dir)
+    data = tmp_path / "set.jsonl"
+    records = [{"id": "long", "turns": LONG, "contradiction": False}, {"id": "short", "turns": SHORT_TURNS}]
+    data.write_text("\n".join(json.dumps(r | {"contradiction": False}) for r in records) + "\n")
+    out = tmp_path / "count.json"
+    argv = ["count", "--model", str(tiny_detector_dir), "--data", str(data), "--verdicts", "--threads", "1"]
+    assert probe.main([*argv, "--json", str(out)]) == 0
+    row = json.loads(out.read_text())["sets"][str(data)][0]
+    assert row["in_pieces"] == ["long"] and row["most_per_turn"] == max(len(_own(det, i)) for i in (1, 3))
+    text = capsys.readouterr().out
+    assert f"| {data} | model | 2 | 1 (long) | {row['most_per_turn']} |" in text
+    line = next(x for x in text.splitlines() if x.startswith(f"{data} long: "))
+    on, off = line.removeprefix(f"{data} long: ").removesuffix(" (every)").split(" (bound 64) / ")
+    assert on == off == probe._verdict(det.predict([LONG])[0])  # under the bound: the same either way
+    data.write_text('{"turns": ["Hi", "Hello"]}\n')
+    assert probe.main(argv) == 2  # refused before the model loads, named by file and line
+    assert f"{data}, line 1: contradiction: missing" in capsys.readouterr().err
+
+
+SHORT_TURNS = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]

@@ -1,0 +1,224 @@
+"""What the bound on pairs of pieces (``piece_pairs``) keeps and where it applies.
+
+    python benchmarks/piece_bound_probe.py kept [--model decode-cascade-v9] [--chats 4] [--replies 6] [--seed 0]
+        [--bound 64] [--threads 2] [--json OUT]
+    python benchmarks/piece_bound_probe.py count [--model decode-cascade-v9] (--data FILE | --split NAME)...
+        [--verdicts] [--threads 2] [--json OUT]
+
+``kept``: on the seeded coding chats of ``long_code_replies.py`` (the same ``--chats``, ``--replies``, ``--seed``),
+the first stage of ``--model`` (the detector itself if it is not a cascade) scores every pair of pieces of each
+earlier reply read in more than ``--bound`` pairs (default the stage's ``piece_pairs``), and the script prints, per
+such reply: its pairs of pieces, the highest-scoring one's place in the prefilter's order (``overlap_ranks``, as
+``UtteranceDetector`` keeps them), whether the ``--bound`` kept hold it, and the highest score of all and of the
+kept; then how many replies held it and the largest fall where one did not.
+
+``count``: for each ``--data`` file (a labelled JSONL, as ``dialcheck evaluate --data`` reads it) or DECODE
+``--split`` (dev, a2t, human_bot, human_bot_raw, rct), and each stage of ``--model`` with its own tokenizer: the
+dialogues, those with a pair read in pieces (their ids, up to 12), and the most pairs of pieces of one earlier turn
+(every earlier turn of each dialogue, as the first stage reads them; a later stage reads at most as many). Under the
+bound, no turn of the set is affected by it. With ``--verdicts``, each dialogue with a pair in pieces is checked
+with the bound and with ``piece_pairs`` 0 (every pair): flag, score and evidence each way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def _stages(det: Any) -> list[tuple[str, Any]]:
+    """The utterance detectors of ``det`` with a name each: a cascade's two stages, else ``det`` itself."""
+    from dialcheck.detectors import CascadeDetector
+
+    if isinstance(det, CascadeDetector):
+        return [("first", det.first), ("second", det.second)]
+    return [("model", det)]
+
+
+def _by_turn(read: tuple[list[int], list[tuple[str, str]], Any, list[bool]]) -> dict[int, list[tuple[str, str]]]:
+    """The pairs of pieces of each earlier turn of one dialogue's reading, in the order they are made (with the
+    repeats ``_top_pieces`` is given)."""
+    owners, pairs, _, pieced = read
+    out: dict[int, list[tuple[str, str]]] = {}
+    for o, p, f in zip(owners, pairs, pieced, strict=True):
+        if f:
+            out.setdefault(o, []).append(p)
+    return out
+
+
+def kept(det: Any, chats: int, replies: int, seed: int, bound: int | None) -> tuple[list[dict[str, Any]], int]:
+    """One row per earlier reply read in more than ``bound`` pairs of pieces (see the module text), and the bound."""
+    from long_code_replies import coding_chat
+
+    from dialcheck.detectors.utterance import _top_pieces, overlap_ranks
+    from dialcheck.io import check_speakers, parse_checked, upto_speaker
+
+    stage = _stages(det)[0][1]
+    bound = bound or stage.piece_pairs
+    rows = []
+    for c in range(chats):
+        d, speakers = parse_checked({"messages": coding_chat(seed + c, replies)}, check_speakers("assistant"))
+        read = stage._pairs(upto_speaker(d, speakers) if speakers else d)
+        kept_pairs = _by_turn(_top_pieces([read], bound, overlap_ranks, per_turn=True)[0])
+        for turn, made in sorted(_by_turn(read).items()):
+            distinct = list(dict.fromkeys(made))
+            if len(distinct) <= bound:
+                continue
+            scores = dict(zip(distinct, stage.score_pairs(distinct), strict=True))
+            best = max(distinct, key=lambda p: scores[p])  # ties: the first made
+            ranks = overlap_ranks(made)
+            order = list(dict.fromkeys(made[j] for j in sorted(range(len(made)), key=lambda j: (-ranks[j], j))))
+            held = set(kept_pairs[turn])
+            rows.append(
+                {
+                    "chat": c,
+                    "turn": turn,
+                    "pairs": len(distinct),
+                    "best_place": order.index(best) + 1,
+                    "held": best in held,
+                    "max_every": scores[best],
+                    "max_kept": max(scores[p] for p in held),
+                    "best": [best[0][:60], best[1][:60]],
+                }
+            )
+    return rows, bound
+
+
+def count(det: Any, examples: list[Any]) -> list[dict[str, Any]]:
+    """Per stage of ``det``: the dialogues of ``examples`` with a pair in pieces and the most pairs of pieces of
+    one earlier turn."""
+    out = []
+    for name, stage in _stages(det):
+        ids, most = [], 0
+        for e in examples:
+            turns = _by_turn(stage._pairs(e.dialogue))
+            if turns:
+                ids.append(e.id)
+                most = max(most, *(len(set(v)) for v in turns.values()))
+        out.append({"stage": name, "dialogues": len(examples), "in_pieces": ids, "most_per_turn": most})
+    return out
+
+
+def _examples(kind: str, source: str) -> list[Any]:
+    from dialcheck.datasets import load_dataset
+    from dialcheck.errors import InputError
+    from dialcheck.evaluation.decode import SPLITS
+    from dialcheck.io import read_examples
+
+    if kind == "split":
+        if source not in SPLITS:
+            raise InputError(f"--split {source}: not a DECODE split (one of {', '.join(SPLITS)})")
+        return list(load_dataset(SPLITS[source]))
+    examples, errors = read_examples(Path(source), source)
+    if errors:
+        raise InputError(f"{errors[0]} ({len(errors)} bad record(s))")
+    return examples
+
+
+def _verdict(v: Any) -> str:
+    flag = "flagged" if v.contradiction else "consistent"
+    return f"{flag} {v.score:.4f} {list(v.evidence)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from dialcheck.cli.common import nonnegative_int, positive_int
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("mode", choices=("kept", "count"))
+    ap.add_argument("--model", default="decode-cascade-v9", help="a detector (folder or shipped name)")
+    ap.add_argument("--chats", type=positive_int, default=4, help="kept: seeded coding chats")
+    ap.add_argument("--replies", type=positive_int, default=6, help="kept: code replies per chat (at least 2)")
+    ap.add_argument("--seed", type=nonnegative_int, default=0)
+    ap.add_argument("--bound", type=positive_int, default=None, help="kept: piece_pairs (default: the stage's)")
+    ap.add_argument("--data", action="append", default=[], help="count: a labelled JSONL file (repeatable)")
+    ap.add_argument("--split", action="append", default=[], help="count: a DECODE split (repeatable)")
+    ap.add_argument("--verdicts", action="store_true", help="count: check those in pieces with the bound and without")
+    ap.add_argument("--threads", type=positive_int, default=2, help="torch threads")
+    ap.add_argument("--json", default=None, help="write the numbers here")
+    args = ap.parse_args(argv)
+    if args.mode == "count" and not (args.data or args.split):
+        ap.error("count: give at least one --data FILE or --split NAME")
+    if args.mode == "kept" and args.replies < 2:
+        ap.error("--replies: at least 2, so that the last reply has an earlier one to be read against")
+    json_path = Path(args.json) if args.json else None
+    if json_path is not None:
+        if json_path.is_dir():
+            ap.error(f"--json: {json_path} is a directory, expected a file name")
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+    import torch
+    from _output import emit
+
+    import dialcheck
+    from dialcheck.errors import DialcheckError
+
+    torch.set_num_threads(args.threads)
+    try:
+        sources = [("data", s) for s in args.data] + [("split", s) for s in args.split]
+        sets = {s: _examples(k, s) for k, s in sources}  # bad files refused before the model loads
+        det = dialcheck.load(args.model)
+        if args.mode == "kept":
+            rows, bound = kept(det, args.chats, args.replies, args.seed, args.bound)
+            lines = [
+                f"{args.model}, first stage, piece_pairs {bound}: earlier replies read in more pairs of pieces\n",
+                "| chat | turn | pairs of pieces | best's place | held | max every | max kept |",
+                "|---:|---:|---:|---:|---|---:|---:|",
+            ]
+            for r in rows:
+                lines.append(
+                    f"| {r['chat']} | {r['turn']} | {r['pairs']} | {r['best_place']} | {'yes' if r['held'] else 'no'} "
+                    f"| {r['max_every']:.3f} | {r['max_kept']:.3f} |"
+                )
+            missed = [r for r in rows if not r["held"]]
+            lines.append(f"\nheld the turn's highest-scoring pair in {len(rows) - len(missed)} of {len(rows)} turns")
+            if missed:
+                worst = max(missed, key=lambda r: r["max_every"] - r["max_kept"])
+                lines.append(
+                    f"largest fall where not: {worst['max_every'] - worst['max_kept']:.3f} "
+                    f"({worst['max_every']:.3f} -> {worst['max_kept']:.3f}, chat {worst['chat']} turn {worst['turn']})"
+                )
+            results: dict[str, Any] = {"model": args.model, "bound": bound, "turns": rows}
+        else:
+            lines = [
+                f"{args.model}: pairs read in pieces, each stage with its own tokenizer\n",
+                "| set | stage | dialogues | with a pair in pieces | most pairs of pieces per turn |",
+                "|---|---|---:|---|---:|",
+            ]
+            results = {"model": args.model, "sets": {}}
+            checked = []  # --verdicts, after the table
+            for name, examples in sets.items():
+                counted = count(det, examples)
+                results["sets"][name] = counted
+                for row in counted:
+                    ids = row["in_pieces"]
+                    shown = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
+                    lines.append(
+                        f"| {name} | {row['stage']} | {row['dialogues']} | {len(ids)}{f' ({shown})' if ids else ''} "
+                        f"| {row['most_per_turn'] or '-'} |"
+                    )
+                if args.verdicts:
+                    pieced = sorted({i for row in counted for i in row["in_pieces"]})
+                    todo = [e for e in examples if e.id in pieced]
+                    if todo:
+                        on_bound = det.piece_pairs
+                        on = det.predict([e.dialogue for e in todo])
+                        det.piece_pairs = 0
+                        off = det.predict([e.dialogue for e in todo])
+                        det.piece_pairs = on_bound
+                        for e, a, b in zip(todo, on, off, strict=True):
+                            checked.append(f"{name} {e.id}: {_verdict(a)} (bound {on_bound}) / {_verdict(b)} (every)")
+                            results["sets"][name].append({"id": e.id, "on": _verdict(a), "off": _verdict(b)})
+            lines += ["", *checked] if checked else []
+    except DialcheckError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    emit("\n".join(lines), results, json_path=json_path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
