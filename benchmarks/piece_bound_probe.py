@@ -154,71 +154,68 @@ def main(argv: list[str] | None = None) -> int:
     from _output import emit
 
     import dialcheck
-    from dialcheck.errors import DialcheckError
 
     torch.set_num_threads(args.threads)
-    try:
-        sources = [("data", s) for s in args.data] + [("split", s) for s in args.split]
-        sets = {s: _examples(k, s) for k, s in sources}  # bad files refused before the model loads
-        det = dialcheck.load(args.model)
-        if args.mode == "kept":
-            rows, bound = kept(det, args.chats, args.replies, args.seed, args.bound)
-            lines = [
-                f"{args.model}, first stage, piece_pairs {bound}: earlier replies read in more pairs of pieces\n",
-                "| chat | turn | pairs of pieces | best's place | held | max every | max kept |",
-                "|---:|---:|---:|---:|---|---:|---:|",
-            ]
-            for r in rows:
+    sources = [("data", s) for s in args.data] + [("split", s) for s in args.split]
+    sets = {s: _examples(k, s) for k, s in sources}  # bad files refused before the model loads
+    det = dialcheck.load(args.model)
+    if args.mode == "kept":
+        rows, bound = kept(det, args.chats, args.replies, args.seed, args.bound)
+        lines = [
+            f"{args.model}, first stage, piece_pairs {bound}: earlier replies read in more pairs of pieces\n",
+            "| chat | turn | pairs of pieces | best's place | held | max every | max kept |",
+            "|---:|---:|---:|---:|---|---:|---:|",
+        ]
+        for r in rows:
+            lines.append(
+                f"| {r['chat']} | {r['turn']} | {r['pairs']} | {r['best_place']} | {'yes' if r['held'] else 'no'} "
+                f"| {r['max_every']:.3f} | {r['max_kept']:.3f} |"
+            )
+        missed = [r for r in rows if not r["held"]]
+        lines.append(f"\nheld the turn's highest-scoring pair in {len(rows) - len(missed)} of {len(rows)} turns")
+        if missed:
+            worst = max(missed, key=lambda r: r["max_every"] - r["max_kept"])
+            lines.append(
+                f"largest fall where not: {worst['max_every'] - worst['max_kept']:.3f} "
+                f"({worst['max_every']:.3f} -> {worst['max_kept']:.3f}, chat {worst['chat']} turn {worst['turn']})"
+            )
+        results: dict[str, Any] = {"model": args.model, "bound": bound, "turns": rows}
+    else:
+        lines = [
+            f"{args.model}: pairs read in pieces, each stage with its own tokenizer\n",
+            "| set | stage | dialogues | with a pair in pieces | most pairs of pieces per turn |",
+            "|---|---|---:|---|---:|",
+        ]
+        results = {"model": args.model, "sets": {}}
+        checked = []  # --verdicts, after the table
+        for name, examples in sets.items():
+            counted = count(det, examples)
+            results["sets"][name] = counted
+            for row in counted:
+                ids = row["in_pieces"]
+                shown = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
                 lines.append(
-                    f"| {r['chat']} | {r['turn']} | {r['pairs']} | {r['best_place']} | {'yes' if r['held'] else 'no'} "
-                    f"| {r['max_every']:.3f} | {r['max_kept']:.3f} |"
+                    f"| {name} | {row['stage']} | {row['dialogues']} | {len(ids)}{f' ({shown})' if ids else ''} "
+                    f"| {row['most_per_turn'] or '-'} |"
                 )
-            missed = [r for r in rows if not r["held"]]
-            lines.append(f"\nheld the turn's highest-scoring pair in {len(rows) - len(missed)} of {len(rows)} turns")
-            if missed:
-                worst = max(missed, key=lambda r: r["max_every"] - r["max_kept"])
-                lines.append(
-                    f"largest fall where not: {worst['max_every'] - worst['max_kept']:.3f} "
-                    f"({worst['max_every']:.3f} -> {worst['max_kept']:.3f}, chat {worst['chat']} turn {worst['turn']})"
-                )
-            results: dict[str, Any] = {"model": args.model, "bound": bound, "turns": rows}
-        else:
-            lines = [
-                f"{args.model}: pairs read in pieces, each stage with its own tokenizer\n",
-                "| set | stage | dialogues | with a pair in pieces | most pairs of pieces per turn |",
-                "|---|---|---:|---|---:|",
-            ]
-            results = {"model": args.model, "sets": {}}
-            checked = []  # --verdicts, after the table
-            for name, examples in sets.items():
-                counted = count(det, examples)
-                results["sets"][name] = counted
-                for row in counted:
-                    ids = row["in_pieces"]
-                    shown = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
-                    lines.append(
-                        f"| {name} | {row['stage']} | {row['dialogues']} | {len(ids)}{f' ({shown})' if ids else ''} "
-                        f"| {row['most_per_turn'] or '-'} |"
-                    )
-                if args.verdicts:
-                    pieced = sorted({i for row in counted for i in row["in_pieces"]})
-                    todo = [e for e in examples if e.id in pieced]
-                    if todo:
-                        on_bound = det.piece_pairs
-                        on = det.predict([e.dialogue for e in todo])
-                        det.piece_pairs = 0
-                        off = det.predict([e.dialogue for e in todo])
-                        det.piece_pairs = on_bound
-                        for e, a, b in zip(todo, on, off, strict=True):
-                            checked.append(f"{name} {e.id}: {_verdict(a)} (bound {on_bound}) / {_verdict(b)} (every)")
-                            results["sets"][name].append({"id": e.id, "on": _verdict(a), "off": _verdict(b)})
-            lines += ["", *checked] if checked else []
-    except DialcheckError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+            if args.verdicts:
+                pieced = sorted({i for row in counted for i in row["in_pieces"]})
+                todo = [e for e in examples if e.id in pieced]
+                if todo:
+                    on_bound = det.piece_pairs
+                    on = det.predict([e.dialogue for e in todo])
+                    det.piece_pairs = 0
+                    off = det.predict([e.dialogue for e in todo])
+                    det.piece_pairs = on_bound
+                    for e, a, b in zip(todo, on, off, strict=True):
+                        checked.append(f"{name} {e.id}: {_verdict(a)} (bound {on_bound}) / {_verdict(b)} (every)")
+                        results["sets"][name].append({"id": e.id, "on": _verdict(a), "off": _verdict(b)})
+        lines += ["", *checked] if checked else []
     emit("\n".join(lines), results, json_path=json_path)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _cli import run
+
+    raise SystemExit(run(main))

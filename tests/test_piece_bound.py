@@ -220,6 +220,8 @@ def test_the_probe_script_reports_what_the_bound_keeps(load_benchmark, tiny_dete
 
 def test_the_probe_script_counts_pairs_of_pieces_per_turn(load_benchmark, tiny_detector_dir, tmp_path, capsys):
     probe = load_benchmark("piece_bound_probe")
+    from _cli import run
+
     det = load_detector(tiny_detector_dir)
     data = tmp_path / "set.jsonl"
     records = [{"id": "long", "turns": LONG, "contradiction": False}, {"id": "short", "turns": SHORT_TURNS}]
@@ -235,8 +237,9 @@ def test_the_probe_script_counts_pairs_of_pieces_per_turn(load_benchmark, tiny_d
     on, off = line.removeprefix(f"{data} long: ").removesuffix(" (every)").split(" (bound 64) / ")
     assert on == off == probe._verdict(det.predict([LONG])[0])  # under the bound: the same either way
     data.write_text('{"turns": ["Hi", "Hello"]}\n')
-    assert probe.main(argv) == 2  # refused before the model loads, named by file and line
-    assert f"{data}, line 1: contradiction: missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # refused before the model loads, named by file and line
+        run(probe.main, argv)
+    assert e.value.code == 2 and f"{data}, line 1: contradiction: missing" in capsys.readouterr().err
 
 
 SHORT_TURNS = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]
