@@ -62,12 +62,9 @@ def test_check_in_chunks_writes_what_the_library_predicts_for_all_at_once(
         )
 
 
-def test_check_shows_a_bar_counting_dialogues_on_a_terminal_and_clears_it_before_each_chunk(
-    monkeypatch, many, tiny_detector_dir
-):
-    """check showed nothing until its last verdict: on a file of many dialogues, minutes without a sign. On a
-    terminal a bar now counts the dialogues checked, taken off the line before each chunk's verdicts are written (a
-    verdict never follows the bar on its line) and put back under them."""
+def _check_on_a_terminal(monkeypatch, many, tiny_detector_dir) -> str:
+    """What a terminal shows (stdout and stderr on one stream) of check --json on ``many``, in chunks of 3, the bar
+    shown at once."""
     from dialcheck.cli import check, main
 
     monkeypatch.setattr(check, "CHUNK", 3)
@@ -76,7 +73,16 @@ def test_check_shows_a_bar_counting_dialogues_on_a_terminal_and_clears_it_before
     monkeypatch.setattr("sys.stdout", term)
     monkeypatch.setattr("sys.stderr", term)
     assert main(["check", str(many), "--json", "--model", str(tiny_detector_dir)]) == 0
-    text = term.getvalue()
+    return term.getvalue()
+
+
+def test_check_shows_a_bar_counting_dialogues_on_a_terminal_and_clears_it_before_each_chunk(
+    monkeypatch, many, tiny_detector_dir
+):
+    """check showed nothing until its last verdict: on a file of many dialogues, minutes without a sign. On a
+    terminal a bar now counts the dialogues checked, taken off the line before each chunk's verdicts are written (a
+    verdict never follows the bar on its line) and put back under them."""
+    text = _check_on_a_terminal(monkeypatch, many, tiny_detector_dir)
     assert "checking:" in text and "3/7" in text and "6/7" in text and "7/7" in text and "dialogue/s" in text
     shown = [line.rsplit("\r", 1)[-1] for line in text.split("\n")]  # what each line of the terminal ends up as
     verdicts = [line for line in shown if line.strip()]
@@ -89,20 +95,12 @@ def test_check_draws_the_bar_once_after_each_chunk(monkeypatch, many, tiny_detec
     too soon after its last draw): each count is now drawn once."""
     from tqdm import auto
 
-    from dialcheck.cli import check, main
-
     class Eager(auto.tqdm):  # update() draws whenever the count moves: never too soon after the last draw
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **{**kwargs, "mininterval": 0})
 
     monkeypatch.setattr(auto, "tqdm", Eager)
-    monkeypatch.setattr(check, "CHUNK", 3)
-    monkeypatch.setattr(check, "PROGRESS_DELAY", 0.0)
-    term = _Terminal()
-    monkeypatch.setattr("sys.stdout", term)
-    monkeypatch.setattr("sys.stderr", term)
-    assert main(["check", str(many), "--json", "--model", str(tiny_detector_dir)]) == 0
-    text = term.getvalue()
+    text = _check_on_a_terminal(monkeypatch, many, tiny_detector_dir)
     assert [text.count(f"{n}/7") for n in (3, 6, 7)] == [1, 1, 1]
 
 

@@ -87,9 +87,9 @@ def test_check_with_a_router_on_the_command_line(capsys, tmp_path, tiny_detector
     assert code == 2 and "--cascade-evidence applies to a cascade" in err
 
 
-def test_reread_pieces_set_on_a_router_of_cascades_reaches_both_cascades(tmp_path, tiny_detector_dir):
+def _router_of_cascades(tmp_path, tiny_detector_dir):
+    """A router whose short and long sides are cascades of two tiny detectors each."""
     from dialcheck.detectors import CascadeDetector
-    from dialcheck.detectors.cascade import REREAD_PIECES
 
     folder = tmp_path / "router"
     for side, seeds in (("short", (1, 2)), ("long", (3, 4))):
@@ -98,6 +98,13 @@ def test_reread_pieces_set_on_a_router_of_cascades_reaches_both_cascades(tmp_pat
     options = {"short": "short", "long": "long", "long_words": 5}
     (folder / "dialcheck.json").write_text(json.dumps({"detector": "router.v1", "options": options}))
     det = load_detector(folder)
+    return det
+
+
+def test_reread_pieces_set_on_a_router_of_cascades_reaches_both_cascades(tmp_path, tiny_detector_dir):
+    from dialcheck.detectors.cascade import REREAD_PIECES
+
+    det = _router_of_cascades(tmp_path, tiny_detector_dir)
     assert det.reread_pieces == det.short.reread_pieces == REREAD_PIECES
     det.reread_pieces = 0  # was kept on the router alone: both cascades still re-read only the top 4 pairs
     assert "reread_pieces" not in det.__dict__
@@ -110,16 +117,9 @@ def test_reread_pieces_set_on_a_router_of_cascades_reaches_both_cascades(tmp_pat
 
 
 def test_piece_pairs_set_on_a_router_reaches_every_stage_of_both_cascades(tmp_path, tiny_detector_dir):
-    from dialcheck.detectors import CascadeDetector
     from dialcheck.detectors.utterance import PIECE_PAIRS
 
-    folder = tmp_path / "router"
-    for side, seeds in (("short", (1, 2)), ("long", (3, 4))):
-        fast, slow = (load_detector(_variant(tiny_detector_dir, tmp_path / f"{side}-{s}", s)) for s in seeds)
-        CascadeDetector.build(fast, slow, 0.0, 1.0).save(folder / side)
-    options = {"short": "short", "long": "long", "long_words": 5}
-    (folder / "dialcheck.json").write_text(json.dumps({"detector": "router.v1", "options": options}))
-    det = load_detector(folder)
+    det = _router_of_cascades(tmp_path, tiny_detector_dir)
     assert det.piece_pairs == PIECE_PAIRS
     det.piece_pairs = 0  # was kept on the cascade (or router) alone: every stage still scored at most 64 pairs
     assert "piece_pairs" not in det.__dict__
