@@ -439,3 +439,48 @@ def test_a_model_reading_every_speaker_is_warned_of_a_chinese_system_prompt_or_t
     assert code == 0 and "Chinese turns" in err, err
     code, _, err = run_cli(capsys, "check", str(p), "--model", str(defaults["en"]), "--json")
     assert code == 0 and "Chinese turns" not in err, err
+
+
+def _every_speaker(src, out, kind=None):
+    """A copy of the tiny detector ``src`` saved with options.speakers "all" (or, with ``kind``, as that type)."""
+    import shutil
+
+    shutil.copytree(src, out)
+    config = json.loads((out / "dialcheck.json").read_text(encoding="utf-8"))
+    if kind is None:
+        config.setdefault("options", {})["speakers"] = "all"
+    else:
+        config["detector"] = kind
+    (out / "dialcheck.json").write_text(json.dumps(config), encoding="utf-8")
+    return out
+
+
+def _router_reading(tmp_path, tiny_detector_dir, long_reads_all):
+    """A router folder: a same-speaker short detector and a long one that reads every speaker (or not)."""
+    import shutil
+
+    folder = tmp_path / ("router-all" if long_reads_all else "router")
+    shutil.copytree(tiny_detector_dir, folder / "short")
+    if long_reads_all:
+        _every_speaker(tiny_detector_dir, folder / "long")
+    else:
+        shutil.copytree(tiny_detector_dir, folder / "long")
+    options = {"short": "short", "long": "long", "long_words": 5}
+    (folder / "dialcheck.json").write_text(json.dumps({"detector": "router.v1", "options": options}))
+    return folder
+
+
+def test_a_routers_warning_does_not_load_its_long_detector(tmp_path, tiny_detector_dir):
+    """reads_others asked a loaded router hasattr(router, "long"), which loads the long detector: every check(model=
+    router) and serve --model router loaded the long cascade on its first call, whatever the replies' length. Its
+    long side is now read from its folder's config until it is loaded, and the answer is the same."""
+    from dialcheck.detectors import load_detector
+
+    d = parse_dialogue([ZH_SYSTEM, *EN_USER_LAST[1:5]])
+    for reads_all in (True, False):
+        router = load_detector(_router_reading(tmp_path, tiny_detector_dir, reads_all))
+        assert api.reads_others(router) is reads_all
+        assert api.language_gap(router, [d])[0] == ([0] if reads_all else [])
+        assert "_long" not in router.__dict__  # still not loaded
+        router.long  # noqa: B018  (loaded: then the loaded one is read)
+        assert api.reads_others(router) is reads_all

@@ -312,14 +312,24 @@ def reads_others(model: Detector | str | Path, _depth: int = 0) -> bool:
     from .detectors.router import KEYS
 
     keys = STAGES if kind == "cascade.v1" else KEYS
-    if not isinstance(model, (str, Path)):  # a loaded cascade or router: its stages
-        return any(reads_others(getattr(model, k), _depth + 1) for k in keys if hasattr(model, k))
+    if not isinstance(model, (str, Path)):  # a loaded cascade or router: its stages, none loaded here
+        return any(reads_others(stage, _depth + 1) for stage in _stages_of(model, kind) if stage is not None)
     try:
         folder = model_folder(model)
     except (DialcheckError, OSError):
         return False
     refs = [options.get(k) for k in keys]
     return any(reads_others(_stage_folder(folder, r), _depth + 1) for r in refs if isinstance(r, str) and r)
+
+
+def _stages_of(model: Detector, kind: str) -> list[Any]:
+    """A loaded cascade's two stages or a router's two detectors, as :func:`reads_others` reads them: each one
+    loaded, and a router's long detector not loaded yet by its folder. Never through ``.long``, which would load it
+    (a router that checks only short replies would load its long cascade for a warning)."""
+    held = model.__dict__
+    if kind == "cascade.v1":
+        return list(held.get("_stages") or ())
+    return [held.get("_short"), held.get("_long") or held.get("_long_folder")]
 
 
 def reads_as_chinese(model: Detector | str | Path) -> bool:
