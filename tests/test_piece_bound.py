@@ -91,7 +91,8 @@ def test_the_prefilter_ranks_pairs_sharing_rare_words_first_and_ignores_code_pun
     # the prose pieces share "python", "timeout", "it", "the", "is" (two pieces of five each); the code pieces share
     # "def", "rows", "for", "row", "in" (three of five each: less rare); prose and code share nothing
     prose, code = 5 * np.log(5 / 2), 5 * np.log(5 / 3)
-    assert ranks == pytest.approx([prose, 0.0, 0.0, code, 0.0, code])
+    assert [ranks[0], ranks[3], ranks[5]] == pytest.approx([prose, code, code])
+    assert max(ranks[1], ranks[2], ranks[4]) <= 0.0  # sharing nothing: below, spread round-robin
     assert _ranked(pairs, 3) == [pairs[0], pairs[3], pairs[5]]  # ties: the first made
     # a word in every piece weighs nothing; "3.11" and "3.6" are two numbers, not "3" shared
     assert overlap_ranks([("x = 3.11", "x = 3.6"), ("x = 1", "x = 2")]) == [0.0, 0.0]
@@ -177,19 +178,34 @@ def test_pairs_sharing_the_same_words_tie_whatever_the_hash_seed():
 
 
 def test_han_kana_and_hangul_are_read_in_bigrams():
-    # a run of Han characters was one word: no two pieces shared one, every pair ranked 0
+    # a run of Han characters (or kana, or Hangul written without spaces) was one word: no two pieces shared one,
+    # every pair ranked 0 (spaced Korean shared its words, but "서버는" and "서버가" were two)
     earlier = ["这个函数需要三十秒的超时。", "我们用的是东京的服务器。", "日志写在数据库里。"]
     last = ["超时其实是六十秒。", "服务器在大阪。"]
     pairs = [(a, b) for a in earlier for b in last]
     ranks = overlap_ranks(pairs)
     best = sorted(range(len(pairs)), key=lambda j: (-ranks[j], j))[:2]
     assert [pairs[j] for j in best] == [(earlier[0], last[0]), (earlier[1], last[1])]  # "超时", "十秒"; "服务", ...
-    assert ranks[4] == ranks[5] == 0.0  # the log line shares nothing
+    assert max(ranks[4:]) <= 0.0  # the log line shares nothing: below every pair that shares a bigram
     japanese = overlap_ranks(
         [("タイムアウトは三十秒です", "タイムアウトは六十秒です"), ("ログはここ", "サーバーは大阪")]
     )
     korean = overlap_ranks([("타임아웃은삼십초", "타임아웃은육십초"), ("로그", "서버")])
     assert japanese[0] > japanese[1] == 0.0 and korean[0] > korean[1] == 0.0
+    spaced = overlap_ranks([("서버는 도쿄에 있습니다", "서버가 오사카에 있어요"), ("로그 파일", "시간 초과")])
+    assert spaced[0] > spaced[1] == 0.0  # "서버" shared
+
+
+def test_thai_bigrams_rank_a_shared_phrase_the_vowel_marks_cut_differently():
+    # Thai was already cut at its vowel and tone marks (not letters to \w), so pieces shared fragments ("ฟเวอร",
+    # "นาท"); but "ระยะหมดเวลา" (timeout) ran on into the next word, "ระยะหมดเวลาค" against "ระยะหมดเวลาจร", and the
+    # timeout pair (1.83) ranked below the server pair (4.58). In bigrams the shared phrase counts
+    earlier = ["ระยะหมดเวลาคือสามสิบวินาที", "เซิร์ฟเวอร์อยู่ที่โตเกียว", "บันทึกเก็บในฐานข้อมูล"]
+    last = ["ระยะหมดเวลาจริงๆคือหกสิบวินาที", "เซิร์ฟเวอร์อยู่ที่โอซาก้า"]
+    pairs = [(a, b) for a in earlier for b in last]
+    ranks = overlap_ranks(pairs)
+    assert ranks[0] > ranks[3] > max(ranks[1], ranks[2])  # timeout pair, then server pair, then the crossed ones
+    assert max(ranks[4:]) <= 0.0  # the log line shares nothing
 
 
 def test_a_turn_sharing_no_word_keeps_pairs_spread_over_its_pieces_not_its_head():
@@ -243,3 +259,20 @@ def test_the_probe_script_counts_pairs_of_pieces_per_turn(load_benchmark, tiny_d
 
 
 SHORT_TURNS = ["I have a cat.", "Nice.", "I like dogs.", "Cool.", "I have no pets."]
+
+
+def test_pairs_sharing_nothing_spread_over_the_pieces_even_when_a_few_pairs_share_a_word():
+    # the spread applied only when every rank was 0: one pair sharing a rare word and the 0-ranked rest filled the
+    # bound from the head, earlier piece 0 against all ten last pieces, piece 1 against nine
+    earlier = [f"piece{chr(97 + i)} says {chr(97 + i) * 3}" for i in range(10)]  # "says" in every piece: weighs 0
+    last = [f"other{chr(97 + j)} says {chr(107 + j) * 3}" for j in range(10)]
+    earlier[3] += " zebra"
+    last[5] += " zebra"  # the one pair sharing a rare word
+    pairs = [(a, b) for a in earlier for b in last]
+    ranks = overlap_ranks(pairs)
+    assert ranks[35] > 0 and sorted(ranks, reverse=True)[1] <= 0.0  # positive ranks unchanged, the rest below
+    kept = _ranked(pairs, 20)
+    assert kept[0] == (earlier[3], last[5])
+    assert {a for a, _ in kept} == set(earlier) and {b for _, b in kept} == set(last)
+    per_piece = [sum(a == e for a, _ in kept) for e in earlier]  # was [10, 9, 0, 1, 0, ...]
+    assert per_piece == [2, 2, 2, 3, 2, 2, 2, 2, 2, 1]  # 19 left: ten at 0, nine of the ten at -1 (the first made)

@@ -14,7 +14,7 @@ of the earlier turn is paired with every piece of the last turn, and the turn's 
 of them. Pieces multiply (two 500-token code replies: about 16 x 16 pairs), so a turn of more than ``piece_pairs``
 (``PIECE_PAIRS``, 64) pairs of pieces is scored on only that many, those whose two pieces share the words rarest
 among its pieces (:func:`overlap_ranks`: a contradiction is about something both pieces mention; Han, kana,
-Hangul and Thai read in character bigrams; a turn sharing none, pairs spread over its pieces); 0 scores every
+Hangul and Thai read in character bigrams; pairs sharing none spread over its pieces); 0 scores every
 one, as before 2026-12-03. DECODE's long pairs and the hand-written long-reply sets stay under it (at most 21).
 ``long_turns="truncate"`` keeps the old reading (the earlier turn cut to what the last turn
 leaves of the window). Measured on DECODE with every turn padded to a paragraph in
@@ -123,8 +123,11 @@ CHUNK_TOKENS = 32
 #: code replies), only this many are scored, those whose two pieces share the rarest words (``piece_pairs``; 0:
 #: every one, as before 2026-12-03). DECODE's long pairs and the hand-written long-reply sets make at most 21.
 PIECE_PAIRS = 64
-#: Scripts written without spaces between words (Han, kana, Hangul, Thai): the prefilter of ``piece_pairs`` reads
-#: a run of them as its character bigrams, not as one word.
+#: Han, kana, Hangul and Thai: the prefilter of ``piece_pairs`` reads a run of them as its character bigrams, not as
+#: one word. That matters for Chinese and Japanese (and Korean written without spaces), whose unspaced runs no two
+#: pieces shared; spaced Korean shared its words before, though a particle glued on ("서버는", "서버가") split them.
+#: Thai was already cut at its vowel and tone marks (not letters to ``\w``), into fragments pieces do share, but
+#: into long ones ("ระยะหมดเวลาค" against "ระยะหมดเวลาจร"): its bigrams may still help.
 _UNSPACED = (
     "\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
@@ -796,13 +799,14 @@ def overlap_ranks(pairs: Sequence[tuple[str, str]]) -> list[float]:
     code keyword, "the", a variable used throughout) tells nothing and weighs 0. Words are numbers and runs of
     letters (:data:`_WORD`), lower-cased: code punctuation is ignored; Han, kana, Hangul and Thai are read in
     character bigrams (:func:`_words`). Pairs sharing the same words rank the same in every process (summed with
-    :func:`math.fsum`, not in set order), so ties go to the first made. When no pair shares a word that tells
-    anything (every rank 0), the ranks are instead 0, -1, -2, ...: round-robin over the first pieces of ``pairs``
-    (the earlier turn's), so what is kept covers the whole earlier turn, not only its head.
+    :func:`math.fsum`, not in set order), so ties go to the first made. The pairs that share no word that tells
+    anything (rank 0) rank instead 0, -1, -2, ..., below every pair that shares one: round-robin over the first
+    pieces of ``pairs`` (the earlier turn's), so what they fill of the bound covers the whole earlier turn, not
+    only its head.
 
     >>> a, b = ["It is Python 3.11.", "it is x = 1"], ["It is Python 3.6.", "it is y = 2"]  # two pieces each
     >>> [round(v, 2) for v in overlap_ranks([(x, y) for x in a for y in b])]  # "it", "is": in every piece
-    [0.69, 0.0, 0.0, 0.0]
+    [0.69, -1.0, -1.0, 0.0]
     """
     pieces = list(dict.fromkeys(p for pair in pairs for p in pair))
     words = {p: _words(p) for p in pieces}
@@ -815,18 +819,20 @@ def overlap_ranks(pairs: Sequence[tuple[str, str]]) -> list[float]:
     # fsum: exactly rounded whatever the order, so pairs sharing the same words tie whatever PYTHONHASHSEED is (a
     # plain sum in set order differed by 1 ulp from one process to the next, and so did the pairs kept)
     ranks = [math.fsum(idf[w] for w in words[a] & words[b]) for a, b in pairs]
-    if any(ranks):
+    if all(ranks):
         return ranks
-    # nothing shared (or shared by every piece): the first made would be the head of the earlier turn, its first
-    # pieces against every piece of the last one; spread instead, round-robin over the earlier turn's pieces, the
-    # i-th one's pairs from its i-th on (so its pieces meet different pieces of the last turn)
+    # pairs sharing nothing (or only words in every piece): in the order made they would fill what is left of the
+    # bound from the head of the earlier turn, its first pieces against every piece of the last one, whether or
+    # not a few other pairs share a word; spread them instead, below every pair that shares one, round-robin over
+    # the earlier turn's pieces, the i-th one's pairs from its i-th on (so its pieces meet different pieces of the
+    # last turn)
     firsts = {a: i for i, a in enumerate(dict.fromkeys(a for a, _ in pairs))}
     count = Counter(a for a, _ in pairs)
     seen: dict[str, int] = {}
     out = []
-    for a, _ in pairs:
+    for (a, _), r in zip(pairs, ranks, strict=True):
         t = seen[a] = seen.get(a, -1) + 1
-        out.append(-float((t - firsts[a]) % count[a]))
+        out.append(r if r > 0 else float(-((t - firsts[a]) % count[a])))
     return out
 
 
