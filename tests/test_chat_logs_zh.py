@@ -484,3 +484,53 @@ def test_a_routers_warning_does_not_load_its_long_detector(tmp_path, tiny_detect
         assert "_long" not in router.__dict__  # still not loaded
         router.long  # noqa: B018  (loaded: then the loaded one is read)
         assert api.reads_others(router) is reads_all
+
+
+# an English chat whose tool returned Chinese: the same-speaker detectors do not read the result against the reply
+EN_ZH_RESULT = [
+    {"role": "user", "content": "I have a dog."},
+    {"role": "assistant", "content": "Nice, what breed?"},
+    {"role": "user", "content": "What's the weather in Beijing?"},
+    CALL,
+    {"role": "tool", "tool_call_id": "c1", "content": "北京今天晴，二十度。"},
+    {"role": "assistant", "content": "It is sunny and twenty degrees in Beijing."},
+]
+
+
+@pytest.mark.parametrize("kind", ["cascade", "router", "unstructured"])
+def test_a_cascade_router_or_unstructured_model_reading_every_speaker_is_warned(
+    kind, defaults, tmp_path, capsys, tiny_detector_dir
+):
+    """42f9978 said a cascade or router with a stage that reads every speaker, and an unstructured detector, are
+    warned of a Chinese system prompt or tool result, tested only for a plain detector saved with speakers "all"."""
+    from dialcheck.detectors import CascadeDetector, load_detector
+
+    if kind == "cascade":
+        folder = tmp_path / "cascade"
+        every = load_detector(_every_speaker(tiny_detector_dir, tmp_path / "every"))
+        CascadeDetector.build(load_detector(tiny_detector_dir), every, 0.0, 1.0).save(folder)
+    elif kind == "router":
+        folder = _router_reading(tmp_path, tiny_detector_dir, True)
+    else:
+        folder = _every_speaker(tiny_detector_dir, tmp_path / "unstructured", "decode.unstructured.v1")
+    assert api.reads_others(folder) and api.reads_others(load_detector(folder))
+    p = tmp_path / "logs.jsonl"
+    logs = [[ZH_SYSTEM, *EN_USER_LAST[1:5]], EN_ZH_RESULT]
+    p.write_text("".join(json.dumps({"messages": m}, ensure_ascii=False) + "\n" for m in logs), encoding="utf-8")
+    code, _, err = run_cli(capsys, "check", str(p), "--model", str(folder), "--json")
+    assert code == 0 and "2 of 2 (dialogue 1 at line 1, dialogue 2 at line 2) have Chinese turns" in err, err
+
+
+def test_score_reads_whether_the_model_reads_every_speaker_once_a_run(defaults, tmp_path, capsys, monkeypatch):
+    """score asked it of --model's config files (a cascade's and its stages') for every line: 0.4-0.7 ms a line."""
+    asked = []
+    reads_others = api.reads_others
+    monkeypatch.setattr(api, "reads_others", lambda model: asked.append(model) or reads_others(model))
+    every = _every_speaker(defaults["en"], tmp_path / "every")
+    p = tmp_path / "logs.jsonl"
+    p.write_text("".join(json.dumps({"messages": EN_ZH_RESULT}) + "\n" for _ in range(3)), encoding="utf-8")
+    for model, warned in ((every, True), (defaults["en"], False)):  # the shipped kind does not read the result
+        asked.clear()
+        code, _, err = run_cli(capsys, "score", str(p), str(tmp_path / f"{warned}.jsonl"), "--model", str(model))
+        assert code == 0 and ("Chinese turns" in err) is warned, err
+        assert len(asked) == 1

@@ -752,7 +752,9 @@ def model_warning(
     out. Without ``show``, only the indices (a command that has warned once already)."""
     from ..api import CLI_MODEL, foreign_warning, reads_others
 
-    others = reads_others(args.model)  # an unstructured or speakers "all" model reads a system prompt, a tool result
+    if "_reads_others" not in vars(args):  # its config (a cascade's, a router's stages too) read once a run, not a line
+        args._reads_others = reads_others(args.model)  # unstructured, speakers "all": reads a system prompt too
+    others = args._reads_others
     if not show:  # only which: no warning composed for each foreign line after the first
         from ..language import foreign_turns
 
