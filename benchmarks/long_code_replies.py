@@ -12,11 +12,12 @@ the default timeout) unlike the first reply. ``--json``'s folder is made before 
 stage re-reads, of each earlier reply read in pieces, the ``--top`` pairs of pieces the first stage scored highest;
 default the model's, ``REREAD_PIECES`` where it is 0) and 0 (every pair of pieces, as before 2026-12-03); both
 stages keep their own ``piece_pairs``. With ``--compare bound`` the two readings are instead ``piece_pairs``
-``--bound`` on both stages (of an earlier reply read in more pairs of pieces, only that many are scored, those
-sharing the rarest words: ``UtteranceDetector.piece_pairs``) and 0 (every pair, as before 2026-12-03),
-``reread_pieces`` the model's. Each pair of runs goes after a first call that is not timed (both orders of the two
-are averaged). Prints, per chat: the tokens of its replies, the pairs each stage scored each way, the seconds of
-each, their ratio, and whether the two verdicts (flag, score to 3 places, evidence) agree.
+``--bound`` on both stages (default the first stage's, ``PIECE_PAIRS`` where it is 0; of an earlier reply read in
+more pairs of pieces, only that many are scored, those sharing the rarest words: ``UtteranceDetector.piece_pairs``)
+and 0 (every pair, as before 2026-12-03), ``reread_pieces`` the model's. Each pair of runs goes after a first call
+that is not timed (both orders of the two are averaged). Prints, per chat: the tokens of its replies, the pairs each
+stage scored each way, the seconds of each, their ratio, and whether the two verdicts (flag, score to 3 places,
+evidence) agree.
 """
 
 from __future__ import annotations
@@ -154,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     import dialcheck
     from dialcheck.detectors import CascadeDetector
     from dialcheck.detectors.cascade import REREAD_PIECES
+    from dialcheck.detectors.utterance import PIECE_PAIRS
     from dialcheck.errors import InputError
 
     torch.set_num_threads(args.threads)
@@ -165,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         top = REREAD_PIECES
         print(f"{args.model} re-reads every pair of pieces (reread_pieces 0): comparing top {top}", file=sys.stderr)
     bound = args.bound or det.first.piece_pairs
+    if not bound and args.compare == "bound":  # saved with piece_pairs 0: "piece_pairs 0" would be every pair twice
+        bound = PIECE_PAIRS
+        note = f"{args.model} scores every pair of pieces (piece_pairs 0): comparing piece_pairs {bound}"
+        print(note, file=sys.stderr)
     read = _counting(det.second.classifier)
     read_first = _counting(det.first.classifier)
     # the two readings compared, as (reread_pieces, piece_pairs of both stages)

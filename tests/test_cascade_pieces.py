@@ -9,6 +9,7 @@ import pytest
 
 from dialcheck.detectors import CascadeDetector, load_detector
 from dialcheck.detectors.cascade import REREAD_PIECES, _Ranking, not_ruled_out
+from dialcheck.detectors.utterance import PIECE_PAIRS
 from dialcheck.errors import InputError, ModelError
 from helpers_calls import record_calls
 from test_soup import _variant
@@ -163,6 +164,25 @@ def test_the_long_code_replies_benchmark_on_a_cascade_saved_with_reread_pieces_0
     with pytest.raises(SystemExit) as e:  # refused before the model loads
         bench.main([*argv, "--json", str(tmp_path)])
     assert e.value.code == 2 and "is a directory" in capsys.readouterr().err
+
+
+def test_the_long_code_replies_benchmark_compares_the_bound_on_a_cascade_saved_with_piece_pairs_0(
+    load_benchmark, tiny_detector_dir, tmp_path, capsys
+):
+    bench = load_benchmark("long_code_replies")
+    det = _cascade(tiny_detector_dir, tmp_path)
+    det.piece_pairs = 0
+    det.save(tmp_path / "every")
+    out = tmp_path / "x.json"
+    argv = ["--model", str(tmp_path / "every"), "--chats", "1", "--replies", "2", "--threads", "1"]
+    assert bench.main([*argv, "--compare", "bound", "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert results["bound"] == PIECE_PAIRS  # was 0: every pair of pieces timed against itself
+    chat = results["chats"][0]
+    assert chat["first_pairs_on"] < chat["first_pairs_off"]
+    captured = capsys.readouterr()
+    assert f"piece_pairs {PIECE_PAIRS} vs every pair of pieces" in captured.out
+    assert f"scores every pair of pieces (piece_pairs 0): comparing piece_pairs {PIECE_PAIRS}" in captured.err
 
 
 def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_too(
