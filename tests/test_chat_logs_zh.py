@@ -534,3 +534,26 @@ def test_score_reads_whether_the_model_reads_every_speaker_once_a_run(defaults, 
         code, _, err = run_cli(capsys, "score", str(p), str(tmp_path / f"{warned}.jsonl"), "--model", str(model))
         assert code == 0 and ("Chinese turns" in err) is warned, err
         assert len(asked) == 1
+
+
+def test_a_files_empty_assistant_turn_is_told_to_write_messages_not_python(defaults, tmp_path, capsys):
+    """2de3bdc's hint, Dialogue(..., meta={"tool_calls": ...}), was shown for a file's record with "turns" too, where
+    a command-line user cannot follow it. A record read from JSON is told to write the chat as "messages" with the
+    call as an assistant message with tool_calls, which is then read; a Dialogue built in Python keeps its hint."""
+    texts = ["我想买猫粮。", "", '{"in_stock": 0}', "现在没货了。", "那狗粮呢？", "狗粮有货。"]
+    speakers = ["user", "assistant", "tool", "assistant", "user", "assistant"]
+    turns = [{"speaker": s, "text": t} for s, t in zip(speakers, texts, strict=True)]
+    write = 'write the chat as "messages", the call as {"role": "assistant", "content": null, "tool_calls": [...]}'
+    with pytest.raises(InputError, match=r"^turns\[1\]\.text: empty turn") as e:
+        api.route(parse_dialogue({"turns": turns}))
+    assert write in str(e.value) and "meta=" not in str(e.value)
+    p = tmp_path / "turns.jsonl"
+    p.write_text(json.dumps({"id": "t", "turns": turns}, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "check", str(p), "--json")
+    assert code == 2 and f"{p}, line 1: t: turns[1].text: empty turn" in err and write in err, err
+    assert "meta=" not in err and "Traceback" not in err
+    messages = [{"role": s, "content": t} for s, t in zip(speakers, texts, strict=True)]
+    messages[1] = CALL
+    p.write_text(json.dumps({"id": "t", "messages": messages}, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "check", str(p), "--json")
+    assert code == 0 and json.loads(out)["id"] == "t", err

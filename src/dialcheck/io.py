@@ -711,7 +711,8 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
     another turn (``--speaker``) accepts a log ending with, e.g., an assistant's tool call (``content: null``).
 
     A dialogue read from chat-completion messages has ``meta["turns_key"] == "messages"``, so that a check made after
-    reading names a turn as the file does (``messages[1].content``, :func:`~dialcheck.language.turn_field`).
+    reading names a turn as the file does (``messages[1].content``, :func:`~dialcheck.language.turn_field`); any
+    other has ``"turns"``, so that an error tells a record's writer what to write, not what to build in Python.
     """
     meta: dict[str, Any] = {}
     knowledge = None
@@ -741,8 +742,7 @@ def parse_dialogue(obj: Any, allow_empty_last: bool = False) -> Dialogue:
         raise InputError(f"expected a dialogue object or a list of strings, got {json_type(obj)}")
     if not turns_raw:
         raise InputError(f"{tkey}: the dialogue is empty (at least one turn is needed)")
-    if tkey == "messages":
-        meta["turns_key"] = tkey
+    meta["turns_key"] = tkey  # read from JSON (a file's record, or a Python caller's dict or list), not built
     alternate = not _names_speakers(turns_raw)
     turns = tuple(_parse_turn(t, i, "AB"[i % 2], tkey, alternate) for i, t in enumerate(turns_raw))
     calls = tuple(i for i, t in enumerate(turns_raw) if _is_tool_call(t))

@@ -478,10 +478,14 @@ got 3 turns; is u1 missing?
         )
     for i in said:
         if not d.turns[i].text.strip():
-            hint = ""
-            if d.turns[i].speaker == "assistant" and d.meta.get("turns_key") != "messages":
-                # built by hand (until 2026-12-03 an empty assistant turn counted as a tool call): say how to mark one
+            hint = ""  # until 2026-12-03 an empty assistant turn counted as a tool call: say how to mark one
+            if d.turns[i].speaker == "assistant" and "turns_key" not in d.meta:  # a Dialogue built in Python
                 hint = f'; a tool call is marked by its index: Dialogue(..., meta={{"tool_calls": ({i},)}})'
+            elif d.turns[i].speaker == "assistant" and d.meta["turns_key"] != "messages":  # a record's "turns"
+                hint = (
+                    '; a tool call is marked as a chat log marks it: write the chat as "messages", the call as '
+                    '{"role": "assistant", "content": null, "tool_calls": [...]}'
+                )
             raise InputError(
                 f"{turn_field(d, i)}: empty turn: every turn of a Chinese conversation needs text (the Chinese "
                 "detector reads turns by position as u1, b1, u2, b2; a chat log's tool calls and results are left "
