@@ -5,19 +5,27 @@
     python benchmarks/piece_bound_probe.py count [--model decode-cascade-v9] (--data FILE | --split NAME)...
         [--verdicts] [--threads 2] [--json OUT]
 
+``--model``: an utterance detector, a cascade of two, or a router of those (each side read as it is: a cascade's
+stages, or the detector); anything else is refused (exit 2). Each mode refuses the other's options (exit 2).
+
 ``kept``: on the seeded coding chats of ``long_code_replies.py`` (the same ``--chats``, ``--replies``, ``--seed``),
-the first stage of ``--model`` (the detector itself if it is not a cascade) scores every pair of pieces of each
-earlier reply read in more than ``--bound`` pairs (default the stage's ``piece_pairs``), and the script prints, per
-such reply: its pairs of pieces, the highest-scoring one's place in the prefilter's order (``overlap_ranks``, as
-``UtteranceDetector`` keeps them), whether the ``--bound`` kept hold it, and the highest score of all and of the
-kept; then how many replies held it and the largest fall where one did not.
+the first stage of ``--model`` (the detector itself if it is not a cascade; of a router, that of the side the chat
+goes to) scores every pair of pieces of each earlier reply read in more than ``--bound`` pairs (default the stage's
+``piece_pairs``, ``PIECE_PAIRS`` where it is 0, said on stderr), and the script prints, per such reply: its pairs
+of pieces, the highest-scoring one's place in the prefilter's order (``overlap_ranks``, as ``UtteranceDetector``
+keeps them), whether the ``--bound`` kept hold it, and the highest score of all and of the kept; then how many
+replies held it and the largest fall where one did not.
 
 ``count``: for each ``--data`` file (a labelled JSONL, as ``dialcheck evaluate --data`` reads it) or DECODE
 ``--split`` (dev, a2t, human_bot, human_bot_raw, rct), and each stage of ``--model`` with its own tokenizer: the
 dialogues, those with a pair read in pieces (their ids, up to 12), and the most pairs of pieces of one earlier turn
 (every earlier turn of each dialogue, as the first stage reads them; a later stage reads at most as many). Under the
 bound, no turn of the set is affected by it. With ``--verdicts``, each dialogue with a pair in pieces is checked
-with the bound and with ``piece_pairs`` 0 (every pair): flag, score and evidence each way.
+with the bound (the model's ``piece_pairs``, ``PIECE_PAIRS`` where it is 0) and with ``piece_pairs`` 0 (every
+pair): flag, score and evidence each way; and, on a model with a second stage that re-reads the first's top pairs
+of pieces (``reread_pieces``: a cascade, or a router of cascades), a third time with the bound and ``reread_pieces``
+0 (the second stage re-reads every pair). The JSON keeps, per set, ``stages`` (the table's rows) apart from
+``verdicts``.
 """
 
 from __future__ import annotations
@@ -30,14 +38,44 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+#: The options of one mode only, refused in the other (their defaults in ``kept``).
+KEPT_ONLY = {"chats": 4, "replies": 6, "seed": 0, "bound": None}
+COUNT_ONLY = ("data", "split", "verdicts")
+
 
 def _stages(det: Any) -> list[tuple[str, Any]]:
-    """The utterance detectors of ``det`` with a name each: a cascade's two stages, else ``det`` itself."""
-    from dialcheck.detectors import CascadeDetector
+    """The utterance detectors of ``det`` with a name each: a cascade's two stages, a router's two sides (each
+    read the same way: "short first", "long", ...), else ``det`` itself; anything else is an ``InputError``."""
+    from dialcheck.detectors import CascadeDetector, RouterDetector, UtteranceDetector
+    from dialcheck.errors import InputError
 
-    if isinstance(det, CascadeDetector):
-        return [("first", det.first), ("second", det.second)]
-    return [("model", det)]
+    if isinstance(det, RouterDetector):
+        return [
+            (side if name == "model" else f"{side} {name}", stage)
+            for side in ("short", "long")
+            for name, stage in _stages(getattr(det, side))
+        ]
+    stages = [("first", det.first), ("second", det.second)] if isinstance(det, CascadeDetector) else [("model", det)]
+    for name, stage in stages:
+        if not isinstance(stage, UtteranceDetector):
+            what = "it" if name == "model" else f"its {name} stage"
+            raise InputError(
+                f"--model: {what} is a {type(stage).__name__}, which reads no pairs of pieces; expected an utterance "
+                "detector, a cascade of two or a router of those"
+            )
+    return stages
+
+
+def _first_stage(det: Any, dialogue: Any) -> tuple[str, Any]:
+    """The stage of ``det`` that first reads ``dialogue``, with its name: a cascade's first, of a router the side
+    the dialogue goes to."""
+    from dialcheck.detectors import RouterDetector
+
+    stages = _stages(det)  # checks every stage
+    if isinstance(det, RouterDetector):
+        side = "long" if RouterDetector.is_long(dialogue, det.long_words) else "short"
+        stages = [(n, s) for n, s in stages if n.split()[0] == side]
+    return stages[0]
 
 
 def _by_turn(read: tuple[list[int], list[tuple[str, str]], Any, list[bool]]) -> dict[int, list[tuple[str, str]]]:
@@ -52,22 +90,33 @@ def _by_turn(read: tuple[list[int], list[tuple[str, str]], Any, list[bool]]) -> 
 
 
 def kept(det: Any, chats: int, replies: int, seed: int, bound: int | None) -> tuple[list[dict[str, Any]], int]:
-    """One row per earlier reply read in more than ``bound`` pairs of pieces (see the module text), and the bound."""
+    """One row per earlier reply read in more than the bound's pairs of pieces (see the module text), and the bound
+    (``bound``, else the stage's ``piece_pairs``, else ``PIECE_PAIRS``: said on stderr)."""
     from long_code_replies import coding_chat
 
-    from dialcheck.detectors.utterance import _top_pieces, overlap_ranks
+    from dialcheck.detectors.utterance import PIECE_PAIRS, _top_pieces, overlap_ranks
     from dialcheck.io import check_speakers, parse_checked, upto_speaker
 
-    stage = _stages(det)[0][1]
-    bound = bound or stage.piece_pairs
     rows = []
+    used = bound
     for c in range(chats):
         d, speakers = parse_checked({"messages": coding_chat(seed + c, replies)}, check_speakers("assistant"))
-        read = stage._pairs(upto_speaker(d, speakers) if speakers else d)
-        kept_pairs = _by_turn(_top_pieces([read], bound, overlap_ranks, per_turn=True)[0])
+        dialogue = upto_speaker(d, speakers) if speakers else d
+        name, stage = _first_stage(det, dialogue)
+        turn_bound = bound or stage.piece_pairs
+        if not turn_bound:
+            turn_bound = PIECE_PAIRS
+            if used is None:  # once
+                print(
+                    f"kept: the {name} stage scores every pair of pieces (piece_pairs 0): bound {PIECE_PAIRS}",
+                    file=sys.stderr,
+                )
+        used = turn_bound if used is None else used
+        read = stage._pairs(dialogue)
+        kept_pairs = _by_turn(_top_pieces([read], turn_bound, overlap_ranks, per_turn=True)[0])
         for turn, made in sorted(_by_turn(read).items()):
             distinct = list(dict.fromkeys(made))
-            if len(distinct) <= bound:
+            if len(distinct) <= turn_bound:
                 continue
             scores = dict(zip(distinct, stage.score_pairs(distinct), strict=True))
             best = max(distinct, key=lambda p: scores[p])  # ties: the first made
@@ -77,8 +126,10 @@ def kept(det: Any, chats: int, replies: int, seed: int, bound: int | None) -> tu
             rows.append(
                 {
                     "chat": c,
+                    "stage": name,
                     "turn": turn,
                     "pairs": len(distinct),
+                    "bound": turn_bound,
                     "best_place": order.index(best) + 1,
                     "held": best in held,
                     "max_every": scores[best],
@@ -86,7 +137,7 @@ def kept(det: Any, chats: int, replies: int, seed: int, bound: int | None) -> tu
                     "best": [best[0][:60], best[1][:60]],
                 }
             )
-    return rows, bound
+    return rows, used or PIECE_PAIRS
 
 
 def count(det: Any, examples: list[Any]) -> list[dict[str, Any]]:
@@ -102,6 +153,39 @@ def count(det: Any, examples: list[Any]) -> list[dict[str, Any]]:
                 most = max(most, *(len(set(v)) for v in turns.values()))
         out.append({"stage": name, "dialogues": len(examples), "in_pieces": ids, "most_per_turn": most})
     return out
+
+
+def verdicts(det: Any, examples: list[Any]) -> list[dict[str, Any]]:
+    """Each of ``examples`` checked with the bound and without (``piece_pairs`` 0), and on a model whose second
+    stage re-reads the first's top pairs of pieces, with the bound and ``reread_pieces`` 0; ``det`` is left as it
+    was."""
+    from dialcheck.detectors.utterance import PIECE_PAIRS
+
+    dialogues = [e.dialogue for e in examples]
+    saved = det.piece_pairs
+    bound = saved or PIECE_PAIRS
+    top = getattr(det, "reread_pieces", 0)
+    try:
+        det.piece_pairs = bound
+        on = det.predict(dialogues)
+        again = None
+        if top:
+            det.reread_pieces = 0
+            try:
+                again = det.predict(dialogues)
+            finally:
+                det.reread_pieces = top
+        det.piece_pairs = 0
+        off = det.predict(dialogues)
+    finally:
+        det.piece_pairs = saved
+    rows = []
+    for k, e in enumerate(examples):
+        row = {"id": e.id, "bound": bound, "on": _verdict(on[k]), "off": _verdict(off[k])}
+        if again is not None:
+            row |= {"reread_pieces": top, "reread_every": _verdict(again[k])}
+        rows.append(row)
+    return rows
 
 
 def _examples(kind: str, source: str) -> list[Any]:
@@ -130,10 +214,16 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("mode", choices=("kept", "count"))
-    ap.add_argument("--model", default="decode-cascade-v9", help="a detector (folder or shipped name)")
-    ap.add_argument("--chats", type=positive_int, default=4, help="kept: seeded coding chats")
-    ap.add_argument("--replies", type=positive_int, default=6, help="kept: code replies per chat (at least 2)")
-    ap.add_argument("--seed", type=nonnegative_int, default=0)
+    ap.add_argument(
+        "--model",
+        default="decode-cascade-v9",
+        help="an utterance detector, a cascade or router of them (folder or name)",
+    )
+    ap.add_argument("--chats", type=positive_int, default=None, help="kept: seeded coding chats (default 4)")
+    ap.add_argument(
+        "--replies", type=positive_int, default=None, help="kept: code replies per chat (default 6, at least 2)"
+    )
+    ap.add_argument("--seed", type=nonnegative_int, default=None, help="kept: the first chat's seed (default 0)")
     ap.add_argument("--bound", type=positive_int, default=None, help="kept: piece_pairs (default: the stage's)")
     ap.add_argument("--data", action="append", default=[], help="count: a labelled JSONL file (repeatable)")
     ap.add_argument("--split", action="append", default=[], help="count: a DECODE split (repeatable)")
@@ -141,10 +231,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=positive_int, default=2, help="torch threads")
     ap.add_argument("--json", default=None, help="write the numbers here")
     args = ap.parse_args(argv)
-    if args.mode == "count" and not (args.data or args.split):
-        ap.error("count: give at least one --data FILE or --split NAME")
-    if args.mode == "kept" and args.replies < 2:
-        ap.error("--replies: at least 2, so that the last reply has an earlier one to be read against")
+    if args.mode == "kept":
+        given = [f"--{k}" for k in COUNT_ONLY if getattr(args, k)]
+        if given:
+            ap.error(f"kept: {', '.join(given)} belong to count (kept reads the seeded coding chats)")
+        for k, default in KEPT_ONLY.items():
+            setattr(args, k, default if getattr(args, k) is None else getattr(args, k))
+        if args.replies < 2:
+            ap.error("--replies: at least 2, so that the last reply has an earlier one to be read against")
+    else:
+        given = [f"--{k}" for k in KEPT_ONLY if getattr(args, k) is not None]
+        if given:
+            ap.error(f"count: {', '.join(given)} belong to kept (count reads --data files and --split names)")
+        if not (args.data or args.split):
+            ap.error("count: give at least one --data FILE or --split NAME")
     json_path = Path(args.json) if args.json else None
     if json_path is not None:
         if json_path.is_dir():
@@ -159,10 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     sources = [("data", s) for s in args.data] + [("split", s) for s in args.split]
     sets = {s: _examples(k, s) for k, s in sources}  # bad files refused before the model loads
     det = dialcheck.load(args.model)
+    _stages(det)  # not one this script reads: refused before any work
     if args.mode == "kept":
         rows, bound = kept(det, args.chats, args.replies, args.seed, args.bound)
+        names = ", ".join(dict.fromkeys(r["stage"] for r in rows)) or "first"
         lines = [
-            f"{args.model}, first stage, piece_pairs {bound}: earlier replies read in more pairs of pieces\n",
+            f"{args.model}, {names} stage, piece_pairs {bound}: earlier replies read in more pairs of pieces\n",
             "| chat | turn | pairs of pieces | best's place | held | max every | max kept |",
             "|---:|---:|---:|---:|---|---:|---:|",
         ]
@@ -190,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         checked = []  # --verdicts, after the table
         for name, examples in sets.items():
             counted = count(det, examples)
-            results["sets"][name] = counted
+            results["sets"][name] = {"stages": counted, "verdicts": []}
             for row in counted:
                 ids = row["in_pieces"]
                 shown = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
@@ -199,17 +301,17 @@ def main(argv: list[str] | None = None) -> int:
                     f"| {row['most_per_turn'] or '-'} |"
                 )
             if args.verdicts:
-                pieced = sorted({i for row in counted for i in row["in_pieces"]})
+                pieced = {i for row in counted for i in row["in_pieces"]}
                 todo = [e for e in examples if e.id in pieced]
                 if todo:
-                    on_bound = det.piece_pairs
-                    on = det.predict([e.dialogue for e in todo])
-                    det.piece_pairs = 0
-                    off = det.predict([e.dialogue for e in todo])
-                    det.piece_pairs = on_bound
-                    for e, a, b in zip(todo, on, off, strict=True):
-                        checked.append(f"{name} {e.id}: {_verdict(a)} (bound {on_bound}) / {_verdict(b)} (every)")
-                        results["sets"][name].append({"id": e.id, "on": _verdict(a), "off": _verdict(b)})
+                    got = verdicts(det, todo)
+                    results["sets"][name]["verdicts"] = got
+                    for v in got:
+                        line = f"{name} {v['id']}: {v['on']} (bound {v['bound']}) / {v['off']} (every)"
+                        if "reread_every" in v:
+                            top = v["reread_pieces"]
+                            line += f" / {v['reread_every']} (bound {v['bound']}, reread_pieces 0, not {top})"
+                        checked.append(line)
         lines += ["", *checked] if checked else []
     emit("\n".join(lines), results, json_path=json_path)
     return 0

@@ -245,7 +245,9 @@ def test_the_probe_script_counts_pairs_of_pieces_per_turn(load_benchmark, tiny_d
     out = tmp_path / "count.json"
     argv = ["count", "--model", str(tiny_detector_dir), "--data", str(data), "--verdicts", "--threads", "1"]
     assert probe.main([*argv, "--json", str(out)]) == 0
-    row = json.loads(out.read_text())["sets"][str(data)][0]
+    got = json.loads(out.read_text())["sets"][str(data)]
+    row = got["stages"][0]  # the table's rows and the verdicts under their own keys (were one list)
+    assert [v["id"] for v in got["verdicts"]] == ["long"]
     assert row["in_pieces"] == ["long"] and row["most_per_turn"] == max(len(_own(det, i)) for i in (1, 3))
     text = capsys.readouterr().out
     assert f"| {data} | model | 2 | 1 (long) | {row['most_per_turn']} |" in text
@@ -276,3 +278,73 @@ def test_pairs_sharing_nothing_spread_over_the_pieces_even_when_a_few_pairs_shar
     assert {a for a, _ in kept} == set(earlier) and {b for _, b in kept} == set(last)
     per_piece = [sum(a == e for a, _ in kept) for e in earlier]  # was [10, 9, 0, 1, 0, ...]
     assert per_piece == [2, 2, 2, 3, 2, 2, 2, 2, 2, 1]  # 19 left: ten at 0, nine of the ten at -1 (the first made)
+
+
+def test_the_probe_script_on_a_model_saved_with_piece_pairs_0_bounds_at_piece_pairs(
+    load_benchmark, tiny_detector_dir, tmp_path, capsys
+):
+    probe = load_benchmark("piece_bound_probe")
+    every = Path(shutil.copytree(tiny_detector_dir, tmp_path / "every"))
+    cfg = json.loads((every / "dialcheck.json").read_text())
+    cfg["options"]["piece_pairs"] = 0
+    (every / "dialcheck.json").write_text(json.dumps(cfg))
+    out = tmp_path / "kept.json"
+    argv = ["kept", "--model", str(tmp_path / "every"), "--chats", "1", "--replies", "2", "--threads", "1"]
+    assert probe.main([*argv, "--json", str(out)]) == 0  # was a KeyError: a bound of 0 kept nothing
+    got = json.loads(out.read_text())
+    assert got["bound"] == PIECE_PAIRS and got["turns"] and all(r["pairs"] > PIECE_PAIRS for r in got["turns"])
+    assert f"scores every pair of pieces (piece_pairs 0): bound {PIECE_PAIRS}" in capsys.readouterr().err
+
+
+def test_the_probe_script_reads_a_routers_sides(load_benchmark, tiny_detector_dir, tmp_path, capsys):
+    from test_router import _router
+
+    probe = load_benchmark("piece_bound_probe")
+    folder = _router(tmp_path, tiny_detector_dir)
+    data = tmp_path / "set.jsonl"
+    data.write_text(json.dumps({"id": "long", "turns": LONG, "contradiction": False}) + "\n")
+    out = tmp_path / "count.json"
+    # was an AttributeError: the router was taken for one utterance detector
+    assert probe.main(["count", "--model", str(folder), "--data", str(data), "--threads", "1", "--json", str(out)]) == 0
+    stages = json.loads(out.read_text())["sets"][str(data)]["stages"]
+    assert [r["stage"] for r in stages] == ["short", "long"] and all(r["in_pieces"] == ["long"] for r in stages)
+    out = tmp_path / "kept.json"
+    argv = ["kept", "--model", str(folder), "--chats", "1", "--replies", "2", "--bound", "8", "--threads", "1"]
+    assert probe.main([*argv, "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["turns"]
+    assert rows and {r["stage"] for r in rows} == {"long"}  # a long code reply goes to the long side
+    assert "long stage, piece_pairs 8" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["kept", "--data", "x.jsonl"], "kept: --data belong to count"),
+        (["kept", "--split", "dev", "--verdicts"], "kept: --split, --verdicts belong to count"),
+        (["count", "--data", "x.jsonl", "--chats", "2", "--bound", "8"], "count: --chats, --bound belong to kept"),
+    ],
+)
+def test_the_probe_script_refuses_the_other_modes_options(load_benchmark, capsys, argv, named):
+    # they were ignored without a word (and kept loaded the --split datasets for nothing)
+    probe = load_benchmark("piece_bound_probe")
+    with pytest.raises(SystemExit) as e:
+        probe.main([*argv, "--model", "no-such-model"])  # refused before any file or model is read
+    assert e.value.code == 2 and named in capsys.readouterr().err
+
+
+def test_the_probe_scripts_verdicts_compare_the_top_re_read_with_every_pair_on_a_cascade(
+    load_benchmark, tiny_detector_dir, tmp_path, capsys
+):
+    probe = load_benchmark("piece_bound_probe")
+    det = _cascade(tiny_detector_dir, tmp_path)
+    det.save(tmp_path / "cascade")
+    data = tmp_path / "set.jsonl"
+    data.write_text(json.dumps({"id": "long", "turns": LONG, "contradiction": False}) + "\n")
+    out = tmp_path / "count.json"
+    argv = ["count", "--model", str(tmp_path / "cascade"), "--data", str(data), "--verdicts", "--threads", "1"]
+    assert probe.main([*argv, "--json", str(out)]) == 0
+    (got,) = json.loads(out.read_text())["sets"][str(data)]["verdicts"]
+    every = det.reread_pieces
+    det.reread_pieces = 0
+    assert got["reread_every"] == probe._verdict(det.predict([LONG])[0]) and got["reread_pieces"] == every
+    assert "(bound 64, reread_pieces 0, not 4)" in capsys.readouterr().out
