@@ -173,12 +173,13 @@ def main(argv: list[str] | None = None) -> int:
         print(note, file=sys.stderr)
     read = _counting(det.second.classifier)
     read_first = _counting(det.first.classifier)
-    # the two readings compared, as (reread_pieces, piece_pairs of both stages)
+    # the two readings compared, as (reread_pieces, piece_pairs of the first stage, of the second)
     if args.compare == "bound":
-        readings = {"on": (top, bound), "off": (top, 0)}
+        readings = {"on": (top, bound, bound), "off": (top, 0, 0)}
         what = f"piece_pairs {bound} vs every pair of pieces (reread_pieces {top})"
-    else:
-        readings = {"on": (top, det.first.piece_pairs), "off": (0, det.first.piece_pairs)}
+    else:  # each stage keeps its own piece_pairs (the second's was set to the first's)
+        own = (det.first.piece_pairs, det.second.piece_pairs)
+        readings = {"on": (top, *own), "off": (0, *own)}
         what = f"top {top} vs every pair"
     clf = det.first.classifier
     opts = det.config.options
@@ -194,8 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     results |= {"bound": bound if args.compare == "bound" else None, "threads": args.threads, "chats": []}
 
     def timed(chat: list[dict[str, str]], reading: str) -> tuple[float, int, int, Any]:
-        det.reread_pieces, det.first.piece_pairs = readings[reading]
-        det.second.piece_pairs = readings[reading][1]
+        det.reread_pieces, det.first.piece_pairs, det.second.piece_pairs = readings[reading]
         read[0] = read_first[0] = 0
         start = time.perf_counter()
         v = dialcheck.check({"messages": chat}, model=args.model, speaker="assistant")

@@ -146,15 +146,21 @@ def test_the_long_code_replies_benchmark_builds_seeded_chats_of_long_code_replie
     assert "Python 3.6" not in bench.coding_chat(2, 3)[-1]["content"]
 
 
+def _bench_on_saved(load_benchmark, tiny_detector_dir, tmp_path, **options):
+    """``long_code_replies`` and its argv (one chat of two replies) on a tiny cascade saved with ``options`` set."""
+    bench = load_benchmark("long_code_replies")
+    det = _cascade(tiny_detector_dir, tmp_path)
+    for name, value in options.items():
+        setattr(det, name, value)
+    det.save(tmp_path / "saved")
+    return bench, ["--model", str(tmp_path / "saved"), "--chats", "1", "--replies", "2", "--threads", "1"]
+
+
 def test_the_long_code_replies_benchmark_on_a_cascade_saved_with_reread_pieces_0(
     load_benchmark, tiny_detector_dir, tmp_path, capsys
 ):
-    bench = load_benchmark("long_code_replies")
-    det = _cascade(tiny_detector_dir, tmp_path)
-    det.reread_pieces = 0
-    det.save(tmp_path / "every")
+    bench, argv = _bench_on_saved(load_benchmark, tiny_detector_dir, tmp_path, reread_pieces=0)
     out = tmp_path / "runs" / "s89" / "x.json"  # a folder not made yet: was an error only after the whole run
-    argv = ["--model", str(tmp_path / "every"), "--chats", "1", "--replies", "2", "--threads", "1"]
     assert bench.main([*argv, "--json", str(out)]) == 0
     results = json.loads(out.read_text())
     assert results["top"] == REREAD_PIECES  # was 0: the full re-read timed against itself as "top 0"
@@ -169,12 +175,8 @@ def test_the_long_code_replies_benchmark_on_a_cascade_saved_with_reread_pieces_0
 def test_the_long_code_replies_benchmark_compares_the_bound_on_a_cascade_saved_with_piece_pairs_0(
     load_benchmark, tiny_detector_dir, tmp_path, capsys
 ):
-    bench = load_benchmark("long_code_replies")
-    det = _cascade(tiny_detector_dir, tmp_path)
-    det.piece_pairs = 0
-    det.save(tmp_path / "every")
+    bench, argv = _bench_on_saved(load_benchmark, tiny_detector_dir, tmp_path, piece_pairs=0)
     out = tmp_path / "x.json"
-    argv = ["--model", str(tmp_path / "every"), "--chats", "1", "--replies", "2", "--threads", "1"]
     assert bench.main([*argv, "--compare", "bound", "--json", str(out)]) == 0
     results = json.loads(out.read_text())
     assert results["bound"] == PIECE_PAIRS  # was 0: every pair of pieces timed against itself
@@ -183,6 +185,25 @@ def test_the_long_code_replies_benchmark_compares_the_bound_on_a_cascade_saved_w
     captured = capsys.readouterr()
     assert f"piece_pairs {PIECE_PAIRS} vs every pair of pieces" in captured.out
     assert f"scores every pair of pieces (piece_pairs 0): comparing piece_pairs {PIECE_PAIRS}" in captured.err
+
+
+def test_the_long_code_replies_benchmarks_re_read_comparison_keeps_each_stages_piece_pairs(
+    load_benchmark, tiny_detector_dir, tmp_path
+):
+    import dialcheck
+
+    bench = load_benchmark("long_code_replies")
+    fast = _variant(tiny_detector_dir, tmp_path / "fast", 1)
+    slow = _variant(tiny_detector_dir, tmp_path / "slow", 2)
+    cfg = json.loads((slow / "dialcheck.json").read_text())
+    cfg["options"]["piece_pairs"] = 6  # the stages' own bounds differ (a stage's folder is saved as it is)
+    (slow / "dialcheck.json").write_text(json.dumps(cfg))
+    CascadeDetector.build(load_detector(fast), load_detector(slow), 0.0, 1.0).save(tmp_path / "own")
+    assert load_detector(tmp_path / "own").second.piece_pairs == 6
+    argv = ["--model", str(tmp_path / "own"), "--chats", "1", "--replies", "2", "--threads", "1"]
+    assert bench.main([*argv, "--json", str(tmp_path / "x.json")]) == 0
+    used = dialcheck.load(str(tmp_path / "own"))  # the detector the script timed, as it left it
+    assert (used.first.piece_pairs, used.second.piece_pairs) == (PIECE_PAIRS, 6)  # the second's was set to 64
 
 
 def test_confirming_the_evidence_of_a_long_chat_reads_the_top_pairs_of_pieces_too(
