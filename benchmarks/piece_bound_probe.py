@@ -11,21 +11,23 @@ stages, or the detector); anything else is refused (exit 2). Each mode refuses t
 ``kept``: on the seeded coding chats of ``long_code_replies.py`` (the same ``--chats``, ``--replies``, ``--seed``),
 the first stage of ``--model`` (the detector itself if it is not a cascade; of a router, that of the side the chat
 goes to) scores every pair of pieces of each earlier reply read in more than ``--bound`` pairs (default the stage's
-``piece_pairs``, ``PIECE_PAIRS`` where it is 0, said on stderr), and the script prints, per such reply: its pairs
-of pieces, the highest-scoring one's place in the prefilter's order (``overlap_ranks``, as ``UtteranceDetector``
-keeps them), whether the ``--bound`` kept hold it, and the highest score of all and of the kept; then how many
-replies held it and the largest fall where one did not.
+``piece_pairs``, ``PIECE_PAIRS`` where it is 0, said on stderr once per stage; where a router's sides differ, the
+header and the JSON's ``bound`` give each stage's), and the script prints, per such reply: its pairs of pieces, the
+highest-scoring one's place in the prefilter's order (``overlap_ranks``, as ``UtteranceDetector`` keeps them),
+whether the ``--bound`` kept hold it, and the highest score of all and of the kept; then how many replies held it
+and the largest fall where one did not.
 
 ``count``: for each ``--data`` file (a labelled JSONL, as ``dialcheck evaluate --data`` reads it) or DECODE
 ``--split`` (dev, a2t, human_bot, human_bot_raw, rct), and each stage of ``--model`` with its own tokenizer: the
 dialogues, those with a pair read in pieces (their ids, up to 12), and the most pairs of pieces of one earlier turn
 (every earlier turn of each dialogue, as the first stage reads them; a later stage reads at most as many). Under the
 bound, no turn of the set is affected by it. With ``--verdicts``, each dialogue with a pair in pieces is checked
-with the bound (the model's ``piece_pairs``, ``PIECE_PAIRS`` where it is 0) and with ``piece_pairs`` 0 (every
-pair): flag, score and evidence each way; and, on a model with a second stage that re-reads the first's top pairs
-of pieces (``reread_pieces``: a cascade, or a router of cascades), a third time with the bound and ``reread_pieces``
-0 (the second stage re-reads every pair). The JSON keeps, per set, ``stages`` (the table's rows) apart from
-``verdicts``.
+with the bound (each stage's own ``piece_pairs``, ``PIECE_PAIRS`` where it is 0) and with ``piece_pairs`` 0 (every
+pair): flag, score and evidence each way; and, on a model with a second stage that re-reads the first's top pairs of
+pieces (``reread_pieces``: a cascade, or a router of cascades), a third time with the bound and ``reread_pieces`` 0
+(the second stage re-reads every pair). The JSON keeps, per set, ``stages`` (the table's rows) apart from
+``verdicts``; a verdict's ``bound`` (and ``reread_pieces``) is one number, or each stage's (each side's) where they
+differ. The model is left as it was, each stage with its own ``piece_pairs``, each side its own ``reread_pieces``.
 """
 
 from __future__ import annotations
@@ -59,8 +61,10 @@ def _stages(det: Any) -> list[tuple[str, Any]]:
     for name, stage in stages:
         if not isinstance(stage, UtteranceDetector):
             what = "it" if name == "model" else f"its {name} stage"
+            kind = type(stage).__name__
+            kind = f"an {kind}" if kind[0] in "AEIOU" else f"a {kind}"
             raise InputError(
-                f"--model: {what} is a {type(stage).__name__}, which reads no pairs of pieces; expected an utterance "
+                f"--model: {what} is {kind}, which reads no pairs of pieces; expected an utterance "
                 "detector, a cascade of two or a router of those"
             )
     return stages
@@ -89,29 +93,30 @@ def _by_turn(read: tuple[list[int], list[tuple[str, str]], Any, list[bool]]) -> 
     return out
 
 
-def kept(det: Any, chats: int, replies: int, seed: int, bound: int | None) -> tuple[list[dict[str, Any]], int]:
+def kept(
+    det: Any, chats: int, replies: int, seed: int, bound: int | None
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """One row per earlier reply read in more than the bound's pairs of pieces (see the module text), and the bound
-    (``bound``, else the stage's ``piece_pairs``, else ``PIECE_PAIRS``: said on stderr)."""
+    of each stage that read a chat (``bound``, else the stage's ``piece_pairs``, else ``PIECE_PAIRS``: said on
+    stderr once per stage)."""
     from long_code_replies import coding_chat
 
     from dialcheck.detectors.utterance import PIECE_PAIRS, _top_pieces, overlap_ranks
     from dialcheck.io import check_speakers, parse_checked, upto_speaker
 
     rows = []
-    used = bound
+    bounds: dict[str, int] = {}  # per stage read, in the order first read
     for c in range(chats):
         d, speakers = parse_checked({"messages": coding_chat(seed + c, replies)}, check_speakers("assistant"))
         dialogue = upto_speaker(d, speakers) if speakers else d
         name, stage = _first_stage(det, dialogue)
-        turn_bound = bound or stage.piece_pairs
-        if not turn_bound:
-            turn_bound = PIECE_PAIRS
-            if used is None:  # once
-                print(
-                    f"kept: the {name} stage scores every pair of pieces (piece_pairs 0): bound {PIECE_PAIRS}",
-                    file=sys.stderr,
-                )
-        used = turn_bound if used is None else used
+        turn_bound = bound or stage.piece_pairs or PIECE_PAIRS
+        if not bound and not stage.piece_pairs and name not in bounds:  # once per stage (of a router, per side)
+            print(
+                f"kept: the {name} stage scores every pair of pieces (piece_pairs 0): bound {PIECE_PAIRS}",
+                file=sys.stderr,
+            )
+        bounds.setdefault(name, turn_bound)
         read = stage._pairs(dialogue)
         kept_pairs = _by_turn(_top_pieces([read], turn_bound, overlap_ranks, per_turn=True)[0])
         for turn, made in sorted(_by_turn(read).items()):
@@ -137,7 +142,7 @@ def kept(det: Any, chats: int, replies: int, seed: int, bound: int | None) -> tu
                     "best": [best[0][:60], best[1][:60]],
                 }
             )
-    return rows, used or PIECE_PAIRS
+    return rows, bounds
 
 
 def count(det: Any, examples: list[Any]) -> list[dict[str, Any]]:
@@ -158,32 +163,42 @@ def count(det: Any, examples: list[Any]) -> list[dict[str, Any]]:
 def verdicts(det: Any, examples: list[Any]) -> list[dict[str, Any]]:
     """Each of ``examples`` checked with the bound and without (``piece_pairs`` 0), and on a model whose second
     stage re-reads the first's top pairs of pieces, with the bound and ``reread_pieces`` 0; ``det`` is left as it
-    was."""
+    was, each stage (of a router, each side) with its own ``piece_pairs`` and ``reread_pieces``."""
+    from dialcheck.detectors import RouterDetector
     from dialcheck.detectors.utterance import PIECE_PAIRS
 
     dialogues = [e.dialogue for e in examples]
-    saved = det.piece_pairs
-    bound = saved or PIECE_PAIRS
-    top = getattr(det, "reread_pieces", 0)
+    stages = _stages(det)
+    saved = {name: stage.piece_pairs for name, stage in stages}
+    bounds = {name: pp or PIECE_PAIRS for name, pp in saved.items()}  # each stage's own bound
+    sides = [(s, getattr(det, s)) for s in ("short", "long")] if isinstance(det, RouterDetector) else [("model", det)]
+    tops = {name: side.reread_pieces for name, side in sides if hasattr(side, "reread_pieces")}
     try:
-        det.piece_pairs = bound
+        for name, stage in stages:
+            stage.piece_pairs = bounds[name]
         on = det.predict(dialogues)
         again = None
-        if top:
-            det.reread_pieces = 0
+        if any(tops.values()):
             try:
+                for name, side in sides:
+                    if name in tops:
+                        side.reread_pieces = 0
                 again = det.predict(dialogues)
             finally:
-                det.reread_pieces = top
-        det.piece_pairs = 0
+                for name, side in sides:
+                    if name in tops:
+                        side.reread_pieces = tops[name]
+        for _, stage in stages:
+            stage.piece_pairs = 0
         off = det.predict(dialogues)
     finally:
-        det.piece_pairs = saved
+        for name, stage in stages:
+            stage.piece_pairs = saved[name]
     rows = []
     for k, e in enumerate(examples):
-        row = {"id": e.id, "bound": bound, "on": _verdict(on[k]), "off": _verdict(off[k])}
+        row = {"id": e.id, "bound": _one_or_each(bounds), "on": _verdict(on[k]), "off": _verdict(off[k])}
         if again is not None:
-            row |= {"reread_pieces": top, "reread_every": _verdict(again[k])}
+            row |= {"reread_pieces": _one_or_each(tops), "reread_every": _verdict(again[k])}
         rows.append(row)
     return rows
 
@@ -202,6 +217,17 @@ def _examples(kind: str, source: str) -> list[Any]:
     if errors:
         raise InputError(f"{errors[0]} ({len(errors)} bad record(s))")
     return examples
+
+
+def _one_or_each(values: dict[str, int]) -> int | dict[str, int]:
+    """The value of every stage where they are all the same, else each stage's (a router's sides may differ)."""
+    distinct = set(values.values())
+    return distinct.pop() if len(distinct) == 1 else dict(values)
+
+
+def _shown(value: int | dict[str, int]) -> str:
+    """``_one_or_each``'s value as text: "64", or "8 (short), 64 (long)"."""
+    return str(value) if isinstance(value, int) else ", ".join(f"{v} ({k})" for k, v in value.items())
 
 
 def _verdict(v: Any) -> str:
@@ -261,10 +287,11 @@ def main(argv: list[str] | None = None) -> int:
     det = dialcheck.load(args.model)
     _stages(det)  # not one this script reads: refused before any work
     if args.mode == "kept":
-        rows, bound = kept(det, args.chats, args.replies, args.seed, args.bound)
-        names = ", ".join(dict.fromkeys(r["stage"] for r in rows)) or "first"
+        rows, bounds = kept(det, args.chats, args.replies, args.seed, args.bound)
+        names = ", ".join(bounds)
         lines = [
-            f"{args.model}, {names} stage, piece_pairs {bound}: earlier replies read in more pairs of pieces\n",
+            f"{args.model}, {names} stage, piece_pairs {_shown(_one_or_each(bounds))}: earlier replies read in more "
+            "pairs of pieces\n",
             "| chat | turn | pairs of pieces | best's place | held | max every | max kept |",
             "|---:|---:|---:|---:|---|---:|---:|",
         ]
@@ -281,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"largest fall where not: {worst['max_every'] - worst['max_kept']:.3f} "
                 f"({worst['max_every']:.3f} -> {worst['max_kept']:.3f}, chat {worst['chat']} turn {worst['turn']})"
             )
-        results: dict[str, Any] = {"model": args.model, "bound": bound, "turns": rows}
+        results: dict[str, Any] = {"model": args.model, "bound": _one_or_each(bounds), "turns": rows}
     else:
         lines = [
             f"{args.model}: pairs read in pieces, each stage with its own tokenizer\n",
@@ -307,10 +334,11 @@ def main(argv: list[str] | None = None) -> int:
                     got = verdicts(det, todo)
                     results["sets"][name]["verdicts"] = got
                     for v in got:
-                        line = f"{name} {v['id']}: {v['on']} (bound {v['bound']}) / {v['off']} (every)"
+                        bound = _shown(v["bound"])
+                        line = f"{name} {v['id']}: {v['on']} (bound {bound}) / {v['off']} (every)"
                         if "reread_every" in v:
-                            top = v["reread_pieces"]
-                            line += f" / {v['reread_every']} (bound {v['bound']}, reread_pieces 0, not {top})"
+                            top = _shown(v["reread_pieces"])
+                            line += f" / {v['reread_every']} (bound {bound}, reread_pieces 0, not {top})"
                         checked.append(line)
         lines += ["", *checked] if checked else []
     emit("\n".join(lines), results, json_path=json_path)

@@ -198,8 +198,9 @@ def test_han_kana_and_hangul_are_read_in_bigrams():
 
 def test_thai_bigrams_rank_a_shared_phrase_the_vowel_marks_cut_differently():
     # Thai was already cut at its vowel and tone marks (not letters to \w), so pieces shared fragments ("ฟเวอร",
-    # "นาท"); but "ระยะหมดเวลา" (timeout) ran on into the next word, "ระยะหมดเวลาค" against "ระยะหมดเวลาจร", and the
-    # timeout pair (1.83) ranked below the server pair (4.58). In bigrams the shared phrase counts
+    # "นาท"); but "ระยะหมดเวลา" (timeout) ran on into the next word, "ระยะหมดเวลาค" against "ระยะหมดเวลาจร", and before
+    # 467eeed the timeout pair (1.83) ranked below the server pair (4.58). In bigrams (467eeed) the shared phrase
+    # counts: the timeout pair ranks above the server pair, higher than before 467eeed
     earlier = ["ระยะหมดเวลาคือสามสิบวินาที", "เซิร์ฟเวอร์อยู่ที่โตเกียว", "บันทึกเก็บในฐานข้อมูล"]
     last = ["ระยะหมดเวลาจริงๆคือหกสิบวินาที", "เซิร์ฟเวอร์อยู่ที่โอซาก้า"]
     pairs = [(a, b) for a in earlier for b in last]
@@ -348,3 +349,63 @@ def test_the_probe_scripts_verdicts_compare_the_top_re_read_with_every_pair_on_a
     det.reread_pieces = 0
     assert got["reread_every"] == probe._verdict(det.predict([LONG])[0]) and got["reread_pieces"] == every
     assert "(bound 64, reread_pieces 0, not 4)" in capsys.readouterr().out
+
+
+def test_the_probe_script_refuses_a_model_that_reads_no_pairs_of_pieces(
+    load_benchmark, tiny_detector_dir, tmp_path, capsys
+):
+    from _cli import run
+
+    from test_chat_logs_zh import _every_speaker
+
+    probe = load_benchmark("piece_bound_probe")
+    folder = _every_speaker(tiny_detector_dir, tmp_path / "unstructured", "decode.unstructured.v1")
+    with pytest.raises(SystemExit) as e:  # refused before any chat is read
+        run(probe.main, ["kept", "--model", str(folder), "--chats", "1", "--replies", "2", "--threads", "1"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "Traceback" not in err
+    assert "--model: it is an UnstructuredDetector, which reads no pairs of pieces; expected an utterance" in err
+
+
+def test_the_probe_scripts_kept_notes_each_stage_scoring_every_pair_and_gives_each_stages_bound(
+    load_benchmark, monkeypatch, tiny_detector_dir, capsys
+):
+    # the note and the bound came from the first chat alone: a router's short side bounded at 8 and its long side
+    # at 0 (every pair) gave no note for the long side's chats and a header "piece_pairs 8"
+    probe = load_benchmark("piece_bound_probe")
+    short, long = load_detector(tiny_detector_dir), load_detector(tiny_detector_dir)
+    short.piece_pairs, long.piece_pairs = 8, 0
+    sides = iter([("short", short), ("long", long), ("long", long)])
+    monkeypatch.setattr(probe, "_first_stage", lambda det, dialogue: next(sides))
+    rows, bounds = probe.kept(None, 3, 2, 0, None)
+    assert bounds == {"short": 8, "long": PIECE_PAIRS}
+    assert {(r["stage"], r["bound"]) for r in rows} == {("short", 8), ("long", PIECE_PAIRS)}
+    err = capsys.readouterr().err
+    assert err.count("the long stage scores every pair of pieces (piece_pairs 0): bound 64") == 1  # once per stage
+    assert "short stage scores every pair" not in err
+    assert probe._shown(probe._one_or_each(bounds)) == "8 (short), 64 (long)"
+    assert probe._one_or_each({"short": 64, "long": 64}) == 64
+
+
+def test_the_probe_scripts_verdicts_leave_each_side_of_a_router_as_it_was(load_benchmark, tiny_detector_dir, tmp_path):
+    # piece_pairs and reread_pieces were saved from the short side and restored on both: a router whose sides
+    # differed was left with the long side's changed to the short's
+    from types import SimpleNamespace
+
+    from test_router import _router, _router_of_cascades
+
+    probe = load_benchmark("piece_bound_probe")
+    examples = [SimpleNamespace(id="long", dialogue=_as_dialogue(LONG))]
+    det = load_detector(_router(tmp_path / "plain", tiny_detector_dir))
+    det.short.piece_pairs = 8
+    (got,) = probe.verdicts(det, examples)
+    assert (det.short.piece_pairs, det.long.piece_pairs) == (8, PIECE_PAIRS)  # the long side was left at 8
+    assert got["bound"] == {"short": 8, "long": PIECE_PAIRS} and "reread_every" not in got
+    det = _router_of_cascades(tmp_path / "cascades", tiny_detector_dir)
+    det.short.reread_pieces, det.long.first.piece_pairs = 2, 0
+    (got,) = probe.verdicts(det, examples)
+    assert (det.short.reread_pieces, det.long.reread_pieces) == (2, 4)
+    pairs = {name: stage.piece_pairs for name, stage in probe._stages(det)}
+    assert pairs == {"short first": 64, "short second": 64, "long first": 0, "long second": 64}
+    assert got["reread_pieces"] == {"short": 2, "long": 4}
+    assert got["bound"] == PIECE_PAIRS  # each stage's own, PIECE_PAIRS where it is 0
